@@ -1,0 +1,353 @@
+// @ts-check
+/**
+ * The Scheme data model: how every Scheme value is represented in JavaScript.
+ *
+ * | Scheme                  | JavaScript                                                     |
+ * |-------------------------|----------------------------------------------------------------|
+ * | exact integer           | `number` when a safe integer (|n| <= 2^53-1), else `bigint`.   |
+ * |                         | Invariant: a bigint is never in the safe range (normalised).   |
+ * | exact rational          | `Ratnum` (num/den bigints, den > 1, gcd 1): never an integer.  |
+ * | inexact real            | `Flonum` (boxed double). A JS `number` is ALWAYS exact.        |
+ * | boolean                 | `true` / `false` (only `false` is false in Scheme)             |
+ * | empty list `()`         | `null`                                                         |
+ * | pair                    | `Pair` (mutable; literal constants are frozen)                 |
+ * | symbol                  | `Sym`, interned: `Sym.intern(name)`; compare with `===`        |
+ * | character               | `Char`, interned: `Char.of(codePoint)`; compare with `===`     |
+ * | string                  | JS `string`, immutable (Termite: no `string-set!`)             |
+ * | vector                  | JS `Array` (mutable; literal constants are frozen)             |
+ * | bytevector              | `Uint8Array`                                                   |
+ * | procedure               | `Closure` (compiled code + free values, always serializable)   |
+ * | record                  | `Record` whose `rtd` is a `RecordType`                         |
+ * | multiple values (≠ 1)   | `Values`                                                       |
+ * | unspecified / eof / default-object | the singletons `VOID`, `EOF`, `DEFAULT`             |
+ * | error object            | `ErrorObject`                                                  |
+ *
+ * `undefined` is never a Scheme value. Process-level types (pids, tags, nodes, ports)
+ * are defined by the packages that own them and registered with the printer and codec.
+ */
+
+/** A pair. Mutable unless frozen (literal constants are `Object.freeze`d). */
+export class Pair {
+  /** @param {any} car @param {any} cdr */
+  constructor(car, cdr) {
+    this.car = car;
+    this.cdr = cdr;
+  }
+}
+
+/** An inexact real number (IEEE double). */
+export class Flonum {
+  /** @param {number} v */
+  constructor(v) {
+    this.v = v;
+  }
+}
+
+/** An exact non-integer rational: num/den in lowest terms, den > 1. Build with numbers.js. */
+export class Ratnum {
+  /** @param {bigint} num @param {bigint} den */
+  constructor(num, den) {
+    this.num = num;
+    this.den = den;
+  }
+}
+
+/** @type {Map<string, Sym>} */
+const symbolTable = new Map();
+let gensymCounter = 0;
+
+/** A symbol. Interned symbols are unique per name; uninterned ones (gensyms) are not in the table. */
+export class Sym {
+  /** @param {string} name @param {boolean} interned */
+  constructor(name, interned) {
+    this.name = name;
+    this.interned = interned;
+  }
+  /** @param {string} name @returns {Sym} */
+  static intern(name) {
+    let s = symbolTable.get(name);
+    if (s === undefined) {
+      s = new Sym(name, true);
+      symbolTable.set(name, s);
+    }
+    return s;
+  }
+  /** A fresh uninterned symbol. @param {string} [prefix] */
+  static gensym(prefix = 'g') {
+    return new Sym(`${prefix}${++gensymCounter}`, false);
+  }
+}
+
+/** @type {Char[]} */
+const bmpChars = [];
+/** @type {Map<number, Char>} */
+const astralChars = new Map();
+
+/** A character: one Unicode scalar value. Interned: `Char.of(c) === Char.of(c)`. */
+export class Char {
+  /** @param {number} code */
+  constructor(code) {
+    this.code = code;
+  }
+  /** @param {number} code a Unicode scalar value @returns {Char} */
+  static of(code) {
+    if (code < 0x10000) {
+      let c = bmpChars[code];
+      if (c === undefined) bmpChars[code] = c = new Char(code);
+      return c;
+    }
+    let c = astralChars.get(code);
+    if (c === undefined) astralChars.set(code, (c = new Char(code)));
+    return c;
+  }
+}
+
+/** A distinguished constant printed as `#!name`. */
+export class Special {
+  /** @param {string} name */
+  constructor(name) {
+    this.name = name;
+  }
+}
+/** The unspecified value (what `(if #f #f)` returns). */
+export const VOID = new Special('void');
+/** The end-of-file object. */
+export const EOF = new Special('eof');
+/** The default object: the value of an optional parameter that was not passed. */
+export const DEFAULT = new Special('default');
+/** Marks a variable bound by letrec that has not been initialised yet. */
+export const UNASSIGNED = new Special('unassigned');
+
+/** Zero or several values returned to one continuation (exactly one value is returned bare). */
+export class Values {
+  /** @param {any[]} vals */
+  constructor(vals) {
+    this.vals = vals;
+  }
+}
+
+/** A mutable cell holding an assigned variable that a closure or frame captures. */
+export class Box {
+  /** @param {any} v */
+  constructor(v) {
+    this.v = v;
+  }
+}
+
+/**
+ * Static description of one compiled lambda. Shared by every closure of that lambda.
+ * Filled in by the code store when a unit is loaded.
+ * @typedef {object} LambdaInfo
+ * @property {any} unit      the Unit (code store) that holds this lambda
+ * @property {number} index  index of the lambda within its unit
+ * @property {string} name   procedure name for messages (`"fib"`, `"anonymous"`)
+ * @property {number} nreq   number of required parameters
+ * @property {number} nopt   number of optional parameters (from case-lambda / #!optional), 0 usually
+ * @property {boolean} rest  whether extra arguments are collected in a list
+ * @property {Function} fast direct-style entry: fast(closure, depth, ...args)
+ * @property {Function} resume resumable twin: resume(frame, value)
+ */
+
+/**
+ * A procedure value: code reference plus free values. Never holds a JS closure, so any
+ * procedure (and any continuation, which is a procedure) can be serialized as
+ * (unit hash, lambda index, free values).
+ */
+export class Closure {
+  /**
+   * @param {Function} fn   the lambda's fast entry (same as lam.fast); called fn(this, depth, ...args)
+   * @param {LambdaInfo} lam
+   * @param {any[]} fv      free values, in the order closure conversion assigned
+   */
+  constructor(fn, lam, fv) {
+    this.fn = fn;
+    this.lam = lam;
+    this.fv = fv;
+  }
+}
+
+/** One reified continuation frame: where to resume (lambda + label) and the live values. */
+export class Frame {
+  /**
+   * @param {LambdaInfo} lam
+   * @param {number} label  return point within the lambda
+   * @param {any[]} s       live values saved at the call site (slot 0 is the closure)
+   * @param {Frame|null} next the caller's frame
+   */
+  constructor(lam, label, s, next) {
+    this.lam = lam;
+    this.label = label;
+    this.s = s;
+    this.next = next;
+  }
+}
+
+/** A record type descriptor (R7RS define-record-type). `uid` names it across nodes. */
+export class RecordType {
+  /** @param {string} name @param {string[]} fields @param {string} uid */
+  constructor(name, fields, uid) {
+    this.name = name;
+    this.fields = fields;
+    this.uid = uid;
+  }
+}
+
+/** An instance of a record type. */
+export class Record {
+  /** @param {RecordType} rtd @param {any[]} f */
+  constructor(rtd, f) {
+    this.rtd = rtd;
+    this.f = f;
+  }
+}
+
+/**
+ * An R7RS error object. `kind` distinguishes the standard predicates
+ * ('error' for `error`, 'read' for read-error?, 'file' for file-error?, and for errors
+ * signalled by primitives: 'type', 'range', 'arity', 'unbound', 'syntax', 'timeout', ...).
+ * `who` names the procedure that signalled it (or null); `loc` is "file:line:col" or null.
+ */
+export class ErrorObject {
+  /**
+   * @param {string} message
+   * @param {any} irritants a Scheme list
+   * @param {string} [kind]
+   * @param {string|null} [who]
+   */
+  constructor(message, irritants, kind = 'error', who = null) {
+    this.message = message;
+    this.irritants = irritants;
+    this.kind = kind;
+    this.who = who;
+    /** @type {string|null} */
+    this.loc = null;
+  }
+}
+
+/**
+ * The JS exception that carries a Scheme condition (any Scheme value) out of a primitive.
+ * The driver catches it and raises the payload in the current process, so it reaches
+ * the Scheme handlers (`guard`, `with-exception-handler`, `catch`).
+ */
+export class SchemeError extends Error {
+  /** @param {any} payload the raised Scheme object (usually an ErrorObject) */
+  constructor(payload) {
+    super(payload instanceof ErrorObject ? payload.message : 'Scheme exception');
+    this.name = 'SchemeError';
+    this.payload = payload;
+  }
+}
+
+/**
+ * Signal an error from a primitive: throws a SchemeError carrying an ErrorObject.
+ * Messages follow "who: what was expected, got X"; irritants are the offending values.
+ * @param {string} who @param {string} message @param {...any} irritants
+ * @returns {never}
+ */
+export function schemeError(who, message, ...irritants) {
+  throw new SchemeError(new ErrorObject(message, arrayToList(irritants), 'error', who));
+}
+
+/**
+ * Signal a typed error (kind is 'type', 'range', 'arity', ...).
+ * @param {string} kind @param {string} who @param {string} message @param {...any} irritants
+ * @returns {never}
+ */
+export function schemeErrorOf(kind, who, message, ...irritants) {
+  throw new SchemeError(new ErrorObject(message, arrayToList(irritants), kind, who));
+}
+
+// ---------------------------------------------------------------------------------------
+// Small helpers every module needs.
+
+/** @param {any} x */
+export const isPair = (x) => x instanceof Pair;
+/** @param {any} x */
+export const isSymbol = (x) => x instanceof Sym;
+/** @param {any} x */
+export const isProcedure = (x) => x instanceof Closure;
+
+/** @param {any} a @param {any} b */
+export const cons = (a, b) => new Pair(a, b);
+
+/**
+ * Build a proper list from an array (optionally ending in `tail`).
+ * @param {ArrayLike<any>} arr @param {any} [tail]
+ */
+export function arrayToList(arr, tail = null) {
+  let l = tail;
+  for (let i = arr.length - 1; i >= 0; i--) l = new Pair(arr[i], l);
+  return l;
+}
+
+/**
+ * The elements of a proper list as an array. Throws a Scheme error naming `who` when the
+ * argument is not a proper list (improper or cyclic).
+ * @param {any} l @param {string} [who]
+ * @returns {any[]}
+ */
+export function listToArray(l, who = 'list->vector') {
+  const out = [];
+  let slow = l;
+  while (l instanceof Pair) {
+    out.push(l.car);
+    l = l.cdr;
+    if ((out.length & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === l && l instanceof Pair) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list');
+    }
+  }
+  if (l !== null) schemeErrorOf('type', who, 'expected a proper list', l);
+  return out;
+}
+
+/** @param {...any} xs */
+export const list = (...xs) => arrayToList(xs);
+
+/**
+ * Whether `l` is a proper (finite, null-terminated) list.
+ * @param {any} l
+ */
+export function isList(l) {
+  let slow = l;
+  for (;;) {
+    if (l === null) return true;
+    if (!(l instanceof Pair)) return false;
+    l = l.cdr;
+    if (l === null) return true;
+    if (!(l instanceof Pair)) return false;
+    l = l.cdr;
+    slow = slow.cdr;
+    if (l === slow) return false;
+  }
+}
+
+/**
+ * Make a value returned by a compiled `values` call: one value is returned bare.
+ * @param {any[]} vals
+ */
+export function makeValues(vals) {
+  return vals.length === 1 ? vals[0] : new Values(vals);
+}
+
+/**
+ * Deep-freeze a literal constant (pairs and vectors) so that mutating it is an error,
+ * as R7RS requires of literals. Bounded by an explicit stack, never recursion.
+ * @template T @param {T} datum @returns {T}
+ */
+export function freezeLiteral(datum) {
+  const stack = [datum];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x instanceof Pair) {
+      if (Object.isFrozen(x)) continue;
+      Object.freeze(x);
+      stack.push(x.car, x.cdr);
+    } else if (Array.isArray(x)) {
+      if (Object.isFrozen(x)) continue;
+      Object.freeze(x);
+      for (const e of x) stack.push(e);
+    }
+  }
+  return datum;
+}
