@@ -1,0 +1,26 @@
+// @ts-check
+/**
+ * Exports of the `(termite)` library (the Termite API of DESIGN.md §3).
+ * `procedures` live in the runtime namespace 'rt' under the same name;
+ * `syntax` are special forms implemented by the expander.
+ * Programs without an `import` form get this library as well as the R7RS ones.
+ */
+export const termiteExports = {
+  syntax: ['recv', 'match', 'catch', 'handle'],
+  procedures: [
+    // processes
+    'spawn', 'spawn-link', 'self', '!', '?', '??', '!?', 'make-tag', 'tag?', 'pid?',
+    'link', 'unlink', 'process-alive?', 'exit-process',
+    // nodes
+    'current-node', 'make-node', 'node?', 'pid-node', 'migrate', 'remote-spawn',
+    'remote-spawn-link', 'on', 'publish-service', 'remote-service',
+    // behaviours
+    'spawn-thunk-supervised', 'make-generic-server-plugin', 'generic-server-start-link',
+    'generic-server-call', 'generic-server-cast',
+    // Linda
+    'out', 'in', 'rd', 'inp', 'rdp', 'tuple-count', 'spawn-tuple', 'make-space', 'space?',
+    'formal', 'in-async', 'rd-async', 'async-poll', 'async-collect',
+    // misc
+    'print', 'println', 'timeout?',
+  ],
+};
