@@ -1,0 +1,313 @@
+// @ts-check
+/**
+ * R7RS §6.7 strings, plus string->vector and vector->string (§6.8).
+ *
+ * Strings are JS strings and IMMUTABLE in Termite Scheme: Termite forbids mutation of data
+ * that may be shared between processes, and a message's strings are shared by reference on
+ * one node. `string-set!`, `string-fill!` and `string-copy!` exist (so programs that use
+ * them fail with a clear message rather than "unbound variable") and signal
+ * "strings are immutable in Termite Scheme" (kind 'immutable'). `string-copy` and friends
+ * return strings with the same characters; being immutable, they need not be fresh.
+ *
+ * Lengths and indices count Unicode code points, not UTF-16 units: "😀" has length 1.
+ * A string without surrogates (the common case) has one unit per code point, so its length
+ * and indexing are JS's own. For a string with astral characters, `offsets` builds the
+ * table of the UTF-16 offset of every code point, and a small cache keeps the tables of
+ * the last few long strings used, so a loop of string-ref over a long astral string is
+ * O(n) overall, not O(n²). The cache is invisible to programs (a pure memo of immutable
+ * values), so it is not shared state in the sense of the primitive contract.
+ */
+import { Char, Pair, schemeErrorOf } from '../values.js';
+import { definePrimitive } from './registry.js';
+import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
+import { foldcaseString } from './unicode.js';
+
+// ---------------------------------------------------------------------------------------
+// Code-point indexing.
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** Strings shorter than this are scanned on each call instead of cached. */
+const SHORT = 64;
+/** How many long strings' offset tables are kept. */
+const CACHE_SIZE = 8;
+/** @type {Map<string, Uint32Array|null>} */
+const offsetCache = new Map();
+
+/**
+ * The UTF-16 offset of each code point of `s`, followed by s.length; null when `s` has no
+ * surrogates (then code point i is at offset i).
+ * @param {string} s
+ * @returns {Uint32Array|null}
+ */
+function offsets(s) {
+  if (s.length < SHORT) return SURROGATE.test(s) ? buildOffsets(s) : null;
+  let table = offsetCache.get(s);
+  if (table !== undefined) return table;
+  table = SURROGATE.test(s) ? buildOffsets(s) : null;
+  if (offsetCache.size >= CACHE_SIZE) offsetCache.delete(/** @type {string} */ (offsetCache.keys().next().value));
+  offsetCache.set(s, table);
+  return table;
+}
+
+/** @param {number} u a UTF-16 unit */
+const isHigh = (u) => u >= 0xd800 && u <= 0xdbff;
+/** @param {number} u a UTF-16 unit */
+const isLow = (u) => u >= 0xdc00 && u <= 0xdfff;
+
+/** @param {string} s */
+function buildOffsets(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) if (isHigh(s.charCodeAt(i)) && isLow(s.charCodeAt(i + 1))) i++;
+  const table = new Uint32Array(n + 1);
+  for (let i = 0, k = 0; i < s.length; i++, k++) {
+    table[k] = i;
+    if (isHigh(s.charCodeAt(i)) && isLow(s.charCodeAt(i + 1))) i++;
+  }
+  table[n] = s.length;
+  return table;
+}
+
+/**
+ * The length of `s` in code points.
+ * @param {string} s
+ */
+export function stringLength(s) {
+  const t = offsets(s);
+  return t === null ? s.length : t.length - 1;
+}
+
+/**
+ * The UTF-16 offset of code point `k` of `s` (0 <= k <= length; k = length gives s.length).
+ * @param {string} s @param {number} k
+ */
+export function unitOffset(s, k) {
+  const t = offsets(s);
+  return t === null ? k : t[k];
+}
+
+/**
+ * The code points [start, end) of `s`, as a string (indices already checked).
+ * @param {string} s @param {number} start @param {number} end
+ */
+export function substringCp(s, start, end) {
+  const t = offsets(s);
+  return t === null ? s.slice(start, end) : s.slice(t[start], t[end]);
+}
+
+/**
+ * Compare two strings by code point: negative, zero or positive. JS `<` compares UTF-16
+ * units, which puts U+E000–U+FFFF above astral characters; code-point order does not.
+ * @param {string} a @param {string} b
+ */
+export function compareStrings(a, b) {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return unitRank(x) - unitRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** @param {number} u a UTF-16 unit; surrogates (astral characters) rank above all BMP units */
+const unitRank = (u) => (u < 0xd800 ? u : u < 0xe000 ? u + 0x2000 : u - 0x800);
+
+/** The longest string V8 can build (2^29 - 24 units). */
+const MAX_STRING = 2 ** 29 - 24;
+
+// ---------------------------------------------------------------------------------------
+// Argument checks.
+
+/** @param {string} who @param {any} s @returns {string} */
+export function checkString(who, s) {
+  if (typeof s === 'string') return s;
+  return typeError(who, 'a string', s);
+}
+
+/** @param {string} who @param {any} c @returns {string} the character as a JS string */
+function charText(who, c) {
+  if (c instanceof Char) return String.fromCodePoint(c.code);
+  return typeError(who, 'a character', c);
+}
+
+/**
+ * Check optional start/end against a string and return the UTF-16 slice bounds.
+ * @param {string} who @param {string} s @param {any} start @param {any} end
+ * @returns {[number, number]}
+ */
+export function unitRange(who, s, start, end) {
+  if (absent(start) && absent(end)) return [0, s.length];
+  const t = offsets(s);
+  const [a, b] = checkRange(who, start, end, t === null ? s.length : t.length - 1);
+  return t === null ? [a, b] : [t[a], t[b]];
+}
+
+/**
+ * Concatenate, signalling a Scheme error instead of a JS RangeError when too long.
+ * @param {string} who @param {string[]} parts
+ */
+function join(who, parts) {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  if (n > MAX_STRING) schemeErrorOf('range', who, 'string too long', n);
+  return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------
+// Constructors and accessors.
+
+/** @param {any} k @param {any} [c] */
+function makeString(k, c) {
+  const n = checkLength('make-string', k);
+  const ch = absent(c) ? ' ' : charText('make-string', c);
+  if (n * ch.length > MAX_STRING) schemeErrorOf('range', 'make-string', 'string too long', k);
+  return ch.repeat(n);
+}
+
+/** @param {any} s @param {any} k */
+function stringRef(s, k) {
+  checkString('string-ref', s);
+  const t = offsets(s);
+  if (t === null) return Char.of(s.charCodeAt(checkIndex('string-ref', k, s.length)));
+  const i = checkIndex('string-ref', k, t.length - 1);
+  return Char.of(/** @type {number} */ (s.codePointAt(t[i])));
+}
+
+/** @param {any} s @param {any} start @param {any} end */
+function stringToList(s, start, end) {
+  const [a, b] = unitRange('string->list', checkString('string->list', s), start, end);
+  const chars = [...s.slice(a, b)];
+  let l = null;
+  for (let i = chars.length - 1; i >= 0; i--) l = new Pair(Char.of(/** @type {number} */ (chars[i].codePointAt(0))), l);
+  return l;
+}
+
+/**
+ * The characters of a proper list of characters, as a string.
+ * @param {string} who @param {any} l
+ */
+function listToString(who, l) {
+  /** @type {string[]} */
+  const parts = [];
+  let slow = l;
+  let x = l;
+  for (; x instanceof Pair; x = x.cdr) {
+    parts.push(charText(who, x.car));
+    if ((parts.length & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === x.cdr) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list', l);
+    }
+  }
+  if (x !== null) typeError(who, 'a proper list of characters', l);
+  return join(who, parts);
+}
+
+/** @param {any} s @param {any} start @param {any} end */
+function stringToVector(s, start, end) {
+  const [a, b] = unitRange('string->vector', checkString('string->vector', s), start, end);
+  return Array.from(s.slice(a, b), (c) => Char.of(/** @type {number} */ (c.codePointAt(0))));
+}
+
+/** @param {any} v @param {any} start @param {any} end */
+function vectorToString(v, start, end) {
+  if (!Array.isArray(v)) typeError('vector->string', 'a vector', v);
+  const [a, b] = checkRange('vector->string', start, end, v.length);
+  /** @type {string[]} */
+  const parts = [];
+  for (let i = a; i < b; i++) parts.push(charText('vector->string', v[i]));
+  return join('vector->string', parts);
+}
+
+/** @param {any} s @param {any} start @param {any} end */
+function stringCopy(s, start, end) {
+  const [a, b] = unitRange('string-copy', checkString('string-copy', s), start, end);
+  return s.slice(a, b);
+}
+
+/** @param {any} s @param {any} start @param {any} end */
+function substring(s, start, end) {
+  const [a, b] = unitRange('substring', checkString('substring', s), start, end);
+  return s.slice(a, b);
+}
+
+/** @param {any[]} ss */
+function stringAppend(...ss) {
+  for (const s of ss) checkString('string-append', s);
+  return join('string-append', ss);
+}
+
+/** @param {any[]} cs */
+function string(...cs) {
+  return join(
+    'string',
+    cs.map((c) => charText('string', c)),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparisons.
+
+/**
+ * Register a variadic comparison of strings (after mapping each through `key`).
+ * @param {string} name @param {(c: number) => boolean} ok on the result of compareStrings
+ * @param {(s: string) => string} key
+ */
+function defineCompare(name, ok, key) {
+  definePrimitive(
+    name,
+    2,
+    -1,
+    (/** @type {any[]} */ ...ss) => {
+      const ks = ss.map((s) => key(checkString(name, s)));
+      for (let i = 1; i < ks.length; i++) if (!ok(compareStrings(ks[i - 1], ks[i]))) return false;
+      return true;
+    },
+    { pure: true },
+  );
+}
+
+/** @type {[string, (c: number) => boolean][]} */
+const orders = [
+  ['=', (c) => c === 0],
+  ['<', (c) => c < 0],
+  ['>', (c) => c > 0],
+  ['<=', (c) => c <= 0],
+  ['>=', (c) => c >= 0],
+];
+for (const [op, ok] of orders) {
+  defineCompare(`string${op}?`, ok, (s) => s);
+  defineCompare(`string-ci${op}?`, ok, foldcaseString);
+}
+
+// ---------------------------------------------------------------------------------------
+// The mutators, which Termite Scheme does not have.
+
+/**
+ * @param {string} who
+ * @returns {(s: any) => never}
+ */
+function immutable(who) {
+  return (s) => immutableError(who, 'strings are immutable in Termite Scheme', checkString(who, s));
+}
+
+// ---------------------------------------------------------------------------------------
+
+definePrimitive('string?', 1, 1, (/** @type {any} */ x) => typeof x === 'string', { pure: true });
+definePrimitive('make-string', 1, 2, makeString, { pure: true });
+definePrimitive('string', 0, -1, string, { pure: true });
+definePrimitive('string-length', 1, 1, (/** @type {any} */ s) => stringLength(checkString('string-length', s)), { pure: true });
+definePrimitive('string-ref', 2, 2, stringRef, { pure: true });
+definePrimitive('substring', 3, 3, substring, { pure: true });
+definePrimitive('string-append', 0, -1, stringAppend, { pure: true });
+definePrimitive('string->list', 1, 3, stringToList);
+definePrimitive('list->string', 1, 1, (/** @type {any} */ l) => listToString('list->string', l), { pure: true });
+definePrimitive('string-copy', 1, 3, stringCopy, { pure: true });
+definePrimitive('string->vector', 1, 3, stringToVector);
+definePrimitive('vector->string', 1, 3, vectorToString, { pure: true });
+definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => checkString('string-upcase', s).toUpperCase(), { pure: true });
+definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => checkString('string-downcase', s).toLowerCase(), { pure: true });
+definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => foldcaseString(checkString('string-foldcase', s)), { pure: true });
+definePrimitive('string-set!', 3, 3, immutable('string-set!'));
+definePrimitive('string-fill!', 2, 4, immutable('string-fill!'));
+definePrimitive('string-copy!', 3, 5, immutable('string-copy!'));
