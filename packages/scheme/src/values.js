@@ -149,20 +149,30 @@ export class Box {
  */
 
 /**
+ * The property under which every callable value keeps its code: a procedure is called
+ * as `f[CALL](depth, ...args)` with `this === f`. A symbol, so it collides with nothing.
+ */
+export const CALL = Symbol('termite.call');
+
+/**
  * A procedure value: code reference plus free values. Never holds a JS closure, so any
  * procedure (and any continuation, which is a procedure) can be serialized as
  * (unit hash, lambda index, free values).
  */
 export class Closure {
   /**
-   * @param {Function} fn   the lambda's fast entry (same as lam.fast); called fn(this, depth, ...args)
+   * @param {Function} fn   the lambda's fast entry (same as lam.fast); called fn.call(closure, depth, ...args)
    * @param {LambdaInfo} lam
-   * @param {any[]} fv      free values, in the order closure conversion assigned
+   * @param {any[]|null} fv free values, in the order closure conversion assigned
    */
   constructor(fn, lam, fv) {
-    this.fn = fn;
+    this[CALL] = fn;
     this.lam = lam;
     this.fv = fv;
+  }
+  /** The code of this closure. */
+  get fn() {
+    return this[CALL];
   }
 }
 

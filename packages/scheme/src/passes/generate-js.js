@@ -1,0 +1,436 @@
+// @ts-check
+/**
+ * pass: generate-js : L3 Wire -> JavaScript source text
+ *
+ * Each clause of each lambda becomes two JS functions (notes/continuations-in-js.md,
+ * strategy d4 — direct style with unwinding into data frames by a returned sentinel):
+ *
+ *   fast form    function L5(d, l0, l1)   `this` is the closure, d the JS stack depth.
+ *                Structured code: K_IF → if/else, K_JOIN → `jN: { inner }` followed by
+ *                the join's code, K_LOOP → `continue` of a loop around the body.
+ *                After every non-tail call:
+ *                  l2 = f[CALL](d + 1, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
+ *                so when anything below unwinds (pre-emption, call/cc, a blocking receive,
+ *                the depth limit), this activation reifies itself as a Frame and unwinds too.
+ *                On entry: arity check, then fuel and depth check (`sc` suspends the call).
+ *   resume form  function L5$r(fr, v)    continues an activation from a Frame: restores
+ *                the frame's live locals, binds v to the call's destination, and runs
+ *                the rest of the clause as a state machine (`for(;;) switch (st)`) whose
+ *                states are the return points and join points, so no code is duplicated.
+ *                A self tail call re-enters the fast form.
+ *
+ * Generated code refers to nothing but generated identifiers and the tables the linker
+ * passes in ($.K constants, $.G global cells, $.P primitives, $.LAM lambda infos):
+ * no name, string or datum from the program is ever spliced into the source, so IR
+ * received from a peer cannot inject JavaScript (only integers, checked by the IR
+ * checker, appear as literals).
+ *
+ * Why separate: it is the only pass that knows JavaScript; everything before it is
+ * target independent.
+ */
+import {
+  A_CONST, A_LOCAL, A_FREE, A_GLOBAL, A_SELF, A_FIX,
+  T_PRIM, T_CLOSURE, T_GSET, T_GDEF,
+  K_RETURN, K_TAIL, K_CALL, K_LET, K_FIX, K_IF, K_JOIN, K_JUMP, K_LOOP,
+} from '../ir/wire.js';
+import { CompilerBug } from './walk-core.js';
+import { inlinePrimitive } from './inline-primitives.js';
+
+/** Maximum JS stack depth (in Scheme calls) before the stack is unwound to the driver. */
+export const MAX_DEPTH = 800;
+
+/**
+ * @param {any} unit a checked wire unit
+ * @returns {string} the body of `new Function('$', body)`, returning the lambda table
+ */
+export function generateJs(unit) {
+  const out = [];
+  out.push(`'use strict';`);
+  out.push(`const {U, R, CALL, Closure, Box, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, EMPTY} = $;`);
+  unit.consts.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const K${i} = $.K[${i}];`));
+  unit.globals.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const G${i} = $.G[${i}];`));
+  unit.prims.forEach((/** @type {string} */ name, /** @type {number} */ i) => {
+    if (!name.startsWith('%')) out.push(`const P${i} = $.P[${i}];`);
+  });
+  unit.lambdas.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const LAM${i} = $.LAM[${i}];`));
+  const table = [];
+  unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+    const gen = new LambdaGen(unit, lam, i, out);
+    table.push(gen.emit());
+  });
+  // closures without free values are allocated once per unit instantiation
+  unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+    if (lam.nfree === 0) out.push(`const S${i} = new Closure(L${i}, LAM${i}, EMPTY);`);
+  });
+  out.push(`return [${table.join(', ')}];`);
+  return out.join('\n');
+}
+
+class LambdaGen {
+  /**
+   * @param {any} unit @param {any} lam @param {number} index @param {string[]} out
+   */
+  constructor(unit, lam, index, out) {
+    this.unit = unit;
+    this.lam = lam;
+    this.index = index;
+    this.out = out;
+  }
+
+  /** Emit the functions of this lambda; returns the JS text of its table entry. */
+  emit() {
+    const { lam, index } = this;
+    if (lam.clauses.length === 1) {
+      this.emitFast(lam.clauses[0], `L${index}`);
+      this.emitResume(lam.clauses[0], `L${index}$r`);
+      return `[L${index}, L${index}$r]`;
+    }
+    // case-lambda: one fast form and one resume form per clause, plus dispatchers
+    const cases = [];
+    const resumes = [];
+    let maxLabel = 0;
+    lam.clauses.forEach((/** @type {any} */ cl, /** @type {number} */ k) => {
+      this.emitFast(cl, `L${index}_${k}`, true);
+      this.emitResume(cl, `L${index}$r${k}`);
+      const test = cl.rest ? `n >= ${cl.nreq}` : `n === ${cl.nreq}`;
+      cases.push(`  if (${test}) return L${index}_${k}.apply(this, arguments);`);
+      maxLabel += countLabels(cl.body);
+      resumes.push(`  if (fr.label <= ${maxLabel}) return L${index}$r${k}(fr, v);`);
+    });
+    this.out.push(`function L${index}(d) {\n  const n = arguments.length - 1;\n${cases.join('\n')}\n  return arity(this, n);\n}`);
+    this.out.push(`function L${index}$r(fr, v) {\n${resumes.join('\n')}\n  throw new Error('bad frame label ' + fr.label);\n}`);
+    return `[L${index}, L${index}$r]`;
+  }
+
+  /**
+   * @param {any} cl clause @param {string} name @param {boolean} [dispatched] arity already checked
+   */
+  emitFast(cl, name, dispatched = false) {
+    const params = [];
+    for (let i = 0; i < cl.nreq; i++) params.push(`l${i}`);
+    const argList = cl.rest ? [...params, '...r'] : params;
+    const lines = [];
+    lines.push(`function ${name}(d${argList.map((p) => ', ' + p).join('')}) {`);
+    if (!dispatched) {
+      lines.push(cl.rest
+        ? `  if (arguments.length < ${cl.nreq + 1}) return arity(this, arguments.length - 1);`
+        : `  if (arguments.length !== ${cl.nreq + 1}) return arity(this, arguments.length - 1);`);
+    }
+    const suspendArgs = cl.rest ? `[${params.map((p) => p + ', ').join('')}...r]` : `[${params.join(', ')}]`;
+    const hasLoop = containsLoop(cl.body);
+    lines.push(hasLoop
+      ? `  if (d > ${MAX_DEPTH}) return sc(this, ${suspendArgs});`
+      : `  if (--R.fuel < 0 || d > ${MAX_DEPTH}) return sc(this, ${suspendArgs});`);
+    lines.push(`  const c = this;`);
+    if (cl.rest) lines.push(`  let l${cl.nreq} = mklist(r);`);
+    const first = cl.nreq + cl.rest;
+    if (cl.nlocals > first) lines.push(`  let ${range(first, cl.nlocals).map((i) => 'l' + i).join(', ')};`);
+    this.emitFreeLoads(cl.body, lines);
+    const body = new BlockWriter(this, cl, 'fast');
+    if (hasLoop) {
+      lines.push(`  loop: for (;;) {`);
+      lines.push(`    if (--R.fuel < 0) return sc(c, [${params.join(', ')}]);`);
+      body.block(cl.body, '    ', lines);
+      lines.push(`  }`);
+    } else {
+      body.block(cl.body, '  ', lines);
+    }
+    lines.push(`}`);
+    this.out.push(lines.join('\n'));
+  }
+
+  /** @param {any[]} block @param {string[]} lines */
+  emitFreeLoads(block, lines) {
+    const used = new Set();
+    walkAtoms(block, (a) => {
+      if (a[0] === A_FREE) used.add(a[1]);
+    });
+    for (const i of [...used].sort((x, y) => x - y)) lines.push(`  const f${i} = c.fv[${i}];`);
+  }
+
+  /**
+   * The resume form: a state machine over the return points and join points.
+   * @param {any} cl @param {string} name
+   */
+  emitResume(cl, name) {
+    const lines = [];
+    lines.push(`function ${name}(fr, v) {`);
+    lines.push(`  const c = fr.s[0], d = 0;`);
+    if (cl.nlocals > 0) lines.push(`  let ${range(0, cl.nlocals).map((i) => 'l' + i).join(', ')};`);
+    this.emitFreeLoads(cl.body, lines);
+    const writer = new BlockWriter(this, cl, 'resume');
+    const restore = [];
+    writer.collectCalls(cl.body, (ins) => {
+      const [, label, dest, live] = ins;
+      const loads = live.map((/** @type {number} */ l, /** @type {number} */ k) => `l${l} = fr.s[${k + 1}]; `).join('');
+      restore.push(`    case ${label}: ${loads}l${dest} = v; break;`);
+    });
+    lines.push(`  switch (fr.label) {`);
+    lines.push(...restore);
+    lines.push(`    default: throw new Error('bad frame label ' + fr.label);`);
+    lines.push(`  }`);
+    lines.push(`  let st = fr.label;`);
+    lines.push(`  for (;;) switch (st) {`);
+    writer.emitPieces(lines);
+    lines.push(`    default: throw new Error('bad state ' + st);`);
+    lines.push(`  }`);
+    lines.push(`}`);
+    this.out.push(lines.join('\n'));
+  }
+}
+
+/** Writes blocks in fast (structured) or resume (state machine) style. */
+class BlockWriter {
+  /** @param {LambdaGen} gen @param {any} clause @param {'fast'|'resume'} mode */
+  constructor(gen, clause, mode) {
+    this.gen = gen;
+    this.clause = clause;
+    this.mode = mode;
+    this.unit = gen.unit;
+    /** resume mode: pieces still to emit, as [state, block, start index] */
+    /** @type {[number, any[], number][]} */
+    this.pieces = [];
+    /** @type {Map<number, number>} join id → state number (resume mode) */
+    this.joinStates = new Map();
+    this.nextState = 100000;
+  }
+
+  /**
+   * Resume mode: call `f` on every K_CALL of the clause, in order, and queue a piece
+   * (a `case` of the state machine) for the code after each return point and each
+   * join point. Every piece is known before any is emitted, because a resumed
+   * activation may start inside a join's inner block and jump to the join.
+   * @param {any[]} block @param {(ins: any[]) => void} f
+   */
+  collectCalls(block, f) {
+    block.forEach((ins, i) => {
+      if (ins[0] === K_CALL) {
+        f(ins);
+        this.pieces.push([ins[1], block, i + 1]);
+      } else if (ins[0] === K_IF) {
+        this.collectCalls(ins[2], f);
+        this.collectCalls(ins[3], f);
+      } else if (ins[0] === K_JOIN) {
+        const state = this.nextState++;
+        this.joinStates.set(ins[1], state);
+        this.pieces.push([state, block, i + 1]);
+        this.collectCalls(ins[3], f);
+      }
+    });
+  }
+
+  /** Resume mode: emit one `case` per return point and join point. @param {string[]} lines */
+  emitPieces(lines) {
+    for (let i = 0; i < this.pieces.length; i++) {
+      const [state, block, start] = this.pieces[i];
+      lines.push(`    case ${state}: {`);
+      this.run(block, start, '      ', lines);
+      lines.push(`    }`);
+    }
+  }
+
+  /**
+   * Fast mode: emit a whole block.
+   * @param {any[]} block @param {string} ind @param {string[]} lines
+   */
+  block(block, ind, lines) {
+    this.run(block, 0, ind, lines);
+  }
+
+  /**
+   * Emit instructions of `block` from `start` until a terminal (or, in resume mode,
+   * until a return point or join ends the piece).
+   * @param {any[]} block @param {number} start @param {string} ind @param {string[]} lines
+   */
+  run(block, start, ind, lines) {
+    for (let i = start; i < block.length; i++) {
+      const ins = block[i];
+      switch (ins[0]) {
+        case K_LET:
+          lines.push(ins[1] < 0 ? `${ind}${this.triv(ins[2])};` : `${ind}l${ins[1]} = ${this.triv(ins[2])};`);
+          break;
+        case K_CALL: {
+          const [, label, dest, live, f, args] = ins;
+          const slots = ['c', ...live.map((/** @type {number} */ l) => 'l' + l)].join(', ');
+          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](d + 1${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});`);
+          lines.push(`${ind}if (l${dest} === U) return push(LAM${this.gen.index}, ${label}, [${slots}]);`);
+          if (this.mode === 'resume') {
+            lines.push(`${ind}st = ${label}; continue;`);
+            return;
+          }
+          break;
+        }
+        case K_FIX: {
+          const binds = ins[1];
+          for (const [l, lam] of binds) lines.push(`${ind}l${l} = new Closure(L${lam}, LAM${lam}, null);`);
+          for (const [l, , fvs] of binds) lines.push(`${ind}l${l}.fv = [${fvs.map((/** @type {any} */ a) => this.atom(a)).join(', ')}];`);
+          break;
+        }
+        case K_JOIN: {
+          const [, j, , inner] = ins;
+          if (this.mode === 'fast') {
+            lines.push(`${ind}j${j}: {`);
+            this.run(inner, 0, ind + '  ', lines);
+            lines.push(`${ind}}`);
+            break;
+          }
+          // the join's own code is a piece of its own (queued by collectCalls)
+          this.run(inner, 0, ind, lines);
+          return;
+        }
+        case K_RETURN:
+          lines.push(`${ind}return ${this.triv(ins[1])};`);
+          return;
+        case K_TAIL:
+          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + 1${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});`);
+          return;
+        case K_IF:
+          lines.push(`${ind}if (${this.atom(ins[1])} !== false) {`);
+          this.run(ins[2], 0, ind + '  ', lines);
+          lines.push(`${ind}} else {`);
+          this.run(ins[3], 0, ind + '  ', lines);
+          lines.push(`${ind}}`);
+          return;
+        case K_JUMP: {
+          const [, j, a] = ins;
+          const param = this.joinParam(block, j);
+          if (param >= 0 && a !== null) lines.push(`${ind}l${param} = ${this.atom(a)};`);
+          if (this.mode === 'fast') lines.push(`${ind}break j${j};`);
+          else lines.push(`${ind}st = ${this.joinStates.get(j)}; continue;`);
+          return;
+        }
+        case K_LOOP: {
+          const args = ins[1].map((/** @type {any} */ a) => this.atom(a));
+          if (this.mode === 'fast') {
+            const temps = args.map((/** @type {string} */ a, /** @type {number} */ k) => `t${k} = ${a}`);
+            if (args.length > 0) lines.push(`${ind}{ const ${temps.join(', ')}; ${args.map((_, k) => `l${k} = t${k};`).join(' ')} }`);
+            lines.push(`${ind}continue loop;`);
+          } else {
+            lines.push(`${ind}return c[CALL](d + 1${args.map((a) => ', ' + a).join('')});`);
+          }
+          return;
+        }
+        default:
+          throw new CompilerBug(`generate-js: unknown instruction ${ins[0]}`);
+      }
+    }
+    throw new CompilerBug('generate-js: block without a terminal');
+  }
+
+  /**
+   * The parameter local of join j. Joins are found by searching the clause once.
+   * @param {any[]} _block @param {number} j
+   */
+  joinParam(_block, j) {
+    if (!this.joinParams) {
+      /** @type {Map<number, number>} */
+      this.joinParams = new Map();
+      const scan = (/** @type {any[]} */ b) => {
+        for (const ins of b) {
+          if (ins[0] === K_JOIN) {
+            this.joinParams?.set(ins[1], ins[2]);
+            scan(ins[3]);
+          } else if (ins[0] === K_IF) {
+            scan(ins[2]);
+            scan(ins[3]);
+          }
+        }
+      };
+      scan(this.clause.body);
+    }
+    const p = this.joinParams.get(j);
+    if (p === undefined) throw new CompilerBug(`generate-js: unknown join j${j}`);
+    return p;
+  }
+
+  /** An atom in operator position: a global's cell is read without the unbound check
+   * (an unbound cell holds a value whose [CALL] signals the error). @param {any} a */
+  callee(a) {
+    return a[0] === A_GLOBAL ? `G${a[1]}.v` : this.atom(a);
+  }
+
+  /** @param {any} a @returns {string} */
+  atom(a) {
+    switch (a[0]) {
+      case A_CONST: return `K${a[1]}`;
+      case A_LOCAL: return `l${a[1]}`;
+      case A_FREE: return `f${a[1]}`;
+      case A_GLOBAL: return `gv(G${a[1]})`;
+      case A_SELF: return 'c';
+      case A_FIX: return a[1] < 0 ? `(${a[1]})` : String(a[1]);
+      default: throw new CompilerBug(`generate-js: unknown atom ${a[0]}`);
+    }
+  }
+
+  /** @param {any} t @returns {string} */
+  triv(t) {
+    switch (t[0]) {
+      case T_PRIM: {
+        const name = this.unit.prims[t[1]];
+        const args = t.slice(2).map((/** @type {any} */ a) => this.atom(a));
+        return inlinePrimitive(name, args, `P${t[1]}`);
+      }
+      case T_CLOSURE: {
+        const lam = t[1];
+        const fvs = t.slice(2).map((/** @type {any} */ a) => this.atom(a));
+        return fvs.length === 0 ? `S${lam}` : `new Closure(L${lam}, LAM${lam}, [${fvs.join(', ')}])`;
+      }
+      case T_GSET: return `gset(G${t[1]}, ${this.atom(t[2])})`;
+      case T_GDEF: return `gdef(G${t[1]}, ${this.atom(t[2])})`;
+      default: return this.atom(t);
+    }
+  }
+}
+
+/** @param {number} a @param {number} b */
+function range(a, b) {
+  const r = [];
+  for (let i = a; i < b; i++) r.push(i);
+  return r;
+}
+
+/** @param {any[]} block */
+function containsLoop(block) {
+  for (const ins of block) {
+    if (ins[0] === K_LOOP) return true;
+    if (ins[0] === K_IF && (containsLoop(ins[2]) || containsLoop(ins[3]))) return true;
+    if (ins[0] === K_JOIN && containsLoop(ins[3])) return true;
+  }
+  return false;
+}
+
+/** @param {any[]} block */
+function countLabels(block) {
+  let n = 0;
+  for (const ins of block) {
+    if (ins[0] === K_CALL) n++;
+    else if (ins[0] === K_IF) n += countLabels(ins[2]) + countLabels(ins[3]);
+    else if (ins[0] === K_JOIN) n += countLabels(ins[3]);
+  }
+  return n;
+}
+
+/**
+ * Visit every atom in a block.
+ * @param {any[]} block @param {(a: any[]) => void} f
+ */
+function walkAtoms(block, f) {
+  const triv = (/** @type {any} */ t) => {
+    if (t[0] === T_PRIM || t[0] === T_CLOSURE) t.slice(2).forEach(f);
+    else if (t[0] === T_GSET || t[0] === T_GDEF) f(t[2]);
+    else f(t);
+  };
+  for (const ins of block) {
+    switch (ins[0]) {
+      case K_LET: triv(ins[2]); break;
+      case K_CALL: f(ins[4]); ins[5].forEach(f); break;
+      case K_FIX: for (const [, , fvs] of ins[1]) fvs.forEach(f); break;
+      case K_JOIN: walkAtoms(ins[3], f); break;
+      case K_RETURN: triv(ins[1]); break;
+      case K_TAIL: f(ins[1]); ins[2].forEach(f); break;
+      case K_IF: f(ins[1]); walkAtoms(ins[2], f); walkAtoms(ins[3], f); break;
+      case K_JUMP: if (ins[2]) f(ins[2]); break;
+      case K_LOOP: ins[1].forEach(f); break;
+    }
+  }
+}

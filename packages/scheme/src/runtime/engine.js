@@ -1,0 +1,161 @@
+// @ts-check
+/**
+ * The execution engine shared by generated code and the driver: the unwind sentinel,
+ * the engine registers, frame pushing, suspension, and the procedure-call symbol.
+ *
+ * Invariants:
+ *  - Generated code returns `U` from a function exactly when the JS stack is being
+ *    unwound; every activation with a pending return point pushes its Frame (innermost
+ *    first) onto the chain R.uhead..R.utail before returning U.
+ *  - `R.pend` says why the unwind started; the driver reads it once the stack is empty.
+ *  - Every Scheme procedure is called as `f[CALL](depth, ...args)` with `this === f`.
+ *    Values that are not procedures inherit a [CALL] that signals "not a procedure".
+ */
+import { Frame, Closure, Box, VOID, UNASSIGNED, Pair, CALL, schemeErrorOf, arrayToList } from '../values.js';
+
+export { CALL };
+
+/** The unwind sentinel. */
+export const U = Object.freeze({ unwinding: true });
+
+// Why the stack is unwinding (R.pend).
+export const PEND_CALL = 1; // call R.pc with R.pargs (depth limit or fuel exhausted)
+export const PEND_CAPTURE = 2; // call/cc: the driver hands the whole continuation back
+export const PEND_SUSPEND = 3; // the thread blocks; R.presume says how it resumes
+export const PEND_EXIT = 4; // the thread ends with R.pval
+
+/** Engine registers. One set per JS realm: only one thread runs at a time. */
+export const R = {
+  /** reductions left in this time slice */
+  fuel: 0,
+  /** @type {Frame|null} first (innermost) frame pushed by the current unwind */
+  uhead: null,
+  /** @type {Frame|null} last pushed frame */
+  utail: null,
+  pend: 0,
+  /** @type {any} */ pc: null,
+  /** @type {any[]|null} */ pargs: null,
+  /** @type {any} */ pval: null,
+  /** @type {any} the thread running now (driver.js Thread) */
+  thread: null,
+};
+
+/**
+ * Push the frame of an activation that is being unwound.
+ * @param {any} lam @param {number} label @param {any[]} s
+ */
+export function push(lam, label, s) {
+  const f = new Frame(lam, label, s, null);
+  if (R.utail === null) R.uhead = f;
+  else R.utail.next = f;
+  R.utail = f;
+  return U;
+}
+
+/**
+ * Suspend a call (fuel exhausted or stack too deep): the driver makes it again from an
+ * empty JS stack.
+ * @param {any} c the closure @param {any[]} args
+ */
+export function sc(c, args) {
+  R.pend = PEND_CALL;
+  R.pc = c;
+  R.pargs = args;
+  return U;
+}
+
+/**
+ * Start unwinding for a control operation (capture, suspend, exit).
+ * @param {number} why a PEND_ code @param {any} [val]
+ */
+export function unwind(why, val) {
+  R.pend = why;
+  R.pval = val;
+  return U;
+}
+
+/** @param {any} c @param {number} got */
+export function arity(c, got) {
+  const lam = c.lam;
+  const want = lam.rest ? `at least ${lam.nreq}` : String(lam.nreq);
+  schemeErrorOf('arity', lam.name, `expected ${want} argument${want === '1' ? '' : 's'}, got ${got}`);
+}
+
+/** @param {any[]} arr */
+export const mklist = (arr) => arrayToList(arr);
+
+/** A global variable's storage. */
+export class Cell {
+  /** @param {string} ns @param {string} name */
+  constructor(ns, name) {
+    this.ns = ns;
+    this.name = name;
+    /** @type {any} */
+    this.v = new Unbound(this);
+  }
+}
+
+/** The value of a global that has not been defined; calling it signals the error. */
+export class Unbound {
+  /** @param {Cell} cell */
+  constructor(cell) {
+    this.cell = cell;
+  }
+}
+/** @this {Unbound} */
+Object.defineProperty(Unbound.prototype, CALL, {
+  value: function unboundCall() {
+    return unboundVariable(this.cell);
+  },
+});
+
+/** @param {Cell} cell @returns {never} */
+export function unboundVariable(cell) {
+  schemeErrorOf('unbound', cell.name, `unbound variable ${cell.name}`);
+}
+
+/** Read a global, signalling an error if it is unbound. @param {Cell} cell */
+export function gv(cell) {
+  const v = cell.v;
+  if (v instanceof Unbound) unboundVariable(cell);
+  return v;
+}
+
+/** `set!` of a global. @param {Cell} cell @param {any} x */
+export function gset(cell, x) {
+  if (cell.v instanceof Unbound) schemeErrorOf('unbound', 'set!', `cannot set! ${cell.name}: it is not defined`);
+  cell.v = x;
+  return VOID;
+}
+
+/** `define` of a global. @param {Cell} cell @param {any} x */
+export function gdef(cell, x) {
+  cell.v = x;
+  return VOID;
+}
+
+/** @param {string} name */
+export function unassigned(name) {
+  return schemeErrorOf('unbound', name, `${name} is used before its definition`);
+}
+
+/** @param {any} x @param {string} name */
+export function checkBound(x, name) {
+  return x === UNASSIGNED ? unassigned(name) : x;
+}
+
+// Every value that is not a procedure is "called" through Object.prototype's [CALL].
+Object.defineProperty(Object.prototype, CALL, {
+  value: function notAProcedure() {
+    schemeErrorOf('type', 'apply', 'attempt to apply a non-procedure', this === undefined ? VOID : this.valueOf());
+  },
+  writable: true,
+  configurable: true,
+});
+
+export const EMPTY = Object.freeze([]);
+
+/** What generated code receives as `$` (with the unit's own tables added). */
+export const codeRuntime = {
+  U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY,
+};

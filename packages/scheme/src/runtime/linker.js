@@ -1,0 +1,139 @@
+// @ts-check
+/**
+ * The linker: turns a checked wire unit into running code in a global environment.
+ *
+ * Global environments: 'rt' (the runtime library: primitives, control procedures and
+ * the Scheme prelude), one per library ('lib:(foo bar)'), and the environments that
+ * programs and REPLs are instantiated in (the unit's '.' namespace). A global is a
+ * Cell; a unit's code holds its cells directly, so a global access is one property
+ * load. Instantiation generates JavaScript from the IR (never runs JS received from
+ * elsewhere), evaluates it with `new Function`, and fills the unit's LambdaInfo table,
+ * which closures and frames reference.
+ */
+import { Cell, codeRuntime, EMPTY } from './engine.js';
+import { primitives } from './registry.js';
+import { Closure, Special } from '../values.js';
+import { generateJs } from '../passes/generate-js.js';
+import { internalOps } from '../passes/inline-primitives.js';
+import { sourceMaps } from './driver.js';
+
+/** A global namespace instance: name → Cell. */
+export class Environment {
+  /** @param {string} id e.g. 'rt', 'lib:(foo bar)', 'prog:<hash>' */
+  constructor(id) {
+    this.id = id;
+    /** @type {Map<string, Cell>} */
+    this.cells = new Map();
+  }
+  /** The cell of `name`, created unbound if absent. @param {string} name */
+  cell(name) {
+    let c = this.cells.get(name);
+    if (c === undefined) {
+      c = new Cell(this.id, name);
+      this.cells.set(name, c);
+    }
+    return c;
+  }
+  /** @param {string} name */
+  has(name) {
+    const c = this.cells.get(name);
+    return c !== undefined && c.v?.constructor?.name !== 'Unbound';
+  }
+}
+
+/** The runtime library's environment. */
+export const rtEnv = new Environment('rt');
+
+/** Library environments by namespace id. @type {Map<string, Environment>} */
+export const libraryEnvs = new Map();
+
+/** A constant standing for the hash of the unit that contains it (record type ids). */
+export const UNIT_HASH = new Special('unit-hash');
+
+/** Raised when a unit refers to something this node does not have. */
+export class LinkError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'LinkError';
+  }
+}
+
+/** Generated JS by unit hash (generation is deterministic, so it is shared). */
+const sourceCache = new Map();
+
+/**
+ * A unit instantiated in an environment.
+ * @typedef {object} UnitInstance
+ * @property {string} hash
+ * @property {any} wire
+ * @property {Environment} env
+ * @property {any[]} lams LambdaInfo table
+ * @property {Closure} top the unit's top-level thunk
+ */
+
+/**
+ * @param {any} wire a checked wire unit
+ * @param {string} hash its content hash
+ * @param {Environment} env the environment for namespace '.'
+ * @returns {UnitInstance}
+ */
+export function instantiate(wire, hash, env) {
+  const G = wire.globals.map(([ns, name]) => envOf(ns, env).cell(name));
+  const P = wire.prims.map((name) => {
+    if (internalOps.has(name)) return null;
+    const p = primitives.get(name);
+    if (!p) throw new LinkError(`unit ${hash.slice(0, 12)} uses primitive ${name}, which this node does not have`);
+    return p.fn;
+  });
+  const K = wire.consts.map((k) => (k === UNIT_HASH ? hash : k));
+  const instance = { hash, wire, env, lams: /** @type {any[]} */ ([]), top: /** @type {any} */ (null) };
+  const LAM = wire.lambdas.map((lam, index) => {
+    const c0 = lam.clauses[0];
+    return {
+      unit: instance,
+      index,
+      name: lam.name,
+      nreq: c0.nreq,
+      nopt: 0,
+      rest: lam.clauses.length === 1 ? c0.rest === 1 : true,
+      fast: null,
+      resume: null,
+    };
+  });
+  let source = sourceCache.get(hash);
+  if (source === undefined) {
+    source = generateJs(wire);
+    sourceCache.set(hash, source);
+  }
+  const sourceName = `termite:${hash.slice(0, 16)}.js`;
+  const fns = new Function('$', `${source}\n//# sourceURL=${sourceName}`)({ ...codeRuntime, K, G, P, LAM });
+  LAM.forEach((lam, i) => {
+    lam.fast = fns[i][0];
+    lam.resume = fns[i][1];
+  });
+  instance.lams = LAM;
+  instance.top = new Closure(LAM[0].fast, LAM[0], EMPTY);
+  if (wire.debug) registerSourceMap(sourceName, source, wire.debug);
+  return instance;
+}
+
+/**
+ * @param {string} ns @param {Environment} self
+ * @returns {Environment}
+ */
+function envOf(ns, self) {
+  if (ns === '.') return self;
+  if (ns === 'rt') return rtEnv;
+  const lib = libraryEnvs.get(ns);
+  if (!lib) throw new LinkError(`library ${ns.slice(4)} is not loaded`);
+  return lib;
+}
+
+/**
+ * @param {string} sourceName @param {string} source @param {{file: string, lines: Record<number, string>}} debug
+ */
+function registerSourceMap(sourceName, source, debug) {
+  void source;
+  sourceMaps.set(sourceName, (line) => debug.lines[line] ?? null);
+}

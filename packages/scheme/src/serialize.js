@@ -1,0 +1,754 @@
+// @ts-check
+/**
+ * The value codec: any Scheme value — including procedures and continuations — to
+ * deterministic CBOR and back (docs/wire-format.md has the tag table).
+ *
+ * Identity: objects with identity (pairs, vectors, bytevectors, boxes, closures,
+ * frames, records) that are reached more than once are encoded once, marked with tag
+ * 28, and referred to by tag 29 afterwards, so shared structure and cycles survive a
+ * round trip. Lists and continuation-frame chains are encoded as flat arrays (split
+ * where an inner pair or frame is shared), so a 1,000,000-element list or a
+ * 100,000-frame continuation costs no recursion. Encoding is iterative; decoding is
+ * recursive only in the nesting depth of the data (bounded, with a clear error).
+ *
+ * Code: a closure is [code, lambda index, free values...] and a frame
+ * [code, lambda index, label, slots...], where code = [unit hash, environment id] is
+ * itself shared. The decoder resolves code through a caller-supplied `resolveCode`
+ * (which may load the unit; a node that lacks it must fetch the IR before decoding).
+ */
+import { CborWriter } from './cbor-writer.js';
+import {
+  Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
+  ErrorObject, Special, VOID, EOF, DEFAULT, arrayToList, CALL,
+} from './values.js';
+
+export const TAG_SHAREABLE = 28;
+export const TAG_SHAREDREF = 29;
+export const TAG_RATIONAL = 30;
+export const TAG_SYMBOL = 40960;
+export const TAG_CHAR = 40961;
+export const TAG_LIST = 40962;
+export const TAG_DOTTED = 40963;
+export const TAG_VOID = 40964;
+export const TAG_EOF = 40965;
+export const TAG_DEFAULT = 40966;
+export const TAG_VALUES = 40967;
+export const TAG_RECORD_TYPE = 40968;
+export const TAG_RECORD = 40969;
+export const TAG_CLOSURE = 40970;
+export const TAG_FRAMES = 40971;
+export const TAG_BOX = 40972;
+export const TAG_ERROR = 40973;
+export const TAG_CODE = 40978;
+export const TAG_UNIT_HASH = 40979;
+export const TAG_UNINTERNED = 40980;
+
+/** Raised for values that cannot be encoded or bytes that do not decode. */
+export class CodecError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'CodecError';
+  }
+}
+
+/**
+ * Codecs for types defined by other packages (pids, tags, nodes, ports, parameters).
+ * @typedef {object} ExtensionCodec
+ * @property {Function} cls
+ * @property {number} tag
+ * @property {boolean} [shareable] whether identity must be preserved
+ * @property {(x: any) => any[]} encode   fields (Scheme values) of x
+ * @property {(fields: any[], ctx: DecodeContext) => any} decode
+ */
+/** @type {Map<Function, ExtensionCodec>} */
+const extensionsByClass = new Map();
+/** @type {Map<number, ExtensionCodec>} */
+const extensionsByTag = new Map();
+
+/** @param {ExtensionCodec} codec */
+export function registerValueCodec(codec) {
+  extensionsByClass.set(codec.cls, codec);
+  extensionsByTag.set(codec.tag, codec);
+}
+
+/**
+ * How a closure's code is named on the wire: the unit it belongs to.
+ * @param {any} lam a LambdaInfo
+ * @returns {{hash: string, env: string}}
+ */
+function codeRefOf(lam) {
+  const unit = lam.unit;
+  if (!unit || typeof unit.hash !== 'string') throw new CodecError(`cannot serialize procedure ${lam.name}: its code has no identity`);
+  return unit.codeRef ?? (unit.codeRef = { hash: unit.hash, env: unit.env?.id ?? unit.envId ?? 'rt' });
+}
+
+/** @param {any} x */
+function isShareable(x) {
+  return (
+    x instanceof Pair || Array.isArray(x) || x instanceof Uint8Array || x instanceof Closure ||
+    x instanceof Frame || x instanceof Box || x instanceof Record || x instanceof RecordType ||
+    x instanceof ErrorObject || x instanceof Values || (x !== null && typeof x === 'object' && extensionsByClass.get(x.constructor)?.shareable === true)
+  );
+}
+
+/**
+ * Encode a Scheme value.
+ * @param {any} value
+ * @returns {Uint8Array}
+ */
+export function encodeValue(value) {
+  const shared = findShared(value);
+  const w = new CborWriter();
+  emit(value, w, shared);
+  return w.bytes();
+}
+
+/**
+ * Objects reached more than once (count 2) — the ones that need tag 28/29.
+ * @param {any} root
+ * @returns {Map<any, number>} object → 1 (seen once) or 2 (shared)
+ */
+function findShared(root) {
+  /** @type {Map<any, number>} */
+  const seen = new Map();
+  const stack = [root];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null || typeof x !== 'object') continue;
+    if (x instanceof Closure || x instanceof Frame) {
+      const ref = codeRefOf(x.lam);
+      if (seen.has(ref)) seen.set(ref, 2);
+      else seen.set(ref, 1);
+    }
+    if (!isShareable(x)) {
+      if (x instanceof Record || x instanceof ErrorObject) continue;
+      const ext = extensionsByClass.get(x.constructor);
+      if (ext) for (const f of ext.encode(x)) stack.push(f);
+      continue;
+    }
+    const n = seen.get(x);
+    if (n !== undefined) {
+      seen.set(x, 2);
+      continue;
+    }
+    seen.set(x, 1);
+    pushChildren(x, stack);
+  }
+  return seen;
+}
+
+/** @param {any} x @param {any[]} stack */
+function pushChildren(x, stack) {
+  if (x instanceof Pair) {
+    stack.push(x.car, x.cdr);
+  } else if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) stack.push(x[i]);
+  } else if (x instanceof Closure) {
+    if (x.fv) for (const v of x.fv) stack.push(v);
+  } else if (x instanceof Frame) {
+    for (const v of x.s) stack.push(v);
+    stack.push(x.next);
+  } else if (x instanceof Box) {
+    stack.push(x.v);
+  } else if (x instanceof Record) {
+    stack.push(x.rtd);
+    for (const v of x.f) stack.push(v);
+  } else if (x instanceof ErrorObject) {
+    stack.push(x.irritants);
+  } else if (x instanceof Values) {
+    for (const v of x.vals) stack.push(v);
+  } else {
+    const ext = extensionsByClass.get(x.constructor);
+    if (ext) for (const f of ext.encode(x)) stack.push(f);
+  }
+}
+
+const CLOSE = Symbol('close'); // no-op marker kept for readability of the work stack
+
+/**
+ * Emit in preorder with an explicit work stack.
+ * @param {any} root @param {CborWriter} w @param {Map<any, number>} shared
+ */
+function emit(root, w, shared) {
+  /** @type {Map<any, number>} */
+  const marks = new Map();
+  let nextMark = 0;
+  const work = [root];
+  while (work.length > 0) {
+    const x = work.pop();
+    if (x === CLOSE) continue;
+    // atoms
+    if (typeof x === 'number') {
+      w.int(x);
+      continue;
+    }
+    if (typeof x === 'string') {
+      w.text(x);
+      continue;
+    }
+    if (typeof x === 'boolean') {
+      w.bool(x);
+      continue;
+    }
+    if (x === null) {
+      w.nil();
+      continue;
+    }
+    if (typeof x === 'bigint') {
+      w.bigint(x);
+      continue;
+    }
+    if (x instanceof Flonum) {
+      w.float(x.v);
+      continue;
+    }
+    if (x instanceof Sym) {
+      if (x.interned) {
+        w.tag(TAG_SYMBOL);
+        w.text(x.name);
+      } else {
+        w.tag(TAG_UNINTERNED);
+        w.text(x.name);
+      }
+      continue;
+    }
+    if (x instanceof Char) {
+      w.tag(TAG_CHAR);
+      w.head(0, x.code);
+      continue;
+    }
+    if (x instanceof Ratnum) {
+      w.tag(TAG_RATIONAL);
+      w.array(2);
+      w.bigint(x.num);
+      w.bigint(x.den);
+      continue;
+    }
+    if (x instanceof Special) {
+      const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x.name === 'unit-hash' ? TAG_UNIT_HASH : -1;
+      if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
+      w.tag(tag);
+      w.nil();
+      continue;
+    }
+    if (typeof x !== 'object') throw new CodecError(`cannot serialize a JavaScript ${typeof x}`);
+    // objects with identity
+    if (shared.get(x) === 2) {
+      const m = marks.get(x);
+      if (m !== undefined) {
+        w.tag(TAG_SHAREDREF);
+        w.head(0, m);
+        continue;
+      }
+      marks.set(x, nextMark++);
+      w.tag(TAG_SHAREABLE);
+    }
+    if (x instanceof Pair) {
+      const elems = [x.car];
+      let p = x.cdr;
+      while (p instanceof Pair && shared.get(p) !== 2) {
+        elems.push(p.car);
+        p = p.cdr;
+      }
+      if (p === null) {
+        w.tag(TAG_LIST);
+        w.array(elems.length);
+      } else {
+        w.tag(TAG_DOTTED);
+        w.array(elems.length + 1);
+        work.push(p);
+      }
+      for (let i = elems.length - 1; i >= 0; i--) work.push(elems[i]);
+      continue;
+    }
+    if (Array.isArray(x)) {
+      w.array(x.length);
+      for (let i = x.length - 1; i >= 0; i--) work.push(x[i]);
+      continue;
+    }
+    if (x instanceof Uint8Array) {
+      w.byteString(x);
+      continue;
+    }
+    if (x instanceof Closure) {
+      const fv = x.fv ?? [];
+      w.tag(TAG_CLOSURE);
+      w.array(2 + fv.length);
+      for (let i = fv.length - 1; i >= 0; i--) work.push(fv[i]);
+      work.push(x.lam.index);
+      work.push(codeRefOf(x.lam));
+      continue;
+    }
+    if (x instanceof Frame) {
+      // a chain of frames, flat until a shared frame (which becomes the tail)
+      const frames = [x];
+      let f = x.next;
+      while (f !== null && shared.get(f) !== 2) {
+        frames.push(f);
+        f = f.next;
+      }
+      w.tag(TAG_FRAMES);
+      w.array(frames.length + 1);
+      work.push(f);
+      for (let i = frames.length - 1; i >= 0; i--) work.push(new FrameBody(frames[i]));
+      continue;
+    }
+    if (x instanceof FrameBody) {
+      const fr = x.frame;
+      w.array(3 + fr.s.length);
+      for (let i = fr.s.length - 1; i >= 0; i--) work.push(fr.s[i]);
+      work.push(fr.label);
+      work.push(fr.lam.index);
+      work.push(codeRefOf(fr.lam));
+      continue;
+    }
+    if (isCodeRef(x)) {
+      w.tag(TAG_CODE);
+      w.array(2);
+      w.text(x.hash);
+      w.text(x.env);
+      continue;
+    }
+    if (x instanceof Box) {
+      w.tag(TAG_BOX);
+      work.push(x.v);
+      continue;
+    }
+    if (x instanceof RecordType) {
+      w.tag(TAG_RECORD_TYPE);
+      w.array(3);
+      w.text(x.uid);
+      w.text(x.name);
+      w.array(x.fields.length);
+      for (const f of x.fields) w.text(f);
+      continue;
+    }
+    if (x instanceof Record) {
+      w.tag(TAG_RECORD);
+      w.array(1 + x.f.length);
+      for (let i = x.f.length - 1; i >= 0; i--) work.push(x.f[i]);
+      work.push(x.rtd);
+      continue;
+    }
+    if (x instanceof ErrorObject) {
+      w.tag(TAG_ERROR);
+      w.array(5);
+      work.push(x.loc);
+      work.push(x.irritants);
+      work.push(x.message);
+      work.push(x.who);
+      work.push(x.kind);
+      continue;
+    }
+    if (x instanceof Values) {
+      w.tag(TAG_VALUES);
+      w.array(x.vals.length);
+      for (let i = x.vals.length - 1; i >= 0; i--) work.push(x.vals[i]);
+      continue;
+    }
+    const ext = extensionsByClass.get(x.constructor);
+    if (ext) {
+      const fields = ext.encode(x);
+      w.tag(ext.tag);
+      w.array(fields.length);
+      for (let i = fields.length - 1; i >= 0; i--) work.push(fields[i]);
+      continue;
+    }
+    throw new CodecError(`cannot serialize ${x.constructor?.name ?? 'this object'}`);
+  }
+}
+
+class FrameBody {
+  /** @param {Frame} frame */
+  constructor(frame) {
+    this.frame = frame;
+  }
+}
+
+/** @param {any} x */
+function isCodeRef(x) {
+  return x !== null && typeof x === 'object' && typeof x.hash === 'string' && typeof x.env === 'string' && Object.keys(x).length === 2;
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding
+
+/**
+ * @typedef {object} DecodeOptions
+ * @property {(hash: string, env: string) => any} [resolveCode] the unit instance (with
+ *   `lams`) for a code reference; throws if the node does not have that code
+ * @property {(uid: string, name: string, fields: string[]) => RecordType} [resolveRecordType]
+ * @property {number} [maxDepth] nesting limit (default 10,000)
+ */
+
+/** @typedef {Decoder} DecodeContext */
+
+const textDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decode one Scheme value; the bytes must hold exactly one CBOR item.
+ * @param {Uint8Array} bytes @param {DecodeOptions} [opts]
+ */
+export function decodeValue(bytes, opts = {}) {
+  const d = new Decoder(bytes, opts);
+  const v = d.item(0);
+  if (d.pos !== bytes.length) throw new CodecError(`${bytes.length - d.pos} trailing bytes after the value`);
+  return v;
+}
+
+/** @type {Map<string, RecordType>} */
+const recordTypes = new Map();
+
+/**
+ * The node-wide record type with this uid (created on first sight).
+ * @param {string} uid @param {string} name @param {string[]} fields
+ */
+export function internRecordType(uid, name, fields) {
+  let rtd = recordTypes.get(uid);
+  if (rtd === undefined) {
+    rtd = new RecordType(name, fields, uid);
+    recordTypes.set(uid, rtd);
+  }
+  return rtd;
+}
+
+class Decoder {
+  /** @param {Uint8Array} bytes @param {DecodeOptions} opts */
+  constructor(bytes, opts) {
+    this.b = bytes;
+    this.pos = 0;
+    this.opts = opts;
+    this.maxDepth = opts.maxDepth ?? 10000;
+    /** @type {any[]} values marked with tag 28, in order */
+    this.shared = [];
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** @param {string} what */
+  fail(what) {
+    throw new CodecError(`${what} at byte ${this.pos}`);
+  }
+
+  /** @returns {[number, number|bigint]} major type and argument */
+  head() {
+    if (this.pos >= this.b.length) this.fail('truncated input');
+    const ib = this.b[this.pos++];
+    const major = ib >> 5;
+    const ai = ib & 31;
+    if (ai < 24) return [major, ai];
+    const need = ai === 24 ? 1 : ai === 25 ? 2 : ai === 26 ? 4 : ai === 27 ? 8 : -1;
+    if (need < 0) this.fail(ai === 31 ? 'indefinite lengths are not allowed' : 'reserved additional information');
+    if (this.pos + need > this.b.length) this.fail('truncated input');
+    let n = 0;
+    if (need === 8) {
+      const big = this.dv.getBigUint64(this.pos);
+      this.pos += 8;
+      return [major, big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big];
+    }
+    for (let i = 0; i < need; i++) n = n * 256 + this.b[this.pos++];
+    return [major, n];
+  }
+
+  /** @param {number|bigint} n */
+  count(n) {
+    if (typeof n !== 'number' || n > this.b.length - this.pos) this.fail('length exceeds the input');
+    return /** @type {number} */ (n);
+  }
+
+  /** @param {number} depth @param {((x: any) => void) | null} [register] called with a container before its children are decoded */
+  item(depth, register = null) {
+    if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`);
+    const start = this.pos;
+    const [major, arg] = this.head();
+    switch (major) {
+      case 0: return typeof arg === 'bigint' ? arg : arg;
+      case 1: return typeof arg === 'bigint' ? -1n - arg : arg >= Number.MAX_SAFE_INTEGER ? -1n - BigInt(arg) : -1 - arg;
+      case 2: {
+        const n = this.count(arg);
+        const v = this.b.slice(this.pos, this.pos + n);
+        this.pos += n;
+        if (register) register(v);
+        return v;
+      }
+      case 3: {
+        const n = this.count(arg);
+        let s;
+        try {
+          s = textDecoder.decode(this.b.subarray(this.pos, this.pos + n));
+        } catch {
+          this.fail('invalid UTF-8 in a text string');
+        }
+        this.pos += n;
+        return s;
+      }
+      case 4: {
+        const n = this.count(arg);
+        const v = new Array(n);
+        if (register) register(v);
+        for (let i = 0; i < n; i++) v[i] = this.item(depth + 1);
+        return v;
+      }
+      case 5: this.fail('maps are not Scheme values'); return null;
+      case 6: return this.tagged(/** @type {number} */ (arg), depth, register);
+      case 7: {
+        this.pos = start;
+        return this.simple();
+      }
+    }
+    return this.fail('bad major type');
+  }
+
+  simple() {
+    const ib = this.b[this.pos++];
+    switch (ib) {
+      case 0xf4: return false;
+      case 0xf5: return true;
+      case 0xf6: return null;
+      case 0xf9: {
+        if (this.pos + 2 > this.b.length) this.fail('truncated input');
+        const h = (this.b[this.pos] << 8) | this.b[this.pos + 1];
+        this.pos += 2;
+        return new Flonum(halfToNumber(h));
+      }
+      case 0xfa: {
+        if (this.pos + 4 > this.b.length) this.fail('truncated input');
+        const v = this.dv.getFloat32(this.pos);
+        this.pos += 4;
+        return new Flonum(v);
+      }
+      case 0xfb: {
+        if (this.pos + 8 > this.b.length) this.fail('truncated input');
+        const v = this.dv.getFloat64(this.pos);
+        this.pos += 8;
+        return new Flonum(v);
+      }
+    }
+    return this.fail(`simple value 0x${ib.toString(16)} is not a Scheme value`);
+  }
+
+  /**
+   * @param {number} tag @param {number} depth @param {((x: any) => void) | null} register
+   * @returns {any}
+   */
+  tagged(tag, depth, register) {
+    switch (tag) {
+      case TAG_SHAREABLE: {
+        const idx = this.shared.length;
+        this.shared.push(undefined);
+        const v = this.item(depth + 1, (obj) => {
+          this.shared[idx] = obj;
+        });
+        this.shared[idx] = v;
+        return v;
+      }
+      case TAG_SHAREDREF: {
+        const [major, n] = this.head();
+        if (major !== 0 || typeof n !== 'number' || n >= this.shared.length) this.fail('bad shared reference');
+        const v = this.shared[/** @type {number} */ (n)];
+        if (v === undefined) this.fail('shared reference to a value still being decoded');
+        return v;
+      }
+      case 2:
+      case 3: {
+        const bytes = this.item(depth + 1);
+        if (!(bytes instanceof Uint8Array)) this.fail('bignum must be a byte string');
+        let n = 0n;
+        for (const byte of bytes) n = (n << 8n) | BigInt(byte);
+        if (tag === 3) n = -1n - n;
+        return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+      }
+      case TAG_RATIONAL: {
+        const [num, den] = this.fixedArray(2, depth);
+        const big = (/** @type {any} */ x) => (typeof x === 'number' ? BigInt(x) : x);
+        if ((typeof num !== 'number' && typeof num !== 'bigint') || (typeof den !== 'number' && typeof den !== 'bigint')) this.fail('rational parts must be integers');
+        return new Ratnum(big(num), big(den));
+      }
+      case TAG_SYMBOL: return Sym.intern(this.expectText(depth));
+      case TAG_UNINTERNED: return new Sym(this.expectText(depth), false);
+      case TAG_CHAR: {
+        const c = this.item(depth + 1);
+        if (typeof c !== 'number' || c < 0 || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) this.fail('bad character');
+        return Char.of(c);
+      }
+      case TAG_LIST:
+      case TAG_DOTTED: return this.list(tag === TAG_DOTTED, depth, register);
+      case TAG_VOID: this.item(depth + 1); return VOID;
+      case TAG_EOF: this.item(depth + 1); return EOF;
+      case TAG_DEFAULT: this.item(depth + 1); return DEFAULT;
+      case TAG_UNIT_HASH: this.item(depth + 1); return new Special('unit-hash');
+      case TAG_VALUES: {
+        const v = new Values([]);
+        if (register) register(v);
+        v.vals = this.item(depth + 1);
+        return v;
+      }
+      case TAG_BOX: {
+        const b = new Box(null);
+        if (register) register(b);
+        b.v = this.item(depth + 1);
+        return b;
+      }
+      case TAG_CODE: {
+        const [hash, env] = this.fixedArray(2, depth);
+        if (typeof hash !== 'string' || typeof env !== 'string') this.fail('bad code reference');
+        return { hash, env };
+      }
+      case TAG_CLOSURE: return this.closure(depth, register);
+      case TAG_FRAMES: return this.frames(depth, register);
+      case TAG_RECORD_TYPE: {
+        const [uid, name, fields] = this.fixedArray(3, depth);
+        if (typeof uid !== 'string' || typeof name !== 'string' || !Array.isArray(fields)) this.fail('bad record type');
+        const resolve = this.opts.resolveRecordType ?? internRecordType;
+        return resolve(uid, name, fields);
+      }
+      case TAG_RECORD: {
+        const r = new Record(/** @type {any} */ (null), []);
+        if (register) register(r);
+        const parts = this.item(depth + 1);
+        if (!Array.isArray(parts) || !(parts[0] instanceof RecordType)) this.fail('bad record');
+        r.rtd = parts[0];
+        r.f = parts.slice(1);
+        if (r.f.length !== r.rtd.fields.length) this.fail(`record of type ${r.rtd.name} has ${r.f.length} fields, expected ${r.rtd.fields.length}`);
+        return r;
+      }
+      case TAG_ERROR: {
+        const e = new ErrorObject('', null);
+        if (register) register(e);
+        const [kind, who, message, irritants, loc] = this.fixedArray(5, depth);
+        e.kind = String(kind);
+        e.who = who === null ? null : String(who);
+        e.message = String(message);
+        e.irritants = irritants;
+        e.loc = loc === null ? null : String(loc);
+        return e;
+      }
+    }
+    const ext = extensionsByTag.get(tag);
+    if (ext) {
+      const fields = this.item(depth + 1);
+      if (!Array.isArray(fields)) this.fail(`tag ${tag} must wrap an array`);
+      const v = ext.decode(fields, this);
+      if (register) register(v);
+      return v;
+    }
+    return this.fail(`unknown tag ${tag}`);
+  }
+
+  /** @param {number} depth */
+  expectText(depth) {
+    const s = this.item(depth + 1);
+    if (typeof s !== 'string') this.fail('expected a text string');
+    return s;
+  }
+
+  /** @param {number} n @param {number} depth */
+  fixedArray(n, depth) {
+    const a = this.item(depth + 1);
+    if (!Array.isArray(a) || a.length !== n) this.fail(`expected an array of ${n}`);
+    return a;
+  }
+
+  /** @param {boolean} dotted @param {number} depth @param {((x: any) => void) | null} register */
+  list(dotted, depth, register) {
+    const [major, arg] = this.head();
+    if (major !== 4) this.fail('list must wrap an array');
+    const n = this.count(arg);
+    if (n === 0 || (dotted && n < 2)) this.fail('list too short');
+    const count = dotted ? n - 1 : n;
+    const head = new Pair(null, null);
+    if (register) register(head);
+    let p = head;
+    for (let i = 0; i < count; i++) {
+      if (i > 0) {
+        const next = new Pair(null, null);
+        p.cdr = next;
+        p = next;
+      }
+      p.car = this.item(depth + 1);
+    }
+    p.cdr = dotted ? this.item(depth + 1) : null;
+    return head;
+  }
+
+  /** @param {number} depth @param {((x: any) => void) | null} register */
+  closure(depth, register) {
+    const [major, arg] = this.head();
+    if (major !== 4) this.fail('closure must wrap an array');
+    const n = this.count(arg);
+    if (n < 2) this.fail('closure too short');
+    const c = new Closure(notYetResolved, /** @type {any} */ (null), []);
+    if (register) register(c);
+    const code = this.item(depth + 1);
+    const index = this.item(depth + 1);
+    const lam = this.lambda(code, index);
+    const fv = new Array(n - 2);
+    for (let i = 0; i < n - 2; i++) fv[i] = this.item(depth + 1);
+    c[CALL] = lam.fast;
+    c.lam = lam;
+    c.fv = fv;
+    return c;
+  }
+
+  /** @param {any} code @param {any} index */
+  lambda(code, index) {
+    if (!code || typeof code.hash !== 'string') this.fail('bad code reference');
+    const resolve = this.opts.resolveCode;
+    if (!resolve) this.fail('no code resolver to decode procedures with');
+    const unit = /** @type {any} */ (resolve)(code.hash, code.env);
+    const lam = typeof index === 'number' ? unit.lams[index] : unit.lams.find((/** @type {any} */ l) => l.name === index);
+    if (!lam) this.fail(`unit ${code.hash.slice(0, 12)} has no lambda ${index}`);
+    return lam;
+  }
+
+  /** @param {number} depth @param {((x: any) => void) | null} register */
+  frames(depth, register) {
+    const [major, arg] = this.head();
+    if (major !== 4) this.fail('frames must wrap an array');
+    const n = this.count(arg);
+    if (n < 2) this.fail('frame chain too short');
+    /** @type {Frame|null} */
+    let first = null;
+    /** @type {Frame|null} */
+    let last = null;
+    for (let i = 0; i < n - 1; i++) {
+      const [m2, a2] = this.head();
+      if (m2 !== 4) this.fail('frame must be an array');
+      const len = this.count(a2);
+      if (len < 3) this.fail('frame too short');
+      const fr = new Frame(/** @type {any} */ (null), 0, [], null);
+      if (i === 0 && register) register(fr);
+      const code = this.item(depth + 1);
+      const index = this.item(depth + 1);
+      const label = this.item(depth + 1);
+      if (typeof label !== 'number') this.fail('frame label must be an integer');
+      fr.lam = this.lambda(code, index);
+      fr.label = label;
+      fr.s = new Array(len - 3);
+      for (let k = 0; k < len - 3; k++) fr.s[k] = this.item(depth + 1);
+      if (last === null) first = fr;
+      else last.next = fr;
+      last = fr;
+    }
+    const tail = this.item(depth + 1);
+    if (tail !== null && !(tail instanceof Frame)) this.fail('frame chain must end in a frame chain or null');
+    /** @type {Frame} */ (last).next = tail;
+    return first;
+  }
+}
+
+function notYetResolved() {
+  throw new Error('closure used before it was decoded');
+}
+
+/** @param {number} h */
+function halfToNumber(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+export { arrayToList };
