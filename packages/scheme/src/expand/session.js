@@ -1,0 +1,172 @@
+// @ts-check
+/**
+ * A session: what one expandProgram call (or one REPL environment) knows across units —
+ * the options, the libraries loaded so far (each expanded once), and the library units
+ * produced but not yet handed to the caller.
+ *
+ * Finding a library `(foo bar)`: a standard library (stdlib.js); one already loaded or
+ * defined in this session; else the first of foo/bar.sld, foo/bar.scm that `readFile`
+ * returns, looked for in the importing file's directory, then in each libraryPath
+ * entry. The file must contain `(define-library (foo bar) ...)`.
+ */
+import { Pair, Sym } from '../values.js';
+import { globalName } from '../ir/core.js';
+import { isIdentifier, rootSym } from './hygiene.js';
+import { STANDARD_LIBRARIES, BASE_FEATURES } from './stdlib.js';
+import { keywordBinding } from './special-forms.js';
+import { libraryNameParts, libraryKey, libraryFileNames } from './library-names.js';
+import { expandLibraryForm } from './library.js';
+import { readSource } from './source.js';
+import { dirname, resolvePath } from './paths.js';
+import { syntaxError } from './errors.js';
+
+/** @typedef {import('../ir/core.js').Loc} Loc */
+/** @typedef {import('./hygiene.js').Binding} Binding */
+
+/**
+ * @typedef {object} Library
+ * @property {string} key        "(foo bar)"
+ * @property {string} ns         "lib:(foo bar)", or 'rt' for a standard library
+ * @property {Map<string, Binding>} exports  external name → binding
+ * @property {boolean} std
+ * @property {string[]} requires namespaces of the user libraries it needs instantiated first, in dependency order
+ * @property {number} order      load order within the session (dependencies come first)
+ */
+
+/**
+ * @typedef {object} ExpandOptions
+ * @property {string} [file]             the program's file name (locations, include, library search)
+ * @property {string[]} [libraryPath]    directories searched for library files
+ * @property {(path: string) => (string|null)} [readFile]  file access (injected: the same code runs in browsers)
+ * @property {string[]} [features]       extra cond-expand features
+ */
+
+/** @type {Map<string, Library>} standard libraries are immutable: shared by all sessions */
+const standard = new Map();
+
+/** A standard library by key ("(scheme base)"), or null. @param {string} key @returns {Library|null} */
+export function standardLibrary(key) {
+  let lib = standard.get(key);
+  if (lib) return lib;
+  const table = STANDARD_LIBRARIES[key];
+  if (!table) return null;
+  /** @type {Map<string, Binding>} */
+  const exports = new Map();
+  for (const name of table.syntax) exports.set(name, keywordBinding(name));
+  for (const name of table.procedures) exports.set(name, { kind: 'global', g: globalName('rt', name), imported: true });
+  lib = { key, ns: 'rt', exports, std: true, requires: [], order: -1 };
+  standard.set(key, lib);
+  return lib;
+}
+
+export class Session {
+  /** @param {ExpandOptions} opts */
+  constructor(opts = {}) {
+    this.file = opts.file ?? null;
+    this.libraryPath = opts.libraryPath ?? [];
+    this.readFileFn = opts.readFile ?? (() => null);
+    this.features = new Set([...BASE_FEATURES, ...(opts.features ?? [])]);
+    /** @type {Map<string, Library>} */
+    this.libraries = new Map();
+    /** @type {string[]} keys of libraries being expanded (to report import cycles) */
+    this.loading = [];
+    /** @type {import('../ir/core.js').CoreUnit[]} */
+    this.pendingUnits = [];
+    this.nextOrder = 0;
+  }
+
+  /**
+   * The text of a file, or null when it cannot be read.
+   * @param {string} path @returns {string|null}
+   */
+  readFile(path) {
+    try {
+      const text = this.readFileFn(path);
+      return typeof text === 'string' ? text : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Library units produced since the last call, in dependency order. */
+  takeUnits() {
+    const u = this.pendingUnits;
+    this.pendingUnits = [];
+    return u;
+  }
+
+  /**
+   * The library named by `datum`, loading and expanding it if needed.
+   * @param {any} datum @param {string|null} fromFile the importing file @param {Loc|null} loc
+   * @returns {Library}
+   */
+  library(datum, fromFile, loc) {
+    const key = libraryKey(libraryNameParts(datum, 'import', loc));
+    const known = this.libraries.get(key) ?? standardLibrary(key);
+    if (known) return known;
+    if (this.loading.includes(key)) {
+      syntaxError('import', `library ${key} imports itself (cycle: ${[...this.loading, key].join(' → ')})`, datum, loc);
+    }
+    const found = this.locate(datum, fromFile, loc);
+    if (found === null) {
+      const where = this.searchDirs(fromFile).map((d) => d || '.').join(', ');
+      return syntaxError('import', `library ${key} not found (looked for ${libraryFileNames(libraryNameParts(datum, 'import', loc)).join(' and ')} in ${where})`, datum, loc);
+    }
+    const forms = readSource(found.text, found.path, false);
+    const form = forms.find((f) => isDefineLibrary(f) && safeKey(f.cdr.car) === key);
+    if (!form) syntaxError('import', `${found.path} does not define library ${key}`, datum, loc);
+    return this.defineLibrary(form, found.path);
+  }
+
+  /**
+   * Expand a define-library form and register the library.
+   * @param {any} form @param {string|null} file the file it was read from
+   * @returns {Library}
+   */
+  defineLibrary(form, file) {
+    return expandLibraryForm(form, file, this);
+  }
+
+  /**
+   * Whether `(library datum)` holds in cond-expand.
+   * @param {any} datum @param {string|null} fromFile @param {Loc|null} loc
+   */
+  libraryAvailable(datum, fromFile, loc) {
+    const key = libraryKey(libraryNameParts(datum, 'cond-expand', loc));
+    return this.libraries.has(key) || standardLibrary(key) !== null || this.locate(datum, fromFile, loc) !== null;
+  }
+
+  /** @param {string|null} fromFile */
+  searchDirs(fromFile) {
+    return [...(fromFile !== null || this.file !== null ? [dirname(fromFile ?? this.file)] : ['']), ...this.libraryPath];
+  }
+
+  /**
+   * @param {any} datum @param {string|null} fromFile @param {Loc|null} loc
+   * @returns {{path: string, text: string}|null}
+   */
+  locate(datum, fromFile, loc) {
+    const names = libraryFileNames(libraryNameParts(datum, 'import', loc));
+    for (const dir of this.searchDirs(fromFile)) {
+      for (const name of names) {
+        const path = resolvePath(dir, name);
+        const text = this.readFile(path);
+        if (text !== null) return { path, text };
+      }
+    }
+    return null;
+  }
+}
+
+/** @param {any} f */
+export const isDefineLibrary = (f) =>
+  f instanceof Pair && isIdentifier(f.car) && rootSym(f.car) === Sym.intern('define-library') && f.cdr instanceof Pair;
+
+/** @param {any} name @returns {string|null} */
+function safeKey(name) {
+  try {
+    return libraryKey(libraryNameParts(name, 'define-library', null));
+  } catch {
+    return null;
+  }
+}
