@@ -70,7 +70,7 @@ test('eq? gives the results of the R7RS examples, with strings and small integer
   assert.equal(eq(car, car), true);
   const x = list(sym('a'));
   assert.equal(eq(x, x), true);
-  const v = freezeLiteral([]);
+  const v = freezeLiteral(/** @type {any[]} */ ([]));
   assert.equal(eq(v, v), true);
   const p = lambda();
   assert.equal(eq(p, p), true);
