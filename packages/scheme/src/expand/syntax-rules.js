@@ -19,7 +19,7 @@
  * variable's match is inserted as is, and list spines are walked with loops.
  */
 import { Pair, Flonum, Ratnum, arrayToList } from '../values.js';
-import { Alias, isIdentifier, isAux, freeIdentifierEquals } from './hygiene.js';
+import { Alias, isIdentifier, isAux, freeIdentifierEquals, rootSym } from './hygiene.js';
 import { syntaxError, ExpanderBug } from './errors.js';
 
 /** @typedef {import('./hygiene.js').Identifier} Identifier */
@@ -120,7 +120,7 @@ function compilePattern(p, depth, ctx, vars, seen) {
     if (ctx.lits.includes(p)) return { t: 'lit', id: p };
     if (isAux(p, ctx.env, '_')) return { t: 'any' };
     if (isEllipsis(p, ctx)) syntaxError(ctx.name, 'misplaced ellipsis in pattern', p, ctx.loc);
-    if (vars.has(p)) syntaxError(ctx.name, `pattern variable ${p} appears twice`, p, ctx.loc);
+    if (vars.has(p)) syntaxError(ctx.name, `pattern variable ${rootSym(p).name} appears twice`, p, ctx.loc);
     vars.set(p, depth);
     seen.push(p);
     return { t: 'var', id: p };
@@ -256,7 +256,7 @@ function compileTemplate(t, ctx, vars, level, ellOn, used) {
   if (isIdentifier(t)) {
     const d = vars.get(t);
     if (d !== undefined) {
-      if (d > level) syntaxError(ctx.name, `pattern variable ${t} is used with too few ellipses in the template`, t, ctx.loc);
+      if (d > level) syntaxError(ctx.name, `pattern variable ${rootSym(t).name} is used with too few ellipses in the template`, t, ctx.loc);
       used.add(t);
       return { t: 'var', id: t };
     }
@@ -352,10 +352,10 @@ function repeat(item, j, b, ren, macro, loc, out) {
   let n = -1;
   for (const v of ctl) {
     const seq = b.get(v);
-    if (!Array.isArray(seq)) throw new ExpanderBug(`pattern variable ${v} has no sequence at ellipsis level ${j}`);
+    if (!Array.isArray(seq)) throw new ExpanderBug(`pattern variable ${rootSym(v).name} has no sequence at ellipsis level ${j}`);
     if (n < 0) n = seq.length;
     else if (seq.length !== n) {
-      syntaxError(macro.name, `the pattern variables ${ctl.join(', ')} under one ellipsis matched different numbers of forms`, undefined, loc);
+      syntaxError(macro.name, `the pattern variables ${ctl.map((v) => rootSym(v).name).join(', ')} under one ellipsis matched different numbers of forms`, undefined, loc);
     }
   }
   for (let i = 0; i < n; i++) {

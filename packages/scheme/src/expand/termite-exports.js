@@ -20,6 +20,8 @@ export const termiteExports = {
     // Linda
     'out', 'in', 'rd', 'inp', 'rdp', 'tuple-count', 'spawn-tuple', 'make-space', 'space?',
     'formal', 'in-async', 'rd-async', 'async-poll', 'async-collect',
+    // sorting (SRFI 132 argument order), records
+    'list-sort', 'vector-sort', 'sort', 'record?',
     // misc
     'print', 'println', 'timeout?',
   ],
