@@ -56,7 +56,7 @@ export function compileUnit(core, opts = {}) {
   body = step('fix-letrec', () => fixLetrec(body), (n) => printCore(n, writeDatum));
   body = step('convert-assignments', () => convertAssignments(body), (n) => printCore(n, writeDatum));
   const cps = step('cps-convert', () => cpsConvert(body), (t) => printCps(t, writeDatum));
-  const wire = step('convert-closures', () => convertClosures(cps, { name: core.name, requires: core.requires }), (w) => printWire(w, writeDatum));
+  const wire = step('convert-closures', () => convertClosures(cps, { name: core.name, requires: core.requires, file: core.name }), (w) => printWire(w, writeDatum));
   return { hash: hashWire(wire), wire };
 }
 

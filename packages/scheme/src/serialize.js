@@ -19,7 +19,7 @@
 import { CborWriter } from './cbor-writer.js';
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
-  ErrorObject, Special, VOID, EOF, DEFAULT, arrayToList, CALL,
+  ErrorObject, Special, VOID, EOF, DEFAULT, UNIT_HASH, arrayToList, CALL,
 } from './values.js';
 
 export const TAG_SHAREABLE = 28;
@@ -226,7 +226,7 @@ function emit(root, w, shared) {
       continue;
     }
     if (x instanceof Special) {
-      const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x.name === 'unit-hash' ? TAG_UNIT_HASH : -1;
+      const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : -1;
       if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
       w.tag(tag);
       w.nil();
@@ -576,7 +576,7 @@ class Decoder {
       case TAG_VOID: this.item(depth + 1); return VOID;
       case TAG_EOF: this.item(depth + 1); return EOF;
       case TAG_DEFAULT: this.item(depth + 1); return DEFAULT;
-      case TAG_UNIT_HASH: this.item(depth + 1); return new Special('unit-hash');
+      case TAG_UNIT_HASH: this.item(depth + 1); return UNIT_HASH;
       case TAG_VALUES: {
         const v = new Values([]);
         if (register) register(v);
@@ -696,7 +696,7 @@ class Decoder {
     const resolve = this.opts.resolveCode;
     if (!resolve) this.fail('no code resolver to decode procedures with');
     const unit = /** @type {any} */ (resolve)(code.hash, code.env);
-    const lam = typeof index === 'number' ? unit.lams[index] : unit.lams.find((/** @type {any} */ l) => l.name === index);
+    const lam = typeof index === 'number' ? unit.lams[index] : unit.lamsByName?.get(index);
     if (!lam) this.fail(`unit ${code.hash.slice(0, 12)} has no lambda ${index}`);
     return lam;
   }

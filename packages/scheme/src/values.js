@@ -115,6 +115,8 @@ export const VOID = new Special('void');
 export const EOF = new Special('eof');
 /** The default object: the value of an optional parameter that was not passed. */
 export const DEFAULT = new Special('default');
+/** A constant standing for the hash of the unit that contains it (record type ids). */
+export const UNIT_HASH = new Special('unit-hash');
 /** Marks a variable bound by letrec that has not been initialised yet. */
 export const UNASSIGNED = new Special('unassigned');
 

@@ -129,3 +129,37 @@ export function printWire(unit, writeDatum) {
   });
   return out.join('\n');
 }
+
+/**
+ * Visit every instruction of a Lam in a fixed order (clauses in order, each block's
+ * instructions in order, an instruction before the blocks nested in it), numbering
+ * them from 0: the *site* numbers that debug information is keyed by. Deterministic,
+ * so the node that compiled a unit and a node that received it agree.
+ * @param {any} lam @param {(ins: any[], site: number) => void} f
+ */
+export function forEachSite(lam, f) {
+  let site = 0;
+  /** @param {any[]} block */
+  const walk = (block) => {
+    for (const ins of block) {
+      f(ins, site++);
+      if (ins[0] === K_IF) {
+        walk(ins[2]);
+        walk(ins[3]);
+      } else if (ins[0] === K_JOIN) {
+        walk(ins[3]);
+      }
+    }
+  };
+  for (const c of lam.clauses) walk(c.body);
+}
+
+/**
+ * Source location of a site as "file:line:col", from a unit's debug information
+ * ({file, sites: per lambda, per site, [line, col] or null}).
+ * @param {any} debug @param {number} lam @param {number} site
+ */
+export function siteLocation(debug, lam, site) {
+  const pos = debug?.sites?.[lam]?.[site];
+  return Array.isArray(pos) ? `${debug.file}:${pos[0]}:${pos[1]}` : null;
+}

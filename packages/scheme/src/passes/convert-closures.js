@@ -23,13 +23,13 @@
 import {
   WIRE_VERSION, A_CONST, A_LOCAL, A_FREE, A_GLOBAL, A_SELF, A_FIX, MAX_INLINE_FIXNUM,
   T_PRIM, T_CLOSURE, T_GSET, T_GDEF,
-  K_RETURN, K_TAIL, K_CALL, K_LET, K_FIX, K_IF, K_JOIN, K_JUMP, K_LOOP,
+  K_RETURN, K_TAIL, K_CALL, K_LET, K_FIX, K_IF, K_JOIN, K_JUMP, K_LOOP, forEachSite,
 } from '../ir/wire.js';
 import { CompilerBug } from './walk-core.js';
 
 /**
  * @param {any} top the unit body: an L2 Term
- * @param {{name: string, requires?: string[]}} info
+ * @param {{name: string, requires?: string[], file?: string}} info
  * @returns {any} a wire unit (without hash)
  */
 export function convertClosures(top, info) {
@@ -39,6 +39,7 @@ export function convertClosures(top, info) {
   unit.lambdas[0] = unit.convertLambda(lam0, null, []);
   for (const lam of unit.lambdas) for (const c of lam.clauses) computeLiveness(c.body, new Map());
   return {
+    debug: unit.debugInfo(info.file ?? info.name),
     v: WIRE_VERSION,
     name: info.name,
     consts: unit.consts,
@@ -60,6 +61,31 @@ class UnitBuilder {
     /** @type {any[]} */ this.lambdas = [];
     /** @type {WeakMap<any, any[]>} free variables of each L2 lambda, memoised */
     this.freeMemo = new WeakMap();
+    /** @type {WeakMap<any[], any>} instruction → source location (debug information) */
+    this.locs = new WeakMap();
+  }
+
+  /**
+   * Debug information: the source position of each site (see wire.forEachSite). Not
+   * part of the unit's identity; a hostile peer can only make its own messages wrong.
+   * @param {string} file
+   */
+  debugInfo(file) {
+    const sites = this.lambdas.map((lam) => {
+      const out = [];
+      forEachSite(lam, (ins, site) => {
+        const loc = this.locs.get(ins);
+        out[site] = loc ? [loc.line, loc.col] : null;
+      });
+      return out;
+    });
+    return { file, sites };
+  }
+
+  /** @param {any[]} ins @param {any} loc */
+  at(ins, loc) {
+    if (loc) this.locs.set(ins, loc);
+    return ins;
   }
 
   /** @param {any} v */
@@ -214,13 +240,13 @@ class ClauseContext {
     for (;;) {
       switch (term.t) {
         case 'Let':
-          out.push([K_LET, term.v ? this.bind(term.v) : -1, this.triv(term.e)]);
+          out.push(this.unit.at([K_LET, term.v ? this.bind(term.v) : -1, this.triv(term.e)], term.e.loc));
           term = term.body;
           continue;
         case 'Call': {
           const f = this.atom(term.fn);
           const args = term.args.map((/** @type {any} */ a) => this.atom(a));
-          out.push([K_CALL, ++this.scope.labels, this.bind(term.v), [], f, args]);
+          out.push(this.unit.at([K_CALL, ++this.scope.labels, this.bind(term.v), [], f, args], term.loc));
           term = term.body;
           continue;
         }
@@ -244,15 +270,15 @@ class ClauseContext {
           continue;
         }
         case 'Return':
-          out.push([K_RETURN, this.triv(term.e)]);
+          out.push(this.unit.at([K_RETURN, this.triv(term.e)], term.e.loc));
           return out;
         case 'TailCall': {
           const args = term.args.map((/** @type {any} */ a) => this.atom(a));
           const isSelf = term.fn.t === 'LocalRef' && term.fn.v === this.scope.self;
           if (isSelf && !this.hasRest && args.length === this.nreq && this.scope.self !== null && this.scope.single) {
-            out.push([K_LOOP, args]);
+            out.push(this.unit.at([K_LOOP, args], term.loc));
           } else {
-            out.push([K_TAIL, this.atom(term.fn), args]);
+            out.push(this.unit.at([K_TAIL, this.atom(term.fn), args], term.loc));
           }
           return out;
         }

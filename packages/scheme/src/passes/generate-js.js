@@ -31,10 +31,10 @@
 import {
   A_CONST, A_LOCAL, A_FREE, A_GLOBAL, A_SELF, A_FIX,
   T_PRIM, T_CLOSURE, T_GSET, T_GDEF,
-  K_RETURN, K_TAIL, K_CALL, K_LET, K_FIX, K_IF, K_JOIN, K_JUMP, K_LOOP,
+  K_RETURN, K_TAIL, K_CALL, K_LET, K_FIX, K_IF, K_JOIN, K_JUMP, K_LOOP, forEachSite,
 } from '../ir/wire.js';
 import { CompilerBug } from './walk-core.js';
-import { inlinePrimitive } from './inline-primitives.js';
+import { inlinePrimitive, internalOps } from './inline-primitives.js';
 
 /** Maximum JS stack depth (in Scheme calls) before the stack is unwound to the driver. */
 export const MAX_DEPTH = 800;
@@ -46,11 +46,11 @@ export const MAX_DEPTH = 800;
 export function generateJs(unit) {
   const out = [];
   out.push(`'use strict';`);
-  out.push(`const {U, R, CALL, Closure, Box, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, EMPTY} = $;`);
+  out.push(`const {U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY} = $;`);
   unit.consts.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const K${i} = $.K[${i}];`));
   unit.globals.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const G${i} = $.G[${i}];`));
   unit.prims.forEach((/** @type {string} */ name, /** @type {number} */ i) => {
-    if (!name.startsWith('%')) out.push(`const P${i} = $.P[${i}];`);
+    if (!internalOps.has(name)) out.push(`const P${i} = $.P[${i}];`);
   });
   unit.lambdas.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const LAM${i} = $.LAM[${i}];`));
   const table = [];
@@ -75,6 +75,19 @@ class LambdaGen {
     this.lam = lam;
     this.index = index;
     this.out = out;
+    /** @type {Map<any[], number>} instruction → site number (for `//@lam:site` markers) */
+    this.sites = new Map();
+    forEachSite(lam, (ins, site) => this.sites.set(ins, site));
+  }
+
+  /**
+   * A trailing comment naming the instruction's site, so the linker can map a line of
+   * generated code back to a source location. Only integers are written.
+   * @param {any[]} ins
+   */
+  marker(ins) {
+    const site = this.sites.get(ins);
+    return site === undefined ? '' : ` //@${this.index}:${site}`;
   }
 
   /** Emit the functions of this lambda; returns the JS text of its table entry. */
@@ -247,12 +260,12 @@ class BlockWriter {
       const ins = block[i];
       switch (ins[0]) {
         case K_LET:
-          lines.push(ins[1] < 0 ? `${ind}${this.triv(ins[2])};` : `${ind}l${ins[1]} = ${this.triv(ins[2])};`);
+          lines.push((ins[1] < 0 ? `${ind}${this.triv(ins[2])};` : `${ind}l${ins[1]} = ${this.triv(ins[2])};`) + this.gen.marker(ins));
           break;
         case K_CALL: {
           const [, label, dest, live, f, args] = ins;
           const slots = ['c', ...live.map((/** @type {number} */ l) => 'l' + l)].join(', ');
-          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](d + 1${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});`);
+          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](d + 1${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           lines.push(`${ind}if (l${dest} === U) return push(LAM${this.gen.index}, ${label}, [${slots}]);`);
           if (this.mode === 'resume') {
             lines.push(`${ind}st = ${label}; continue;`);
@@ -279,10 +292,10 @@ class BlockWriter {
           return;
         }
         case K_RETURN:
-          lines.push(`${ind}return ${this.triv(ins[1])};`);
+          lines.push(`${ind}return ${this.triv(ins[1])};${this.gen.marker(ins)}`);
           return;
         case K_TAIL:
-          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + 1${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});`);
+          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + 1${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           return;
         case K_IF:
           lines.push(`${ind}if (${this.atom(ins[1])} !== false) {`);

@@ -10,8 +10,10 @@
  * when it is a plain identifier or literal, so nothing is evaluated twice.
  */
 
-/** @param {string} a */
-const simple = (a) => /^[A-Za-z_$][\w$]*$|^-?\d+$|^\(-\d+\)$/.test(a);
+/** An identifier: safe to repeat and to take a property of. @param {string} a */
+const ident = (a) => /^[A-Za-z_$][\w$]*$/.test(a);
+/** An identifier or an integer literal: safe to repeat. @param {string} a */
+const simple = (a) => ident(a) || /^\d+$|^\(-\d+\)$/.test(a);
 
 /** @type {Record<string, (a: string[], fn: string) => string | null>} */
 const templates = {
@@ -24,10 +26,10 @@ const templates = {
   'null?': ([a]) => `(${a} === null)`,
   'pair?': ([a]) => `(${a} instanceof Pair)`,
   'cons': ([a, b]) => `new Pair(${a}, ${b})`,
-  'car': ([a], fn) => (simple(a) ? `(${a} instanceof Pair ? ${a}.car : ${fn}(${a}))` : null),
-  'cdr': ([a], fn) => (simple(a) ? `(${a} instanceof Pair ? ${a}.cdr : ${fn}(${a}))` : null),
+  'car': ([a], fn) => (ident(a) ? `(${a} instanceof Pair ? ${a}.car : ${fn}(${a}))` : null),
+  'cdr': ([a], fn) => (ident(a) ? `(${a} instanceof Pair ? ${a}.cdr : ${fn}(${a}))` : null),
   'vector-ref': ([v, i], fn) =>
-    simple(v) && simple(i) ? `(Array.isArray(${v}) && typeof ${i} === 'number' && ${i} >= 0 && ${i} < ${v}.length ? ${v}[${i}] : ${fn}(${v}, ${i}))` : null,
+    ident(v) && simple(i) ? `(Array.isArray(${v}) && typeof ${i} === 'number' && ${i} >= 0 && ${i} < ${v}.length ? ${v}[${i}] : ${fn}(${v}, ${i}))` : null,
   '+': (args, fn) => (args.length === 2 ? fixnumOp(args, '+', fn) : null),
   '-': (args, fn) => (args.length === 2 ? fixnumOp(args, '-', fn) : null),
   '<': (args, fn) => (args.length === 2 ? fixnumCmp(args, '<', fn) : null),

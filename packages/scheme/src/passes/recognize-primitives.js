@@ -14,7 +14,8 @@
  * the location, as any other call would.
  */
 import { mapCore } from './walk-core.js';
-import { PrimCall, Let } from '../ir/core.js';
+import { PrimCall, Let, Const } from '../ir/core.js';
+import { UNIT_HASH } from '../values.js';
 
 /**
  * @param {any} node a Core node
@@ -27,6 +28,10 @@ export function recognizePrimitives(node, prims) {
     if (fn.t === 'GlobalRef' && fn.g.ns === 'rt') {
       const p = prims.get(fn.g.name);
       const argc = n.args.length;
+      if (fn.g.name === '%make-record-type' && argc === 3) {
+        // record type ids are made unique by the hash of the unit that defines them
+        return PrimCall(fn.g.name, [...n.args.map(recur), Const(UNIT_HASH, n.loc)], n.loc);
+      }
       if (p && argc >= p.min && (p.max < 0 || argc <= p.max)) {
         return PrimCall(fn.g.name, n.args.map(recur), n.loc);
       }

@@ -55,11 +55,12 @@ export class Thread {
 
 /**
  * Hooks the driver needs from the runtime library (installed once the prelude is loaded).
- * @type {{ raise: any, makeRawContinuation: (th: Thread) => any }}
+ * A raw continuation is the vector #(frames winders handlers params).
+ * @type {{ raise: any, makeRawContinuation: (th: Thread) => any[] }}
  */
 export const driverHooks = {
   raise: null,
-  makeRawContinuation: (th) => ({ frames: th.k, winders: th.winders, handlers: th.handlers, params: th.params }),
+  makeRawContinuation: (th) => [th.k, th.winders, th.handlers, th.params],
 };
 
 /**
@@ -151,12 +152,12 @@ function loop(th) {
  */
 function caught(th, e) {
   if (e === ESCAPE) {
-    // a continuation was invoked: R.pval = [raw continuation, value]
+    // a continuation was invoked: R.pval = [raw, value], raw = #(frames winders handlers params)
     const [raw, value] = R.pval;
     R.pval = null;
-    th.k = raw.frames;
-    th.handlers = raw.handlers;
-    th.params = raw.params;
+    th.k = raw[0];
+    th.handlers = raw[2];
+    th.params = raw[3];
     th.act = ACT_RETURN;
     th.val = value;
     return null;

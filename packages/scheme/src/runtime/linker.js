@@ -10,11 +10,12 @@
  * elsewhere), evaluates it with `new Function`, and fills the unit's LambdaInfo table,
  * which closures and frames reference.
  */
-import { Cell, codeRuntime, EMPTY } from './engine.js';
+import { Cell, Unbound, codeRuntime, EMPTY } from './engine.js';
 import { primitives } from './registry.js';
-import { Closure, Special } from '../values.js';
+import { Closure, UNIT_HASH } from '../values.js';
 import { generateJs } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
+import { siteLocation } from '../ir/wire.js';
 import { sourceMaps } from './driver.js';
 
 /** A global namespace instance: name → Cell. */
@@ -34,10 +35,10 @@ export class Environment {
     }
     return c;
   }
-  /** @param {string} name */
+  /** Whether `name` is bound. @param {string} name */
   has(name) {
     const c = this.cells.get(name);
-    return c !== undefined && c.v?.constructor?.name !== 'Unbound';
+    return c !== undefined && !(c.v instanceof Unbound);
   }
 }
 
@@ -46,9 +47,6 @@ export const rtEnv = new Environment('rt');
 
 /** Library environments by namespace id. @type {Map<string, Environment>} */
 export const libraryEnvs = new Map();
-
-/** A constant standing for the hash of the unit that contains it (record type ids). */
-export const UNIT_HASH = new Special('unit-hash');
 
 /** Raised when a unit refers to something this node does not have. */
 export class LinkError extends Error {
@@ -118,6 +116,9 @@ export function instantiate(wire, hash, env) {
   return instance;
 }
 
+/** Lines `new Function` puts before the body ("function anonymous($\n) {"). */
+const FUNCTION_PROLOGUE_LINES = 2;
+
 /**
  * @param {string} ns @param {Environment} self
  * @returns {Environment}
@@ -131,9 +132,15 @@ function envOf(ns, self) {
 }
 
 /**
- * @param {string} sourceName @param {string} source @param {{file: string, lines: Record<number, string>}} debug
+ * Map the generated source's lines (by their `//@lam:site` markers) to source locations.
+ * @param {string} sourceName @param {string} source @param {any} debug
  */
 function registerSourceMap(sourceName, source, debug) {
-  void source;
-  sourceMaps.set(sourceName, (line) => debug.lines[line] ?? null);
+  /** @type {(string|null)[]} */
+  const byLine = [];
+  source.split('\n').forEach((text, i) => {
+    const m = /\/\/@(\d+):(\d+)$/.exec(text);
+    if (m) byLine[i + 1 + FUNCTION_PROLOGUE_LINES] = siteLocation(debug, Number(m[1]), Number(m[2]));
+  });
+  sourceMaps.set(sourceName, (line) => byLine[line] ?? null);
 }

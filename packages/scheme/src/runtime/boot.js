@@ -1,0 +1,102 @@
+// @ts-check
+/**
+ * Start-up of the runtime library: register every primitive, install the builtin
+ * closures and control procedures in 'rt', create the standard port parameters, and
+ * compile and run the Scheme prelude into 'rt'. Idempotent; the first call does the
+ * work (about as long as compiling a few hundred lines of Scheme).
+ */
+import './prims-numbers.js';
+import './prims-equivalence.js';
+import './prims-lists.js';
+import './prims-chars.js';
+import './prims-strings.js';
+import './prims-vectors.js';
+import './prims-errors.js';
+import './ports.js';
+import './prims-control.js';
+import { Port } from './ports.js';
+import { installPrimitives, installControl, builtinUnit } from './builtins.js';
+import { makeParameter, parameterValue } from './prims-control.js';
+import { current } from './current.js';
+import { rtEnv, instantiate } from './linker.js';
+import { driverHooks, Thread, runToCompletion } from './driver.js';
+import { preludeSource } from './prelude-source.js';
+import { readAll } from '../reader.js';
+import { expandProgram, STANDARD_LIBRARIES } from '../expand/index.js';
+import { compileUnit } from '../pipeline.js';
+import { mapCore } from '../passes/walk-core.js';
+import { writeString } from '../printer.js';
+
+/** Where console output goes; the host (CLI, daemon, browser) may replace the sinks. */
+export const consoleSinks = {
+  /** @type {(s: string) => void} */
+  stdout: (s) => void s,
+  /** @type {(s: string) => void} */
+  stderr: (s) => void s,
+};
+
+let booted = false;
+
+/** The prelude's unit instance (for tests and serialization). @type {any} */
+export let preludeUnit = null;
+
+/** Boot the runtime library once. */
+export function boot() {
+  if (booted) return;
+  booted = true;
+  installPrimitives();
+  installControl();
+  installPorts();
+  loadPrelude();
+  installPrimitives(); // anything registered while the prelude loaded
+}
+
+function installPorts() {
+  const stdout = new Port({ kind: 'console', output: true, sink: (s) => consoleSinks.stdout(s), buffering: 'none' });
+  const stderr = new Port({ kind: 'console', output: true, sink: (s) => consoleSinks.stderr(s), buffering: 'none' });
+  const stdin = new Port({ kind: 'console', input: true, text: '' });
+  const out = makeParameter(stdout, false);
+  const err = makeParameter(stderr, false);
+  const inp = makeParameter(stdin, false);
+  rtEnv.cell('current-output-port').v = out;
+  rtEnv.cell('current-error-port').v = err;
+  rtEnv.cell('current-input-port').v = inp;
+  const keyOf = (/** @type {any} */ p) => p.fv[0];
+  current.outputPort = () => parameterValue(keyOf(out));
+  current.errorPort = () => parameterValue(keyOf(err));
+  current.inputPort = () => parameterValue(keyOf(inp));
+}
+
+/**
+ * The prelude is expanded as a program importing one pseudo-library: every syntactic
+ * keyword of the standard libraries, and every runtime procedure already defined in
+ * JavaScript (so the prelude's own definitions, such as `map`, are not imports).
+ */
+function loadPrelude() {
+  const syntax = new Set();
+  for (const lib of Object.values(STANDARD_LIBRARIES)) for (const k of lib.syntax) syntax.add(k);
+  const procedures = [...rtEnv.cells.keys()].filter((name) => rtEnv.has(name));
+  STANDARD_LIBRARIES['(termite prelude-environment)'] = { syntax: [...syntax], procedures };
+  const datums = [readAll('(import (termite prelude-environment))')[0], ...readAll(preludeSource, { file: 'prelude.scm' })];
+  const { units } = expandProgram(datums, { file: 'prelude.scm' });
+  const core = units[units.length - 1];
+  // The prelude's own definitions are the runtime library: move '.' to 'rt'.
+  const body = mapCore(core.body, (n) => {
+    if ((n.t === 'GlobalRef' || n.t === 'GlobalDef' || n.t === 'GlobalSet') && n.g.ns === '.') {
+      const g = { ns: 'rt', name: n.g.name };
+      return n.t === 'GlobalRef' ? { ...n, g } : undefined;
+    }
+    return undefined;
+  });
+  const rebased = mapCore(body, (n, recur) => {
+    if ((n.t === 'GlobalDef' || n.t === 'GlobalSet') && n.g.ns === '.') return { ...n, g: { ns: 'rt', name: n.g.name }, e: recur(n.e) };
+    return undefined;
+  });
+  const { hash, wire } = compileUnit({ ...core, body: rebased, name: 'prelude' });
+  preludeUnit = instantiate(wire, hash, rtEnv);
+  const r = runToCompletion(new Thread(preludeUnit.top, []));
+  if (!r.ok) throw new Error(`the Scheme prelude failed to load: ${writeString(r.error)}`);
+  driverHooks.raise = rtEnv.cell('%raise-from-primitive').v;
+}
+
+export { builtinUnit };

@@ -1,0 +1,125 @@
+// @ts-check
+/**
+ * The builtin procedures as Scheme values, in the runtime environment 'rt':
+ *  - every registered primitive, wrapped in a Closure so it can be passed around
+ *    (`(map car l)`); compiled code calls primitives directly instead;
+ *  - the control procedures that manipulate the engine itself (apply, %capture,
+ *    %reinstate, %uncaught, %exit).
+ * All of them belong to one pseudo-unit, "builtin", and are named on the wire by
+ * their names, so a closure over a builtin serializes as ("builtin", name).
+ */
+import { primitives } from './registry.js';
+import { rtEnv } from './linker.js';
+import { R, CALL, arity, unwind, PEND_CAPTURE, PEND_EXIT } from './engine.js';
+import { ESCAPE, DIE, driverHooks } from './driver.js';
+import { Closure, listToArray, schemeErrorOf } from '../values.js';
+import { parameterLambda, parameterCode } from './prims-control.js';
+
+/** The pseudo-unit every builtin LambdaInfo belongs to. */
+export const builtinUnit = {
+  hash: 'builtin',
+  env: rtEnv,
+  /** @type {any[]} */
+  lams: [],
+  /** @type {Map<string, any>} */
+  lamsByName: new Map(),
+};
+
+/**
+ * @param {string} name @param {Function} fast @param {number} nreq @param {number} nopt -1: rest
+ */
+function builtinLambda(name, fast, nreq, nopt) {
+  const lam = { unit: builtinUnit, index: name, name, nreq, nopt: Math.max(nopt, 0), rest: nopt < 0, fast, resume: null };
+  builtinUnit.lamsByName.set(name, lam);
+  return lam;
+}
+
+/**
+ * Define a builtin procedure in 'rt'.
+ * @param {string} name @param {Function} fast @param {number} nreq @param {number} nopt -1 for rest
+ */
+export function defineBuiltin(name, fast, nreq, nopt) {
+  const lam = builtinLambda(name, fast, nreq, nopt);
+  rtEnv.cell(name).v = new Closure(fast, lam, null);
+  return lam;
+}
+
+/**
+ * The calling-convention adapter of a primitive: checks arity, calls the JS function.
+ * @param {import('./registry.js').PrimitiveDef} p
+ * @returns {Function}
+ */
+function adapter(p) {
+  const { fn, min, max } = p;
+  if (min === max) {
+    switch (min) {
+      case 0: return function (/** @type {number} */ _d) { return arguments.length !== 1 ? arity(this, arguments.length - 1) : fn(); };
+      case 1: return function (/** @type {number} */ _d, /** @type {any} */ a) { return arguments.length !== 2 ? arity(this, arguments.length - 1) : fn(a); };
+      case 2: return function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b) { return arguments.length !== 3 ? arity(this, arguments.length - 1) : fn(a, b); };
+      case 3: return function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return arguments.length !== 4 ? arity(this, arguments.length - 1) : fn(a, b, c); };
+    }
+  }
+  return function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
+    if (args.length < min || (max >= 0 && args.length > max)) return arity(this, args.length);
+    return fn(...args);
+  };
+}
+
+/** Wrap every registered primitive not yet wrapped. Idempotent. */
+export function installPrimitives() {
+  for (const p of primitives.values()) {
+    if (builtinUnit.lamsByName.has(p.name)) continue;
+    defineBuiltin(p.name, adapter(p), p.min, p.max < 0 ? -1 : p.max - p.min);
+  }
+}
+
+// ------------------------------------------------------------------ control procedures
+
+/** `(apply f a ... list)` — a tail call, so it needs no frame of its own. */
+function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any[]} */ ...rest) {
+  if (arguments.length < 3) return arity(/** @type {any} */ (this), arguments.length - 1);
+  const last = rest.pop();
+  const args = rest.length === 0 ? listToArray(last, 'apply') : rest.concat(listToArray(last, 'apply'));
+  return f[CALL](d + 1, ...args);
+}
+
+/** `(%capture)` → the raw continuation of its caller's caller, once the stack is unwound. */
+function captureCode(/** @type {number} */ _d) {
+  return unwind(PEND_CAPTURE);
+}
+
+/** `(%reinstate raw value)` abandons the JS stack and returns value to raw's frames. */
+function reinstateCode(/** @type {number} */ _d, /** @type {any} */ raw, /** @type {any} */ value) {
+  if (!Array.isArray(raw) || raw.length !== 4) schemeErrorOf('type', '%reinstate', 'expected a raw continuation', raw);
+  R.pval = [raw, value];
+  throw ESCAPE;
+}
+
+/** `(%uncaught obj)`: the thread dies with obj. */
+function uncaughtCode(/** @type {number} */ _d, /** @type {any} */ obj) {
+  R.pval = obj;
+  throw DIE;
+}
+
+/** `(%exit code)`: the thread (program) ends; the host decides what exiting means. */
+function exitCode(/** @type {number} */ _d, /** @type {any} */ code) {
+  if (R.thread) R.thread.exitCode = code;
+  return unwind(PEND_EXIT, code);
+}
+
+/** Install the control procedures and the driver hooks that refer to them. */
+export function installControl() {
+  defineBuiltin('apply', applyCode, 2, -1);
+  defineBuiltin('%capture', captureCode, 0, 0);
+  defineBuiltin('%reinstate', reinstateCode, 2, 0);
+  defineBuiltin('%uncaught', uncaughtCode, 1, 0);
+  defineBuiltin('%exit', exitCode, 1, 0);
+  parameterLambda.lam = builtinLambda('parameter', parameterCode, 0, 0);
+  driverHooks.makeRawContinuation = (th) => {
+    // the capturing procedure (call/cc) is the innermost frame; its caller's
+    // continuation is what the program captures
+    const frames = th.k === null ? null : th.k.next;
+    return [frames, th.winders, th.handlers, th.params];
+  };
+}
+
