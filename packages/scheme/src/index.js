@@ -31,6 +31,7 @@ export { compileUnit, wireToData, wireFromData, hashWire, PASSES } from './pipel
 export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './runtime/driver.js';
 export { Environment, rtEnv, libraryEnvs, instantiate } from './runtime/linker.js';
 export { boot, consoleSinks };
+export { Evaluator } from './evaluator.js';
 
 /**
  * @typedef {object} CompiledUnit
@@ -122,6 +123,7 @@ export function runProgramText(text, opts = {}) {
  * @param {any} e
  */
 export function describeError(e) {
+  if (e instanceof ErrorObject && e.kind === 'syntax') return e.message;
   if (e instanceof ErrorObject) {
     const irritants = [];
     for (let p = e.irritants; p && p.car !== undefined; p = p.cdr) irritants.push(writeString(p.car));

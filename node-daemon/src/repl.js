@@ -1,0 +1,43 @@
+// @ts-check
+/**
+ * `termite-node repl`: an interactive Scheme REPL. Line editing and history come from
+ * node:readline; an input that is not yet complete (an open list or string) continues
+ * on the next line; each complete datum is expanded in the REPL's environment (which
+ * remembers definitions, macros and imports), compiled and run. Errors are printed and
+ * the REPL goes on. `,quit` or end of input leaves.
+ */
+import readline from 'node:readline';
+import { Evaluator } from '@termite/scheme';
+
+/**
+ * @param {import('./cli.js').CliOptions} options
+ * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream}} [io]
+ * @returns {Promise<number>}
+ */
+export async function startRepl(options, io = {}) {
+  const input = io.input ?? process.stdin;
+  const output = io.output ?? process.stdout;
+  const terminal = /** @type {any} */ (output).isTTY === true && /** @type {any} */ (input).isTTY === true;
+  const evaluator = new Evaluator({ libraryPath: options.lib, write: (s) => output.write(s) });
+  const rl = readline.createInterface({ input, output, terminal, historySize: 1000, prompt: 'termite> ' });
+  let pending = '';
+  output.write('Termite Scheme REPL. Type ,quit to leave.\n');
+  rl.prompt();
+  for await (const line of rl) {
+    if (pending === '' && line.trim() === ',quit') break;
+    pending += line + '\n';
+    const result = evaluator.evalText(pending);
+    if (result.incomplete) {
+      rl.setPrompt('....... ');
+      rl.prompt();
+      continue;
+    }
+    pending = '';
+    for (const text of result.outputs) output.write(text.endsWith('\n') ? text : text + '\n');
+    rl.setPrompt('termite> ');
+    rl.prompt();
+  }
+  rl.close();
+  output.write('\n');
+  return 0;
+}

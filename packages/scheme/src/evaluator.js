@@ -1,0 +1,101 @@
+// @ts-check
+/**
+ * An interactive evaluation environment (the REPL's, the dashboard's, R7RS
+ * `interaction-environment`): reads text, expands each datum in an environment that
+ * remembers definitions, macros and imports, compiles it, runs it, and reports what it
+ * printed and the values it returned — or the error, without losing the environment.
+ */
+import { boot, consoleSinks } from './runtime/boot.js';
+import { Reader } from './reader.js';
+import { createEnvironment, expandInEnvironment } from './expand/index.js';
+import { compileUnit } from './pipeline.js';
+import { Environment, instantiate, libraryEnvs } from './runtime/linker.js';
+import { Thread, runToCompletion } from './runtime/driver.js';
+import { writeString } from './printer.js';
+import { SchemeError, EOF, VOID, Values } from './values.js';
+import { describeError } from './index.js';
+
+let replCounter = 0;
+
+export class Evaluator {
+  /**
+   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, write?: (s: string) => void, envId?: string}} [opts]
+   */
+  constructor(opts = {}) {
+    boot();
+    this.opts = opts;
+    this.expandEnv = createEnvironment(null, { libraryPath: opts.libraryPath ?? [], readFile: opts.readFile, file: 'repl' });
+    this.env = new Environment(opts.envId ?? `repl:${++replCounter}`);
+  }
+
+  /**
+   * Evaluate every datum of `text` in order.
+   * @param {string} text
+   * @returns {{incomplete: boolean, outputs: string[], ok: boolean}}
+   *   incomplete: the text ends inside a datum (read more and call again with it all);
+   *   outputs: for each datum, what it printed followed by its values (written), or the error
+   */
+  evalText(text) {
+    const reader = new Reader(text, { file: 'repl' });
+    /** @type {any[]} */
+    const datums = [];
+    try {
+      for (let n = 0; n < 100000; n++) {
+        const d = reader.read();
+        if (d === EOF) break;
+        datums.push(d);
+      }
+    } catch (e) {
+      if (e instanceof SchemeError && /unterminated|unexpected end of (file|input)/.test(e.payload?.message ?? '')) {
+        return { incomplete: true, outputs: [], ok: true };
+      }
+      return { incomplete: false, outputs: [`Error: ${e instanceof SchemeError ? describeError(e.payload) : String(e)}`], ok: false };
+    }
+    const outputs = [];
+    let ok = true;
+    for (const d of datums) {
+      const r = this.evalDatum(d);
+      outputs.push(r.text);
+      ok &&= r.ok;
+    }
+    return { incomplete: false, outputs: outputs.filter((s) => s !== ''), ok };
+  }
+
+  /**
+   * @param {any} datum
+   * @returns {{ok: boolean, text: string, values: any[]}}
+   */
+  evalDatum(datum) {
+    const printed = [];
+    const saved = consoleSinks.stdout;
+    consoleSinks.stdout = (s) => printed.push(s);
+    try {
+      const { units } = expandInEnvironment(datum, this.expandEnv);
+      let top = null;
+      for (const u of units) {
+        const { hash, wire } = compileUnit(u, { writeDatum: writeString });
+        if (u.kind === 'library') {
+          const ns = /** @type {any} */ (u).ns ?? `lib:${u.name}`;
+          if (libraryEnvs.has(ns)) continue;
+          const env = new Environment(ns);
+          libraryEnvs.set(ns, env);
+          const r = runToCompletion(new Thread(instantiate(wire, hash, env).top, []));
+          if (!r.ok) return { ok: false, text: printed.join('') + `Error: ${describeError(r.error)}`, values: [] };
+        } else {
+          top = instantiate(wire, hash, this.env).top;
+        }
+      }
+      const r = runToCompletion(new Thread(top, []));
+      if (!r.ok) return { ok: false, text: printed.join('') + `Error: ${describeError(r.error)}`, values: [] };
+      const values = r.value instanceof Values ? r.value.vals : r.value === VOID ? [] : [r.value];
+      const shown = values.map((v) => writeString(v)).join('\n');
+      const out = printed.join('');
+      return { ok: true, text: out + (out && shown && !out.endsWith('\n') ? '\n' : '') + shown, values };
+    } catch (e) {
+      if (e instanceof SchemeError) return { ok: false, text: printed.join('') + `Error: ${describeError(e.payload)}`, values: [] };
+      throw e;
+    } finally {
+      consoleSinks.stdout = saved;
+    }
+  }
+}

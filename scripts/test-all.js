@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * `npm test`: every suite of the project, in order — the C core's tests (native, under
+ * AddressSanitizer and UBSan), the fuzzers for a bounded time, the JavaScript unit tests
+ * of every package, the multi-node tests and the end-to-end tests in Chromium. Each
+ * suite's own summary is parsed; the last line is the total, `N passed, N failed`, and
+ * the exit status is non-zero if anything failed or a suite could not run.
+ *
+ * Environment: TERMITE_TEST_ONLY=c,unit,... runs only the named suites;
+ * FUZZ_SECONDS overrides the fuzzing time (default 60 in CI, see wasm-core/Makefile).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @type {{name: string, cmd: string, args: string[], when?: () => boolean, parse: 'c'|'node'}[]} */
+const suites = [
+  { name: 'c', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'test'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
+  { name: 'fuzz', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'fuzz'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
+  { name: 'unit', cmd: process.execPath, args: ['--test', '--test-reporter=spec', ...unitTestDirs()], parse: 'node' },
+];
+
+function unitTestDirs() {
+  const dirs = ['packages/core/test', 'packages/scheme/test', 'node-daemon/test'];
+  return dirs.filter((d) => existsSync(path.join(root, d)));
+}
+
+const only = process.env.TERMITE_TEST_ONLY?.split(',');
+let passed = 0;
+let failed = 0;
+const problems = [];
+
+for (const s of suites) {
+  if (only && !only.includes(s.name)) continue;
+  if (s.when && !s.when()) {
+    console.log(`== ${s.name}: skipped (not present in this checkout)`);
+    continue;
+  }
+  console.log(`== ${s.name}: ${s.cmd} ${s.args.join(' ')}`);
+  const { code, output } = await run(s.cmd, s.args);
+  const counts = s.parse === 'c' ? parseC(output) : parseNode(output);
+  if (counts === null) {
+    problems.push(`${s.name}: no summary line in its output (exit ${code})`);
+    failed++;
+    continue;
+  }
+  passed += counts.passed;
+  failed += counts.failed;
+  if (code !== 0 && counts.failed === 0) {
+    problems.push(`${s.name}: exited with status ${code}`);
+    failed++;
+  }
+}
+
+for (const p of problems) console.log(`problem: ${p}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
+
+/**
+ * @param {string} cmd @param {string[]} args
+ * @returns {Promise<{code: number, output: string}>}
+ */
+function run(cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => {
+      output += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+      process.stderr.write(d);
+    });
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+/** @param {string} out */
+function parseC(out) {
+  const all = [...out.matchAll(/^(\d+) passed, (\d+) failed$/gm)];
+  if (all.length === 0) return null;
+  return all.reduce((acc, m) => ({ passed: acc.passed + Number(m[1]), failed: acc.failed + Number(m[2]) }), { passed: 0, failed: 0 });
+}
+
+/** @param {string} out */
+function parseNode(out) {
+  const pass = /^ℹ pass (\d+)$/m.exec(out) ?? /^# pass (\d+)$/m.exec(out);
+  const fail = /^ℹ fail (\d+)$/m.exec(out) ?? /^# fail (\d+)$/m.exec(out);
+  if (!pass || !fail) return null;
+  return { passed: Number(pass[1]), failed: Number(fail[1]) };
+}
