@@ -1,0 +1,38 @@
+/*
+ * alloc.h — every allocation of the core goes through these three calls.
+ *
+ * `acct` is the counter of the object the bytes are held for (a space, a
+ * process) or NULL for core-wide structures. Frees pass the exact size, so
+ * the core-wide total (tm_core.live) and every counter are exact.
+ */
+#ifndef TM_ALLOC_H
+#define TM_ALLOC_H
+
+#include "termite_core.h"
+
+#define TM_INTERNAL __attribute__((visibility("hidden")))
+
+/* A growable byte buffer owned by the core (scratch space). */
+typedef struct tm_buf {
+  uint8_t *p;  /* storage, NULL while cap is 0 */
+  size_t len;  /* bytes in use */
+  size_t cap;  /* bytes allocated */
+} tm_buf;
+
+/* NULL on failure (limit reached or hook failed); nothing changes then. */
+TM_INTERNAL void *tm_mem_alloc(tm_core *c, size_t *acct, size_t n);
+TM_INTERNAL void *tm_mem_realloc(tm_core *c, size_t *acct, void *p,
+                                 size_t old_n, size_t n);
+TM_INTERNAL void tm_mem_free(tm_core *c, size_t *acct, void *p, size_t n);
+
+/* Make b->cap >= n (doubling). TM_E_NOMEM leaves b unchanged. */
+TM_INTERNAL tm_status tm_buf_reserve(tm_core *c, tm_buf *b, size_t n);
+TM_INTERNAL void tm_buf_free(tm_core *c, tm_buf *b);
+
+/* Grow an array of `elem`-byte items to hold at least `need` (doubling from
+ * `min`). *arr and *cap change only on success. */
+TM_INTERNAL tm_status tm_mem_grow(tm_core *c, size_t *acct, void **arr,
+                                  uint32_t *cap, uint32_t need, size_t elem,
+                                  uint32_t min);
+
+#endif

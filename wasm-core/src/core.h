@@ -1,0 +1,72 @@
+/*
+ * core.h — the tm_core structure, shared by every module (like Lua's
+ * lstate.h), and the error and transfer-area helpers.
+ */
+#ifndef TM_CORE_H
+#define TM_CORE_H
+
+#include "cbor.h"
+#include "sched.h"
+#include "store.h"
+#include "timer.h"
+
+#define TM_ERRMSG_MAX 256
+
+struct tm_core {
+  tm_config cfg;            /* copy of the creation config (alloc set) */
+  size_t live;              /* bytes held, all blocks */
+  size_t limit;             /* memory limit, 0 = none */
+  tm_status last_status;    /* status of the last call */
+  char errmsg[TM_ERRMSG_MAX]; /* message of the last failure */
+  tm_xfer *xfer;            /* transfer area header (fixed address) */
+  tm_buf canon;             /* canonicaliser output */
+  tm_buf stack;             /* canonicaliser scratch (map pairs, bignums) */
+  uint32_t *offs;           /* scratch: field offsets (arity + 1) */
+  uint64_t *keys;           /* scratch: index keys (arity + 1) */
+  tm_chain **chains;        /* scratch: chain of each key (arity + 1) */
+  tm_tfield *tf;            /* scratch: compiled template fields */
+  uint32_t scratch_cap;     /* entries in each scratch array */
+  tm_store store;           /* spaces */
+  tm_sched sched;           /* processes and run queues */
+  tm_timers timers;         /* clocks and timers */
+#ifdef TM_DEBUG
+  uint64_t alloc_count;     /* allocation attempts so far */
+  uint64_t fail_at;         /* attempt number that fails, 0 = none */
+  uint64_t examined;        /* tuples examined by searches */
+#endif
+};
+
+/* Record a failure: status and formatted message; returns st. */
+TM_INTERNAL tm_status tm_fail(tm_core *c, tm_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The standard out-of-memory failure ("out of memory while <what>"). */
+TM_INTERNAL tm_status tm_nomem(tm_core *c, const char *what);
+/* Record a call's outcome as the last status (errors via tm_fail). */
+static inline tm_status tm_done(tm_core *c, tm_status st) {
+  c->last_status = st;
+  return st;
+}
+
+/* Copy n bytes into the transfer area (growing it) and describe them in
+ * *out. b may point into the area itself. */
+TM_INTERNAL tm_status tm_xfer_put(tm_core *c, const uint8_t *b, size_t n,
+                                  tm_bytes *out);
+/* Whether the area can hold n bytes, growing it if needed. */
+TM_INTERNAL tm_status tm_xfer_room(tm_core *c, size_t n);
+/* Make the scratch arrays hold n entries. */
+TM_INTERNAL tm_status tm_scratch_reserve(tm_core *c, uint32_t n);
+
+TM_INTERNAL void *tm_default_alloc(void *ud, void *ptr, size_t old_n,
+                                   size_t n);
+
+/* Hash-mixing helpers shared by index keys and digests. */
+static inline uint64_t tm_mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * index.h — per-field hash chains (the S/Net kernel's "hash each field,
+ * search the shortest chain").
+ *
+ * A key hashes (arity, slot, canonical field bytes); slot 0 is the arity
+ * chain (no bytes: every tuple of that arity), slot i >= 1 is field i-1.
+ * Each key has one chain: the stored tuples with that key in arrival order
+ * and the waiting templates registered under it, also in arrival order.
+ * Chains live in an open-addressing table keyed by the 64-bit key.
+ */
+#ifndef TM_INDEX_H
+#define TM_INDEX_H
+
+#include "alloc.h"
+
+struct tm_chain;
+
+/* One index entry; a tuple embeds one per slot. */
+typedef struct tm_entry {
+  struct tm_entry *prev, *next; /* neighbours in the chain, oldest first */
+  struct tm_chain *chain;       /* the chain holding this entry */
+  uint32_t slot;                /* 0 = arity chain, i = field i-1 */
+} tm_entry;
+
+/* Link of a waiting template in a chain's waiter list. */
+typedef struct tm_wlink {
+  struct tm_wlink *prev, *next; /* arrival order */
+} tm_wlink;
+
+typedef struct tm_chain {
+  uint64_t key;                   /* the key every member shares */
+  tm_entry *head, *tail;          /* tuples, oldest first */
+  tm_wlink *whead, *wtail;        /* waiters registered here, oldest first */
+  struct tm_chain *eprev, *enext; /* empty-chain LRU, while empty */
+  uint32_t count;                 /* entries in the tuple list */
+  uint32_t nwait;                 /* waiters in the waiter list */
+} tm_chain;
+
+typedef struct tm_index {
+  tm_chain **slots;       /* cap slots, NULL = free; linear probing */
+  uint32_t cap;           /* 0 or a power of two */
+  uint32_t used;          /* chains in the table (incl. empty ones) */
+  tm_chain *ehead, *etail; /* empty chains, least recently emptied first */
+  uint32_t nempty;        /* chains on the empty list */
+} tm_index;
+
+/* Most empty chains kept for reuse (hot keys stay allocated). */
+#define TM_INDEX_KEEP_EMPTY 256
+
+TM_INTERNAL uint64_t tm_index_key(uint64_t seed, uint32_t arity,
+                                  uint32_t slot, const uint8_t *p, size_t n);
+TM_INTERNAL tm_chain *tm_index_find(const tm_index *ix, uint64_t key);
+
+/* Make room for `extra` more chains without exceeding the load factor. */
+TM_INTERNAL tm_status tm_index_reserve(tm_core *c, size_t *acct,
+                                       tm_index *ix, uint32_t extra);
+/* A new empty chain (not yet in the table). NULL on allocation failure. */
+TM_INTERNAL tm_chain *tm_index_new_chain(tm_core *c, size_t *acct,
+                                         uint64_t key);
+TM_INTERNAL void tm_index_free_chain(tm_core *c, size_t *acct, tm_chain *ch);
+/* Insert a new chain (room reserved, key absent); it starts empty. */
+TM_INTERNAL void tm_index_insert(tm_index *ix, tm_chain *ch);
+
+/* Append an entry / waiter link; the chain leaves the empty list. */
+TM_INTERNAL void tm_index_link(tm_index *ix, tm_chain *ch, tm_entry *e);
+TM_INTERNAL void tm_index_wlink(tm_index *ix, tm_chain *ch, tm_wlink *w);
+/* Remove in O(1); a chain left empty joins the empty list. */
+TM_INTERNAL void tm_index_unlink(tm_index *ix, tm_entry *e);
+TM_INTERNAL void tm_index_wunlink(tm_index *ix, tm_chain *ch, tm_wlink *w);
+
+/* Free empty chains beyond TM_INDEX_KEEP_EMPTY, oldest first. */
+TM_INTERNAL void tm_index_trim(tm_core *c, size_t *acct, tm_index *ix,
+                               uint32_t keep);
+/* Free every chain and the table (entries belong to their tuples). */
+TM_INTERNAL void tm_index_free(tm_core *c, size_t *acct, tm_index *ix);
+/* Check table, chains and the empty list; message via tm_fail. */
+TM_INTERNAL tm_status tm_index_check(tm_core *c, const tm_index *ix);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * match.h — templates: compiling formals and matching fields on bytes.
+ */
+#ifndef TM_MATCH_H
+#define TM_MATCH_H
+
+#include <string.h>
+
+#include "alloc.h"
+
+#define TM_ACTUAL (-1) /* tm_tfield.formal of an actual field */
+
+/* One compiled template field. */
+typedef struct tm_tfield {
+  uint64_t key;   /* actual: its index key (tm_index_key) */
+  uint64_t tag;   /* TM_FORMAL_TAGGED: the tag number */
+  uint32_t off;   /* offset of the field in the template bytes */
+  uint32_t len;   /* length of the field's canonical bytes */
+  int32_t formal; /* TM_ACTUAL or a TM_FORMAL_* code */
+} tm_tfield;
+
+/*
+ * Parse the top-level array head of checked canonical bytes. *arity gets
+ * the element count; the head length is returned. TM_E_TEMPLATE (with a
+ * message naming `what`, "tuple" or "template") if it is not an array, is
+ * empty or has more than TM_MAX_ARITY fields.
+ */
+TM_INTERNAL tm_status tm_match_arity(tm_core *c, const uint8_t *b,
+                                     const char *what, uint32_t *arity,
+                                     size_t *head);
+
+/* Offsets of the arity fields (off[arity] = end of the last). */
+TM_INTERNAL void tm_match_offsets(const uint8_t *b, size_t head,
+                                  uint32_t arity, uint32_t *off);
+
+/* If the field is a formal (tag 40992): TM_OK with *code and *tag set; if it is
+ * an actual: TM_NOMATCH; a malformed formal: TM_E_UNKNOWN_FORMAL. */
+TM_INTERNAL tm_status tm_match_formal(tm_core *c, const uint8_t *f,
+                                      uint32_t field, int32_t *code,
+                                      uint64_t *tag);
+
+/* Whether a field of len bytes starts with tag 40992 (a formal). */
+TM_INTERNAL int tm_match_is_formal(const uint8_t *f, uint32_t len);
+
+/* Compile template fields (canonical bytes b, offsets off) into tf[]. */
+TM_INTERNAL tm_status tm_match_compile(tm_core *c, const uint8_t *b,
+                                       const uint32_t *off, uint32_t arity,
+                                       tm_tfield *tf);
+
+/* Whether the field bytes f are of the formal's type. */
+TM_INTERNAL int tm_match_type(int32_t formal, uint64_t tag, const uint8_t *f);
+
+/*
+ * Whether one field (bytes f of length flen, index key fkey) satisfies the
+ * compiled template field tf (template bytes pb). Actuals compare keys
+ * first, so most non-matching fields cost one integer comparison.
+ */
+static inline int tm_match_field(const tm_tfield *tf, const uint8_t *pb,
+                                 const uint8_t *f, uint32_t flen,
+                                 uint64_t fkey) {
+  if (tf->formal != TM_ACTUAL) return tm_match_type(tf->formal, tf->tag, f);
+  return fkey == tf->key && flen == tf->len &&
+         memcmp(pb + tf->off, f, flen) == 0;
+}
+
+#endif

@@ -1,0 +1,727 @@
+/*
+ * store.c — tuple spaces.
+ *
+ * Invariants (checked by tm_space_check):
+ *  - Every stored tuple is canonical CBOR, an array of `arity` fields, and
+ *    is linked into arity + 1 chains: ent[0] in the arity chain (key of
+ *    (arity, 0)), ent[i] in the chain of (arity, i, bytes of field i-1).
+ *    Chains are in arrival order, so walking any chain oldest-first and
+ *    taking the first match yields the oldest matching tuple.
+ *  - ntuples counts tuples; nwaiters counts waiters; every waiter is in
+ *    exactly one chain's waiter list (its first actual field's key, or the
+ *    arity key if it has none), and its owner process is waiting-tuple
+ *    with proc->waiter pointing back to it.
+ *  - `bytes` is the sum of the tuples, chains and the chain table of the
+ *    space; waiters and deliveries are charged to their processes.
+ *  - An operation does all its allocation before it changes anything
+ *    ("prepare, then commit"), so a failure leaves contents unchanged;
+ *    growing the chain table is the last fallible step of an out.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core.h"
+
+/* A parsed tuple or template: canonical bytes and field offsets. */
+typedef struct tm_item {
+  const uint8_t *b; /* canonical bytes (input or c->canon) */
+  size_t len;       /* their length */
+  uint32_t arity;   /* fields */
+  uint32_t *off;    /* c->offs: arity + 1 offsets */
+} tm_item;
+
+#define TUPLE_OF(e) \
+  ((tm_tuple *)((char *)((e) - (e)->slot) - offsetof(tm_tuple, ent)))
+
+/* ---- spaces ------------------------------------------------------------ */
+
+static tm_space *space_get(tm_core *c, uint32_t id, tm_status *st) {
+  uint32_t i = id & TM_ID_INDEX_MASK, gen = id >> TM_ID_INDEX_BITS;
+  if (id != 0 && i < c->store.hwm && c->store.spaces[i].live &&
+      c->store.spaces[i].gen == gen)
+    return &c->store.spaces[i];
+  *st = tm_fail(c, TM_E_NO_SPACE, "no such space: id %u (it was destroyed "
+                "or never created)", id);
+  return NULL;
+}
+
+tm_status tm_space_create(tm_core *c, uint32_t *id) {
+  tm_store *s = &c->store;
+  uint32_t i;
+  tm_space *sp;
+  if (s->free_head != TM_NONE) {
+    i = s->free_head;
+    s->free_head = s->spaces[i].next_free;
+  } else {
+    if (s->hwm > TM_ID_INDEX_MASK)
+      return tm_fail(c, TM_E_LIMIT, "too many spaces (%u)", s->hwm);
+    if (tm_mem_grow(c, NULL, (void **)&s->spaces, &s->cap, s->hwm + 1,
+                    sizeof *s->spaces, 4) != TM_OK)
+      return tm_nomem(c, "creating a space");
+    i = s->hwm++;
+    s->spaces[i].gen = 0;
+  }
+  sp = &s->spaces[i];
+  memset(&sp->ntuples, 0, sizeof *sp - offsetof(tm_space, ntuples));
+  sp->gen = tm_id_next_gen(sp->gen);
+  sp->live = 1;
+  sp->next_free = TM_NONE;
+  *id = tm_id_make(i, sp->gen);
+  return tm_done(c, TM_OK);
+}
+
+/* Parse and canonicalise a tuple or template into *it. */
+static tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
+                            const char *what, tm_item *it) {
+  size_t head;
+  tm_status st = tm_cbor_prepare(c, in, len, &it->b, &it->len, NULL);
+  if (st != TM_OK) return st;
+  if ((st = tm_match_arity(c, it->b, what, &it->arity, &head)) != TM_OK)
+    return st;
+  if ((st = tm_scratch_reserve(c, it->arity + 1)) != TM_OK) return st;
+  it->off = c->offs;
+  tm_match_offsets(it->b, head, it->arity, it->off);
+  return TM_OK;
+}
+
+/* ---- tuples ------------------------------------------------------------ */
+
+static size_t tuple_size(uint32_t arity, size_t len) {
+  return sizeof(tm_tuple) + (arity + 1) * (sizeof(tm_entry) + 4) + len;
+}
+
+static void tuple_free(tm_core *c, tm_space *sp, tm_tuple *t) {
+  tm_mem_free(c, &sp->bytes, t, tuple_size(t->arity, t->len));
+}
+
+/* Unlink a stored tuple from all its chains and free it. O(arity). */
+static void tuple_remove(tm_core *c, tm_space *sp, tm_tuple *t) {
+  uint32_t i;
+  for (i = 0; i <= t->arity; i++) tm_index_unlink(&sp->ix, &t->ent[i]);
+  sp->ntuples--;
+  tuple_free(c, sp, t);
+}
+
+static int tuple_matches(const tm_tfield *tf, const uint8_t *pb,
+                         const tm_tuple *t) {
+  const uint32_t *off = TM_TUPLE_OFF(t);
+  const uint8_t *tb = TM_TUPLE_BYTES(t);
+  uint32_t i;
+  for (i = 0; i < t->arity; i++)
+    if (!tm_match_field(&tf[i], pb, tb + off[i], off[i + 1] - off[i],
+                        t->ent[i + 1].chain->key))
+      return 0;
+  return 1;
+}
+
+/* Compile the template in `it` into c->tf and pick the shortest chain
+ * among the arity chain and the chains of its actual fields. NULL: no
+ * tuple can match. */
+static tm_chain *best_chain(tm_core *c, tm_space *sp, const tm_item *it,
+                            tm_status *st) {
+  uint32_t i;
+  tm_chain *best, *ch;
+  *st = tm_match_compile(c, it->b, it->off, it->arity, c->tf);
+  if (*st != TM_OK) return NULL;
+  best = tm_index_find(&sp->ix, tm_index_key(c->cfg.hash_seed, it->arity, 0,
+                                             NULL, 0));
+  if (best == NULL || best->count == 0) return NULL;
+  for (i = 0; i < it->arity; i++) {
+    if (c->tf[i].formal != TM_ACTUAL) continue;
+    ch = tm_index_find(&sp->ix, c->tf[i].key);
+    if (ch == NULL || ch->count == 0) return NULL;
+    if (ch->count < best->count) best = ch;
+  }
+  return best;
+}
+
+/* The oldest stored tuple matching the template, or NULL. */
+static tm_tuple *find_tuple(tm_core *c, tm_space *sp, const tm_item *it,
+                            tm_status *st) {
+  tm_chain *best = best_chain(c, sp, it, st);
+  tm_entry *e;
+  uint32_t n;
+  if (best == NULL) return NULL;
+  for (e = best->head, n = 0; e != NULL && n < best->count; e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+#ifdef TM_DEBUG
+    c->examined++;
+#endif
+    if (t->arity == it->arity && tuple_matches(c->tf, it->b, t)) return t;
+  }
+  return NULL;
+}
+
+/* Copy the tuple out, and remove it for `in`. */
+static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
+                      tm_bytes *out) {
+  tm_status st = tm_xfer_put(c, TM_TUPLE_BYTES(t), t->len, out);
+  if (st != TM_OK) return st;
+  if (remove) {
+    tuple_remove(c, sp, t);
+    tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
+  }
+  return TM_OK;
+}
+
+static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                         size_t len, int remove, tm_bytes *out) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_item it;
+  tm_tuple *t;
+  out->bytes = NULL;
+  out->len = 0;
+  if (sp == NULL) return st;
+  if ((st = parse_item(c, tmpl, len, "template", &it)) != TM_OK) return st;
+  t = find_tuple(c, sp, &it, &st);
+  if (st != TM_OK) return st;
+  if (t == NULL) return TM_NOMATCH;
+  return take(c, sp, t, remove, out);
+}
+
+tm_status tm_space_inp(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                       size_t len, tm_bytes *out) {
+  return tm_done(c, find_op(c, id, tmpl, len, 1, out));
+}
+
+tm_status tm_space_rdp(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                       size_t len, tm_bytes *out) {
+  return tm_done(c, find_op(c, id, tmpl, len, 0, out));
+}
+
+static int all_any(const tm_tfield *tf, uint32_t arity) {
+  uint32_t i;
+  for (i = 0; i < arity; i++)
+    if (tf[i].formal != TM_FORMAL_ANY) return 0;
+  return 1;
+}
+
+static tm_status count_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                          size_t len, uint32_t *count) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_item it;
+  tm_chain *best;
+  tm_entry *e;
+  uint32_t n, k = 0;
+  *count = 0;
+  if (sp == NULL) return st;
+  if ((st = parse_item(c, tmpl, len, "template", &it)) != TM_OK) return st;
+  best = best_chain(c, sp, &it, &st);
+  if (best == NULL) return st;
+  if (all_any(c->tf, it.arity)) { *count = best->count; return TM_OK; }
+  for (e = best->head, n = 0; e != NULL && n < best->count; e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+    if (t->arity == it.arity && tuple_matches(c->tf, it.b, t)) k++;
+  }
+  *count = k;
+  return TM_OK;
+}
+
+tm_status tm_space_count(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                         size_t len, uint32_t *count) {
+  return tm_done(c, count_op(c, id, tmpl, len, count));
+}
+
+/* ---- out ----------------------------------------------------------------- */
+
+/* Keys of every slot of a tuple into c->keys, their chains into c->chains;
+ * rejects formals at the top level. */
+static tm_status tuple_keys(tm_core *c, tm_space *sp, const tm_item *it) {
+  uint64_t seed = c->cfg.hash_seed;
+  uint32_t i;
+  c->keys[0] = tm_index_key(seed, it->arity, 0, NULL, 0);
+  c->chains[0] = tm_index_find(&sp->ix, c->keys[0]);
+  for (i = 0; i < it->arity; i++) {
+    const uint8_t *f = it->b + it->off[i];
+    uint32_t n = it->off[i + 1] - it->off[i];
+    if (tm_match_is_formal(f, n))
+      return tm_fail(c, TM_E_TEMPLATE, "a tuple may not contain a formal "
+                     "(field %u, byte %u); formals belong in templates", i,
+                     it->off[i]);
+    c->keys[i + 1] = tm_index_key(seed, it->arity, i + 1, f, n);
+    c->chains[i + 1] = tm_index_find(&sp->ix, c->keys[i + 1]);
+  }
+  return TM_OK;
+}
+
+static int waiter_matches(const tm_waiter *w, const tm_item *it,
+                          const uint64_t *keys) {
+  const uint8_t *pb = TM_WAITER_BYTES(w);
+  uint32_t i;
+  if (w->arity != it->arity) return 0;
+  for (i = 0; i < it->arity; i++)
+    if (!tm_match_field(&w->f[i], pb, it->b + it->off[i],
+                        it->off[i + 1] - it->off[i], keys[i + 1]))
+      return 0;
+  return 1;
+}
+
+/* Merge two seq-ordered lists (mnext links). */
+static tm_waiter *merge(tm_waiter *a, tm_waiter *b) {
+  tm_waiter head, *t = &head;
+  while (a != NULL && b != NULL) {
+    if (a->seq < b->seq) { t->mnext = a; a = a->mnext; }
+    else { t->mnext = b; b = b->mnext; }
+    t = t->mnext;
+  }
+  t->mnext = a != NULL ? a : b;
+  return head.mnext;
+}
+
+/* Merge sort by seq; recursion depth is log2 of the list length. */
+static tm_waiter *sort_by_seq(tm_waiter *l) {
+  tm_waiter *slow = l, *fast, *right;
+  if (l == NULL || l->mnext == NULL) return l;
+  for (fast = l->mnext; fast != NULL && fast->mnext != NULL;
+       fast = fast->mnext->mnext)
+    slow = slow->mnext;
+  right = slow->mnext;
+  slow->mnext = NULL;
+  return merge(sort_by_seq(l), sort_by_seq(right));
+}
+
+/* The waiters the new tuple satisfies, in arrival order: every rd, and
+ * the first in (returned in *in_w); later ins are left waiting. */
+static tm_waiter *collect_waiters(tm_core *c, const tm_item *it,
+                                  tm_waiter **in_w) {
+  tm_waiter *list = NULL, *out = NULL, **tail = &out, *w, *next;
+  uint32_t k, n;
+  tm_wlink *l;
+  for (k = 0; k <= it->arity; k++) {
+    tm_chain *ch = c->chains[k];
+    if (ch == NULL) continue;
+    for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++) {
+      w = (tm_waiter *)l;
+      /* `listed` guards against a chain reached twice (key collision) */
+      if (w->listed || !waiter_matches(w, it, c->keys)) continue;
+      w->listed = 1;
+      w->mnext = list;
+      list = w;
+    }
+  }
+  *in_w = NULL;
+  for (w = sort_by_seq(list); w != NULL; w = next) {
+    next = w->mnext;
+    w->listed = 0;
+    w->mnext = NULL;
+    if (w->kind == TM_WAIT_IN && *in_w != NULL) continue;
+    if (w->kind == TM_WAIT_IN) *in_w = w;
+    *tail = w;
+    tail = &w->mnext;
+  }
+  return out;
+}
+
+/* Allocations an out needs, made before anything changes. */
+typedef struct tm_outplan {
+  tm_waiter *woken;  /* waiters to wake (mnext list); their copies are
+                        staged in proc->delivery, NULL while waiting */
+  tm_tuple *tuple;   /* tuple to store, or NULL if an in takes it */
+  tm_chain *fresh;   /* new chains to insert (linked through eprev) */
+  uint32_t nfresh;   /* how many */
+} tm_outplan;
+
+static void plan_undo(tm_core *c, tm_space *sp, tm_outplan *p) {
+  tm_waiter *w;
+  tm_chain *ch, *next;
+  for (w = p->woken; w != NULL; w = w->mnext) {
+    tm_proc *pr = &c->sched.procs[w->owner];
+    if (pr->delivery != NULL) tm_store_free_blob(c, w->owner, pr->delivery);
+    pr->delivery = NULL;
+  }
+  for (ch = p->fresh; ch != NULL; ch = next) {
+    next = ch->eprev;
+    tm_index_free_chain(c, &sp->bytes, ch);
+  }
+  if (p->tuple != NULL) tuple_free(c, sp, p->tuple);
+}
+
+/* A copy of the tuple for each woken waiter's process. */
+static tm_status plan_blobs(tm_core *c, const tm_item *it, tm_outplan *p) {
+  tm_waiter *w;
+  for (w = p->woken; w != NULL; w = w->mnext) {
+    tm_proc *pr = &c->sched.procs[w->owner];
+    tm_blob *b = tm_mem_alloc(c, &pr->live, sizeof *b + it->len);
+    if (b == NULL) return tm_nomem(c, "delivering a tuple to a waiter");
+    b->len = it->len;
+    memcpy(b->bytes, it->b, it->len);
+    pr->delivery = b; /* the process holds none while waiting */
+  }
+  return TM_OK;
+}
+
+/* The stored tuple and the chains its keys still lack. */
+static tm_status plan_store(tm_core *c, tm_space *sp, const tm_item *it,
+                            tm_outplan *p) {
+  uint32_t k;
+  tm_tuple *t = tm_mem_alloc(c, &sp->bytes, tuple_size(it->arity, it->len));
+  if (t == NULL) return tm_nomem(c, "storing a tuple");
+  t->len = (uint32_t)it->len;
+  t->arity = it->arity;
+  memcpy(TM_TUPLE_OFF(t), it->off, (it->arity + 1) * sizeof(uint32_t));
+  memcpy(TM_TUPLE_BYTES(t), it->b, it->len);
+  p->tuple = t;
+  for (k = 0; k <= it->arity; k++) {
+    tm_chain *ch;
+    if (c->chains[k] != NULL) continue;
+    ch = tm_index_new_chain(c, &sp->bytes, c->keys[k]);
+    if (ch == NULL) return tm_nomem(c, "creating an index chain");
+    ch->eprev = p->fresh;
+    p->fresh = ch;
+    p->nfresh++;
+  }
+  return tm_index_reserve(c, &sp->bytes, &sp->ix, p->nfresh);
+}
+
+/* Commit: insert fresh chains and link the tuple's entries. */
+static void commit_store(tm_core *c, tm_space *sp, tm_outplan *p) {
+  tm_tuple *t = p->tuple;
+  tm_chain *ch, *next;
+  uint32_t k;
+  for (ch = p->fresh; ch != NULL; ch = next) {
+    next = ch->eprev;
+    ch->eprev = NULL;
+    if (tm_index_find(&sp->ix, ch->key) != NULL) { /* duplicate key */
+      tm_index_free_chain(c, &sp->bytes, ch);
+      continue;
+    }
+    tm_index_insert(&sp->ix, ch);
+  }
+  for (k = 0; k <= t->arity; k++) {
+    t->ent[k].slot = k;
+    tm_index_link(&sp->ix, tm_index_find(&sp->ix, c->keys[k]), &t->ent[k]);
+  }
+  sp->ntuples++;
+}
+
+/* Commit: wake every planned waiter with its delivered copy. */
+static uint32_t commit_wake(tm_core *c, tm_outplan *p) {
+  tm_waiter *w, *next;
+  uint32_t n = 0;
+  for (w = p->woken; w != NULL; w = next) {
+    uint32_t owner = w->owner;
+    next = w->mnext;
+    w->mnext = NULL;
+    tm_store_cancel_waiter(c, w);
+    tm_sched_wake(c, owner, TM_WAKE_TUPLE);
+    n++;
+  }
+  return n;
+}
+
+static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
+                        size_t len, uint32_t *woken) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_outplan p;
+  tm_waiter *in_w = NULL;
+  tm_item it;
+  memset(&p, 0, sizeof p);
+  if (sp == NULL) return st;
+  if ((st = parse_item(c, in, len, "tuple", &it)) != TM_OK) return st;
+  if ((st = tuple_keys(c, sp, &it)) != TM_OK) return st;
+  if (sp->nwaiters > 0) p.woken = collect_waiters(c, &it, &in_w);
+  st = plan_blobs(c, &it, &p);
+  if (st == TM_OK && in_w == NULL) st = plan_store(c, sp, &it, &p);
+  if (st != TM_OK) {
+    plan_undo(c, sp, &p);
+    return st;
+  }
+  if (woken != NULL) *woken = commit_wake(c, &p);
+  else commit_wake(c, &p);
+  if (p.tuple != NULL) commit_store(c, sp, &p);
+  tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
+  return TM_OK;
+}
+
+tm_status tm_space_out(tm_core *c, uint32_t id, const uint8_t *tuple,
+                       size_t len, uint32_t *woken) {
+  if (woken != NULL) *woken = 0;
+  return tm_done(c, out_op(c, id, tuple, len, woken));
+}
+
+/* ---- waiters --------------------------------------------------------------- */
+
+void tm_store_cancel_waiter(tm_core *c, tm_waiter *w) {
+  tm_space *sp = &c->store.spaces[w->space & TM_ID_INDEX_MASK];
+  tm_proc *pr = &c->sched.procs[w->owner];
+  tm_index_wunlink(&sp->ix, w->chain, &w->link);
+  sp->nwaiters--;
+  pr->waiter = NULL;
+  tm_mem_free(c, &pr->live, w, w->size);
+}
+
+void tm_store_free_blob(tm_core *c, uint32_t pi, tm_blob *b) {
+  tm_mem_free(c, &c->sched.procs[pi].live, b, sizeof *b + b->len);
+}
+
+/* Key a waiter registers under: its first actual, else the arity key. */
+static uint64_t waiter_key(tm_core *c, const tm_item *it) {
+  uint32_t i;
+  for (i = 0; i < it->arity; i++)
+    if (c->tf[i].formal == TM_ACTUAL) return c->tf[i].key;
+  return tm_index_key(c->cfg.hash_seed, it->arity, 0, NULL, 0);
+}
+
+static tm_waiter *waiter_new(tm_core *c, tm_proc *pr, const tm_item *it) {
+  size_t size = sizeof(tm_waiter) + it->arity * sizeof(tm_tfield) + it->len;
+  tm_waiter *w = tm_mem_alloc(c, &pr->live, size);
+  if (w == NULL) return NULL;
+  memset(w, 0, sizeof *w);
+  w->size = size;
+  w->arity = it->arity;
+  w->len = (uint32_t)it->len;
+  memcpy(w->f, c->tf, it->arity * sizeof(tm_tfield));
+  memcpy(TM_WAITER_BYTES(w), it->b, it->len);
+  return w;
+}
+
+/* Register a waiter for process pi (prepare all, then commit). */
+static tm_status add_waiter(tm_core *c, tm_space *sp, uint32_t id,
+                            const tm_item *it, uint32_t pi, uint32_t kind,
+                            uint32_t clock, double timeout_at) {
+  tm_proc *pr = &c->sched.procs[pi];
+  uint64_t key = waiter_key(c, it);
+  tm_chain *ch = tm_index_find(&sp->ix, key), *fresh = NULL;
+  tm_waiter *w = waiter_new(c, pr, it);
+  tm_status st = TM_OK;
+  if (w == NULL) return tm_nomem(c, "registering a waiting template");
+  if (ch == NULL && (fresh = tm_index_new_chain(c, &sp->bytes, key)) == NULL)
+    st = tm_nomem(c, "creating an index chain");
+  if (st == TM_OK && isfinite(timeout_at)) st = tm_timer_reserve(c, clock);
+  if (st == TM_OK && fresh != NULL)
+    st = tm_index_reserve(c, &sp->bytes, &sp->ix, 1);
+  if (st != TM_OK) {
+    if (fresh != NULL) tm_index_free_chain(c, &sp->bytes, fresh);
+    tm_mem_free(c, &pr->live, w, w->size);
+    return st;
+  }
+  if (fresh != NULL) tm_index_insert(&sp->ix, ch = fresh);
+  if (pr->delivery != NULL) { /* uncollected copy from an earlier wake-up */
+    tm_store_free_blob(c, pi, pr->delivery);
+    pr->delivery = NULL;
+  }
+  w->chain = ch;
+  w->seq = sp->wseq++;
+  w->space = id;
+  w->owner = pi;
+  w->kind = kind;
+  tm_index_wlink(&sp->ix, ch, &w->link);
+  sp->nwaiters++;
+  pr->waiter = w;
+  if (isfinite(timeout_at))
+    pr->wait_timer = tm_timer_arm_wait(c, pi, clock, timeout_at);
+  tm_sched_block(c, pi, TM_PROC_WAIT_TUPLE);
+  return TM_BLOCKED;
+}
+
+static tm_status wait_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                         size_t len, uint32_t pid, uint32_t clock,
+                         double timeout_at, tm_bytes *out, uint32_t kind) {
+  const char *op = kind == TM_WAIT_IN ? "in" : "rd";
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  uint32_t pi;
+  tm_item it;
+  tm_tuple *t;
+  out->bytes = NULL;
+  out->len = 0;
+  if (sp == NULL) return st;
+  if ((pi = tm_sched_running(c, pid, op, &st)) == TM_NONE) return st;
+  if ((st = tm_timer_clock_ok(c, clock)) != TM_OK) return st;
+  if (timeout_at != timeout_at)
+    return tm_fail(c, TM_E_ARG, "%s: timeout is NaN", op);
+  if ((st = parse_item(c, tmpl, len, "template", &it)) != TM_OK) return st;
+  t = find_tuple(c, sp, &it, &st);
+  if (st != TM_OK) return st;
+  if (t != NULL) return take(c, sp, t, kind == TM_WAIT_IN, out);
+  if (!(timeout_at > c->timers.clocks[clock].now)) return TM_NOMATCH;
+  return add_waiter(c, sp, id, &it, pi, kind, clock, timeout_at);
+}
+
+tm_status tm_space_in(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                      size_t len, uint32_t pid, uint32_t clock,
+                      double timeout_at, tm_bytes *out) {
+  return tm_done(c, wait_op(c, id, tmpl, len, pid, clock, timeout_at, out,
+                            TM_WAIT_IN));
+}
+
+tm_status tm_space_rd(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                      size_t len, uint32_t pid, uint32_t clock,
+                      double timeout_at, tm_bytes *out) {
+  return tm_done(c, wait_op(c, id, tmpl, len, pid, clock, timeout_at, out,
+                            TM_WAIT_RD));
+}
+
+tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
+  tm_status st = TM_OK;
+  uint32_t pi = tm_sched_lookup(c, pid, &st);
+  tm_proc *pr;
+  out->bytes = NULL;
+  out->len = 0;
+  if (pi == TM_NONE) return tm_done(c, st);
+  pr = &c->sched.procs[pi];
+  if (pr->delivery == NULL) return tm_done(c, TM_NOMATCH);
+  st = tm_xfer_put(c, pr->delivery->bytes, pr->delivery->len, out);
+  if (st != TM_OK) return tm_done(c, st);
+  tm_store_free_blob(c, pi, pr->delivery);
+  pr->delivery = NULL;
+  return tm_done(c, TM_OK);
+}
+
+/* ---- destruction, statistics, checks ------------------------------------- */
+
+/* Wake the owners of all waiters, free all tuples and chains. */
+static void space_clear(tm_core *c, tm_space *sp) {
+  uint32_t i, guard;
+  for (i = 0; i < sp->ix.cap; i++) {
+    tm_chain *ch = sp->ix.slots[i];
+    for (guard = 0; ch != NULL && ch->whead != NULL && guard <= sp->nwaiters;
+         guard++)
+      tm_sched_wake(c, ((tm_waiter *)ch->whead)->owner, TM_WAKE_INTERRUPT);
+    for (guard = 0; ch != NULL && ch->head != NULL && guard <= sp->ntuples;
+         guard++)
+      tuple_remove(c, sp, TUPLE_OF(ch->head));
+  }
+  tm_index_free(c, &sp->bytes, &sp->ix);
+}
+
+tm_status tm_space_destroy(tm_core *c, uint32_t id) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  uint32_t i;
+  if (sp == NULL) return tm_done(c, st);
+  space_clear(c, sp);
+  i = (uint32_t)(sp - c->store.spaces);
+  sp->live = 0;
+  sp->next_free = c->store.free_head;
+  c->store.free_head = i;
+  return tm_done(c, TM_OK);
+}
+
+void tm_store_free(tm_core *c) {
+  uint32_t i;
+  for (i = 0; i < c->store.hwm; i++)
+    if (c->store.spaces[i].live) space_clear(c, &c->store.spaces[i]);
+  tm_mem_free(c, NULL, c->store.spaces,
+              (size_t)c->store.cap * sizeof *c->store.spaces);
+  memset(&c->store, 0, sizeof c->store);
+}
+
+tm_status tm_space_stats(tm_core *c, uint32_t id, uint32_t *tuples,
+                         uint32_t *waiters, size_t *live) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  if (sp == NULL) return tm_done(c, st);
+  if (tuples != NULL) *tuples = sp->ntuples;
+  if (waiters != NULL) *waiters = sp->nwaiters;
+  if (live != NULL) *live = sp->bytes;
+  return tm_done(c, TM_OK);
+}
+
+/* A stored tuple: entries point into chains of the keys of its bytes. */
+static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
+  const uint32_t *off = TM_TUPLE_OFF(t);
+  const uint8_t *b = TM_TUPLE_BYTES(t);
+  uint32_t i;
+  if (off[t->arity] != t->len)
+    return tm_fail(c, TM_E_CORRUPT, "store: tuple offsets do not cover it");
+  for (i = 0; i <= t->arity; i++) {
+    uint64_t key = i == 0 ? tm_index_key(c->cfg.hash_seed, t->arity, 0, NULL, 0)
+                          : tm_index_key(c->cfg.hash_seed, t->arity, i,
+                                         b + off[i - 1], off[i] - off[i - 1]);
+    if (t->ent[i].slot != i || t->ent[i].chain == NULL ||
+        t->ent[i].chain->key != key)
+      return tm_fail(c, TM_E_CORRUPT, "store: entry %u of a tuple is in the "
+                     "wrong chain", i);
+  }
+  *bytes += tuple_size(t->arity, t->len);
+  return TM_OK;
+}
+
+static tm_status check_waiter(tm_core *c, uint32_t id, const tm_waiter *w,
+                              const tm_chain *ch) {
+  const tm_proc *pr;
+  if (w->chain != ch || w->space != id || w->owner >= c->sched.hwm)
+    return tm_fail(c, TM_E_CORRUPT, "store: waiter records a wrong chain, "
+                   "space or owner");
+  pr = &c->sched.procs[w->owner];
+  if (pr->state != TM_PROC_WAIT_TUPLE || pr->waiter != w)
+    return tm_fail(c, TM_E_CORRUPT, "store: waiter's process is not waiting "
+                   "on it");
+  return TM_OK;
+}
+
+/* Walk every chain: tuples via their arity entries, and waiters. */
+static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
+                               size_t *bytes, uint32_t *nt, uint32_t *nw) {
+  uint32_t i;
+  tm_status st;
+  for (i = 0; i < sp->ix.cap; i++) {
+    const tm_chain *ch = sp->ix.slots[i];
+    const tm_entry *e;
+    const tm_wlink *l;
+    if (ch == NULL) continue;
+    *bytes += sizeof(tm_chain);
+    for (e = ch->head; e != NULL; e = e->next) {
+      if (e->slot != 0) continue;
+      (*nt)++;
+      if ((st = check_tuple(c, TUPLE_OF(e), bytes)) != TM_OK) return st;
+    }
+    for (l = ch->whead; l != NULL; l = l->next, (*nw)++)
+      if ((st = check_waiter(c, id, (const tm_waiter *)l, ch)) != TM_OK)
+        return st;
+  }
+  return TM_OK;
+}
+
+static tm_status space_check(tm_core *c, uint32_t id) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  size_t bytes = 0;
+  uint32_t nt = 0, nw = 0;
+  if (sp == NULL) return st;
+  if ((st = tm_index_check(c, &sp->ix)) != TM_OK) return st;
+  bytes = (size_t)sp->ix.cap * sizeof(tm_chain *);
+  if ((st = check_members(c, id, sp, &bytes, &nt, &nw)) != TM_OK) return st;
+  if (nt != sp->ntuples || nw != sp->nwaiters)
+    return tm_fail(c, TM_E_CORRUPT, "store: %u tuples and %u waiters found, "
+                   "%u and %u recorded", nt, nw, sp->ntuples, sp->nwaiters);
+  if (bytes != sp->bytes)
+    return tm_fail(c, TM_E_CORRUPT, "store: %zu bytes found, %zu recorded",
+                   bytes, sp->bytes);
+  return TM_OK;
+}
+
+tm_status tm_space_check(tm_core *c, uint32_t id) {
+  return tm_done(c, space_check(c, id));
+}
+
+tm_status tm_space_digest(tm_core *c, uint32_t id, uint64_t *digest) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  uint64_t h;
+  uint32_t i, pos;
+  if (sp == NULL) return tm_done(c, st);
+  h = tm_mix64(sp->ntuples) ^ tm_mix64((uint64_t)sp->nwaiters << 32);
+  for (i = 0; i < sp->ix.cap; i++) {
+    const tm_chain *ch = sp->ix.slots[i];
+    const tm_entry *e;
+    const tm_wlink *l;
+    if (ch == NULL) continue;
+    for (e = ch->head, pos = 0; e != NULL; e = e->next, pos++) {
+      const tm_tuple *t = TUPLE_OF(e);
+      h += tm_mix64(tm_index_key(pos, t->arity, e->slot, TM_TUPLE_BYTES(t),
+                                 t->len));
+    }
+    for (l = ch->whead; l != NULL; l = l->next) {
+      const tm_waiter *w = (const tm_waiter *)l;
+      h += tm_mix64(tm_index_key(w->seq, w->owner, w->kind, TM_WAITER_BYTES(w),
+                                 w->len));
+    }
+  }
+  *digest = h;
+  return tm_done(c, TM_OK);
+}

@@ -1,0 +1,77 @@
+/*
+ * store.h — tuple spaces: stored tuples, waiting templates, deliveries.
+ */
+#ifndef TM_STORE_H
+#define TM_STORE_H
+
+#include "index.h"
+#include "match.h"
+
+/*
+ * A stored tuple: one allocation holding the header, arity+1 index
+ * entries, arity+1 field offsets and the canonical bytes.
+ */
+typedef struct tm_tuple {
+  uint32_t len;   /* canonical bytes */
+  uint32_t arity; /* fields */
+  tm_entry ent[]; /* ent[0]: arity chain; ent[i]: field i-1 */
+} tm_tuple;
+
+#define TM_TUPLE_OFF(t) ((uint32_t *)((t)->ent + (t)->arity + 1))
+#define TM_TUPLE_BYTES(t) ((uint8_t *)(TM_TUPLE_OFF(t) + (t)->arity + 1))
+
+enum { TM_WAIT_IN = 1, TM_WAIT_RD = 2 };
+
+/*
+ * A waiting template (an in/rd that found nothing), owned by the process
+ * it blocks. One allocation: header, arity compiled fields, the bytes.
+ */
+typedef struct tm_waiter {
+  tm_wlink link;            /* in chain->w list; must stay first */
+  struct tm_chain *chain;   /* the chain it is registered under */
+  struct tm_waiter *mnext;  /* scratch list of matches during an out */
+  uint64_t seq;             /* arrival order within the space */
+  size_t size;              /* bytes of this allocation */
+  uint32_t space;           /* id of its space */
+  uint32_t owner;           /* process table index of the waiting process */
+  uint32_t arity;           /* fields */
+  uint32_t len;             /* template bytes */
+  uint16_t kind;            /* TM_WAIT_IN or TM_WAIT_RD */
+  uint16_t listed;          /* 1 while on the match list of an out */
+  tm_tfield f[];            /* arity fields, then the template bytes */
+} tm_waiter;
+
+#define TM_WAITER_BYTES(w) ((uint8_t *)((w)->f + (w)->arity))
+
+/* A tuple delivered to a woken process, held until it is collected. */
+typedef struct tm_blob {
+  size_t len;       /* bytes */
+  uint8_t bytes[];  /* canonical tuple */
+} tm_blob;
+
+typedef struct tm_space {
+  uint32_t gen;      /* generation of the id; 0 = slot never used */
+  uint32_t live;     /* 1 while the space exists */
+  uint32_t next_free;/* free-list link (slot index) while not live */
+  uint32_t ntuples;  /* stored tuples */
+  uint32_t nwaiters; /* registered waiters */
+  uint64_t wseq;     /* next waiter sequence number */
+  size_t bytes;      /* live bytes charged to this space */
+  tm_index ix;       /* chains of tuples and waiters */
+} tm_space;
+
+typedef struct tm_store {
+  tm_space *spaces;  /* slot table, grows by doubling */
+  uint32_t cap;      /* slots allocated */
+  uint32_t hwm;      /* slots ever used */
+  uint32_t free_head;/* free slot list (index), TM_NONE if empty */
+} tm_store;
+
+/* Remove a waiter and free it (process timeout, interrupt, exit). */
+TM_INTERNAL void tm_store_cancel_waiter(tm_core *c, tm_waiter *w);
+/* Free a delivered tuple held by process index pi. */
+TM_INTERNAL void tm_store_free_blob(tm_core *c, uint32_t pi, tm_blob *b);
+/* Free every space (core destruction). */
+TM_INTERNAL void tm_store_free(tm_core *c);
+
+#endif
