@@ -30,8 +30,34 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 const SHORT = 64;
 /** How many long strings' offset tables are kept. */
 const CACHE_SIZE = 8;
-/** @type {Map<string, Uint32Array|null>} */
-const offsetCache = new Map();
+
+/**
+ * @typedef {object} CacheEntry
+ * @property {string} s
+ * @property {number} fp  fingerprint(s)
+ * @property {Uint32Array|null} table
+ */
+
+/**
+ * Most recently used first. Not a Map: V8 hashes a very long string by its length only,
+ * so a Map would compare near-identical strings of one length character by character on
+ * every lookup. Here `===` (O(1) for the same string object) is reached only when the
+ * length and a few sampled units already match.
+ * @type {CacheEntry[]}
+ */
+const offsetCache = [];
+
+/**
+ * A cheap hash of a long string: its length and five units spread over it (first and last
+ * included). Strings that agree on all of these but differ elsewhere are still told apart
+ * by `===`, only more slowly.
+ * @param {string} s
+ */
+function fingerprint(s) {
+  const n = s.length;
+  const q = n >> 2;
+  return (((((n * 31 + s.charCodeAt(0)) * 31 + s.charCodeAt(q)) * 31 + s.charCodeAt(2 * q)) * 31 + s.charCodeAt(3 * q)) * 31 + s.charCodeAt(n - 1)) | 0;
+}
 
 /**
  * The UTF-16 offset of each code point of `s`, followed by s.length; null when `s` has no
@@ -41,11 +67,20 @@ const offsetCache = new Map();
  */
 function offsets(s) {
   if (s.length < SHORT) return SURROGATE.test(s) ? buildOffsets(s) : null;
-  let table = offsetCache.get(s);
-  if (table !== undefined) return table;
-  table = SURROGATE.test(s) ? buildOffsets(s) : null;
-  if (offsetCache.size >= CACHE_SIZE) offsetCache.delete(/** @type {string} */ (offsetCache.keys().next().value));
-  offsetCache.set(s, table);
+  const fp = fingerprint(s);
+  for (let i = 0; i < offsetCache.length; i++) {
+    const e = offsetCache[i];
+    if (e.fp === fp && e.s === s) {
+      if (i > 0) {
+        offsetCache.splice(i, 1);
+        offsetCache.unshift(e);
+      }
+      return e.table;
+    }
+  }
+  const table = SURROGATE.test(s) ? buildOffsets(s) : null;
+  if (offsetCache.length >= CACHE_SIZE) offsetCache.pop();
+  offsetCache.unshift({ s, fp, table });
   return table;
 }
 
