@@ -12,6 +12,13 @@
 
 #define TM_INTERNAL __attribute__((visibility("hidden")))
 
+/* Small blocks are rounded up to 16-byte classes and recycled through
+ * per-class free lists, so steady-state churn (tuples, chains) does not
+ * reach the allocator hook. */
+#define TM_POOL_GRAIN 16
+#define TM_POOL_CLASSES 16 /* 16, 32, ..., 256 bytes */
+#define TM_POOL_DEPTH 64   /* most blocks kept per class */
+
 /* A growable byte buffer owned by the core (scratch space). */
 typedef struct tm_buf {
   uint8_t *p;  /* storage, NULL while cap is 0 */
@@ -24,6 +31,10 @@ TM_INTERNAL void *tm_mem_alloc(tm_core *c, size_t *acct, size_t n);
 TM_INTERNAL void *tm_mem_realloc(tm_core *c, size_t *acct, void *p,
                                  size_t old_n, size_t n);
 TM_INTERNAL void tm_mem_free(tm_core *c, size_t *acct, void *p, size_t n);
+/* The size a block of n bytes really occupies (and is accounted as). */
+TM_INTERNAL size_t tm_mem_size(size_t n);
+/* Return every pooled block to the hook. */
+TM_INTERNAL void tm_mem_flush(tm_core *c);
 
 /* Make b->cap >= n (doubling). TM_E_NOMEM leaves b unchanged. */
 TM_INTERNAL tm_status tm_buf_reserve(tm_core *c, tm_buf *b, size_t n);

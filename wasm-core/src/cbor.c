@@ -742,6 +742,72 @@ tm_status tm_cbor_prepare(tm_core *c, const uint8_t *in, size_t len,
   return TM_OK;
 }
 
+/* ---- fast path: a short canonical array of simple fields ------------------ */
+
+/* Whether the field at in[q] (len bytes in all) is one of the small
+ * canonical scalars checked inline; *next receives its end. */
+static int simple_field(const uint8_t *in, size_t len, size_t q, size_t *next) {
+  uint8_t b = in[q];
+  size_t n, k;
+  if (b < 0x18 || (b >= 0x20 && b < 0x38) || (b >= 0xf4 && b <= 0xf7)) {
+    *next = q + 1;
+    return 1;
+  }
+  if ((b == 0x18 || b == 0x38) && q + 1 < len && in[q + 1] >= 24) {
+    *next = q + 2;
+    return 1;
+  }
+  if (b >= 0x40 && b < 0x58) { /* short byte string */
+    n = b & 31;
+    if (len - q - 1 < n) return 0;
+    *next = q + 1 + n;
+    return 1;
+  }
+  if (b >= 0x60 && b < 0x78) { /* short text: inline only if ASCII */
+    n = b & 31;
+    if (len - q - 1 < n) return 0;
+    for (k = 0; k < n; k++)
+      if (in[q + 1 + k] >= 0x80) return 0;
+    *next = q + 1 + n;
+    return 1;
+  }
+  if (b == 0xd9 && len - q > 3 && in[q + 1] == 0xa0 && in[q + 2] == 0x20 &&
+      in[q + 3] < 0x18) { /* a formal with a one-byte code */
+    *next = q + 4;
+    return 1;
+  }
+  return 0;
+}
+
+tm_status tm_cbor_scan_array(tm_core *c, const uint8_t *in, size_t len,
+                             uint32_t *arity, uint32_t *off) {
+  uint32_t n, i;
+  size_t q = 1;
+  if (len < 2 || len > c->cfg.max_item_bytes || in[0] < 0x81 || in[0] > 0x97)
+    return TM_NOMATCH;
+  n = in[0] & 31;
+  for (i = 0; i < n; i++) {
+    size_t next;
+    if (q >= len) return TM_NOMATCH; /* truncated: the slow path says so */
+    off[i] = (uint32_t)q;
+    if (!simple_field(in, len, q, &next)) {
+      tm_rd r;
+      tm_status st;
+      memset(&r, 0, sizeof r);
+      r.c = c; r.s = in; r.n = len; r.pos = q; r.depth = 1; r.canon = 1;
+      r.field = (long)i;
+      if ((st = scan_item(&r)) != TM_OK) return st;
+      if (!r.canon) return TM_NOMATCH;
+      next = r.pos;
+    }
+    q = next;
+  }
+  if (q != len) return TM_NOMATCH;
+  off[n] = (uint32_t)q;
+  *arity = n;
+  return TM_OK;
+}
+
 tm_status tm_cbor_canonicalize(tm_core *c, const uint8_t *in, size_t len,
                                tm_bytes *out, int *was_canonical) {
   const uint8_t *b;

@@ -102,7 +102,14 @@ tm_status tm_core_create(const tm_config *cfg, tm_core **out) {
   c->timers.free_head = c->timers.free_tail = TM_NONE;
   for (i = 0; i < TM_PRIORITIES; i++)
     c->sched.q[i].fhead = c->sched.q[i].ftail = TM_NONE;
-  if (xfer_create(c) != TM_OK) {
+  for (i = 0; i < TM_AKEYS; i++)
+    c->akey[i] = tm_index_key(c->cfg.hash_seed, i, 0, NULL, 0);
+  if (xfer_create(c) != TM_OK || tm_scratch_reserve(c, 24) != TM_OK) {
+    if (c->xfer != NULL) {
+      tm_mem_free(c, NULL, c->xfer->data, c->xfer->cap);
+      tm_mem_free(c, NULL, c->xfer, sizeof *c->xfer);
+    }
+    tm_mem_flush(c);
     boot = *c; /* free the block through a copy that outlives it */
     tm_mem_free(&boot, NULL, c, sizeof *c);
     return TM_E_NOMEM;
@@ -122,6 +129,7 @@ void tm_core_destroy(tm_core *c) {
   tm_mem_free(c, NULL, c->tf, (size_t)c->scratch_cap * TM_SCRATCH_ENTRY);
   tm_mem_free(c, NULL, c->xfer->data, c->xfer->cap);
   tm_mem_free(c, NULL, c->xfer, sizeof *c->xfer);
+  tm_mem_flush(c);
   last = *c; /* free the core block through a copy that outlives it */
   tm_mem_free(&last, NULL, c, sizeof *c);
 }
@@ -211,6 +219,20 @@ static tm_status check_accounting(tm_core *c) {
     return tm_fail(c, TM_E_CORRUPT,
                    "accounting: %zu bytes charged to spaces and processes, "
                    "only %zu live", sum, c->live);
+  for (i = 0; i < TM_POOL_CLASSES; i++) {
+    size_t n = 0, guard = 0;
+    const void *b;
+    for (b = c->pool[i]; b != NULL && guard <= TM_POOL_DEPTH; guard++) {
+      n++;
+      memcpy(&b, b, sizeof b);
+    }
+    if (n != c->pool_n[i] || n > TM_POOL_DEPTH)
+      return tm_fail(c, TM_E_CORRUPT, "pool %u holds %zu blocks, %u recorded",
+                     i, n, c->pool_n[i]);
+    sum += n * (i + 1) * TM_POOL_GRAIN;
+  }
+  if (sum > c->live)
+    return tm_fail(c, TM_E_CORRUPT, "accounting: pools exceed live bytes");
   if (c->xfer->magic != TM_XFER_MAGIC || c->xfer->cap == 0)
     return tm_fail(c, TM_E_CORRUPT, "transfer area header damaged");
   return TM_OK;

@@ -11,6 +11,7 @@
 #include "timer.h"
 
 #define TM_ERRMSG_MAX 256
+#define TM_AKEYS 32
 
 struct tm_core {
   tm_config cfg;            /* copy of the creation config (alloc set) */
@@ -25,7 +26,11 @@ struct tm_core {
   uint64_t *keys;           /* scratch: index keys (arity + 1) */
   tm_chain **chains;        /* scratch: chain of each key (arity + 1) */
   tm_tfield *tf;            /* scratch: compiled template fields */
-  uint32_t scratch_cap;     /* entries in each scratch array */
+  uint32_t scratch_cap;     /* entries in each scratch array (>= 24) */
+  uint64_t akey[TM_AKEYS];  /* index keys of the arity chains, arity < 32 */
+  void *pool[TM_POOL_CLASSES]; /* freed small blocks by size class */
+  uint32_t pool_n[TM_POOL_CLASSES]; /* blocks in each pool list */
+  size_t pooled;            /* bytes held in the pools (part of live) */
   tm_store store;           /* spaces */
   tm_sched sched;           /* processes and run queues */
   tm_timers timers;         /* clocks and timers */
@@ -58,6 +63,12 @@ TM_INTERNAL tm_status tm_scratch_reserve(tm_core *c, uint32_t n);
 
 TM_INTERNAL void *tm_default_alloc(void *ud, void *ptr, size_t old_n,
                                    size_t n);
+
+/* The index key of the arity chain for `arity`. */
+static inline uint64_t tm_arity_key(const tm_core *c, uint32_t arity) {
+  return arity < TM_AKEYS ? c->akey[arity]
+                          : tm_index_key(c->cfg.hash_seed, arity, 0, NULL, 0);
+}
 
 /* Hash-mixing helpers shared by index keys and digests. */
 static inline uint64_t tm_mix64(uint64_t h) {

@@ -22,8 +22,14 @@
 
 uint64_t tm_index_key(uint64_t seed, uint32_t arity, uint32_t slot,
                       const uint8_t *p, size_t n) {
-  uint64_t h = seed ^ ((uint64_t)arity << 32 | slot) * K1 ^ (uint64_t)n * K2;
-  uint64_t w;
+  uint64_t h = seed ^ ((uint64_t)arity << 32 | slot) * K1;
+  uint64_t w = 0;
+  size_t i;
+  if (n <= 8) { /* most fields: one multiply and one finaliser */
+    for (i = 0; i < n; i++) w = w << 8 | p[i];
+    return tm_mix64((h ^ w) * K2 + n);
+  }
+  h ^= (uint64_t)n * K2;
   while (n >= 8) {
     memcpy(&w, p, 8);
     h = (h ^ tm_mix64(w + K1)) * K2;

@@ -479,7 +479,7 @@ static tm_status check_heaps(tm_core *c, uint32_t *nheap) {
 /* One live process: state-dependent fields and its byte account. */
 static tm_status check_proc(tm_core *c, uint32_t i, uint32_t *counts) {
   tm_proc *p = &c->sched.procs[i];
-  size_t bytes = (size_t)p->mbox.cap * sizeof(tm_msg);
+  size_t bytes = p->mbox.cap ? tm_mem_size((size_t)p->mbox.cap * sizeof(tm_msg)) : 0;
   if (p->state > TM_PROC_WAIT_TIMER)
     return tm_fail(c, TM_E_CORRUPT, "sched: slot %u has state %u", i, p->state);
   counts[p->state]++;
@@ -492,8 +492,9 @@ static tm_status check_proc(tm_core *c, uint32_t i, uint32_t *counts) {
     return tm_fail(c, TM_E_CORRUPT, "sched: waiting process holds a tuple");
   if (p->state == TM_PROC_RUNNING && c->sched.running != i)
     return tm_fail(c, TM_E_CORRUPT, "sched: running process not recorded");
-  if (p->waiter != NULL) bytes += p->waiter->size;
-  if (p->delivery != NULL) bytes += sizeof(tm_blob) + p->delivery->len;
+  if (p->waiter != NULL) bytes += tm_mem_size(p->waiter->size);
+  if (p->delivery != NULL)
+    bytes += tm_mem_size(sizeof(tm_blob) + p->delivery->len);
   if (bytes != p->live)
     return tm_fail(c, TM_E_CORRUPT, "sched: process %u holds %zu bytes, "
                    "%zu recorded", i, bytes, p->live);

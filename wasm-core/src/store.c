@@ -74,7 +74,16 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
 static tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
                             const char *what, tm_item *it) {
   size_t head;
-  tm_status st = tm_cbor_prepare(c, in, len, &it->b, &it->len, NULL);
+  tm_status st = in != NULL ? tm_cbor_scan_array(c, in, len, &it->arity, c->offs)
+                            : TM_NOMATCH;
+  if (st == TM_OK) { /* canonical short array: used in place, one pass */
+    it->b = in;
+    it->len = len;
+    it->off = c->offs;
+    return TM_OK;
+  }
+  if (st < 0) return st;
+  st = tm_cbor_prepare(c, in, len, &it->b, &it->len, NULL);
   if (st != TM_OK) return st;
   if ((st = tm_match_arity(c, it->b, what, &it->arity, &head)) != TM_OK)
     return st;
@@ -123,8 +132,7 @@ static tm_chain *best_chain(tm_core *c, tm_space *sp, const tm_item *it,
   tm_chain *best, *ch;
   *st = tm_match_compile(c, it->b, it->off, it->arity, c->tf);
   if (*st != TM_OK) return NULL;
-  best = tm_index_find(&sp->ix, tm_index_key(c->cfg.hash_seed, it->arity, 0,
-                                             NULL, 0));
+  best = tm_index_find(&sp->ix, tm_arity_key(c, it->arity));
   if (best == NULL || best->count == 0) return NULL;
   for (i = 0; i < it->arity; i++) {
     if (c->tf[i].formal != TM_ACTUAL) continue;
@@ -231,7 +239,7 @@ tm_status tm_space_count(tm_core *c, uint32_t id, const uint8_t *tmpl,
 static tm_status tuple_keys(tm_core *c, tm_space *sp, const tm_item *it) {
   uint64_t seed = c->cfg.hash_seed;
   uint32_t i;
-  c->keys[0] = tm_index_key(seed, it->arity, 0, NULL, 0);
+  c->keys[0] = tm_arity_key(c, it->arity);
   c->chains[0] = tm_index_find(&sp->ix, c->keys[0]);
   for (i = 0; i < it->arity; i++) {
     const uint8_t *f = it->b + it->off[i];
@@ -390,8 +398,10 @@ static void commit_store(tm_core *c, tm_space *sp, tm_outplan *p) {
     tm_index_insert(&sp->ix, ch);
   }
   for (k = 0; k <= t->arity; k++) {
+    tm_chain *home = c->chains[k];
+    if (home == NULL) home = tm_index_find(&sp->ix, c->keys[k]); /* fresh */
     t->ent[k].slot = k;
-    tm_index_link(&sp->ix, tm_index_find(&sp->ix, c->keys[k]), &t->ent[k]);
+    tm_index_link(&sp->ix, home, &t->ent[k]);
   }
   sp->ntuples++;
 }
@@ -462,7 +472,7 @@ static uint64_t waiter_key(tm_core *c, const tm_item *it) {
   uint32_t i;
   for (i = 0; i < it->arity; i++)
     if (c->tf[i].formal == TM_ACTUAL) return c->tf[i].key;
-  return tm_index_key(c->cfg.hash_seed, it->arity, 0, NULL, 0);
+  return tm_arity_key(c, it->arity);
 }
 
 static tm_waiter *waiter_new(tm_core *c, tm_proc *pr, const tm_item *it) {
@@ -637,7 +647,7 @@ static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
       return tm_fail(c, TM_E_CORRUPT, "store: entry %u of a tuple is in the "
                      "wrong chain", i);
   }
-  *bytes += tuple_size(t->arity, t->len);
+  *bytes += tm_mem_size(tuple_size(t->arity, t->len));
   return TM_OK;
 }
 
@@ -664,7 +674,7 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
     const tm_entry *e;
     const tm_wlink *l;
     if (ch == NULL) continue;
-    *bytes += sizeof(tm_chain);
+    *bytes += tm_mem_size(sizeof(tm_chain));
     for (e = ch->head; e != NULL; e = e->next) {
       if (e->slot != 0) continue;
       (*nt)++;
@@ -684,7 +694,7 @@ static tm_status space_check(tm_core *c, uint32_t id) {
   uint32_t nt = 0, nw = 0;
   if (sp == NULL) return st;
   if ((st = tm_index_check(c, &sp->ix)) != TM_OK) return st;
-  bytes = (size_t)sp->ix.cap * sizeof(tm_chain *);
+  bytes = sp->ix.cap ? tm_mem_size((size_t)sp->ix.cap * sizeof(tm_chain *)) : 0;
   if ((st = check_members(c, id, sp, &bytes, &nt, &nw)) != TM_OK) return st;
   if (nt != sp->ntuples || nw != sp->nwaiters)
     return tm_fail(c, TM_E_CORRUPT, "store: %u tuples and %u waiters found, "

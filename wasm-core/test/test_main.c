@@ -73,6 +73,7 @@ int main(int argc, char **argv) {
   for (m = 0; m < sizeof mods / sizeof mods[0]; m++)
     for (t = mods[m]; t->name != NULL; t++) {
       if (filter != NULL && strstr(t->name, filter) == NULL) continue;
+      if (getenv("TM_TEST_VERBOSE") != NULL) printf("... %s\n", t->name);
       if (run_one(t)) passed++;
       else failed++;
     }
