@@ -15,7 +15,8 @@
 import { Pair } from '../values.js';
 import { Var, Lambda, Letrec, Seq } from '../ir/core.js';
 import { Scope, isIdentifier, rootSym } from './hygiene.js';
-import { scanForms, expandItem } from './definitions.js';
+import { scanForms, expandItem, isPlainExpression } from './definitions.js';
+import { expandExpr } from './expand-expr.js';
 import { listOf } from './util.js';
 import { syntaxError } from './errors.js';
 
@@ -49,7 +50,7 @@ export function parseFormals(formals, who, form, loc) {
  */
 export function bindLocal(scope, id) {
   const v = new Var(rootSym(id).name);
-  scope.map.set(id, { kind: 'local', v });
+  scope.bind(id, { kind: 'local', v });
   return v;
 }
 
@@ -75,6 +76,7 @@ export function* expandLambda(formals, body, env, u, loc, name) {
 export function* expandBody(body, scope, u, loc, who) {
   const forms = listOf(body, who, body, loc, 'a body must be a proper list of forms');
   if (forms.length === 0) syntaxError(who, 'empty body', body, loc);
+  if (forms.length === 1 && isPlainExpression(forms[0], scope)) return yield expandExpr(forms[0], scope, u, loc);
   const items = scanForms(forms, loc, u, {
     scope,
     bind(id, l, form) {
@@ -83,7 +85,7 @@ export function* expandBody(body, scope, u, loc, who) {
     },
     bindSyntax(id, binding, l, form) {
       if (scope.map.has(id)) syntaxError('define-syntax', `${rootSym(id).name} is defined twice in one body`, form, l);
-      scope.map.set(id, binding);
+      scope.bind(id, binding);
     },
     onImport: null,
     onDefineLibrary: null,

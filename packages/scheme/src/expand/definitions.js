@@ -96,6 +96,18 @@ export function scanForms(forms, loc, u, dc) {
 }
 
 /**
+ * Whether `x` is certainly an expression in scope `env`: not a definition, not a form
+ * that splices or might produce one (begin, include, cond-expand, a macro use). Lets a
+ * body of one plain expression skip the definition scan.
+ * @param {any} x @param {Scope} env
+ */
+export function isPlainExpression(x, env) {
+  if (!(x instanceof Pair) || !isIdentifier(x.car)) return true;
+  const b = lookup(x.car, env);
+  return b === null || (b.kind !== 'macro' && !(b.kind === 'special' && scanners.has(b.name)));
+}
+
+/**
  * @typedef {(x: any, loc: Loc|null, u: Unit, dc: DefContext, items: Item[],
  *   pushAll: (forms: any[], loc: Loc|null) => void) => void} Scanner
  */

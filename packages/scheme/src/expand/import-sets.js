@@ -95,7 +95,7 @@ export function importInto(top, resolved, form, loc) {
       }
       if (!info.imports.has(name)) syntaxError('import', `cannot import ${name}: it is already defined`, form, loc);
     }
-    top.map.set(sym, b);
+    top.bind(sym, b);
     info.imports.add(name);
   }
   for (const lib of resolved.libs) info.libs.add(lib);

@@ -80,7 +80,7 @@ function* walk(p, init, initIsVar, steps, bound, scope, env, u, loc, who) {
     const v = new Var(rootSym(p).name);
     steps.push({ op: 'bind', v, init: init() });
     bound.set(p, v);
-    scope.map.set(p, { kind: 'local', v });
+    scope.bind(p, { kind: 'local', v });
     return;
   }
   const quoted = quoteOperand(p, 'quote');

@@ -68,7 +68,7 @@ function localSyntax(rec) {
       const id = expectIdentifier(parts[0], who, x, loc);
       if (scope.map.has(id)) syntaxError(who, `${rootSym(id).name} is bound twice`, x, loc);
       const name = rootSym(id).name;
-      scope.map.set(id, { kind: 'macro', name, macro: makeTransformer(parts[1], rec ? scope : env, u, loc, name) });
+      scope.bind(id, { kind: 'macro', name, macro: makeTransformer(parts[1], rec ? scope : env, u, loc, name) });
     }
     return yield expandBody(/** @type {Pair} */ (x.cdr).cdr, scope, u, loc, who);
   };

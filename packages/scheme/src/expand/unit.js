@@ -66,8 +66,8 @@ export function topDefContext(u, onImport, onDefineLibrary) {
       syntaxError(who, `${name} is defined twice in ${info.label}`, form, loc);
     }
     info.imports.delete(name);
-    top.map.set(sym, b);
-    if (id instanceof Alias) top.map.set(id, b);
+    top.bind(sym, b);
+    if (id instanceof Alias) top.bind(id, b);
   };
   return {
     scope: top,
