@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Char, EOF, Pair, Sym, SchemeError, VOID, list, listToArray } from '../src/values.js';
 import { primitives } from '../src/runtime/registry.js';
 import { current } from '../src/runtime/current.js';
-import { Port } from '../src/runtime/ports.js';
+import { Port, flushFilePorts } from '../src/runtime/ports.js';
 import { writeString } from '../src/printer.js';
 import '../src/runtime/prims-lists.js';
 
@@ -390,4 +390,22 @@ test('open-input-file signals a file error naming the procedure and the file', (
   assertError(() => call('open-input-file', '/no/such/dir/x.scm'), 'open-input-file', 'cannot open file (no such file or directory)', ['/no/such/dir/x.scm'], 'file');
   assertError(() => call('open-binary-input-file', '/no/such/dir/x.bin'), 'open-binary-input-file', 'cannot open file (no such file or directory)', undefined, 'file');
   assertError(() => call('open-input-file', 7), 'open-input-file', 'expected a string', [7], 'type');
+});
+
+test('flushFilePorts writes out what unclosed file ports still buffer', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termite-io-'));
+  try {
+    const file = path.join(dir, 'unclosed.txt');
+    const out = call('open-output-file', file);
+    call('display', 'buffered', out);
+    assert.equal(fs.readFileSync(file, 'utf8'), '', 'still in the buffer');
+    flushFilePorts();
+    assert.equal(fs.readFileSync(file, 'utf8'), 'buffered');
+    call('display', ' and closed', out);
+    call('close-port', out);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'buffered and closed');
+    flushFilePorts();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -599,20 +599,39 @@ function openBinaryInputFile(path) {
 }
 
 /**
+ * File output ports not yet closed. They are block-buffered, so the driver calls
+ * flushFilePorts() when a program ends, or a program that never closes its output file
+ * would lose the last block. Like a table of file descriptors, this is host state that
+ * no Scheme program can observe.
+ * @type {Set<Port>}
+ */
+const openFilePorts = new Set();
+
+/** Hand the buffered output of every open file port to its file (at program exit). */
+export function flushFilePorts() {
+  for (const p of openFilePorts) p.flush();
+}
+
+/**
  * @param {string} who @param {any} path @param {boolean} binary
  */
 function openOutputFile(who, path, binary) {
   checkString(who, path);
   const file = withHost(who, 'cannot open file', path, () => host.openOutputFile(path));
-  return new Port({
+  const port = new Port({
     kind: 'file-output',
     output: true,
     binary,
     name: path,
     buffering: 'block',
     sink: (chunk) => withHost(who, 'cannot write file', path, () => file.write(chunk)),
-    onClose: () => withHost(who, 'cannot close file', path, () => file.close()),
+    onClose: () => {
+      openFilePorts.delete(port);
+      withHost(who, 'cannot close file', path, () => file.close());
+    },
   });
+  openFilePorts.add(port);
+  return port;
 }
 
 definePrimitive('open-input-file', 1, 1, openInputFile);
