@@ -416,8 +416,8 @@ static tm_status scan_simple(tm_rd *r, size_t at, unsigned ai, uint64_t v) {
 
 static tm_status scan_item(tm_rd *r) {
   size_t at = r->pos;
-  unsigned major, ai;
-  uint64_t arg;
+  unsigned major = 0, ai = 0;
+  uint64_t arg = 0;
   tm_status st = read_head(r, &major, &ai, &arg);
   if (st != TM_OK) return st;
   switch (major) {
@@ -461,8 +461,8 @@ static tm_status put_head(tm_wr *w, unsigned major, uint64_t arg) {
 
 /* Skip one scanned item (definite or not) without output. */
 static void skip_raw(tm_rd *r) {
-  unsigned major, ai;
-  uint64_t arg, i;
+  unsigned major = 0, ai = 0;
+  uint64_t arg = 0, i;
   read_head(r, &major, &ai, &arg);
   if (major == TM_MT_BYTES || major == TM_MT_TEXT) {
     if (ai != 31) { r->pos += (size_t)arg; return; }
@@ -629,7 +629,7 @@ static tm_status emit_map(tm_wr *w, size_t at, unsigned ai, uint64_t arg) {
  * a plain integer when it fits in 64 bits. */
 static tm_status emit_bignum(tm_wr *w, uint64_t tag) {
   tm_rd *r = &w->r;
-  unsigned major, ai;
+  unsigned major = 0, ai = 0;
   uint64_t len, v = 0;
   size_t sb = w->stk->len, n = 0, i = 0;
   const uint8_t *b;
@@ -682,8 +682,8 @@ static tm_status emit_float(tm_wr *w, double d) {
 static tm_status emit_item(tm_wr *w) {
   tm_rd *r = &w->r;
   size_t at = r->pos;
-  unsigned major, ai;
-  uint64_t arg;
+  unsigned major = 0, ai = 0;
+  uint64_t arg = 0;
   uint8_t b[2];
   read_head(r, &major, &ai, &arg);
   switch (major) {
@@ -810,8 +810,8 @@ tm_status tm_cbor_scan_array(tm_core *c, const uint8_t *in, size_t len,
 
 tm_status tm_cbor_canonicalize(tm_core *c, const uint8_t *in, size_t len,
                                tm_bytes *out, int *was_canonical) {
-  const uint8_t *b;
-  size_t n;
+  const uint8_t *b = NULL;
+  size_t n = 0;
   tm_status st = tm_cbor_prepare(c, in, len, &b, &n, was_canonical);
   if (st == TM_OK) st = tm_xfer_put(c, b, n, out);
   return tm_done(c, st);

@@ -215,7 +215,7 @@ static tm_status take_slot(tm_core *c, uint32_t *out) {
 static tm_status spawn(tm_core *c, uint32_t prio, double deadline,
                        uint32_t *pid) {
   tm_sched *s = &c->sched;
-  uint32_t i, gen;
+  uint32_t i = 0, gen;
   tm_status st = check_priority(c, prio, deadline);
   tm_proc *p;
   *pid = 0;
@@ -503,7 +503,8 @@ static tm_status check_proc(tm_core *c, uint32_t i, uint32_t *counts) {
 
 static tm_status sched_check(tm_core *c) {
   tm_sched *s = &c->sched;
-  uint32_t counts[TM_PROC_EXITED + 1] = {0}, nfree, nfifo, nheap, i, nd = 0;
+  uint32_t counts[TM_PROC_EXITED + 1] = {0}, nfree = 0, nfifo = 0, nheap = 0;
+  uint32_t i, nd = 0;
   tm_status st;
   if ((st = check_lists(c, &nfree, &nfifo)) != TM_OK) return st;
   if ((st = check_heaps(c, &nheap)) != TM_OK) return st;
