@@ -20,6 +20,7 @@ import { DEFAULT_IMPORTS } from './stdlib.js';
 import { makeTop, makeUnit, topDefContext, expandTopLevel, checkFreeRefs, unitBody, unitRequires } from './unit.js';
 import { resolveImportSet, importInto } from './import-sets.js';
 import { run } from './trampoline.js';
+import { lookup } from './hygiene.js';
 import { listOf } from './util.js';
 import { syntaxError, ExpanderBug } from './errors.js';
 import { locOf } from './source.js';
@@ -101,7 +102,12 @@ export function expandInEnvironment(datum, env) {
     },
   );
   try {
-    const nodes = run(expandTopLevel([datum], u, dc, loc));
+    /** @type {any[]} */
+    let nodes = [];
+    // `import` and `define-library` work at the REPL even where no library bound them.
+    if (isHead(datum, 'define-library') && lookup(datum.car, env.top) === null) env.session.defineLibrary(datum, loc?.file ?? env.file);
+    else if (isHead(datum, 'import') && isImportKeyword(lookup(datum.car, env.top))) importForm(datum, u, loc);
+    else nodes = run(expandTopLevel([datum], u, dc, loc));
     const units = env.session.takeUnits();
     units.push({ kind: 'repl', name: 'repl', body: unitBody(nodes, loc), requires: unitRequires(env.top, env.session) });
     return { units };
@@ -109,6 +115,9 @@ export function expandInEnvironment(datum, env) {
     /** @type {import('./hygiene.js').TopInfo} */ (env.top.info).freeRefs.clear();
   }
 }
+
+/** @param {import('./hygiene.js').Binding|null} b */
+const isImportKeyword = (b) => b === null || (b.kind === 'special' && b.name === 'import');
 
 /** @param {any} d @param {string} name */
 const isHead = (d, name) => d instanceof Pair && d.car instanceof Sym && d.car.name === name;
