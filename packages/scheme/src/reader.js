@@ -11,8 +11,9 @@
  *    turns an index into line/column by scanning forward from the last index it located
  *    (monotonic, so the total cost is linear; an error may restart it from the start).
  *  - Every pair that starts a list (including the `(quote x)` made from `'x`) and every
- *    vector and bytevector is recorded in a WeakMap with its {file, line, col}; see
- *    `locationOf`. Data are not frozen (the compiler freezes quoted constants).
+ *    vector and bytevector is recorded with its {file, line, col} (see `locationOf` and
+ *    the note on generations below). Data are not frozen (the compiler freezes quoted
+ *    constants).
  *  - `[` `]` are accepted as parentheses; a `[` must be closed by `]`.
  *  - Datum labels (`#0=`, `#0#`) are scoped to one top-level datum; a reference to a label
  *    whose datum is still being read gets a placeholder that is patched afterwards, which
@@ -30,15 +31,26 @@ import { scanNumber } from './numbers.js';
 
 /** @typedef {{file: string, line: number, col: number}} SourceLocation */
 
-/** @type {WeakMap<object, SourceLocation>} */
-const locations = new WeakMap();
+// Locations are kept in two generations of strong Maps, not in a WeakMap: V8's WeakMap
+// costs 2-3 µs per entry for short-lived keys and its garbage collection degrades badly
+// (minutes) past a few million entries. The newest GENERATION entries are always kept,
+// the GENERATION before them too; older ones are dropped (and their data may be freed).
+// So the locations of the last 500,000 to 1,000,000 lists and vectors read are known,
+// which covers any source file the expander is working on. `read` on a port does not
+// need locations and should pass `{locations: false}`.
+const GENERATION = 500_000;
+/** @type {Map<object, SourceLocation>} */
+let recentLocations = new Map();
+/** @type {Map<object, SourceLocation>} */
+let olderLocations = new Map();
 
 /**
  * The source location of a list (its first pair), vector or bytevector read by a Reader.
  * @param {any} obj @returns {SourceLocation|undefined}
  */
 export function locationOf(obj) {
-  return obj !== null && typeof obj === 'object' ? locations.get(obj) : undefined;
+  if (obj === null || typeof obj !== 'object') return undefined;
+  return recentLocations.get(obj) ?? olderLocations.get(obj);
 }
 
 /**
@@ -47,7 +59,11 @@ export function locationOf(obj) {
  * @param {object} obj @param {SourceLocation} loc
  */
 export function setLocation(obj, loc) {
-  locations.set(obj, loc);
+  if (recentLocations.size >= GENERATION) {
+    olderLocations = recentLocations;
+    recentLocations = new Map();
+  }
+  recentLocations.set(obj, loc);
 }
 
 // Character classes for ASCII: 1 = delimiter (ends an identifier, number or #-token).
@@ -90,6 +106,9 @@ const F_ABBREV = 3; // 'x `x ,x ,@x: waits for one datum
 const F_LABEL = 4; // #n= waits for one datum
 const F_COMMENT = 5; // #; waits for one datum and drops it
 
+/** @type {any[]} */
+const EMPTY = [];
+
 /** One open construct on the parse stack. */
 class Frame {
   /**
@@ -108,8 +127,8 @@ class Frame {
     this.tail = null;
     /** 0: elements; 1: after `.`, waiting for the tail; 2: tail read, waiting for `)` */
     this.dot = 0;
-    /** @type {any[]} vector / bytevector elements */
-    this.items = [];
+    /** @type {any[]} vector / bytevector elements (unused by lists) */
+    this.items = kind === F_VECTOR || kind === F_BYTES ? [] : EMPTY;
     /** @type {any} abbreviation symbol, or label number */
     this.tag = null;
   }
@@ -137,12 +156,15 @@ const NOTHING = Symbol('nothing');
 export class Reader {
   /**
    * @param {string} text the source text
-   * @param {{file?: string, foldCase?: boolean}} [opts]
+   * @param {{file?: string, foldCase?: boolean, locations?: boolean}} [opts]
+   *   `locations: false` skips recording where each list and vector starts (faster; for
+   *   `read` on ports, whose data need no source locations)
    */
-  constructor(text, { file = '<string>', foldCase = false } = {}) {
+  constructor(text, { file = '<string>', foldCase = false, locations = true } = {}) {
     this.text = text;
     this.file = file;
     this.foldCase = foldCase;
+    this.recordLocations = locations;
     /** UTF-16 index of the next character to read */
     this.pos = 0;
     // Lazy line/column cache: the position `locPos` is at line `locLine`, column `locCol`.
@@ -253,7 +275,7 @@ export class Reader {
         case 91: {
           // [
           this.pos++;
-          const f = new Frame(F_LIST, start, this.locate(start));
+          const f = new Frame(F_LIST, start, this.recordLocations ? this.locate(start) : null);
           f.close = c === 40 ? 41 : 93;
           stack.push(f);
           continue;
@@ -310,7 +332,7 @@ export class Reader {
             const p = new Pair(value, null);
             if (f.tail === null) {
               f.head = p;
-              if (f.loc !== null) locations.set(p, f.loc);
+              if (f.loc !== null) setLocation(p, f.loc);
             } else f.tail.cdr = p;
             f.tail = p;
           } else if (f.dot === 1) {
@@ -333,7 +355,7 @@ export class Reader {
         stack.pop();
         if (f.kind === F_ABBREV) {
           value = new Pair(f.tag, new Pair(value, null));
-          if (f.loc !== null) locations.set(value, f.loc);
+          if (f.loc !== null) setLocation(value, f.loc);
           continue;
         }
         if (f.kind === F_LABEL) {
@@ -353,7 +375,7 @@ export class Reader {
    * @param {Sym} sym @param {number} start
    */
   abbrev(sym, start) {
-    const f = new Frame(F_ABBREV, start, this.locate(start));
+    const f = new Frame(F_ABBREV, start, this.recordLocations ? this.locate(start) : null);
     f.tag = sym;
     return f;
   }
@@ -368,9 +390,9 @@ export class Reader {
     const f = stack[stack.length - 1];
     if (f.kind === F_LIST) {
       if (c !== f.close) {
-        const l = /** @type {SourceLocation} */ (f.loc);
+        const opened = this.locString(f.pos);
         this.fail(
-          `unexpected \`${ch}\` (the list opened with \`${f.close === 41 ? '(' : '['}\` at ${l.file}:${l.line}:${l.col} needs \`${f.close === 41 ? ')' : ']'}\`)`,
+          `unexpected \`${ch}\` (the list opened with \`${f.close === 41 ? '(' : '['}\` at ${opened} needs \`${f.close === 41 ? ')' : ']'}\`)`,
           start,
         );
       }
@@ -383,11 +405,11 @@ export class Reader {
       stack.pop();
       if (f.kind === F_VECTOR) {
         const v = f.items;
-        locations.set(v, /** @type {SourceLocation} */ (f.loc));
+        if (f.loc !== null) setLocation(v, f.loc);
         return v;
       }
       const b = Uint8Array.from(f.items);
-      locations.set(b, /** @type {SourceLocation} */ (f.loc));
+      if (f.loc !== null) setLocation(b, f.loc);
       return b;
     }
     const what = f.kind === F_COMMENT ? '#;' : f.kind === F_LABEL ? `#${f.tag}=` : abbrevText(f.tag);
@@ -475,8 +497,19 @@ export class Reader {
     const s = this.text;
     const n = s.length;
     let i = start;
+    // Fast path: a short unsigned decimal integer, read without making a token string.
+    let v = 0;
+    let c = 0;
+    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      i++;
+    }
+    if (i > start && i - start <= 15 && (i === n || (c < 128 ? DELIM[c] === 1 : isWideSpace(c)))) {
+      this.pos = i;
+      return v;
+    }
     while (i < n) {
-      const c = s.charCodeAt(i);
+      c = s.charCodeAt(i);
       if (c < 128 ? DELIM[c] === 1 : isWideSpace(c)) break;
       i++;
     }
@@ -505,13 +538,13 @@ export class Reader {
     if (c1 === 40) {
       // #(
       this.pos = start + 2;
-      stack.push(new Frame(F_VECTOR, start, this.locate(start)));
+      stack.push(new Frame(F_VECTOR, start, this.recordLocations ? this.locate(start) : null));
       return NOTHING;
     }
     if ((c1 === 117 || c1 === 85) && s.startsWith('8(', start + 2)) {
       // #u8(
       this.pos = start + 4;
-      stack.push(new Frame(F_BYTES, start, this.locate(start)));
+      stack.push(new Frame(F_BYTES, start, this.recordLocations ? this.locate(start) : null));
       return NOTHING;
     }
     if (c1 === 92) return this.readChar(start); // #\
@@ -793,7 +826,7 @@ function raise(message, loc) {
 
 /**
  * All the data in a text.
- * @param {string} text @param {{file?: string, foldCase?: boolean}} [opts]
+ * @param {string} text @param {{file?: string, foldCase?: boolean, locations?: boolean}} [opts]
  * @returns {any[]}
  */
 export function readAll(text, opts) {
