@@ -1,0 +1,84 @@
+// @ts-check
+// End to end: programs expanded by the expander, compiled and run through the package
+// API (runProgramText), checking what they print. These pin the meaning of the
+// expansions, not just their shape.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { runProgramText } from '../src/index.js';
+import { FIXTURES, diskReadFile, memoryReadFile } from './fixtures/expand/helpers.js';
+
+/**
+ * Run `src`; its output, or "ERROR: message".
+ * @param {string} src @param {{file?: string, libraryPath?: string[], readFile?: (p: string) => string|null}} [opts]
+ */
+function run(src, opts = {}) {
+  const out = [];
+  const r = runProgramText(src, { file: 'e2e.scm', ...opts, stdout: (s) => out.push(s) });
+  return r.ok ? out.join('') : `${out.join('')}ERROR: ${r.message}`;
+}
+
+test('hygiene: swap! with a variable named tmp, my-or with a variable named t, a shadowed if', () => {
+  assert.equal(run('(define-syntax swap! (syntax-rules () ((_ a b) (let ((tmp a)) (set! a b) (set! b tmp))))) (define tmp 1) (define y 2) (swap! tmp y) (display (list tmp y))'), '(2 1)');
+  assert.equal(run('(define-syntax my-or (syntax-rules () ((_) #f) ((_ e) e) ((_ e r ...) (let ((t e)) (if t t (my-or r ...)))))) (define t 5) (display (my-or #f t))'), '5');
+  assert.equal(run('(define-syntax my-if (syntax-rules () ((_ c a b) (cond (c a) (else b))))) (display (let ((if list) (else #f)) (list (if 1 2 3) (my-if #f 1 2))))'), '((1 2 3) 2)');
+});
+
+test('internal definitions have letrec* semantics and an early reference is a runtime error', () => {
+  assert.equal(run('(define (f) (define a 1) (display a) (define b (+ a 1)) b) (display (f))'), '12');
+  assert.match(run('(define (g) (define a b) (define b 1) a) (g)'), /^ERROR: b: b is used before its definition/);
+});
+
+test('records, define-values, let-values, do, case, named let', () => {
+  assert.equal(
+    run('(define-record-type <point> (make-point x y) point? (x point-x) (y point-y set-point-y!) (z point-z)) (define p (make-point 1 2)) (set-point-y! p 5) (display (list (point? p) (point-x p) (point-y p) (point-z p) (point? 5)))'),
+    '(#t 1 5 #f #f)',
+  );
+  assert.equal(run('(define-values (a b . c) (values 1 2 3 4)) (define (f) (define-values (x y) (values 10 20)) (+ x y)) (display (list a b c (f)))'), '(1 2 (3 4) 30)');
+  assert.equal(run('(display (let*-values (((a b) (values 1 2)) ((c) (values (+ a b)))) (list a b c)))'), '(1 2 3)');
+  assert.equal(run("(display (do ((i 0 (+ i 1)) (acc '() (cons i acc))) ((= i 3) acc)))"), '(2 1 0)');
+  assert.equal(run("(display (list (case 6 ((2 3 5 7) 'prime) ((1 4 6 8 9) 'composite)) (case 99 ((1) 'a) (else => (lambda (x) (* x 2))))))"), '(composite 198)');
+  assert.equal(run('(display (let loop ((i 0) (acc 1)) (if (= i 5) acc (loop (+ i 1) (* acc 2)))))'), '32');
+});
+
+test('quasiquote, nested levels and vectors', () => {
+  assert.equal(run("(define x 5) (define l '(1 2)) (write `(a ,x ,@l . end)) (write `#(1 ,x ,@l)) (write `(1 `(2 ,(3 ,x))))"), '(a 5 1 2 . end)#(1 5 1 2)(1 (quasiquote (2 (unquote (3 5)))))');
+});
+
+test('guard: clauses with =>, re-raise to an outer guard when no clause matches', () => {
+  assert.equal(run("(display (guard (e ((symbol? e) (list 'caught e)) ((assq 'a e) => cdr)) (raise (list (cons 'a 42)))))"), '42');
+  assert.equal(run("(display (guard (outer (#t (list 'outer outer))) (guard (inner ((number? inner) 'num)) (raise 'sym))))"), '(outer sym)');
+});
+
+test('parameterize, delay, delay-force and case-lambda', () => {
+  assert.equal(run('(define p (make-parameter 1)) (display (list (p) (parameterize ((p 2)) (p)) (p)))'), '(1 2 1)');
+  assert.equal(run('(display (list (force (delay (+ 1 2))) (force (delay-force (delay 7)))))'), '(3 7)');
+  assert.equal(run("(define f (case-lambda ((x) (list 'one x)) ((x y) (list 'two x y)) ((x . r) (list 'many x r)))) (display (list (f 1) (f 1 2) (f 1 2 3)))"), '((one 1) (two 1 2) (many 1 (2 3)))');
+});
+
+test('match: bindings, repeated variables, guards, quoted data and the no-match error', () => {
+  assert.equal(run("(display (list (match '(1 1) ((x x) 'same) (_ 'diff)) (match '(1 2) ((x x) 'same) (_ 'diff)) (match (list 1 2) ((a b) (where (> a 5)) 'big) ((a b) (+ a b)))))"), '(same diff 3)');
+  assert.equal(run("(define tag 'k) (display (match (list 'k 'reply 7) ((,tag 'reply v) v) (_ 'other)))"), '7');
+  assert.match(run('(match 42 ((a) a))'), /^ERROR: match: no clause matches: 42/);
+});
+
+test('catch resumes after the handler at the catch', () => {
+  assert.equal(run("(display (catch (lambda (e) (list 'caught e)) (raise 42) 123))"), '(caught 42)');
+});
+
+test('macro-defining macros and nested ellipses run as expected', () => {
+  assert.equal(run('(define-syntax def-seq (syntax-rules () ((_ name) (define-syntax name (syntax-rules () ((_ e (... ...)) (begin e (... ...)))))))) (def-seq my-begin) (my-begin (display 1) (display 2))'), '12');
+  assert.equal(run("(define-syntax my-let* (syntax-rules () ((_ () body ...) (let () body ...)) ((_ ((x v) rest ...) body ...) (let ((x v)) (my-let* (rest ...) body ...))))) (display (my-let* ((a 1) (b (+ a 1))) (list a b)))"), '(1 2)');
+});
+
+test('a program importing user libraries from files: private state behind an exported macro', () => {
+  const opts = { file: `${FIXTURES}/app/main.scm`, libraryPath: [`${FIXTURES}/libs`], readFile: diskReadFile };
+  assert.equal(
+    run('(import (scheme base) (scheme write) (prefix (mesh counter) c:) (util)) (c:inc! 5) (c:inc! 2) (display (list (c:current) start-value (twice (lambda (x) (* x 3)) 1)))', opts),
+    '(7 0 9)',
+  );
+});
+
+test('include and cond-expand in a running program', () => {
+  const files = { 'dir/defs.scm': '(define (double x) (* 2 x))' };
+  assert.equal(run("(include \"defs.scm\") (cond-expand (termite (display (double 21))) (else (display 'no)))", { file: 'dir/main.scm', readFile: memoryReadFile(files) }), '42');
+});
