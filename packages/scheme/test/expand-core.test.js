@@ -126,3 +126,43 @@ test('a body that ends with a definition is a syntax error', () => {
 test('duplicate parameters are a syntax error', () => {
   assert.match(syntaxErrorOf(() => expand('(lambda (x x) x)')).message, /parameter x appears twice/);
 });
+
+test('no Core node of a program read from text lacks a location, whatever form produced it', () => {
+  const src = `
+(define-record-type <p> (mk a) p? (a p-a set-p-a!))
+(define-values (q r) (values 1 2))
+(define (f x . rest)
+  (define-values (u v) (values 1 2))
+  (let loop ((i 0)) (if (< i 3) (loop (+ i 1))))
+  (let* ((a 1) (b 2)) (letrec ((c (lambda () c))) c))
+  (let-values (((a b) (values 1 2))) a)
+  (do ((i 0 (+ i 1))) ((= i 3) 'done) (display i))
+  (cond ((assv x '()) => cdr) (x) (else 1))
+  (case x ((1) 'a) ((2 3) => list) (else 'c))
+  (and 1 2) (or 1 2) (when 1 2) (unless 1 2)
+  (delay 1) (delay-force 1)
+  (parameterize ((current-output-port (current-output-port))) 1)
+  (guard (e ((string? e) => string-length) (else 0)) (raise 1))
+  (case-lambda ((a) a) ((a b) b))
+  \`(1 ,x ,@rest #(,x))
+  (match x ((a 'b ,x . c) (where a) c) (#(1 _) 2) (_ 3))
+  (recv ((a b) a) (after 1 2))
+  (catch list 1) (handle list 1)
+  (set! x 2)
+  (let-syntax ((m (syntax-rules () ((_ e) (list e e))))) (m x)))`;
+  const { units } = expand(src);
+  let count = 0;
+  /** @param {any} n @param {string} path */
+  const walk = (n, path) => {
+    if (!n || typeof n !== 'object' || !n.t) return;
+    count++;
+    assert.ok(n.loc && n.loc.file === 'test.scm' && n.loc.line >= 1 && n.loc.line <= 23, `${n.t} at ${path} has no location`);
+    for (const k of ['test', 'then', 'else', 'e', 'fn', 'args', 'es', 'inits', 'clauses', 'body']) {
+      const c = n[k];
+      if (Array.isArray(c)) c.forEach((x, i) => walk(x, `${path}.${k}${i}`));
+      else walk(c, `${path}.${k}`);
+    }
+  };
+  walk(units[0].body, 'body');
+  assert.ok(count > 300);
+});
