@@ -28,7 +28,7 @@ import { parseRecordType, recordBindings } from './records.js';
 import { includedForms } from './include.js';
 import { condExpandForms } from './cond-expand.js';
 import { operands, listOf, rtCall, refTo, nameLambda, voidConst, expectIdentifier } from './util.js';
-import { syntaxError } from './errors.js';
+import { syntaxError, ExpanderBug } from './errors.js';
 import { locOf } from './source.js';
 
 /** @typedef {import('./hygiene.js').Scope} Scope */
@@ -202,7 +202,7 @@ export function* expandItem(item, env, u) {
     case 'record':
       return recordBindings(item.spec, item.targets, item.ordinal, env, u, item.loc);
     default:
-      throw new Error(`unknown item ${/** @type {any} */ (item).t}`);
+      throw new ExpanderBug(`unknown definition item ${/** @type {any} */ (item).t}`);
   }
 }
 

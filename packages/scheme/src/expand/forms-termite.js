@@ -92,7 +92,9 @@ function* bodyIn(b, scope, u, loc, who) {
 /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
 function* expandRecv(x, env, u, loc) {
   let clauses = listOf(x.cdr, 'recv', x, loc);
+  /** @type {any} */
   let timeout = Const(false, loc);
+  /** @type {any} */
   let after = Const(false, loc);
   const isAfter = (/** @type {any} */ c) => c instanceof Pair && isIdentifier(c.car) && rootSym(c.car).name === 'after';
   clauses.forEach((c, i) => {

@@ -121,11 +121,13 @@ export const rootSym = (id) => (id instanceof Alias ? id.sym : id);
 export function lookup(id, scope) {
   /** @type {Identifier} */
   let i = id;
-  /** @type {Scope|null} */
+  /** @type {Scope} */
   let s = scope;
   for (;;) {
     if (boundLocally.has(i)) {
-      for (let e = s; e !== null; e = e.parent) {
+      /** @type {Scope|null} */
+      let e = s;
+      for (; e !== null; e = e.parent) {
         const b = e.map.get(i);
         if (b !== undefined) return b;
       }
