@@ -271,11 +271,12 @@ function encBytes(b) {
 function encFormal(f) {
   room(3);
   out[pos++] = 0xd9; out[pos++] = 0xa0; out[pos++] = 0x20;
-  if (f.code !== FormalCode.tagged) { head(0, f.code); return; }
+  /* a tagged formal without a tag stays malformed: the core says so */
+  if (f.code !== FormalCode.tagged || f.tag === undefined) { head(0, f.code); return; }
   room(2);
   out[pos++] = 0x82;
   out[pos++] = FormalCode.tagged;
-  const t = f.tag ?? 0;
+  const t = f.tag;
   if (typeof t === 'bigint') bigHead(0, t);
   else head(0, t);
 }
