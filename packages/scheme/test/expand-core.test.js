@@ -166,3 +166,11 @@ test('no Core node of a program read from text lacks a location, whatever form p
   walk(units[0].body, 'body');
   assert.ok(count > 300);
 });
+
+test('circular code (datum labels) is a syntax error, not a hang; circular quoted data is fine', () => {
+  assert.match(syntaxErrorOf(() => expand('(display . #0=(1 . #0#))')).message, /a procedure call must be a proper list/);
+  assert.match(syntaxErrorOf(() => expand('(lambda #0=(a . #0#) 1)')).message, /lambda: circular parameter list/);
+  assert.match(syntaxErrorOf(() => expand('(define-syntax m (syntax-rules () ((_ x ...) 1))) (m . #0=(1 . #0#))')).message, /m: no syntax-rules pattern matches/);
+  const { units } = expand("'#0=(a . #0#)");
+  assert.equal(units[0].body.value.cdr, units[0].body.value);
+});

@@ -142,3 +142,14 @@ test('every syntax name of the standard library table is a form the expander imp
   assert.ok(STANDARD_LIBRARIES['(scheme base)'].procedures.includes('call/cc'));
   assert.ok(STANDARD_LIBRARIES['(scheme lazy)'].syntax.includes('delay-force'));
 });
+
+test('a library macro naming something the library never defines is an error at the use', () => {
+  const files = { 'x.sld': '(define-library (x) (export m) (import (scheme base)) (begin (define-syntax m (syntax-rules () ((_) (undefined-fn))))))' };
+  const e = syntaxErrorOf(() => expand('(import (x))\n(m)', { file: 'main.scm', readFile: memoryReadFile(files) }));
+  assert.equal(e.message, 'main.scm:2:1: undefined-fn: unbound identifier (inserted by a macro of library (x)) in undefined-fn');
+});
+
+test('a library macro that defines a name at the importer\'s top level defines it there', () => {
+  const files = { 'x.sld': '(define-library (x) (export def-getter) (import (scheme base)) (begin (define-syntax def-getter (syntax-rules () ((_ name v) (begin (define hidden v) (define (name) hidden)))))))' };
+  assert.equal(core('(import (x)) (def-getter get 5) (get)', { readFile: memoryReadFile(files) }), '(begin (define .::hidden (quote 5)) (define .::get (lambda:get () .::hidden)) (.::get))');
+});

@@ -17,7 +17,7 @@ import { Var, Lambda, Letrec, Seq } from '../ir/core.js';
 import { Scope, isIdentifier, rootSym } from './hygiene.js';
 import { scanForms, expandItem, isPlainExpression } from './definitions.js';
 import { expandExpr } from './expand-expr.js';
-import { listOf } from './util.js';
+import { listOf, spine } from './util.js';
 import { syntaxError } from './errors.js';
 
 /** @typedef {import('./hygiene.js').Identifier} Identifier */
@@ -32,12 +32,13 @@ import { syntaxError } from './errors.js';
 export function parseFormals(formals, who, form, loc) {
   /** @type {Identifier[]} */
   const req = [];
-  let t = formals;
-  while (t instanceof Pair) {
-    if (!isIdentifier(t.car)) syntaxError(who, 'a parameter must be an identifier', form, loc);
-    if (req.includes(t.car)) syntaxError(who, `parameter ${rootSym(t.car).name} appears twice`, form, loc);
-    req.push(t.car);
-    t = t.cdr;
+  const s = spine(formals);
+  if (s === null) return syntaxError(who, 'circular parameter list', form, loc);
+  const t = s.tail;
+  for (const p of s.items) {
+    if (!isIdentifier(p)) syntaxError(who, 'a parameter must be an identifier', form, loc);
+    if (req.includes(p)) syntaxError(who, `parameter ${rootSym(p).name} appears twice`, form, loc);
+    req.push(p);
   }
   if (t !== null && !isIdentifier(t)) syntaxError(who, 'a rest parameter must be an identifier', form, loc);
   if (t !== null && req.includes(t)) syntaxError(who, `parameter ${rootSym(t).name} appears twice`, form, loc);

@@ -19,6 +19,7 @@ import { isIdentifier, lookup, rootSym, unboundHome, strip } from './hygiene.js'
 import { transcribe } from './syntax-rules.js';
 import { syntaxError } from './errors.js';
 import { locOf } from './source.js';
+import { spine } from './util.js';
 
 /** @typedef {import('./hygiene.js').Scope} Scope */
 /** @typedef {import('./hygiene.js').Identifier} Identifier */
@@ -89,14 +90,11 @@ export function freeGlobal(id, env, loc) {
  * @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc
  */
 function* expandApplication(x, env, u, loc) {
+  const s = spine(x.cdr);
+  if (s === null || s.tail !== null) syntaxError('', 'a procedure call must be a proper list', x, loc);
   const fn = yield expandExpr(x.car, env, u, loc);
   const args = [];
-  let t = x.cdr;
-  while (t instanceof Pair) {
-    args.push(yield expandExpr(t.car, env, u, loc));
-    t = t.cdr;
-  }
-  if (t !== null) syntaxError('', 'a procedure call must be a proper list', x, loc);
+  for (const a of s.items) args.push(yield expandExpr(a, env, u, loc));
   return Call(fn, args, loc);
 }
 

@@ -21,6 +21,7 @@
 import { Pair, Flonum, Ratnum, arrayToList } from '../values.js';
 import { Alias, isIdentifier, isAux, freeIdentifierEquals, rootSym } from './hygiene.js';
 import { syntaxError, ExpanderBug } from './errors.js';
+import { spine } from './util.js';
 
 /** @typedef {import('./hygiene.js').Identifier} Identifier */
 /** @typedef {import('./hygiene.js').Scope} Scope */
@@ -132,10 +133,9 @@ function compilePattern(p, depth, ctx, vars, seen) {
       elems.push(...p);
       t = null;
     } else {
-      while (t instanceof Pair) {
-        elems.push(t.car);
-        t = t.cdr;
-      }
+      const s = spine(p) ?? syntaxError(ctx.name, 'circular pattern', p, ctx.loc);
+      elems.push(...s.items);
+      t = s.tail;
     }
     let ei = -1;
     for (let i = 0; i < elems.length; i++) {
@@ -204,12 +204,10 @@ function match(P, x, useEnv, macroEnv, b) {
       if (P.t === 'vec') {
         items = x;
       } else {
-        items = [];
-        t = x;
-        while (t instanceof Pair) {
-          items.push(t.car);
-          t = t.cdr;
-        }
+        const s = spine(x);
+        if (s === null) return false;
+        items = s.items;
+        t = s.tail;
         if (P.rest === null && t !== null) return false;
       }
       const h = P.head.length;
@@ -272,12 +270,9 @@ function compileTemplate(t, ctx, vars, level, ellOn, used) {
     let rest = null;
     if (Array.isArray(t)) elems.push(...t);
     else {
-      let s = t;
-      while (s instanceof Pair) {
-        elems.push(s.car);
-        s = s.cdr;
-      }
-      rest = s;
+      const s = spine(t) ?? syntaxError(ctx.name, 'circular template', t, ctx.loc);
+      elems.push(...s.items);
+      rest = s.tail;
     }
     const items = [];
     for (let i = 0; i < elems.length; i++) {
@@ -371,12 +366,8 @@ function repeat(item, j, b, ren, macro, loc, out) {
  * @returns {any[]}
  */
 function properList(l, form, loc, what) {
-  const out = [];
-  while (l instanceof Pair) {
-    out.push(l.car);
-    l = l.cdr;
-  }
-  if (l !== null) syntaxError(WHO, what, form, loc);
-  return out;
+  const s = spine(l);
+  if (s === null || s.tail !== null) syntaxError(WHO, what, form, loc);
+  return s.items;
 }
 

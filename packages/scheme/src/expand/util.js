@@ -16,13 +16,29 @@ import { syntaxError } from './errors.js';
  * @returns {any[]}
  */
 export function listOf(l, who, form, loc, what = 'expected a proper list') {
-  const out = [];
+  const s = spine(l);
+  if (s === null) syntaxError(who, 'a form may not be a circular list', form, loc);
+  if (s.tail !== null) syntaxError(who, what, form, loc);
+  return s.items;
+}
+
+/**
+ * The elements and final cdr of a list, proper or not; null when it is circular (code
+ * read with datum labels can be). Floyd's check: one extra pointer, no marks.
+ * @param {any} l @returns {{items: any[], tail: any}|null}
+ */
+export function spine(l) {
+  const items = [];
+  let slow = l;
   while (l instanceof Pair) {
-    out.push(l.car);
+    items.push(l.car);
     l = l.cdr;
+    if ((items.length & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === l) return null;
+    }
   }
-  if (l !== null) syntaxError(who, what, form, loc);
-  return out;
+  return { items, tail: l };
 }
 
 /**
