@@ -76,6 +76,9 @@ function cpuMs() {
 /** @type {Map<string, number>} */
 const results = new Map();
 
+/** @param {string} a @param {string} b */
+const ratio = (a, b) => (results.get(a) ?? NaN) / (results.get(b) ?? NaN);
+
 /** @param {string} name @param {number} value @param {string} unit */
 function report(name, value, unit) {
   results.set(name, value);
@@ -100,7 +103,7 @@ async function outIn() {
     ref.out(['ping', 42]);
     if (ref.inp(rtmpl) === undefined) throw new Error('lost a tuple');
   }, 1), 'pairs/s');
-  console.log(`# out_in ratio core/jsref = ${(results.get('core.out_in') / results.get('jsref.out_in')).toFixed(2)} (target >= 0.5)`);
+  console.log(`# out_in ratio core/jsref = ${(ratio('core.out_in', 'jsref.out_in')).toFixed(2)} (target >= 0.5)`);
 }
 
 // ---- selective matching among 100,000 ----------------------------------------
@@ -134,7 +137,7 @@ async function match100k() {
     ref.out(t);
     if (ref.rdp(['A', pick(), refFormal.integer, refFormal.any]) === undefined) throw new Error('missing tuple');
   }, 2), 'ops/s');
-  console.log(`# match_100k ratio core/jsref = ${(results.get('core.match_100k') / results.get('jsref.match_100k')).toFixed(1)} (target >= 10)`);
+  console.log(`# match_100k ratio core/jsref = ${(ratio('core.match_100k', 'jsref.match_100k')).toFixed(1)} (target >= 10)`);
 }
 
 // ---- scheduler ---------------------------------------------------------------------

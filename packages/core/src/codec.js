@@ -134,7 +134,9 @@ export const formal = Object.freeze({
 const FULL = { full: true };
 const MAX_DEPTH = 512;
 
+/** @type {Uint8Array} */
 let out = new Uint8Array(0);
+/** @type {DataView} */
 let view = new DataView(out.buffer);
 let pos = 0;
 let end = 0;
@@ -448,7 +450,9 @@ export function encode(value) {
 
 // ---- decoder ------------------------------------------------------------------------
 
+/** @type {Uint8Array} */
 let src = new Uint8Array(0);
+/** @type {DataView} */
 let srcView = new DataView(src.buffer);
 let at = 0;
 let stop = 0;

@@ -20,19 +20,22 @@ export const BLOCKED = Symbol.for('termite.core.blocked');
 
 /**
  * @typedef {object} CoreOptions
- * @property {number} [memoryLimit] most bytes the core may hold (0: no
- *   limit). @default 0
- * @property {number} [maxDepth] deepest CBOR nesting accepted. @default 64
- * @property {number} [maxItemBytes] largest tuple or template. @default 16 MiB
- * @property {number} [xferBytes] initial transfer area size. @default 64 KiB
- * @property {bigint} [hashSeed] seed of the field index hash. @default random
+ * @property {number} [memoryLimit] most bytes the core may hold; 0 (the
+ *   default) means no limit
+ * @property {number} [maxDepth] deepest CBOR nesting accepted (default 64)
+ * @property {number} [maxItemBytes] largest tuple or template in bytes
+ *   (default 16 MiB)
+ * @property {number} [xferBytes] initial transfer area size (default 64 KiB)
+ * @property {bigint} [hashSeed] seed of the field index hash (default:
+ *   random, from crypto.getRandomValues)
  */
 
 /**
  * @typedef {object} WaitOptions
- * @property {number} [clock] clock id (0..3) the timeout is measured on. @default 0
- * @property {number} [timeoutAt] absolute time on that clock (ms);
- *   Infinity waits forever. @default Infinity
+ * @property {number} [clock] clock id (0..3) the timeout is measured on
+ *   (default 0)
+ * @property {number} [timeoutAt] absolute time on that clock in ms;
+ *   Infinity (the default) waits forever
  */
 
 /** @typedef {{ [name: string]: Function } & { memory: WebAssembly.Memory }} Exports */

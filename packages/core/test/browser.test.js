@@ -39,12 +39,13 @@ async function bundle() {
 function serve(workerJs) {
   const wasm = readFileSync(new URL('../wasm/termite_core.wasm', import.meta.url));
   const server = createServer((req, res) => {
+    /** @type {Record<string, [string, string | Uint8Array]>} */
     const routes = {
       '/': ['text/html', page],
       '/dist/worker.js': ['text/javascript', workerJs],
       '/wasm/termite_core.wasm': ['application/wasm', wasm],
     };
-    const hit = routes[/** @type {keyof typeof routes} */ (req.url ?? '')];
+    const hit = routes[req.url ?? ''];
     if (!hit) { res.writeHead(404).end(); return; }
     res.writeHead(200, { 'content-type': hit[0] }).end(hit[1]);
   });
