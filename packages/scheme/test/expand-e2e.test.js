@@ -23,6 +23,13 @@ test('hygiene: swap! with a variable named tmp, my-or with a variable named t, a
   assert.equal(run('(define-syntax my-if (syntax-rules () ((_ c a b) (cond (c a) (else b))))) (display (let ((if list) (else #f)) (list (if 1 2 3) (my-if #f 1 2))))'), '((1 2 3) 2)');
 });
 
+test('hygiene at top level: each use of a helper-defining macro has its own helper', () => {
+  assert.equal(
+    run('(define-syntax def-counter (syntax-rules () ((_ get) (begin (define n 0) (define (get) (set! n (+ n 1)) n))))) (define n 99) (def-counter a) (def-counter b) (a) (a) (display (list n (a) (b)))'),
+    '(99 3 1)',
+  );
+});
+
 test('internal definitions have letrec* semantics and an early reference is a runtime error', () => {
   assert.equal(run('(define (f) (define a 1) (display a) (define b (+ a 1)) b) (display (f))'), '12');
   assert.match(run('(define (g) (define a b) (define b 1) a) (g)'), /^ERROR: b: b is used before its definition/);

@@ -149,7 +149,7 @@ test('a library macro naming something the library never defines is an error at 
   assert.equal(e.message, 'main.scm:2:1: undefined-fn: unbound identifier (inserted by a macro of library (x)) in undefined-fn');
 });
 
-test('a library macro that defines a name at the importer\'s top level defines it there', () => {
+test('a library macro that defines a helper at the importer\'s top level gives it a hidden global there', () => {
   const files = { 'x.sld': '(define-library (x) (export def-getter) (import (scheme base)) (begin (define-syntax def-getter (syntax-rules () ((_ name v) (begin (define hidden v) (define (name) hidden)))))))' };
-  assert.equal(core('(import (x)) (def-getter get 5) (get)', { readFile: memoryReadFile(files) }), '(begin (define .::hidden (quote 5)) (define .::get (lambda:get () .::hidden)) (.::get))');
+  assert.equal(core('(import (x)) (def-getter get 5) (get)', { readFile: memoryReadFile(files) }), '(begin (define .::hidden%1 (quote 5)) (define .::get (lambda:get () .::hidden%1)) (.::get))');
 });

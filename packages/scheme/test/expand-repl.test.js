@@ -78,3 +78,10 @@ test('an error in one input leaves the environment usable', () => {
   assert.match(syntaxErrorOf(() => repl(env, '(let ((x)) x)')).message, /repl:1:1: let: a binding must be \(variable init\)/);
   assert.deepEqual(repl(env, '(let ((x 1)) x)'), ['(let ((x.1 (quote 1))) x.1)']);
 });
+
+test('helpers that macros define at the REPL top level get distinct hidden names across inputs', () => {
+  const env = createEnvironment(null);
+  const outs = repl(env, '(define-syntax def-c (syntax-rules () ((_ get) (begin (define n 0) (define (get) n)))))', '(def-c a)', '(def-c b)');
+  assert.equal(outs[1], '(begin (define .::n%1 (quote 0)) (define .::a (lambda:a () .::n%1)))');
+  assert.equal(outs[2], '(begin (define .::n%2 (quote 0)) (define .::b (lambda:b () .::n%2)))');
+});

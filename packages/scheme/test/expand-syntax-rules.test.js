@@ -59,6 +59,16 @@ test('a helper a macro defines in a body is hidden from the user, who can use th
   );
 });
 
+test('a helper a macro defines at top level is hidden too: two uses do not share it, the user\'s own is untouched', () => {
+  const DEF = '(define-syntax def-counter (syntax-rules () ((_ get) (begin (define n 0) (define (get) (set! n (+ n 1)) n)))))';
+  assert.equal(
+    core(`${DEF} (define n 99) (def-counter a) (def-counter b) (list n (a) (b))`),
+    '(begin (define .::n (quote 99)) (define .::n%1 (quote 0)) (define .::a (lambda:a () (begin (set! .::n%1 (rt::+ .::n%1 (quote 1))) .::n%1)))' +
+      ' (define .::n%2 (quote 0)) (define .::b (lambda:b () (begin (set! .::n%2 (rt::+ .::n%2 (quote 1))) .::n%2))) (rt::list .::n (.::a) (.::b)))',
+  );
+  assert.match(syntaxErrorOf(() => expand('(define-syntax def-x (syntax-rules () ((_) (define x 1)))) (def-x) x')).message, /x: unbound variable/);
+});
+
 test('macro-defining macros: the inner macro\'s pattern variables and ellipsis escapes work', () => {
   assert.equal(
     core('(define-syntax def-seq (syntax-rules () ((_ name) (define-syntax name (syntax-rules () ((_ e (... ...)) (begin e (... ...)))))))) (def-seq my-begin) (my-begin 1 2 3)'),

@@ -31,10 +31,9 @@
  * and cond's `else`/`=>` compare with free-identifier=? (same binding, or both unbound
  * with the same name).
  *
- * Top-level definitions made by macro output are the one deliberate exception: a
- * definition of an Alias at a unit's top level defines the plain symbol (as in Chibi,
- * Gauche and most R7RS systems), and binds the Alias too so the template's own
- * references find it.
+ * This holds at top level too: a definition of an Alias at a unit's top level binds
+ * only the Alias, to a global with a name of its own ("tmp%3", see unit.js), so two
+ * uses of a macro that defines a helper do not share it and the user's `tmp` is untouched.
  */
 import { Sym, Pair } from '../values.js';
 import { ExpanderBug } from './errors.js';
@@ -77,6 +76,7 @@ export class Alias {
  * @property {string} label       for messages: "library (foo bar)", "program"
  * @property {Set<string>} imports  names currently bound by an import
  * @property {Set<any>} libs        user libraries imported (session.js Library objects)
+ * @property {number} hidden        global definitions of macro-introduced names so far
  */
 
 /** A lexical scope: identifier objects → bindings. */

@@ -17,7 +17,8 @@ import { Pair, arrayToList } from '../values.js';
 import { Const } from '../ir/core.js';
 import { isIdentifier, lookup, rootSym, strip } from './hygiene.js';
 import { expandExpr } from './expand-expr.js';
-import { operands, rtCall } from './util.js';
+import { operands, rtCall, spine } from './util.js';
+import { syntaxError } from './errors.js';
 
 /** @typedef {import('./hygiene.js').Scope} Scope */
 /** @typedef {import('../ir/core.js').Loc} Loc */
@@ -91,6 +92,7 @@ function* qq(x, depth, env, u, loc) {
   if (isForm(x, 'quasiquote', env)) return wrap(x.car, yield qq(x.cdr.car, depth + 1, env, u, loc), loc);
   /** @type {{node: any, splice: boolean}[]} */
   const elems = [];
+  if (spine(x) === null) syntaxError('quasiquote', 'a circular template cannot contain unquote', x, loc);
   let t = x;
   while (t instanceof Pair) {
     if (t !== x && (isForm(t, 'unquote', env) || isForm(t, 'quasiquote', env))) break;

@@ -7,8 +7,10 @@
  *                       bound (definitions.js phase 1), so forward references resolve
  *   expressions       ⇒ kept in order; the unit's value is the last one's
  *
- * A top-level definition made by macro output defines the plain symbol and also binds
- * the Alias (see hygiene.js). A library may not define a name twice or define what it
+ * A top-level definition of a name that a macro template introduced (an Alias) is
+ * hygienic like any other binding: it binds only the Alias, to a global of its own
+ * named "name%N" (N counts such definitions in the top level), so it neither clobbers
+ * nor is seen by the user's own `name`. A library may not define a name twice or define what it
  * imports; a program may redefine (and so shadow) an imported name, and a REPL input
  * may redefine anything. At the end of a program or library, every name referenced but
  * never bound is reported as unbound; a REPL allows references to names it will define
@@ -40,7 +42,7 @@ import { syntaxError } from './errors.js';
  * @param {string} ns @param {'program'|'library'|'repl'} kind @param {string} label
  */
 export function makeTop(ns, kind, label) {
-  return new Scope(null, { ns, kind, label, sealed: false, freeRefs: new Map(), imports: new Set(), libs: new Set() });
+  return new Scope(null, { ns, kind, label, sealed: false, freeRefs: new Map(), imports: new Set(), libs: new Set(), hidden: 0 });
 }
 
 /** @param {Session} session @param {Scope} top @param {string|null} file @returns {Unit} */
@@ -58,21 +60,21 @@ export function topDefContext(u, onImport, onDefineLibrary) {
   const info = /** @type {import('./hygiene.js').TopInfo} */ (top.info);
   /** @param {Identifier} id @param {Binding} b @param {Loc|null} loc @param {any} form @param {string} who */
   const define = (id, b, loc, form, who) => {
-    const sym = rootSym(id);
-    const name = sym.name;
-    const existing = top.map.get(sym);
+    const name = rootSym(id).name;
+    const existing = top.map.get(id);
     if (existing !== undefined && info.kind === 'library') {
-      if (info.imports.has(name)) syntaxError(who, `cannot define ${name}: ${info.label} imports it`, form, loc);
+      if (info.imports.has(name) && !(id instanceof Alias)) syntaxError(who, `cannot define ${name}: ${info.label} imports it`, form, loc);
       syntaxError(who, `${name} is defined twice in ${info.label}`, form, loc);
     }
-    info.imports.delete(name);
-    top.bind(sym, b);
-    if (id instanceof Alias) top.bind(id, b);
+    if (!(id instanceof Alias)) info.imports.delete(name);
+    top.bind(id, b);
   };
   return {
     scope: top,
     bind(id, loc, form) {
-      const g = globalName(info.ns, rootSym(id).name);
+      // A name a macro template introduced gets a global name of its own (hygiene).
+      const name = id instanceof Alias ? `${rootSym(id).name}%${++info.hidden}` : rootSym(id).name;
+      const g = globalName(info.ns, name);
       define(id, { kind: 'global', g, imported: false }, loc, form, 'define');
       return g;
     },
