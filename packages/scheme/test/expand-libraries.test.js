@@ -19,6 +19,7 @@ test('a program gets every library it imports, transitively, once each, dependen
   const { units } = expandFixture();
   assert.deepEqual(units.map((u) => `${u.kind} ${u.kind === 'program' ? 'main' : u.name}`), ['library (mesh counter)', 'library (util)', 'program main']);
   assert.deepEqual(units[1].requires, ['lib:(mesh counter)']);
+  assert.equal(/** @type {any} */ (units[1]).ns, 'lib:(util)', 'a library unit also states its namespace');
   assert.deepEqual(units[2].requires, ['lib:(mesh counter)', 'lib:(util)']);
 });
 

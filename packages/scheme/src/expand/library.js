@@ -69,7 +69,8 @@ export function expandLibraryForm(form, file, session) {
     /** @type {Library} */
     const lib = { key, ns: libraryNamespace(key), exports: table, std: false, requires, order: session.nextOrder++ };
     session.libraries.set(key, lib);
-    session.pendingUnits.push({ kind: 'library', name: key, body: unitBody(nodes, loc), requires });
+    // `ns` is not in CoreUnit's typedef: it saves consumers rebuilding 'lib:' + name.
+    session.pendingUnits.push(/** @type {any} */ ({ kind: 'library', name: key, ns: lib.ns, body: unitBody(nodes, loc), requires }));
     return lib;
   } finally {
     session.loading.pop();
