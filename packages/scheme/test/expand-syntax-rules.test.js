@@ -170,3 +170,28 @@ test('a macro with a 100,000-form use expands without deep recursion', () => {
   assert.equal(units[0].body.args.length, 100000);
   assert.equal(units[0].body.args[99999].value, 99999);
 });
+
+test('a local macro refers to the local variable in scope at its definition, not one the use site binds', () => {
+  assert.equal(
+    core('(define (f x) (let-syntax ((getx (syntax-rules () ((_) x)))) (let ((x 2)) (getx))))'),
+    '(define .::f (lambda:f (x.1) (let ((x.2 (quote 2))) x.1)))',
+  );
+});
+
+test('a pattern variable and a template identifier with the same name stay distinct', () => {
+  assert.equal(
+    core('(define-syntax m (syntax-rules () ((_ x) (let ((x 1) (y 2)) (+ x y))))) (define y 10) (m y)'),
+    '(begin (define .::y (quote 10)) (let ((y.1 (quote 1)) (y.2 (quote 2))) (rt::+ y.1 y.2)))',
+  );
+});
+
+test('a template keyword means the definition-site macro even if the use site binds its name', () => {
+  assert.equal(
+    core("(define-syntax m2 (syntax-rules () ((_) 'from-m2))) (define-syntax m1 (syntax-rules () ((_) (m2)))) (let ((m2 list)) (m1))"),
+    '(let ((m2.1 rt::list)) (quote from-m2))',
+  );
+});
+
+test('quasiquote in a template splices pattern variables', () => {
+  assert.equal(core('(define-syntax qq (syntax-rules () ((_ a b ...) `(a ,a ,@(list b ...))))) (define x 1) (qq x 2 3)'), '(begin (define .::x (quote 1)) (rt::append (rt::list (quote x) .::x) (rt::list (quote 2) (quote 3))))');
+});
