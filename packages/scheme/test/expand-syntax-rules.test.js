@@ -153,7 +153,8 @@ test('malformed transformers are syntax errors at definition', () => {
   assert.match(syntaxErrorOf(() => expand('(define-syntax m (syntax-rules () ((_ a a) a)))')).message, /pattern variable a appears twice/);
   assert.match(syntaxErrorOf(() => expand('(define-syntax m (syntax-rules () ((_ a ... b ...) a)))')).message, /two ellipses/);
   assert.match(syntaxErrorOf(() => expand('(define-syntax m 42)')).message, /m: expected a syntax-rules transformer/);
-  assert.match(syntaxErrorOf(() => expand("(define-syntax m (syntax-rules () ((_ a) '(x ...))))")).message, /no pattern variable/);
+  assert.match(syntaxErrorOf(() => expand("(define-syntax m (syntax-rules () ((_ a) '(x ...))))")).message, /followed by more ellipses than its pattern variables have/);
+  assert.match(syntaxErrorOf(() => expand("(define-syntax m (syntax-rules () ((_ a ...) '(a ... ...))))")).message, /followed by more ellipses than its pattern variables have/);
 });
 
 test('ellipsis variables of different lengths in one template are a syntax error', () => {

@@ -284,7 +284,7 @@ function compileTemplate(t, ctx, vars, level, ellOn, used) {
       /** @type {Identifier[][]} */
       const ctl = [];
       for (let j = 1; j <= k; j++) ctl.push([...inner].filter((v) => /** @type {number} */ (vars.get(v)) >= level + j));
-      if (k > 0 && ctl[0].length === 0) syntaxError(ctx.name, 'no pattern variable with an ellipsis depth in a template followed by an ellipsis', elems[i], ctx.loc);
+      if (ctl.some((c) => c.length === 0)) syntaxError(ctx.name, 'a template is followed by more ellipses than its pattern variables have', elems[i], ctx.loc);
       for (const v of inner) used.add(v);
       items.push({ tp, k, ctl });
       i += k;
