@@ -202,6 +202,7 @@ function printCompound(root, mode, labels) {
       if (r === null) {
         out += ')';
       } else if (r instanceof Pair && (labels === null || !labels.has(r))) {
+        if (mode === SIMPLE && ++nodes === SIMPLE_CHECK_AT) checkAcyclic(root);
         out += ' ';
         stack.push(r.cdr, OP_REST, r.car, OP_VALUE);
       } else {
@@ -256,8 +257,8 @@ function printCompound(root, mode, labels) {
         labels.set(x, nextLabel);
         out += '#' + nextLabel++ + '=';
       }
-    } else if (mode === SIMPLE && ++nodes === 1000000 && findLabels(root, false) !== null) {
-      schemeErrorOf('range', 'write-simple', 'cannot write a cyclic datum without labels (use write)');
+    } else if (mode === SIMPLE && ++nodes === SIMPLE_CHECK_AT) {
+      checkAcyclic(root);
     }
     if (x instanceof Pair) {
       out += '(';
@@ -289,6 +290,16 @@ function printCompound(root, mode, labels) {
     }
   }
   return out;
+}
+
+/** write-simple looks for a cycle once it has printed this many pairs and vectors. */
+const SIMPLE_CHECK_AT = 1_000_000;
+
+/** write-simple on a cyclic datum: an error instead of running out of memory. @param {any} root */
+function checkAcyclic(root) {
+  if (findLabels(root, false) !== null) {
+    schemeErrorOf('range', 'write-simple', 'cannot write a cyclic datum without labels (use write)', root);
+  }
 }
 
 /** A proper list's elements, or null if it is improper or cyclic. @param {any} l */
