@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * `syntax-rules` (R7RS §4.3.2): compiling a transformer and transcribing a macro use.
+ * `syntax-rules` (R7RS §4.3.2): compiling a transformer and its patterns, matching a
+ * macro use, and transcribing it (templates are in templates.js).
  *
  * A transformer is compiled once, when `define-syntax` (or let-syntax, ...) sees it:
  * patterns and templates become small trees (pattern variables with their ellipsis
@@ -18,10 +19,11 @@
  * pattern and template only, never the length or depth of the user's data: a pattern
  * variable's match is inserted as is, and list spines are walked with loops.
  */
-import { Pair, Flonum, Ratnum, arrayToList } from '../values.js';
-import { Alias, isIdentifier, isAux, freeIdentifierEquals, rootSym } from './hygiene.js';
+import { Pair, Flonum, Ratnum } from '../values.js';
+import { isIdentifier, isAux, freeIdentifierEquals, rootSym } from './hygiene.js';
 import { syntaxError, ExpanderBug } from './errors.js';
 import { spine } from './util.js';
+import { compileTemplate, instantiate } from './templates.js';
 
 /** @typedef {import('./hygiene.js').Identifier} Identifier */
 /** @typedef {import('./hygiene.js').Scope} Scope */
@@ -43,6 +45,7 @@ import { spine } from './util.js';
  * @property {boolean} noEllipsis      the ellipsis is one of the literals
  * @property {string} name
  * @property {Loc|null} loc
+ * @property {(x: any) => boolean} isEllipsis
  */
 
 const WHO = 'syntax-rules';
@@ -64,7 +67,7 @@ export function compileSyntaxRules(spec, env, name, loc) {
   const lits = properList(rest.car, spec, loc, 'literals must be a list of identifiers');
   for (const l of lits) if (!isIdentifier(l)) syntaxError(WHO, 'a literal must be an identifier', spec, loc);
   /** @type {Ctx} */
-  const ctx = { env, lits, custom, noEllipsis: false, name, loc };
+  const ctx = { env, lits, custom, noEllipsis: false, name, loc, isEllipsis: (/** @type {any} */ x) => isEllipsis(x, ctx) };
   ctx.noEllipsis = lits.some((l) => isEllipsisIgnoringLits(l, ctx));
   const rules = properList(rest.cdr, spec, loc, 'expected (pattern template) rules').map((rule) => {
     if (!(rule instanceof Pair) || !(rule.cdr instanceof Pair) || rule.cdr.cdr !== null) {
@@ -238,126 +241,6 @@ function atomEqual(x, v) {
   if (x instanceof Ratnum && v instanceof Ratnum) return x.num === v.num && x.den === v.den;
   if (x instanceof Uint8Array && v instanceof Uint8Array) return x.length === v.length && x.every((e, i) => e === v[i]);
   return false;
-}
-
-// ---------------------------------------------------------------------------------------
-// Compiling templates.
-
-/**
- * @param {any} t @param {Ctx} ctx @param {Map<Identifier, number>} vars
- * @param {number} level ellipses enclosing this template
- * @param {boolean} ellOn whether the ellipsis is special here (false inside (... ...))
- * @param {Set<Identifier>} used pattern variables occurring in this template, filled in
- * @returns {any}
- */
-function compileTemplate(t, ctx, vars, level, ellOn, used) {
-  if (isIdentifier(t)) {
-    const d = vars.get(t);
-    if (d !== undefined) {
-      if (d > level) syntaxError(ctx.name, `pattern variable ${rootSym(t).name} is used with too few ellipses in the template`, t, ctx.loc);
-      used.add(t);
-      return { t: 'var', id: t };
-    }
-    if (ellOn && isEllipsis(t, ctx)) syntaxError(ctx.name, 'misplaced ellipsis in template', t, ctx.loc);
-    return { t: 'id', id: t };
-  }
-  if (t instanceof Pair && ellOn && isEllipsis(t.car, ctx)) {
-    if (!(t.cdr instanceof Pair) || t.cdr.cdr !== null) syntaxError(ctx.name, '(... template) takes one template', t, ctx.loc);
-    return compileTemplate(t.cdr.car, ctx, vars, level, false, used);
-  }
-  if (t instanceof Pair || Array.isArray(t)) {
-    const elems = [];
-    let rest = null;
-    if (Array.isArray(t)) elems.push(...t);
-    else {
-      const s = spine(t) ?? syntaxError(ctx.name, 'circular template', t, ctx.loc);
-      elems.push(...s.items);
-      rest = s.tail;
-    }
-    const items = [];
-    for (let i = 0; i < elems.length; i++) {
-      let k = 0;
-      while (ellOn && i + 1 + k < elems.length && isEllipsis(elems[i + 1 + k], ctx)) k++;
-      /** @type {Set<Identifier>} */
-      const inner = new Set();
-      const tp = compileTemplate(elems[i], ctx, vars, level + k, ellOn, inner);
-      /** @type {Identifier[][]} */
-      const ctl = [];
-      for (let j = 1; j <= k; j++) ctl.push([...inner].filter((v) => /** @type {number} */ (vars.get(v)) >= level + j));
-      if (ctl.some((c) => c.length === 0)) syntaxError(ctx.name, 'a template is followed by more ellipses than its pattern variables have', elems[i], ctx.loc);
-      for (const v of inner) used.add(v);
-      items.push({ tp, k, ctl });
-      i += k;
-    }
-    if (rest !== null && ellOn && isEllipsis(rest, ctx)) syntaxError(ctx.name, 'misplaced ellipsis in template', t, ctx.loc);
-    const restT = rest === null ? null : compileTemplate(rest, ctx, vars, level, ellOn, used);
-    return { t: Array.isArray(t) ? 'vec' : 'list', items, rest: restT };
-  }
-  return { t: 'const', v: t };
-}
-
-// ---------------------------------------------------------------------------------------
-// Instantiating templates.
-
-/**
- * @param {any} T compiled template @param {Map<Identifier, any>} b
- * @param {Map<Identifier, Alias>} ren this expansion's renaming @param {Macro} macro
- * @param {Loc|null} loc
- * @returns {any}
- */
-function instantiate(T, b, ren, macro, loc) {
-  switch (T.t) {
-    case 'var':
-      return b.get(T.id);
-    case 'id': {
-      let a = ren.get(T.id);
-      if (a === undefined) ren.set(T.id, (a = new Alias(T.id, macro.env)));
-      return a;
-    }
-    case 'const':
-      return T.v;
-    case 'list':
-    case 'vec': {
-      const out = [];
-      for (const item of T.items) {
-        if (item.k === 0) out.push(instantiate(item.tp, b, ren, macro, loc));
-        else repeat(item, 0, b, ren, macro, loc, out);
-      }
-      if (T.t === 'vec') return out;
-      return arrayToList(out, T.rest === null ? null : instantiate(T.rest, b, ren, macro, loc));
-    }
-    default:
-      throw new ExpanderBug(`unknown template node ${T.t}`);
-  }
-}
-
-/**
- * Instantiate `item.tp` once per element of the sequences its controlling variables
- * matched, for ellipsis level `j` and deeper, appending the results to `out`.
- * @param {{tp: any, k: number, ctl: Identifier[][]}} item @param {number} j
- * @param {Map<Identifier, any>} b @param {Map<Identifier, Alias>} ren @param {Macro} macro
- * @param {Loc|null} loc @param {any[]} out
- */
-function repeat(item, j, b, ren, macro, loc, out) {
-  if (j === item.k) {
-    out.push(instantiate(item.tp, b, ren, macro, loc));
-    return;
-  }
-  const ctl = item.ctl[j];
-  let n = -1;
-  for (const v of ctl) {
-    const seq = b.get(v);
-    if (!Array.isArray(seq)) throw new ExpanderBug(`pattern variable ${rootSym(v).name} has no sequence at ellipsis level ${j}`);
-    if (n < 0) n = seq.length;
-    else if (seq.length !== n) {
-      syntaxError(macro.name, `the pattern variables ${ctl.map((v) => rootSym(v).name).join(', ')} under one ellipsis matched different numbers of forms`, undefined, loc);
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    const b2 = new Map(b);
-    for (const v of ctl) b2.set(v, b.get(v)[i]);
-    repeat(item, j + 1, b2, ren, macro, loc, out);
-  }
 }
 
 /**
