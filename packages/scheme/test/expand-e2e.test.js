@@ -54,6 +54,7 @@ test('quasiquote, nested levels and vectors', () => {
 test('guard: clauses with =>, re-raise to an outer guard when no clause matches', () => {
   assert.equal(run("(display (guard (e ((symbol? e) (list 'caught e)) ((assq 'a e) => cdr)) (raise (list (cons 'a 42)))))"), '42');
   assert.equal(run("(display (guard (outer (#t (list 'outer outer))) (guard (inner ((number? inner) 'num)) (raise 'sym))))"), '(outer sym)');
+  assert.equal(run('(write (with-exception-handler (lambda (e) 10) (lambda () (+ 1 (guard (e (#f 0)) (+ 100 (raise-continuable 5)))))))'), '111', 're-raised in the dynamic environment of the raise, so the raise continues');
 });
 
 test('parameterize, delay, delay-force and case-lambda', () => {
