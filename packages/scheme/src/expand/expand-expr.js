@@ -86,15 +86,24 @@ export function freeGlobal(id, env, loc) {
 }
 
 /**
- * `(f arg ...)`.
+ * `(f arg ...)`. A call whose parts are all atoms (the common `(car x)`, `(+ i 1)`) is
+ * built at once; otherwise a generator expands the parts.
  * @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc
  */
-function* expandApplication(x, env, u, loc) {
+function expandApplication(x, env, u, loc) {
   const s = spine(x.cdr);
   if (s === null || s.tail !== null) syntaxError('', 'a procedure call must be a proper list', x, loc);
-  const fn = yield expandExpr(x.car, env, u, loc);
+  if (x.car instanceof Pair || s.items.some((a) => a instanceof Pair)) return expandCall(x.car, s.items, env, u, loc);
+  return Call(expandExpr(x.car, env, u, loc), s.items.map((a) => expandExpr(a, env, u, loc)), loc);
+}
+
+/**
+ * @param {any} head @param {any[]} items @param {Scope} env @param {Unit} u @param {Loc|null} loc
+ */
+function* expandCall(head, items, env, u, loc) {
+  const fn = yield expandExpr(head, env, u, loc);
   const args = [];
-  for (const a of s.items) args.push(yield expandExpr(a, env, u, loc));
+  for (const a of items) args.push(yield expandExpr(a, env, u, loc));
   return Call(fn, args, loc);
 }
 
