@@ -101,6 +101,8 @@ enum {
 #define TM_PRIORITY_DEFAULT 2  /* the level spawn uses when asked for it */
 #define TM_CLOCKS 4            /* clock domains; 0 is real time by convention */
 #define TM_MAX_ARITY 4096      /* most fields a tuple or template may have */
+#define TM_MAX_DEPTH 1024      /* cap of max_depth: keeps the recursive reader
+                                  well inside the wasm and native stacks */
 #define TM_HANDLE_MAX 0x7FFFFFFFu /* message handles are 0..TM_HANDLE_MAX */
 
 /* Return a static, never-NULL name for a status ("TM_E_NOMEM", ...). */
@@ -128,7 +130,8 @@ typedef struct tm_config {
   void *alloc_ud;           /* passed to every call of alloc */
   size_t memory_limit;      /* most live bytes the core may hold; 0: no limit */
   uint64_t hash_seed;       /* seeds field hashing (pick it at random) */
-  uint32_t max_depth;       /* deepest CBOR nesting accepted (default 64) */
+  uint32_t max_depth;       /* deepest CBOR nesting accepted (default 64,
+                               at most TM_MAX_DEPTH) */
   uint32_t max_item_bytes;  /* largest tuple/template accepted (default 16 MiB) */
   uint32_t xfer_bytes;      /* initial transfer area capacity (default 64 KiB) */
 } tm_config;
@@ -139,7 +142,8 @@ TM_API void tm_config_init(tm_config *cfg);
 /*
  * Create a core. On TM_OK *out owns a new core that the caller must release
  * with tm_core_destroy(). Fails with TM_E_NOMEM (nothing allocated remains)
- * or TM_E_ARG (cfg NULL, max_depth 0). The config is copied.
+ * or TM_E_ARG (cfg NULL, max_depth 0 or above TM_MAX_DEPTH). The config is
+ * copied.
  */
 TM_API tm_status tm_core_create(const tm_config *cfg, tm_core **out);
 

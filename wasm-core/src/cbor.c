@@ -34,8 +34,12 @@ typedef struct tm_rd {
   long field;       /* top-level array element being read, or -1 */
 } tm_rd;
 
+/* Error paths stay out of line: their message buffers must not enlarge
+ * the frames of the recursive reader (that bounds the stack per level). */
+#define TM_COLD __attribute__((noinline, cold))
+
 /* Record a failure at byte `at` with the field context. */
-static tm_status bad(tm_rd *r, size_t at, tm_status st, const char *what,
+static TM_COLD tm_status bad(tm_rd *r, size_t at, tm_status st, const char *what,
                      const char *detail) {
   const char *kind = st == TM_E_LIMIT ? "CBOR limit exceeded" : "malformed CBOR";
   if (r->field >= 0)
@@ -45,7 +49,7 @@ static tm_status bad(tm_rd *r, size_t at, tm_status st, const char *what,
 }
 
 /* Variant with one formatted number in the message. */
-static tm_status badn(tm_rd *r, size_t at, const char *fmt,
+static TM_COLD tm_status badn(tm_rd *r, size_t at, const char *fmt,
                       unsigned long long v) {
   char msg[160];
   snprintf(msg, sizeof msg, fmt, v);
@@ -278,12 +282,14 @@ static tm_status scan_string(tm_rd *r, size_t at, unsigned major, unsigned ai,
              "indefinite-length string has no break code");
 }
 
+static TM_COLD tm_status too_deep(tm_rd *r, size_t at) {
+  char msg[96];
+  snprintf(msg, sizeof msg, "nesting deeper than %u levels", r->c->cfg.max_depth);
+  return bad(r, at, TM_E_LIMIT, msg, "");
+}
+
 static tm_status enter(tm_rd *r, size_t at) {
-  if (r->depth >= r->c->cfg.max_depth) {
-    char msg[96];
-    snprintf(msg, sizeof msg, "nesting deeper than %u levels", r->c->cfg.max_depth);
-    return bad(r, at, TM_E_LIMIT, msg, "");
-  }
+  if (r->depth >= r->c->cfg.max_depth) return too_deep(r, at);
   r->depth++;
   return TM_OK;
 }
@@ -812,7 +818,9 @@ tm_status tm_cbor_canonicalize(tm_core *c, const uint8_t *in, size_t len,
                                tm_bytes *out, int *was_canonical) {
   const uint8_t *b = NULL;
   size_t n = 0;
-  tm_status st = tm_cbor_prepare(c, in, len, &b, &n, was_canonical);
+  tm_status st;
+  TM_API_CHECK(c != NULL && out != NULL);
+  st = tm_cbor_prepare(c, in, len, &b, &n, was_canonical);
   if (st == TM_OK) st = tm_xfer_put(c, b, n, out);
   return tm_done(c, st);
 }

@@ -12,6 +12,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -53,6 +54,13 @@ tm_status tm_fail(tm_core *c, tm_status st, const char *fmt, ...) {
   return st;
 }
 
+#ifdef TM_DEBUG
+void tm_api_fail(const char *cond, const char *file, int line) {
+  fprintf(stderr, "termite core: API misuse at %s:%d: %s\n", file, line, cond);
+  abort();
+}
+#endif
+
 tm_status tm_nomem(tm_core *c, const char *what) {
   return tm_fail(c, TM_E_NOMEM,
                  "out of memory while %s (%zu bytes live, limit %zu)", what,
@@ -86,7 +94,9 @@ static tm_status xfer_create(tm_core *c) {
 tm_status tm_core_create(const tm_config *cfg, tm_core **out) {
   tm_core boot, *c;
   uint32_t i;
-  if (cfg == NULL || out == NULL || cfg->max_depth == 0) return TM_E_ARG;
+  if (cfg == NULL || out == NULL || cfg->max_depth == 0 ||
+      cfg->max_depth > TM_MAX_DEPTH)
+    return TM_E_ARG;
   memset(&boot, 0, sizeof boot);
   boot.cfg = *cfg;
   if (boot.cfg.alloc == NULL) boot.cfg.alloc = tm_default_alloc;

@@ -41,6 +41,19 @@ struct tm_core {
 #endif
 };
 
+/*
+ * Caller bugs (a NULL core or out-pointer), never input: in TM_DEBUG builds
+ * they stop the program with the failed condition; release builds trust
+ * the caller. Peer-supplied bytes are never checked this way.
+ */
+#ifdef TM_DEBUG
+TM_INTERNAL void tm_api_fail(const char *cond, const char *file, int line);
+#define TM_API_CHECK(cond) \
+  ((cond) ? (void)0 : tm_api_fail(#cond, __FILE__, __LINE__))
+#else
+#define TM_API_CHECK(cond) ((void)0)
+#endif
+
 /* Record a failure: status and formatted message; returns st. */
 TM_INTERNAL tm_status tm_fail(tm_core *c, tm_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

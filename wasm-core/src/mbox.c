@@ -148,8 +148,10 @@ tm_status tm_mbox_push(tm_core *c, uint32_t pid, uint32_t handle) {
 
 tm_status tm_mbox_take_first(tm_core *c, uint32_t pid, uint32_t *handle) {
   tm_status st = TM_OK;
-  uint32_t pi = tm_sched_lookup(c, pid, &st);
+  uint32_t pi;
   tm_mbox *m;
+  TM_API_CHECK(c != NULL && handle != NULL);
+  pi = tm_sched_lookup(c, pid, &st);
   if (pi == TM_NONE) return tm_done(c, st);
   m = &c->sched.procs[pi].mbox;
   if (m->count == 0) return tm_done(c, TM_NOMATCH);
@@ -163,8 +165,10 @@ tm_status tm_mbox_take_first(tm_core *c, uint32_t pid, uint32_t *handle) {
 tm_status tm_mbox_peek(tm_core *c, uint32_t pid, uint32_t cursor,
                        uint32_t *seq, uint32_t *handle) {
   tm_status st = TM_OK;
-  uint32_t pi = tm_sched_lookup(c, pid, &st), k;
+  uint32_t pi, k;
   tm_mbox *m;
+  TM_API_CHECK(c != NULL && seq != NULL && handle != NULL);
+  pi = tm_sched_lookup(c, pid, &st);
   if (pi == TM_NONE) return tm_done(c, st);
   m = &c->sched.procs[pi].mbox;
   k = cursor == 0 ? 0 : lower_bound(m, cursor);
@@ -178,8 +182,10 @@ tm_status tm_mbox_peek(tm_core *c, uint32_t pid, uint32_t cursor,
 tm_status tm_mbox_take(tm_core *c, uint32_t pid, uint32_t seq,
                        uint32_t *handle) {
   tm_status st = TM_OK;
-  uint32_t pi = tm_sched_lookup(c, pid, &st), k;
+  uint32_t pi, k;
   tm_mbox *m;
+  TM_API_CHECK(c != NULL && handle != NULL);
+  pi = tm_sched_lookup(c, pid, &st);
   if (pi == TM_NONE) return tm_done(c, st);
   m = &c->sched.procs[pi].mbox;
   k = lower_bound(m, seq);
@@ -217,7 +223,9 @@ tm_status tm_mbox_wait(tm_core *c, uint32_t pid, uint32_t cursor,
 
 tm_status tm_mbox_count(tm_core *c, uint32_t pid, uint32_t *count) {
   tm_status st = TM_OK;
-  uint32_t pi = tm_sched_lookup(c, pid, &st);
+  uint32_t pi;
+  TM_API_CHECK(c != NULL && count != NULL);
+  pi = tm_sched_lookup(c, pid, &st);
   *count = 0;
   if (pi == TM_NONE) return tm_done(c, st);
   *count = c->sched.procs[pi].mbox.count - c->sched.procs[pi].mbox.holes;
@@ -227,8 +235,10 @@ tm_status tm_mbox_count(tm_core *c, uint32_t pid, uint32_t *count) {
 tm_status tm_proc_drain(tm_core *c, uint32_t pid, uint32_t *handles,
                         uint32_t max, uint32_t *n) {
   tm_status st = TM_OK;
-  uint32_t pi = tm_sched_lookup(c, pid, &st), k = 0;
+  uint32_t pi, k = 0;
   tm_mbox *m;
+  TM_API_CHECK(c != NULL && n != NULL && (handles != NULL || max == 0));
+  pi = tm_sched_lookup(c, pid, &st);
   *n = 0;
   if (pi == TM_NONE) return tm_done(c, st);
   m = &c->sched.procs[pi].mbox;

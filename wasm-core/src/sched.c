@@ -241,6 +241,7 @@ static tm_status spawn(tm_core *c, uint32_t prio, double deadline,
 
 tm_status tm_proc_spawn(tm_core *c, uint32_t prio, double deadline,
                         uint32_t *pid) {
+  TM_API_CHECK(c != NULL && pid != NULL);
   return tm_done(c, spawn(c, prio, deadline, pid));
 }
 
@@ -278,6 +279,7 @@ tm_status tm_proc_exit(tm_core *c, uint32_t pid) {
 tm_status tm_proc_state(tm_core *c, uint32_t pid, uint32_t *state) {
   tm_sched *s = &c->sched;
   uint32_t i = pid & TM_ID_INDEX_MASK, gen = pid >> TM_ID_INDEX_BITS;
+  TM_API_CHECK(c != NULL && state != NULL);
   *state = 0;
   if (pid == 0 || gen == 0 || i >= s->hwm)
     return tm_fail(c, TM_E_NO_PROCESS, "no such process: pid %u was never "
@@ -291,6 +293,7 @@ tm_status tm_proc_state(tm_core *c, uint32_t pid, uint32_t *state) {
 tm_status tm_sched_next(tm_core *c, uint32_t *pid, uint32_t *reason) {
   tm_sched *s = &c->sched;
   uint32_t l, i;
+  TM_API_CHECK(c != NULL && pid != NULL);
   *pid = 0;
   if (reason != NULL) *reason = TM_WAKE_NONE;
   if (s->running != TM_NONE)
@@ -403,7 +406,9 @@ tm_status tm_proc_set_deadline(tm_core *c, uint32_t pid, double deadline) {
 
 tm_status tm_proc_live_bytes(tm_core *c, uint32_t pid, size_t *bytes) {
   tm_status st = TM_OK;
-  uint32_t i = tm_sched_lookup(c, pid, &st);
+  uint32_t i;
+  TM_API_CHECK(c != NULL && bytes != NULL);
+  i = tm_sched_lookup(c, pid, &st);
   *bytes = 0;
   if (i == TM_NONE) return tm_done(c, st);
   *bytes = c->sched.procs[i].live;

@@ -49,6 +49,7 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
   tm_store *s = &c->store;
   uint32_t i;
   tm_space *sp;
+  TM_API_CHECK(c != NULL && id != NULL);
   if (s->free_head != TM_NONE) {
     i = s->free_head;
     s->free_head = s->spaces[i].next_free;
@@ -190,11 +191,13 @@ static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
 
 tm_status tm_space_inp(tm_core *c, uint32_t id, const uint8_t *tmpl,
                        size_t len, tm_bytes *out) {
+  TM_API_CHECK(c != NULL && out != NULL);
   return tm_done(c, find_op(c, id, tmpl, len, 1, out));
 }
 
 tm_status tm_space_rdp(tm_core *c, uint32_t id, const uint8_t *tmpl,
                        size_t len, tm_bytes *out) {
+  TM_API_CHECK(c != NULL && out != NULL);
   return tm_done(c, find_op(c, id, tmpl, len, 0, out));
 }
 
@@ -229,6 +232,7 @@ static tm_status count_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
 
 tm_status tm_space_count(tm_core *c, uint32_t id, const uint8_t *tmpl,
                          size_t len, uint32_t *count) {
+  TM_API_CHECK(c != NULL && count != NULL);
   return tm_done(c, count_op(c, id, tmpl, len, count));
 }
 
@@ -448,6 +452,7 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
 
 tm_status tm_space_out(tm_core *c, uint32_t id, const uint8_t *tuple,
                        size_t len, uint32_t *woken) {
+  TM_API_CHECK(c != NULL);
   if (woken != NULL) *woken = 0;
   return tm_done(c, out_op(c, id, tuple, len, woken));
 }
@@ -567,8 +572,10 @@ tm_status tm_space_rd(tm_core *c, uint32_t id, const uint8_t *tmpl,
 
 tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
   tm_status st = TM_OK;
-  uint32_t pi = tm_sched_lookup(c, pid, &st);
+  uint32_t pi;
   tm_proc *pr;
+  TM_API_CHECK(c != NULL && out != NULL);
+  pi = tm_sched_lookup(c, pid, &st);
   out->bytes = NULL;
   out->len = 0;
   if (pi == TM_NONE) return tm_done(c, st);
@@ -673,14 +680,16 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
     const tm_chain *ch = sp->ix.slots[i];
     const tm_entry *e;
     const tm_wlink *l;
+    uint32_t n;
     if (ch == NULL) continue;
     *bytes += tm_mem_size(sizeof(tm_chain));
-    for (e = ch->head; e != NULL; e = e->next) {
+    /* counts were verified by tm_index_check; they bound the walks */
+    for (e = ch->head, n = 0; e != NULL && n < ch->count; e = e->next, n++) {
       if (e->slot != 0) continue;
       (*nt)++;
       if ((st = check_tuple(c, TUPLE_OF(e), bytes)) != TM_OK) return st;
     }
-    for (l = ch->whead; l != NULL; l = l->next, (*nw)++)
+    for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++, (*nw)++)
       if ((st = check_waiter(c, id, (const tm_waiter *)l, ch)) != TM_OK)
         return st;
   }
@@ -720,13 +729,14 @@ tm_status tm_space_digest(tm_core *c, uint32_t id, uint64_t *digest) {
     const tm_chain *ch = sp->ix.slots[i];
     const tm_entry *e;
     const tm_wlink *l;
+    uint32_t k;
     if (ch == NULL) continue;
-    for (e = ch->head, pos = 0; e != NULL; e = e->next, pos++) {
+    for (e = ch->head, pos = 0; e != NULL && pos < ch->count; e = e->next, pos++) {
       const tm_tuple *t = TUPLE_OF(e);
       h += tm_mix64(tm_index_key(pos, t->arity, e->slot, TM_TUPLE_BYTES(t),
                                  t->len));
     }
-    for (l = ch->whead; l != NULL; l = l->next) {
+    for (l = ch->whead, k = 0; l != NULL && k < ch->nwait; l = l->next, k++) {
       const tm_waiter *w = (const tm_waiter *)l;
       h += tm_mix64(tm_index_key(w->seq, w->owner, w->kind, TM_WAITER_BYTES(w),
                                  w->len));

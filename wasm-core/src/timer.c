@@ -207,6 +207,7 @@ static tm_status add(tm_core *c, uint32_t pid, uint32_t clock, double when,
 
 tm_status tm_timer_add(tm_core *c, uint32_t pid, uint32_t clock, double when,
                        uint32_t handle, uint32_t *id) {
+  TM_API_CHECK(c != NULL && id != NULL);
   return tm_done(c, add(c, pid, clock, when, handle, id));
 }
 
@@ -261,15 +262,19 @@ tm_status tm_clock_advance(tm_core *c, uint32_t clock, double now,
 }
 
 tm_status tm_clock_now(tm_core *c, uint32_t clock, double *now) {
-  tm_status st = tm_timer_clock_ok(c, clock);
+  tm_status st;
+  TM_API_CHECK(c != NULL && now != NULL);
+  st = tm_timer_clock_ok(c, clock);
   *now = 0;
   if (st == TM_OK) *now = c->timers.clocks[clock].now;
   return tm_done(c, st);
 }
 
 tm_status tm_clock_next(tm_core *c, uint32_t clock, double *when) {
-  tm_status st = tm_timer_clock_ok(c, clock);
+  tm_status st;
   tm_clock *k;
+  TM_API_CHECK(c != NULL && when != NULL);
+  st = tm_timer_clock_ok(c, clock);
   *when = INFINITY;
   if (st != TM_OK) return tm_done(c, st);
   k = &c->timers.clocks[clock];

@@ -172,6 +172,28 @@ static void nesting_beyond_the_depth_limit_is_refused(tm_core *c) {
   CHECK_ST(tm_cbor_canonicalize(c, e->b, e->n, &o, NULL), TM_E_LIMIT);
 }
 
+static void the_depth_limit_is_capped_and_the_cap_is_safe(tm_core *c) {
+  tm_config cfg;
+  tm_core *deep = NULL;
+  tm_bytes o;
+  int i;
+  (void)c;
+  tm_config_init(&cfg);
+  cfg.max_depth = TM_MAX_DEPTH + 1;
+  CHECK_ST(tm_core_create(&cfg, &deep), TM_E_ARG);
+  cfg.max_depth = TM_MAX_DEPTH;
+  CHECK_OK(tm_core_create(&cfg, &deep));
+  cb_reset(&in); /* indefinite arrays take the recursive slow path too */
+  for (i = 0; i < TM_MAX_DEPTH; i++) in.b[in.n++] = 0x9f;
+  cb_head(&in, 0, 1);
+  for (i = 0; i < TM_MAX_DEPTH; i++) in.b[in.n++] = 0xff;
+  i = tm_cbor_canonicalize(deep, in.b, in.n, &o, NULL) == TM_OK && o.len == TM_MAX_DEPTH + 1;
+  in.b[in.n++] = 0xff; /* one break too many */
+  i = i && tm_cbor_canonicalize(deep, in.b, in.n, &o, NULL) == TM_E_MALFORMED;
+  tm_core_destroy(deep);
+  CHECK(i);
+}
+
 static void items_above_the_size_limit_are_refused(tm_core *c) {
   tm_config cfg;
   tm_core *small = NULL;
@@ -229,6 +251,7 @@ const test_case cbor_tests[] = {
     {"errors in a tuple name the field and the byte", errors_name_the_field_of_a_tuple},
     {"nesting beyond the depth limit is refused", nesting_beyond_the_depth_limit_is_refused},
     {"items above the size limit are refused", items_above_the_size_limit_are_refused},
+    {"the depth limit is capped and its cap is safe to reach", the_depth_limit_is_capped_and_the_cap_is_safe},
     {"the canonical form is idempotent and tags canonicalise their content", canonical_form_is_idempotent_and_tags_recurse},
     {"simple values and undefined are kept", simple_values_and_undefined_are_kept},
     {NULL, NULL}};

@@ -24,7 +24,7 @@ TM_WASM tm_core *tm_wasm_core_new(double memory_limit, uint32_t seed_lo,
   tm_config_init(&cfg);
   cfg.memory_limit = memory_limit > 0 ? (size_t)memory_limit : 0;
   cfg.hash_seed = (uint64_t)seed_hi << 32 | seed_lo;
-  if (max_depth) cfg.max_depth = max_depth;
+  if (max_depth) cfg.max_depth = max_depth; /* above TM_MAX_DEPTH: NULL */
   if (max_item_bytes) cfg.max_item_bytes = max_item_bytes;
   if (xfer_bytes) cfg.xfer_bytes = xfer_bytes;
   return tm_core_create(&cfg, &core) == TM_OK ? core : NULL;

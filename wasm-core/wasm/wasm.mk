@@ -4,9 +4,9 @@
 EMCC ?= emcc
 WASM_OUT := ../packages/core/wasm/termite_core.wasm
 WASM_EXPORTS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' -e 's/^[[:space:]]*/_/' -e 's/[[:space:]]*$$//' wasm/exports.txt | paste -sd, -)
-WASM_FLAGS := -std=c11 -O2 -Wall -Wextra -Werror $(INC) --no-entry \
+WASM_FLAGS := -std=c11 -O2 -flto -Wall -Wextra -Werror $(INC) --no-entry \
   -fno-exceptions -sSTANDALONE_WASM=0 -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1 \
-  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=256KB -sMAXIMUM_MEMORY=4GB \
+  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=512KB -sMAXIMUM_MEMORY=4GB \
   -sEXPORTED_FUNCTIONS=$(WASM_EXPORTS)
 
 wasm: $(SRCS) $(HDRS) wasm/glue.c wasm/exports.txt wasm/wasm.mk

@@ -576,10 +576,31 @@ function halfValue(h) {
   return s * (1 + m / 1024) * 2 ** (e - 15);
 }
 
-/** @returns {unknown} */
+/**
+ * One item. The common cases are decided on the first byte; the rest go
+ * through decRest.
+ * @returns {unknown}
+ */
 function dec() {
   if (at >= stop) throw truncated();
-  const ib = src[at++], major = ib >> 5, ai = ib & 31;
+  const ib = src[at++];
+  if (ib < 0x18) return ib; /* small unsigned integer */
+  if (ib >= 0x60 && ib < 0x78) return text(ib & 31); /* short text */
+  if (ib >= 0x80 && ib < 0x98) return array(ib & 31); /* short array */
+  return decRest(ib);
+}
+
+/** @param {number} len @returns {unknown[]} */
+function array(len) {
+  if (len > stop - at) throw truncated();
+  const a = new Array(len);
+  for (let i = 0; i < len; i++) a[i] = dec();
+  return a;
+}
+
+/** @param {number} ib the initial byte (already consumed) @returns {unknown} */
+function decRest(ib) {
+  const major = ib >> 5, ai = ib & 31;
   if (major === 7) return simple(ai);
   const n = arg(ai);
   switch (major) {
@@ -592,17 +613,7 @@ function dec() {
       return src.slice(at - len, at);
     }
     case 3: return text(Number(n));
-    case 4: {
-      const len = Number(n);
-      if (len > stop - at) throw truncated();
-      const a = new Array(len);
-      for (let i = 0; i < len; i++) {
-        const b = src[at];
-        if (b < 24) { a[i] = b; at++; } /* small unsigned integer */
-        else a[i] = dec();
-      }
-      return a;
-    }
+    case 4: return array(Number(n));
     case 5: {
       const len = Number(n), m = new Map();
       if (len > stop - at) throw truncated();

@@ -12,7 +12,7 @@
 import { decodeFrom, encode, encodeInto } from './codec.js';
 import { CoreDestroyedError, InvalidArgumentError, errorFor } from './errors.js';
 import {
-  CLOCKS, HANDLE_MAX, PRIORITY_DEFAULT, REASONS, STATES, Status, XFER, XFER_MAGIC,
+  CLOCKS, HANDLE_MAX, MAX_DEPTH, PRIORITY_DEFAULT, REASONS, STATES, Status, XFER, XFER_MAGIC,
 } from './layout.js';
 
 /** Returned by blocking operations whose process now waits. */
@@ -22,7 +22,8 @@ export const BLOCKED = Symbol.for('termite.core.blocked');
  * @typedef {object} CoreOptions
  * @property {number} [memoryLimit] most bytes the core may hold; 0 (the
  *   default) means no limit
- * @property {number} [maxDepth] deepest CBOR nesting accepted (default 64)
+ * @property {number} [maxDepth] deepest CBOR nesting accepted (default 64,
+ *   at most 1024)
  * @property {number} [maxItemBytes] largest tuple or template in bytes
  *   (default 16 MiB)
  * @property {number} [xferBytes] initial transfer area size (default 64 KiB)
@@ -75,11 +76,16 @@ export class Core {
     this.ex = /** @type {any} */ (instance.exports);
     this.memory = this.ex.memory;
     this.ex._initialize();
+    const depth = options.maxDepth ?? 64;
+    if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH)
+      throw new InvalidArgumentError(`maxDepth must be an integer 1..${MAX_DEPTH}, got ${String(options.maxDepth)}`);
+    const limit = options.memoryLimit ?? 0;
+    if (!(limit >= 0)) throw new InvalidArgumentError(`memoryLimit must be >= 0, got ${String(limit)}`);
     const seed = options.hashSeed ?? randomSeed();
     /** Address of the tm_core. */
     this.p = this.ex.tm_wasm_core_new(
-      options.memoryLimit ?? 0, Number(seed & 0xffffffffn), Number((seed >> 32n) & 0xffffffffn),
-      options.maxDepth ?? 0, options.maxItemBytes ?? 0, options.xferBytes ?? 0);
+      limit, Number(seed & 0xffffffffn), Number((seed >> 32n) & 0xffffffffn),
+      depth, options.maxItemBytes ?? 0, options.xferBytes ?? 0);
     if (this.p === 0) throw errorFor(Status.E_NOMEM, 'out of memory while creating the core');
     /** Address of the transfer area header. */
     this.xfer = this.ex.tm_core_xfer(this.p);

@@ -64,3 +64,4 @@ export const PRIORITY_DEFAULT = 2;
 export const CLOCKS = 4;
 export const HANDLE_MAX = 0x7fffffff;
 export const MAX_ARITY = 4096;
+export const MAX_DEPTH = 1024;

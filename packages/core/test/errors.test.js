@@ -161,3 +161,29 @@ test('errors carry the core status and a name to branch on', () => {
     assert.ok(err instanceof Error);
   }
 });
+
+test('nesting is limited: deep items are refused, and the deepest allowed one is handled', async () => {
+  /** @param {number} n @returns {Uint8Array} n nested one-element arrays around 0 */
+  const nested = (n) => Uint8Array.from([...new Array(n).fill(0x81), 0x00]);
+  const f = fixture();
+  assert.throws(() => f.s.outBytes(nested(65)), { name: 'LimitError', message: /nesting deeper than 64/ });
+  f.intact();
+  f.s.destroy();
+  const deep = await loadCore({ maxDepth: 1024 });
+  const s = deep.createSpace();
+  s.outBytes(Uint8Array.from([0x82, 0x01, ...nested(1022)]));
+  assert.equal(s.size, 1, 'a 1024-deep tuple fits the wasm stack');
+  assert.throws(() => s.outBytes(Uint8Array.from([0x81, ...nested(1024)])), { name: 'LimitError' });
+  /* every recursive shape, through the canonicaliser's slow path too */
+  const rep = (/** @type {number} */ n, /** @type {number[]} */ xs) => Array.from({ length: n }, () => xs).flat();
+  for (const bytes of [
+    [...rep(1024, [0x9f]), 0x01, ...rep(1024, [0xff])],
+    [...rep(1023, [0xa1, 0x01]), 0x01],
+    [...rep(1023, [0xd8, 0x64]), 0x01],
+    [...rep(1023, [0xbf, 0x18, 0x01]), 0x01, ...rep(1023, [0xff])],
+    [...rep(1023, [0xa1, 0xc2, 0x41, 0x05]), 0x01],
+  ]) assert.ok(deep.canonicalize(Uint8Array.from(bytes)).length > 1000);
+  deep.check();
+  deep.destroy();
+  await assert.rejects(loadCore({ maxDepth: 1025 }), { name: 'InvalidArgumentError' });
+});
