@@ -590,16 +590,15 @@ tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
 
 /* ---- destruction, statistics, checks ------------------------------------- */
 
-/* Wake the owners of all waiters, free all tuples and chains. */
+/* Wake the owners of all waiters, free all tuples and chains. The loop
+ * bounds are taken before the loops: the counts shrink as they run. */
 static void space_clear(tm_core *c, tm_space *sp) {
-  uint32_t i, guard;
+  uint32_t i, guard, nw = sp->nwaiters, nt = sp->ntuples;
   for (i = 0; i < sp->ix.cap; i++) {
     tm_chain *ch = sp->ix.slots[i];
-    for (guard = 0; ch != NULL && ch->whead != NULL && guard <= sp->nwaiters;
-         guard++)
+    for (guard = 0; ch != NULL && ch->whead != NULL && guard < nw; guard++)
       tm_sched_wake(c, ((tm_waiter *)ch->whead)->owner, TM_WAKE_INTERRUPT);
-    for (guard = 0; ch != NULL && ch->head != NULL && guard <= sp->ntuples;
-         guard++)
+    for (guard = 0; ch != NULL && ch->head != NULL && guard < nt; guard++)
       tuple_remove(c, sp, TUPLE_OF(ch->head));
   }
   tm_index_free(c, &sp->bytes, &sp->ix);

@@ -185,6 +185,20 @@ static void destroying_a_space_frees_everything(tm_core *c) {
   CHECK_EQ(tm_core_live_bytes(c) - c->pooled, base);
 }
 
+static void destroying_a_space_of_identical_tuples_frees_them_all(tm_core *c) {
+  uint32_t s = t_space(c), i, pid;
+  tm_bytes o;
+  cb_build(&t, "[s]", "same"); /* every chain holds every tuple */
+  for (i = 0; i < 5; i++) CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&p, "[i]", 1LL); /* and several waiters in one chain */
+  for (i = 0; i < 3; i++) {
+    pid = t_run(c);
+    CHECK_ST(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  }
+  CHECK_OK(tm_space_destroy(c, s));
+  /* the harness checks that every byte is returned at the end */
+}
+
 static void the_digest_changes_with_content_only(tm_core *c) {
   uint32_t s = t_space(c);
   uint64_t d0, d1, d2;
@@ -234,6 +248,7 @@ const test_case store_tests[] = {
     {"out/in cycles reach a steady state without growth", out_in_cycles_reach_a_steady_state_without_growth},
     {"a space's live bytes follow its tuples", space_live_bytes_follow_the_tuples},
     {"destroying a space frees everything it held", destroying_a_space_frees_everything},
+    {"destroying a space of identical tuples and waiters frees them all", destroying_a_space_of_identical_tuples_frees_them_all},
     {"the digest changes with content only", the_digest_changes_with_content_only},
     {"the transfer area grows for large results", the_transfer_area_grows_for_large_results},
     {NULL, NULL}};
