@@ -655,8 +655,8 @@ static tm_status emit_bignum(tm_wr *w, uint64_t tag) {
       r->pos += (size_t)len;
     }
     r->pos++;
-    b = w->stk->p + sb;
     n = w->stk->len - sb;
+    b = n > 0 ? w->stk->p + sb : r->s; /* no chunk bytes: stk may be NULL */
   }
   while (i < n && b[i] == 0) i++;
   if (n - i <= 8) {

@@ -173,13 +173,17 @@ tm_status tm_core_xfer_reserve(tm_core *c, size_t n) {
 
 tm_status tm_xfer_put(tm_core *c, const uint8_t *b, size_t n, tm_bytes *out) {
   tm_xfer *x = c->xfer;
-  int inside = b >= x->data && b < x->data + x->cap;
-  size_t at = inside ? (size_t)(b - x->data) : 0;
-  tm_status st = tm_xfer_room(c, n);
-  if (st != TM_OK) return st;
+  uintptr_t pb = (uintptr_t)b, px = (uintptr_t)x->data;
+  int inside = n > 0 && pb >= px && pb < px + x->cap;
+  size_t at = inside ? (size_t)(pb - px) : 0;
+  tm_status st;
+  out->bytes = NULL;
+  out->len = 0;
+  if (n == 0) return TM_OK;
+  if ((st = tm_xfer_room(c, n)) != TM_OK) return st;
   if (inside) b = x->data + at; /* the area may have moved */
-  if (n > 0 && b != x->data) memmove(x->data, b, n);
-  out->bytes = n > 0 ? x->data : NULL;
+  if (b != x->data) memmove(x->data, b, n);
+  out->bytes = x->data;
   out->len = n;
   return TM_OK;
 }

@@ -100,7 +100,15 @@ static void bignums_that_fit_become_integers(tm_core *c) {
   CANON("c2 49 010000000000000000", "c2 49 010000000000000000", 1);
   CANON("c2 4a 00010000000000000000", "c2 49 010000000000000000", 0);
   CANON("c2 5f 41 01 48 0000000000000000 ff", "c2 49 010000000000000000", 0);
+
   REJECT("c2 61 61", TM_E_MALFORMED, "bignum");
+}
+
+/* Found by fuzzing: with no chunk bytes the scratch buffer may never have
+ * been allocated, so this must be the core's first canonicalisation. */
+static void an_empty_chunked_bignum_on_a_fresh_core_is_zero(tm_core *c) {
+  CANON("c3 5f ff", "20", 0);
+  CANON("c2 5f 40 ff", "00", 0);
 }
 
 static void truncated_input_is_rejected_with_its_offset(tm_core *c) {
@@ -245,6 +253,7 @@ const test_case cbor_tests[] = {
     {"duplicate map keys are rejected, also when equal only once canonical", duplicate_map_keys_are_rejected},
     {"floats take their shortest exact form and NaN is canonical", floats_take_their_shortest_exact_form},
     {"bignums that fit in 64 bits become plain integers", bignums_that_fit_become_integers},
+    {"an empty chunked bignum on a fresh core canonicalises to an integer", an_empty_chunked_bignum_on_a_fresh_core_is_zero},
     {"truncated input is rejected with its byte offset", truncated_input_is_rejected_with_its_offset},
     {"reserved values and stray break codes are rejected", reserved_values_and_stray_breaks_are_rejected},
     {"invalid UTF-8 is rejected at the offending byte", invalid_utf8_is_rejected_at_the_bad_byte},
