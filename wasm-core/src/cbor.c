@@ -648,6 +648,7 @@ static tm_status emit_bignum(tm_wr *w, uint64_t tag) {
   } else {
     while (r->s[r->pos] != 0xff) {
       read_head(r, &major, &ai, &len);
+      if (len == 0) continue; /* an empty chunk adds nothing */
       if (tm_buf_reserve(r->c, w->stk, w->stk->len + (size_t)len) != TM_OK)
         return tm_nomem(r->c, "canonicalising a bignum");
       memcpy(w->stk->p + w->stk->len, r->s + r->pos, (size_t)len);
