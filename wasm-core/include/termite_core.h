@@ -21,9 +21,10 @@
  * Rules that hold for every function unless its comment says otherwise:
  *  - A function returning tm_status returns TM_OK (0) or a non-negative
  *    outcome (TM_NOMATCH, TM_BLOCKED) on success and a negative TM_E_* code on
- *    failure. A failed call leaves every structure exactly as it was (no
- *    partial effects, live-byte counters unchanged) and sets the message
- *    returned by tm_core_errmsg().
+ *    failure. A failed call leaves every content, state and counter of the
+ *    object model as it was (no partial effects) and sets the message
+ *    returned by tm_core_errmsg(); the only thing it may leave behind is
+ *    reserved capacity (a table grown before a later step failed).
  *  - Input bytes (tuples, templates) are borrowed for the duration of the call
  *    only; the core copies what it keeps. They may point into the transfer
  *    area.
@@ -160,7 +161,8 @@ TM_API const char *tm_core_errmsg(const tm_core *core);
 /* Status returned by the last call on this core that returns tm_status. */
 TM_API tm_status tm_core_last_status(const tm_core *core);
 
-/* Bytes currently allocated by the core (all spaces, processes, buffers). */
+/* Bytes currently allocated by the core (all spaces, processes, buffers,
+ * and freed small blocks kept in its pools for reuse). */
 TM_API size_t tm_core_live_bytes(const tm_core *core);
 
 /* Change the memory limit (0: none). Lowering it below the live bytes only
@@ -422,8 +424,8 @@ TM_API tm_status tm_proc_set_priority(tm_core *core, uint32_t pid,
 TM_API tm_status tm_proc_set_deadline(tm_core *core, uint32_t pid,
                                       double deadline);
 
-/* Bytes held for a process: mailbox storage, waiter, delivered tuple,
- * timers. */
+/* Bytes held for a process: its mailbox ring, its waiter and its
+ * delivered tuple (timers live in a shared table and are not counted). */
 TM_API tm_status tm_proc_live_bytes(tm_core *core, uint32_t pid,
                                     size_t *bytes);
 
