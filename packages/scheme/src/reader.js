@@ -134,6 +134,49 @@ class Frame {
   }
 }
 
+/**
+ * The parse stack. Frames are reused from one list to the next (one object per nesting
+ * level), so reading allocates no frame per list.
+ */
+class FrameStack {
+  constructor() {
+    /** @type {Frame[]} */
+    this.frames = [];
+    /** number of open frames */
+    this.n = 0;
+  }
+  /**
+   * Open a construct. @param {number} kind @param {number} pos @param {SourceLocation|null} loc
+   * @returns {Frame}
+   */
+  push(kind, pos, loc) {
+    let f = this.frames[this.n];
+    if (f === undefined) this.frames[this.n] = f = new Frame(kind, pos, loc);
+    else {
+      f.kind = kind;
+      f.pos = pos;
+      f.loc = loc;
+      f.close = 41;
+      f.dot = 0;
+      f.items = kind === F_VECTOR || kind === F_BYTES ? [] : EMPTY;
+      f.tag = null;
+    }
+    this.n++;
+    return f;
+  }
+  /** The innermost open frame, or null. */
+  top() {
+    return this.n > 0 ? this.frames[this.n - 1] : null;
+  }
+  /** Close the innermost frame; it stays valid until the next push. */
+  pop() {
+    const f = this.frames[--this.n];
+    f.head = null;
+    f.tail = null;
+    return f;
+  }
+}
+
 /** A reference to a datum label whose datum is not complete yet. */
 class Placeholder {
   /** @param {number} n */
@@ -171,6 +214,7 @@ export class Reader {
     this.locPos = 0;
     this.locLine = 1;
     this.locCol = 1;
+    this.stack = new FrameStack();
     /** @type {Map<number, Placeholder>|null} datum labels of the current top-level datum */
     this.labels = null;
     this.patchNeeded = false;
@@ -258,8 +302,8 @@ export class Reader {
   readDatum() {
     this.labels = null;
     this.patchNeeded = false;
-    /** @type {Frame[]} */
-    const stack = [];
+    const stack = this.stack;
+    stack.n = 0;
     const s = this.text;
     for (;;) {
       const c = this.skipAtmosphere();
@@ -267,7 +311,7 @@ export class Reader {
       /** @type {any} */
       let value;
       if (c < 0) {
-        if (stack.length === 0) return END;
+        if (stack.n === 0) return END;
         this.failAtEnd(stack);
       }
       switch (c) {
@@ -275,9 +319,8 @@ export class Reader {
         case 91: {
           // [
           this.pos++;
-          const f = new Frame(F_LIST, start, this.recordLocations ? this.locate(start) : null);
+          const f = stack.push(F_LIST, start, this.recordLocations ? this.locate(start) : null);
           f.close = c === 40 ? 41 : 93;
-          stack.push(f);
           continue;
         }
         case 41: // )
@@ -287,19 +330,19 @@ export class Reader {
           break;
         case 39: // '
           this.pos++;
-          stack.push(this.abbrev(QUOTE, start));
+          this.abbrev(QUOTE, start);
           continue;
         case 96: // `
           this.pos++;
-          stack.push(this.abbrev(QUASIQUOTE, start));
+          this.abbrev(QUASIQUOTE, start);
           continue;
         case 44: // ,
           if (s.charCodeAt(start + 1) === 64) {
             this.pos += 2;
-            stack.push(this.abbrev(UNQUOTE_SPLICING, start));
+            this.abbrev(UNQUOTE_SPLICING, start);
           } else {
             this.pos++;
-            stack.push(this.abbrev(UNQUOTE, start));
+            this.abbrev(UNQUOTE, start);
           }
           continue;
         case 34: // "
@@ -315,7 +358,7 @@ export class Reader {
         default:
           value = this.readAtom(start);
           if (value === DOT) {
-            const top = stack.length > 0 ? stack[stack.length - 1] : null;
+            const top = stack.top();
             if (top === null || top.kind !== F_LIST || top.head === null || top.dot !== 0) {
               this.fail('unexpected `.`', start);
             }
@@ -325,8 +368,8 @@ export class Reader {
       }
       // Deliver `value` to the innermost open construct.
       for (;;) {
-        if (stack.length === 0) return this.patchNeeded ? this.patch(value) : value;
-        const f = stack[stack.length - 1];
+        if (stack.n === 0) return this.patchNeeded ? this.patch(value) : value;
+        const f = stack.frames[stack.n - 1];
         if (f.kind === F_LIST) {
           if (f.dot === 0) {
             const p = new Pair(value, null);
@@ -375,19 +418,18 @@ export class Reader {
    * @param {Sym} sym @param {number} start
    */
   abbrev(sym, start) {
-    const f = new Frame(F_ABBREV, start, this.recordLocations ? this.locate(start) : null);
+    const f = this.stack.push(F_ABBREV, start, this.recordLocations ? this.locate(start) : null);
     f.tag = sym;
-    return f;
   }
 
   /**
    * A closing parenthesis or bracket: finish the innermost list, vector or bytevector.
-   * @param {Frame[]} stack @param {number} c @param {number} start
+   * @param {FrameStack} stack @param {number} c @param {number} start
    */
   closeFrame(stack, c, start) {
     const ch = c === 41 ? ')' : ']';
-    if (stack.length === 0) this.fail(`unexpected \`${ch}\``, start);
-    const f = stack[stack.length - 1];
+    const f = stack.top();
+    if (f === null) return this.fail(`unexpected \`${ch}\``, start);
     if (f.kind === F_LIST) {
       if (c !== f.close) {
         const opened = this.locString(f.pos);
@@ -397,8 +439,9 @@ export class Reader {
         );
       }
       if (f.dot === 1) this.fail('expected a datum after `.`', start);
+      const head = f.head;
       stack.pop();
-      return f.head;
+      return head;
     }
     if (f.kind === F_VECTOR || f.kind === F_BYTES) {
       if (c !== 41) this.fail(`unexpected \`${ch}\` (a ${f.kind === F_VECTOR ? 'vector' : 'bytevector'} ends with \`)\`)`, start);
@@ -416,9 +459,9 @@ export class Reader {
     return this.fail(`unexpected \`${ch}\` (expected a datum after \`${what}\`)`, start);
   }
 
-  /** End of text inside open constructs. @param {Frame[]} stack @returns {never} */
+  /** End of text inside open constructs. @param {FrameStack} stack @returns {never} */
   failAtEnd(stack) {
-    const f = stack[stack.length - 1];
+    const f = /** @type {Frame} */ (stack.top());
     switch (f.kind) {
       case F_LIST:
         return this.unterminated('list', f.pos);
@@ -529,7 +572,7 @@ export class Reader {
 
   /**
    * A token starting with `#`.
-   * @param {Frame[]} stack @param {number} start
+   * @param {FrameStack} stack @param {number} start
    * @returns {any} a datum, or NOTHING when the token pushed a frame or was a directive
    */
   readHash(stack, start) {
@@ -538,20 +581,20 @@ export class Reader {
     if (c1 === 40) {
       // #(
       this.pos = start + 2;
-      stack.push(new Frame(F_VECTOR, start, this.recordLocations ? this.locate(start) : null));
+      stack.push(F_VECTOR, start, this.recordLocations ? this.locate(start) : null);
       return NOTHING;
     }
     if ((c1 === 117 || c1 === 85) && s.startsWith('8(', start + 2)) {
       // #u8(
       this.pos = start + 4;
-      stack.push(new Frame(F_BYTES, start, this.recordLocations ? this.locate(start) : null));
+      stack.push(F_BYTES, start, this.recordLocations ? this.locate(start) : null);
       return NOTHING;
     }
     if (c1 === 92) return this.readChar(start); // #\
     if (c1 === 59) {
       // #;
       this.pos = start + 2;
-      stack.push(new Frame(F_COMMENT, start, null));
+      stack.push(F_COMMENT, start, null);
       return NOTHING;
     }
     if (c1 >= 48 && c1 <= 57) return this.readLabel(stack, start);
@@ -600,7 +643,7 @@ export class Reader {
 
   /**
    * `#n=` (define a label) or `#n#` (refer to one).
-   * @param {Frame[]} stack @param {number} start
+   * @param {FrameStack} stack @param {number} start
    */
   readLabel(stack, start) {
     const s = this.text;
@@ -614,9 +657,7 @@ export class Reader {
       if (this.labels === null) this.labels = new Map();
       if (this.labels.has(n)) this.fail(`datum label #${n}= is defined twice`, start);
       this.labels.set(n, new Placeholder(n));
-      const f = new Frame(F_LABEL, start, null);
-      f.tag = n;
-      stack.push(f);
+      stack.push(F_LABEL, start, null).tag = n;
       return NOTHING;
     }
     if (c === 35) {
