@@ -443,9 +443,9 @@ export function neg(a, who = '-') {
   if (typeof a === 'number') return 0 - a;
   switch (tagOf(a)) {
     case T_BIG:
-      return normBig(-a);
+      return normBig(-/** @type {bigint} */ (a));
     case T_RAT:
-      return new Ratnum(-a.num, a.den);
+      return new Ratnum(-(/** @type {Ratnum} */ (a).num), a.den);
     case T_FLO:
       return new Flonum(-a.v);
   }
@@ -496,7 +496,7 @@ export function abs(x, who = 'abs') {
     case T_BIG:
       return x < 0n ? -x : x;
     case T_RAT:
-      return x.num < 0n ? new Ratnum(-x.num, x.den) : x;
+      return x.num < 0n ? new Ratnum(-(/** @type {Ratnum} */ (x).num), x.den) : x;
     case T_FLO:
       return x.v < 0 || Object.is(x.v, -0) ? new Flonum(-x.v) : x;
   }
@@ -710,6 +710,11 @@ export function floorRemainder(a, b, who = 'floor-remainder') {
   return divRemSlow(a, b, who, true)[1];
 }
 
+/** Alias of floorRemainder (R7RS floor-remainder). */
+export const floorRem = floorRemainder;
+/** Alias of truncateRemainder (R7RS truncate-remainder). */
+export const truncateRem = truncateRemainder;
+
 /** @param {any} a @param {any} b */
 export function quotient(a, b) {
   return truncateQuotient(a, b, 'quotient');
@@ -748,6 +753,7 @@ function lcm2(a, b, who) {
 
 /** R7RS gcd: any number of integers; (gcd) = 0. @param {...any} xs */
 export function gcd(...xs) {
+  /** @type {any} */
   let acc = 0;
   for (const x of xs) acc = gcd2(acc, x, 'gcd');
   return acc;
@@ -770,8 +776,9 @@ export function floor(x, who = 'floor') {
     case T_BIG:
       return x;
     case T_RAT: {
-      const q = x.num / x.den;
-      return normBig(x.num < 0n ? q - 1n : q);
+      const r = /** @type {Ratnum} */ (x);
+      const q = r.num / r.den;
+      return normBig(r.num < 0n ? q - 1n : q);
     }
     case T_FLO:
       return new Flonum(Math.floor(x.v));
@@ -786,8 +793,9 @@ export function ceiling(x, who = 'ceiling') {
     case T_BIG:
       return x;
     case T_RAT: {
-      const q = x.num / x.den;
-      return normBig(x.num < 0n ? q : q + 1n);
+      const r = /** @type {Ratnum} */ (x);
+      const q = r.num / r.den;
+      return normBig(r.num < 0n ? q : q + 1n);
     }
     case T_FLO:
       return new Flonum(Math.ceil(x.v));
@@ -802,7 +810,7 @@ export function truncate(x, who = 'truncate') {
     case T_BIG:
       return x;
     case T_RAT:
-      return normBig(x.num / x.den);
+      return normBig(/** @type {Ratnum} */ (x).num / x.den);
     case T_FLO:
       return new Flonum(Math.trunc(x.v));
   }
@@ -816,10 +824,11 @@ export function round(x, who = 'round') {
     case T_BIG:
       return x;
     case T_RAT: {
-      let fl = x.num / x.den;
-      if (x.num < 0n) fl -= 1n;
-      const twice = (x.num - fl * x.den) * 2n; // 2 * fractional part * den
-      if (twice > x.den || (twice === x.den && (fl & 1n) === 1n)) fl += 1n;
+      const r = /** @type {Ratnum} */ (x);
+      let fl = r.num / r.den;
+      if (r.num < 0n) fl -= 1n;
+      const twice = (r.num - fl * r.den) * 2n; // 2 * fractional part * den
+      if (twice > r.den || (twice === r.den && (fl & 1n) === 1n)) fl += 1n;
       return normBig(fl);
     }
     case T_FLO:
@@ -835,7 +844,7 @@ function roundEven(v) {
   return r;
 }
 
-/** @param {any} x @param {string} [who] */
+/** @param {any} x @param {string} [who] @returns {any} */
 export function numerator(x, who = 'numerator') {
   switch (tagOf(x)) {
     case T_FIX:
@@ -850,7 +859,7 @@ export function numerator(x, who = 'numerator') {
   return schemeErrorOf('type', who, 'expected a rational number', x);
 }
 
-/** @param {any} x @param {string} [who] */
+/** @param {any} x @param {string} [who] @returns {any} */
 export function denominator(x, who = 'denominator') {
   switch (tagOf(x)) {
     case T_FIX:

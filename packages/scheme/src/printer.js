@@ -510,7 +510,7 @@ export function writeStringLiteral(s) {
   return out + s.slice(last) + '"';
 }
 
-/** @type {Record<number, string>} */
+/** @type {{[code: number]: string}} */
 const CHAR_NAMES = {
   0: 'null',
   7: 'alarm',

@@ -402,7 +402,7 @@ export class Reader {
           continue;
         }
         if (f.kind === F_LABEL) {
-          const ph = /** @type {Map<number, Placeholder>} */ (this.labels).get(f.tag);
+          const ph = /** @type {Map<number, Placeholder>} */ (/** @type {unknown} */ (this.labels)).get(f.tag);
           if (value === ph) this.fail(`datum label #${f.tag}= refers only to itself`, f.pos);
           /** @type {Placeholder} */ (ph).value = value;
           /** @type {Placeholder} */ (ph).done = true;
