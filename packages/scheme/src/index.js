@@ -32,6 +32,7 @@ export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD,
 export { Environment, rtEnv, libraryEnvs, instantiate } from './runtime/linker.js';
 export { boot, consoleSinks };
 export { Evaluator } from './evaluator.js';
+export { snapshotThread, restoreThread, threadToData, threadFromData, resolveRuntimeCode } from './snapshot.js';
 
 /**
  * @typedef {object} CompiledUnit

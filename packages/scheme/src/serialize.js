@@ -19,7 +19,7 @@
 import { CborWriter } from './cbor-writer.js';
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
-  ErrorObject, Special, VOID, EOF, DEFAULT, UNIT_HASH, arrayToList, CALL,
+  ErrorObject, Special, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED, arrayToList, CALL,
 } from './values.js';
 
 export const TAG_SHAREABLE = 28;
@@ -39,9 +39,12 @@ export const TAG_CLOSURE = 40970;
 export const TAG_FRAMES = 40971;
 export const TAG_BOX = 40972;
 export const TAG_ERROR = 40973;
+export const TAG_PARAMETER = 40977;
 export const TAG_CODE = 40978;
 export const TAG_UNIT_HASH = 40979;
 export const TAG_UNINTERNED = 40980;
+export const TAG_UNASSIGNED = 40981;
+export const TAG_PORT = 40982;
 
 /** Raised for values that cannot be encoded or bytes that do not decode. */
 export class CodecError extends Error {
@@ -226,7 +229,7 @@ function emit(root, w, shared) {
       continue;
     }
     if (x instanceof Special) {
-      const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : -1;
+      const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : x === UNASSIGNED ? TAG_UNASSIGNED : -1;
       if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
       w.tag(tag);
       w.nil();
@@ -577,6 +580,7 @@ class Decoder {
       case TAG_EOF: this.item(depth + 1); return EOF;
       case TAG_DEFAULT: this.item(depth + 1); return DEFAULT;
       case TAG_UNIT_HASH: this.item(depth + 1); return UNIT_HASH;
+      case TAG_UNASSIGNED: this.item(depth + 1); return UNASSIGNED;
       case TAG_VALUES: {
         const v = new Values([]);
         if (register) register(v);

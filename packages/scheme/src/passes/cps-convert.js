@@ -189,6 +189,8 @@ function convertSeq(es, k) {
     const last = i === es.length - 1;
     const next = last ? null : { t: 'Hole' };
     const term = convert(es[i], last ? k : () => next);
+    // an atom in effect position emits nothing: the hole to fill stays the same
+    if (!last && term === next) continue;
     if (hole === null) root = term;
     else Object.assign(hole, term);
     hole = next;

@@ -15,6 +15,7 @@ import './prims-errors.js';
 import './ports.js';
 import './prims-control.js';
 import { Port } from './ports.js';
+import { consolePorts } from './port-codec.js';
 import { installPrimitives, installControl, builtinUnit } from './builtins.js';
 import { makeParameter, parameterValue } from './prims-control.js';
 import { current } from './current.js';
@@ -55,9 +56,17 @@ function installPorts() {
   const stdout = new Port({ kind: 'console', output: true, sink: (s) => consoleSinks.stdout(s), buffering: 'none' });
   const stderr = new Port({ kind: 'console', output: true, sink: (s) => consoleSinks.stderr(s), buffering: 'none' });
   const stdin = new Port({ kind: 'console', input: true, text: '' });
-  const out = makeParameter(stdout, false);
-  const err = makeParameter(stderr, false);
-  const inp = makeParameter(stdin, false);
+  /** @type {any} */ (stdout).uid = 'rt:stdout';
+  /** @type {any} */ (stderr).uid = 'rt:stderr';
+  /** @type {any} */ (stdin).uid = 'rt:stdin';
+  consolePorts.set('rt:stdout', stdout);
+  consolePorts.set('rt:stderr', stderr);
+  consolePorts.set('rt:stdin', stdin);
+  // fixed uids: a process that moves to another node prints on that node's console
+  // unless it parameterized its ports
+  const out = makeParameter(stdout, false, 'rt:current-output-port');
+  const err = makeParameter(stderr, false, 'rt:current-error-port');
+  const inp = makeParameter(stdin, false, 'rt:current-input-port');
   rtEnv.cell('current-output-port').v = out;
   rtEnv.cell('current-error-port').v = err;
   rtEnv.cell('current-input-port').v = inp;

@@ -12,7 +12,7 @@
  */
 import { Cell, Unbound, codeRuntime, EMPTY } from './engine.js';
 import { primitives } from './registry.js';
-import { Closure, UNIT_HASH } from '../values.js';
+import { Closure, UNIT_HASH, freezeLiteral } from '../values.js';
 import { generateJs } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { siteLocation } from '../ir/wire.js';
@@ -84,7 +84,8 @@ export function instantiate(wire, hash, env) {
     if (!p) throw new LinkError(`unit ${hash.slice(0, 12)} uses primitive ${name}, which this node does not have`);
     return p.fn;
   });
-  const K = wire.consts.map((k) => (k === UNIT_HASH ? hash : k));
+  // literal constants are immutable (R7RS): mutating one is an error, not a silent change
+  const K = wire.consts.map((k) => (k === UNIT_HASH ? hash : freezeLiteral(k)));
   const instance = { hash, wire, env, lams: /** @type {any[]} */ ([]), top: /** @type {any} */ (null) };
   const LAM = wire.lambdas.map((lam, index) => {
     const c0 = lam.clauses[0];

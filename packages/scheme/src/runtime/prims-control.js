@@ -13,7 +13,7 @@ import {
   Values, VOID, Pair, Closure, Record, RecordType, Sym, CALL, ErrorObject,
   schemeErrorOf, listToArray, arrayToList, isList,
 } from '../values.js';
-import { internRecordType } from '../serialize.js';
+import { internRecordType, registerValueCodec, CodecError, TAG_PARAMETER } from '../serialize.js';
 
 /** @returns {any} */
 function thread() {
@@ -54,12 +54,45 @@ definePrimitive('procedure?', 1, 1, (x) => x instanceof Closure, { pure: true })
  * any procedure; the binding in effect is looked up in the thread's `params` alist.
  */
 export class ParamKey {
-  /** @param {any} value @param {any} converter a procedure or #f */
-  constructor(value, converter) {
+  /**
+   * @param {any} value @param {any} converter a procedure or #f
+   * @param {string} [uid] names the parameter across nodes (generated when absent)
+   */
+  constructor(value, converter, uid) {
     this.value = value;
     this.converter = converter;
+    this.uid = uid ?? `${sessionId}:${++paramCounter}`;
+    paramKeys.set(this.uid, new WeakRef(this));
   }
 }
+
+/** Parameter keys by uid, so a parameter sent away and back is the same parameter. */
+const paramKeys = new Map();
+let paramCounter = 0;
+/** Distinguishes this JS realm's parameters from those made elsewhere. */
+const sessionId = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
+
+/**
+ * The parameter key with this uid: the local one if this realm has it, else a new one
+ * holding the transmitted default.
+ * @param {string} uid @param {any} value @param {any} converter
+ */
+function internParamKey(uid, value, converter) {
+  const existing = paramKeys.get(uid)?.deref();
+  return existing ?? new ParamKey(value, converter, uid);
+}
+
+registerValueCodec({
+  cls: ParamKey,
+  tag: TAG_PARAMETER,
+  shareable: true,
+  // the standard parameters (uid 'rt:...') exist on every node: send only their name
+  encode: (k) => (k.uid.startsWith('rt:') ? [k.uid, false, false] : [k.uid, k.value, k.converter]),
+  decode: ([uid, value, converter]) => {
+    if (typeof uid !== 'string') throw new CodecError('parameter uid must be a string');
+    return internParamKey(uid, value, converter);
+  },
+});
 
 /** @type {any} set by builtins.js: the LambdaInfo shared by all parameter objects */
 export const parameterLambda = { lam: /** @type {any} */ (null) };
@@ -82,9 +115,9 @@ export function parameterValue(key) {
   return key.value;
 }
 
-/** @param {any} value @param {any} converter */
-export function makeParameter(value, converter) {
-  return new Closure(parameterCode, parameterLambda.lam, [new ParamKey(value, converter)]);
+/** @param {any} value @param {any} converter @param {string} [uid] */
+export function makeParameter(value, converter, uid) {
+  return new Closure(parameterCode, parameterLambda.lam, [new ParamKey(value, converter, uid)]);
 }
 
 /** @param {any} p */

@@ -1,0 +1,55 @@
+// @ts-check
+/**
+ * Ports on the wire. A port is a resource; Termite's rule (paper §3.1) is that a
+ * resource which cannot move is reached through a process. So:
+ *  - memory ports (string and bytevector, input and output) travel by value: their
+ *    unread input and accumulated output are copied, and the copy continues on the
+ *    receiver;
+ *  - the console ports travel by name ('rt:stdout', ...) and become the receiver's
+ *    console (until issue 4 makes standard output a process);
+ *  - file ports cannot travel: encoding one is an error naming the file.
+ */
+import { Port } from './ports.js';
+import { registerValueCodec, CodecError, TAG_PORT } from '../serialize.js';
+
+/** @type {Map<string, Port>} the node's console ports by name */
+export const consolePorts = new Map();
+
+const MEMORY_KINDS = new Set(['string-input', 'string-output', 'bytevector-input', 'bytevector-output']);
+
+registerValueCodec({
+  cls: Port,
+  tag: TAG_PORT,
+  shareable: true,
+  encode: (/** @type {any} */ p) => {
+    if (p.uid) return ['console', p.uid];
+    if (!MEMORY_KINDS.has(p.kind)) throw new CodecError(`cannot send a ${p.kind} port${p.name ? ' on ' + p.name : ''}: it is tied to this node`);
+    const accumulated = p.binary ? p.outBytes.slice(0, p.outLength) : p.out;
+    const unread = p.binary ? p.bytes.slice(p.pos) : p.text.slice(p.pos);
+    return [p.kind, p.inputOpen, p.outputOpen, unread, accumulated];
+  },
+  decode: (fields) => {
+    if (fields[0] === 'console') {
+      const port = consolePorts.get(String(fields[1]));
+      if (!port) throw new CodecError(`unknown console port ${fields[1]}`);
+      return port;
+    }
+    const [kind, inputOpen, outputOpen, unread, accumulated] = fields;
+    if (!MEMORY_KINDS.has(kind)) throw new CodecError(`unknown port kind ${kind}`);
+    const binary = kind.startsWith('bytevector');
+    const input = kind.endsWith('input');
+    /** @type {any} */
+    const p = input ? (binary ? Port.fromBytes(unread) : Port.fromString(unread)) : binary ? Port.bytesOutput() : Port.stringOutput();
+    p.inputOpen = input && inputOpen === true;
+    p.outputOpen = !input && outputOpen === true;
+    if (!input) {
+      if (binary) {
+        p.outBytes = accumulated;
+        p.outLength = accumulated.length;
+      } else {
+        p.out = accumulated;
+      }
+    }
+    return p;
+  },
+});
