@@ -486,7 +486,7 @@ definePrimitive('read-bytevector!', 1, 4, (/** @type {any} */ bv, /** @type {any
 function readDatum(port) {
   port.fillAll();
   if (port.reader === null || port.readerEnd !== port.pos) {
-    port.reader = new Reader(port.text, port.name === null ? {} : { file: port.name });
+    port.reader = new Reader(port.text, port.name === null ? { locations: false } : { file: port.name, locations: false });
     // The Reader starts at 0 (skipping a byte order mark or a "#!/..." line there);
     // later reads start where the port is. Reader#pos is its public cursor.
     if (port.pos > 0) port.reader.pos = port.pos;
