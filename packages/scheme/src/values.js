@@ -343,15 +343,27 @@ export function makeValues(vals) {
 }
 
 /**
- * Deep-freeze a literal constant (pairs and vectors) so that mutating it is an error,
- * as R7RS requires of literals. Bounded by an explicit stack, never recursion.
+ * Bytevector literals. A Uint8Array cannot be frozen, so the mutators ask this set
+ * (`isFrozenBytevector`) instead of `Object.isFrozen`.
+ * @type {WeakSet<Uint8Array>}
+ */
+const frozenBytevectors = new WeakSet();
+
+/** Whether `b` is a bytevector literal (mutating it is an error). @param {Uint8Array} b */
+export const isFrozenBytevector = (b) => frozenBytevectors.has(b);
+
+/**
+ * Deep-freeze a literal constant (pairs, vectors and bytevectors) so that mutating it is
+ * an error, as R7RS requires of literals. Bounded by an explicit stack, never recursion.
  * @template T @param {T} datum @returns {T}
  */
 export function freezeLiteral(datum) {
   const stack = [datum];
   while (stack.length > 0) {
     const x = stack.pop();
-    if (x instanceof Pair) {
+    if (x instanceof Uint8Array) {
+      frozenBytevectors.add(x);
+    } else if (x instanceof Pair) {
       if (Object.isFrozen(x)) continue;
       Object.freeze(x);
       stack.push(x.car, x.cdr);

@@ -23,6 +23,6 @@ export const termiteExports = {
     // sorting (SRFI 132 argument order), records
     'list-sort', 'vector-sort', 'sort', 'record?',
     // misc
-    'print', 'println', 'timeout?',
+    'print', 'println', 'timeout?', 'error-object-who',
   ],
 };

@@ -17,6 +17,7 @@ import './prims-control.js';
 import { Port } from './ports.js';
 import { consolePorts } from './port-codec.js';
 import { installPrimitives, installControl, builtinUnit } from './builtins.js';
+import { installEval } from './eval.js';
 import { makeParameter, parameterValue } from './prims-control.js';
 import { current } from './current.js';
 import { rtEnv, instantiate } from './linker.js';
@@ -47,6 +48,7 @@ export function boot() {
   booted = true;
   installPrimitives();
   installControl();
+  installEval();
   installPorts();
   loadPrelude();
   installPrimitives(); // anything registered while the prelude loaded

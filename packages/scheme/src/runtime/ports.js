@@ -29,7 +29,7 @@ import { definePrimitive } from './registry.js';
 import { current } from './current.js';
 import { absent, typeError, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
-import { checkByte } from './prims-vectors.js';
+import { checkByte, checkMutableBytevector } from './prims-vectors.js';
 import * as host from './host.js';
 
 /**
@@ -465,7 +465,7 @@ definePrimitive('read-bytevector', 1, 2, (/** @type {any} */ k, /** @type {any} 
   return b.length === 0 ? EOF : b;
 });
 definePrimitive('read-bytevector!', 1, 4, (/** @type {any} */ bv, /** @type {any} */ p, /** @type {any} */ start, /** @type {any} */ end) => {
-  if (!(bv instanceof Uint8Array)) typeError('read-bytevector!', 'a bytevector', bv);
+  checkMutableBytevector('read-bytevector!', bv);
   const port = inPort('read-bytevector!', p, true);
   const [s, e] = checkRange('read-bytevector!', start, end, bv.length);
   if (s === e) return 0;

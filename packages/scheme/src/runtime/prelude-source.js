@@ -298,6 +298,13 @@ export const preludeSource = String.raw`
         (lambda () (%parameterize (list current-output-port) (list port) thunk))
       (lambda results (close-port port) (apply values results)))))
 
+;;; ------------------------------------------------------------ eval and load
+;; The top-level thunks of the units eval or load compiled (libraries first), in order.
+(define (%run-thunks thunks)
+  (if (null? (cdr thunks))
+      ((car thunks))
+      (begin ((car thunks)) (%run-thunks (cdr thunks)))))
+
 ;;; ------------------------------------------------------------ leaving
 (define (exit . code)
   (%rewind-to '())

@@ -126,5 +126,13 @@ definePrimitive('error-object-message', 1, 1, (/** @type {any} */ x) => checkErr
 definePrimitive('error-object-irritants', 1, 1, (/** @type {any} */ x) => checkErrorObject('error-object-irritants', x).irritants, {
   pure: true,
 });
+/**
+ * `(error-object-who e)` (Termite, not R7RS): the name of the procedure that signalled the
+ * error, as a symbol, or #f for errors raised by `error` and `raise`.
+ */
+definePrimitive('error-object-who', 1, 1, (/** @type {any} */ x) => {
+  const who = checkErrorObject('error-object-who', x).who;
+  return who === null ? false : Sym.intern(who);
+}, { pure: true });
 definePrimitive('read-error?', 1, 1, (/** @type {any} */ x) => x instanceof ErrorObject && x.kind === 'read', { pure: true });
 definePrimitive('file-error?', 1, 1, (/** @type {any} */ x) => x instanceof ErrorObject && x.kind === 'file', { pure: true });

@@ -5,9 +5,10 @@
  *
  * Vector literals are frozen (values.js freezeLiteral): vector-set!, vector-fill! and
  * vector-copy! into one signal "cannot mutate a literal constant" (kind 'immutable').
- * A Uint8Array cannot be frozen, so bytevector literals are not protected.
+ * A Uint8Array cannot be frozen, so bytevector literals are remembered in a weak set
+ * (values.js isFrozenBytevector) and bytevector-u8-set! and bytevector-copy! check it.
  */
-import { Pair, VOID, schemeErrorOf } from '../values.js';
+import { Pair, VOID, schemeErrorOf, isFrozenBytevector } from '../values.js';
 import { definePrimitive } from './registry.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
@@ -137,6 +138,13 @@ function checkBytevector(who, b) {
   return typeError(who, 'a bytevector', b);
 }
 
+/** @param {string} who @param {any} b @returns {Uint8Array} */
+export function checkMutableBytevector(who, b) {
+  checkBytevector(who, b);
+  if (isFrozenBytevector(b)) immutableError(who, 'cannot mutate a literal constant', b);
+  return b;
+}
+
 /** @param {string} who @param {any} x @returns {number} */
 export function checkByte(who, x) {
   if (typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 255) return x;
@@ -163,7 +171,7 @@ function bytevectorRef(b, k) {
 
 /** @param {any} b @param {any} k @param {any} x */
 function bytevectorSet(b, k, x) {
-  checkBytevector('bytevector-u8-set!', b);
+  checkMutableBytevector('bytevector-u8-set!', b);
   b[checkIndex('bytevector-u8-set!', k, b.length)] = checkByte('bytevector-u8-set!', x);
   return VOID;
 }
@@ -177,7 +185,7 @@ function bytevectorCopy(b, start, end) {
 
 /** @param {any} to @param {any} at @param {any} from @param {any} start @param {any} end */
 function bytevectorCopyBang(to, at, from, start, end) {
-  checkBytevector('bytevector-copy!', to);
+  checkMutableBytevector('bytevector-copy!', to);
   checkBytevector('bytevector-copy!', from);
   const [t, a, b] = copyArgs('bytevector-copy!', to, at, from, start, end);
   // TypedArray.prototype.set copies correctly when source and target overlap.

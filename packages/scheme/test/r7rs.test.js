@@ -1,0 +1,94 @@
+// @ts-check
+/**
+ * The R7RS conformance suite: every test/r7rs/<section>-*.scm file runs through the real
+ * pipeline (read, expand, compile, run) as one node:test test. The files use the test
+ * library test/r7rs/test-lib.scm and end with (test-summary); a failing check is reported
+ * with its group, expression, expected and actual value (or the exception it raised).
+ *
+ * Checks marked (test-xfail "bug" ...) are known bugs in the compiler or engine: they
+ * must fail, and one that passes is reported so that its mark is removed.
+ *
+ * The files may write temporary files under the directory named by the environment
+ * variable TERMITE_R7RS_TMP (made fresh here, removed afterwards).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runProgramText, writeString, describeError, listToArray } from '../src/index.js';
+
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'r7rs');
+const tmp = mkdtempSync(path.join(tmpdir(), 'termite-r7rs-'));
+process.env.TERMITE_R7RS_TMP = tmp;
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** "6.10-control.scm" → [6, 10] for ordering */
+const sectionKey = (/** @type {string} */ f) => f.split('-')[0].split('.').map(Number);
+const files = readdirSync(dir)
+  .filter((f) => /^\d[\d.]*-.*\.scm$/.test(f))
+  .sort((a, b) => {
+    const ka = sectionKey(a);
+    const kb = sectionKey(b);
+    for (let i = 0; i < Math.max(ka.length, kb.length); i++) {
+      const d = (ka[i] ?? -1) - (kb[i] ?? -1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+
+/** @param {string} p */
+function readText(p) {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** @param {any} kind @param {any} v */
+function show(kind, v) {
+  return kind.name === 'raised' ? `raised ${describeError(v)}` : writeString(v);
+}
+
+/** Totals over all files, printed at the end. */
+const totals = { checks: 0, passed: 0, xfail: 0 };
+
+for (const file of files) {
+  test(`R7RS ${file.replace(/\.scm$/, '')}`, (t) => {
+    const full = path.join(dir, file);
+    const out = [];
+    const r = runProgramText(readFileSync(full, 'utf8'), { file: full, readFile: readText, stdout: (s) => out.push(s) });
+    if (!r.ok) assert.fail(`${file} did not run to its end: ${r.message}`);
+    const summary = r.value;
+    assert.ok(Array.isArray(summary) && summary.length === 2, `${file} must end with (test-summary)`);
+    const passed = summary[0];
+    const results = listToArray(summary[1]);
+    const problems = [];
+    let xfail = 0;
+    for (const rec of results) {
+      const [status, group, index, expr, ek, ev, ak, av, bug] = listToArray(rec);
+      const where = `#${index}${group ? ` [${group}]` : ''}`;
+      if (status.name === 'xfail') {
+        xfail++;
+        t.diagnostic(`expected failure ${where} ${writeString(expr)} (${bug})`);
+      } else if (status.name === 'xpass') {
+        problems.push(`${where} ${writeString(expr)}\n    passes now: remove its test-xfail mark (${bug})`);
+      } else {
+        problems.push(`${where} ${writeString(expr)}\n    expected: ${show(ek, ev)}\n    actual:   ${show(ak, av)}`);
+      }
+    }
+    const checks = passed + results.length;
+    totals.checks += checks;
+    totals.passed += passed;
+    totals.xfail += xfail;
+    t.diagnostic(`${file}: ${checks} checks, ${passed} passed, ${xfail} expected failures, ${problems.length} failed`);
+    if (problems.length > 0) assert.fail(`${problems.length} of ${checks} checks failed in ${file}:\n  ${problems.join('\n  ')}`);
+  });
+}
+
+test('R7RS suite totals', (t) => {
+  t.diagnostic(`${files.length} sections, ${totals.checks} checks, ${totals.passed} passed, ${totals.xfail} expected failures`);
+  assert.ok(files.length > 0);
+});

@@ -1,0 +1,1 @@
+(define from-two-b 'b)
