@@ -39,7 +39,18 @@ import { syntaxError } from './errors.js';
  * @property {string[]} [libraryPath]    directories searched for library files
  * @property {(path: string) => (string|null)} [readFile]  file access (injected: the same code runs in browsers)
  * @property {string[]} [features]       extra cond-expand features
+ * @property {(key: string, lib: Library) => boolean} [sharedLibrary]
+ *   whether a library another session expanded (expandedLibraries) may be imported as it
+ *   is, without reading its file again: true when its body already ran in this node
  */
+
+/**
+ * Every user library expanded in this JS realm, by key (the last definition wins). An
+ * `eval` environment may import one of them without finding its file again, when the
+ * runtime says its body has run (ExpandOptions.sharedLibrary, see runtime/eval.js).
+ * @type {Map<string, Library>}
+ */
+export const expandedLibraries = new Map();
 
 /** @type {Map<string, Library>} standard libraries are immutable: shared by all sessions */
 const standard = new Map();
@@ -65,6 +76,7 @@ export class Session {
     this.file = opts.file ?? null;
     this.libraryPath = opts.libraryPath ?? [];
     this.readFileFn = opts.readFile ?? (() => null);
+    this.sharedLibrary = opts.sharedLibrary ?? (() => false);
     this.features = new Set([...BASE_FEATURES, ...(opts.features ?? [])]);
     /** @type {Map<string, Library>} */
     this.libraries = new Map();
@@ -104,6 +116,11 @@ export class Session {
     const key = libraryKey(libraryNameParts(datum, 'import', loc));
     const known = this.libraries.get(key) ?? standardLibrary(key);
     if (known) return known;
+    const shared = expandedLibraries.get(key);
+    if (shared && this.sharedLibrary(key, shared)) {
+      this.libraries.set(key, shared);
+      return shared;
+    }
     if (this.loading.includes(key)) {
       syntaxError('import', `library ${key} imports itself (cycle: ${[...this.loading, key].join(' → ')})`, datum, loc);
     }
@@ -124,7 +141,9 @@ export class Session {
    * @returns {Library}
    */
   defineLibrary(form, file) {
-    return expandLibraryForm(form, file, this);
+    const lib = expandLibraryForm(form, file, this);
+    expandedLibraries.set(lib.key, lib);
+    return lib;
   }
 
   /**
@@ -133,7 +152,8 @@ export class Session {
    */
   libraryAvailable(datum, fromFile, loc) {
     const key = libraryKey(libraryNameParts(datum, 'cond-expand', loc));
-    return this.libraries.has(key) || standardLibrary(key) !== null || this.locate(datum, fromFile, loc) !== null;
+    const shared = expandedLibraries.get(key);
+    return this.libraries.has(key) || standardLibrary(key) !== null || (shared !== undefined && this.sharedLibrary(key, shared)) || this.locate(datum, fromFile, loc) !== null;
   }
 
   /** @param {string|null} fromFile */

@@ -33,7 +33,7 @@ import { createEnvironment, expandInEnvironment } from '../expand/index.js';
 import { STANDARD_LIBRARIES } from '../expand/stdlib.js';
 import { compileUnit } from '../pipeline.js';
 import { registerPrinter, writeString } from '../printer.js';
-import { readAll } from '../reader.js';
+import { readAll, locationOf } from '../reader.js';
 import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf } from '../values.js';
 import { typeError } from './prims-errors.js';
 import * as host from './host.js';
@@ -52,6 +52,13 @@ function readTextFile(path) {
   }
 }
 
+/**
+ * A library some program of this node already loaded is imported as it is (its file need
+ * not be found again, and its state is the one the program sees).
+ * @param {string} _key @param {any} lib
+ */
+const sharedLibrary = (_key, lib) => libraryEnvs.has(lib.ns);
+
 let envCounter = 0;
 
 /** A first-class environment: what `eval` compiles and runs in. */
@@ -63,7 +70,7 @@ export class EvalEnvironment {
   constructor(specs, name) {
     this.name = name;
     this.specs = specs;
-    this.expandEnv = createEnvironment(specs, { readFile: readTextFile, libraryPath: [] });
+    this.expandEnv = createEnvironment(specs, { readFile: readTextFile, libraryPath: [], sharedLibrary });
     this.env = new Environment(`eval:${++envCounter}`);
   }
 }
@@ -87,9 +94,11 @@ export function interactionEnvironment() {
  */
 function compileIn(datum, env) {
   const { units } = expandInEnvironment(datum, env.expandEnv);
+  // the unit's name is the file its source locations refer to
+  const file = locationOf(datum)?.file ?? 'eval';
   const tops = [];
   for (const u of units) {
-    const { hash, wire } = compileUnit(u, { writeDatum: writeString });
+    const { hash, wire } = compileUnit(u.kind === 'library' ? u : { ...u, name: file }, { writeDatum: writeString });
     if (u.kind === 'library') {
       const ns = /** @type {any} */ (u).ns ?? `lib:${u.name}`;
       if (libraryEnvs.has(ns)) continue;

@@ -1,0 +1,1 @@
+(export make-square square? square-side area dialect counter-plus)
