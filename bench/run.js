@@ -18,6 +18,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
 import { runChild, parseBenchLine, summarize, formatNumber } from './lib/index.js';
 
 /**
@@ -54,6 +55,10 @@ function parseArgs(argv) {
   return { prefix, runs, json, list };
 }
 
+function loadText() {
+  return `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`;
+}
+
 async function main() {
   const { prefix, runs, json, list } = parseArgs(process.argv.slice(2));
   if (list) {
@@ -66,6 +71,7 @@ async function main() {
   const rows = [];
   let failures = 0;
   console.log(`# npm run bench${prefix ? ' -- ' + prefix : ''}: node ${process.version}, ${new Date().toISOString()}`);
+  console.log(`# machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}; ${loadText()} (other work on a shared machine inflates figures)`);
   for (let run = 1; run <= runs; run++) {
     if (runs > 1) console.log(`# run ${run} of ${runs}`);
     for (const s of SCRIPTS) {
@@ -99,6 +105,7 @@ async function main() {
       }
     }
   }
+  console.log(`# finished ${new Date().toISOString()}; ${loadText()}`);
   if (runs > 1 && figures.size > 0) {
     console.log(`# medians of ${runs} runs (min-max, spread = (max-min)/median):`);
     for (const [name, f] of figures) {

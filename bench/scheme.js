@@ -17,6 +17,9 @@
  *       inside the program with current-jiffy (µs) around the call/cc, averaged over
  *       many captures; the encoding is timed in JS. Figure = capture + encoding.
  *
+ * A prefix selecting scheme.X also runs js.X and biwa.X (the references are measured
+ * beside our figure in the same run); `js` or `biwa` alone run only those.
+ *
  * Our Scheme: the program text is compiled once (compileProgramText + linkProgram,
  * not timed); each timed call runs a fresh Thread on a top-level procedure with
  * runToCompletion. BiwaScheme runs in a child process of this script (its evaluate
@@ -184,23 +187,27 @@ function expectEqual(what, got, want) {
  */
 async function compare(rep, ours, b) {
   const names = { js: `js.${b.key}`, scheme: `scheme.${b.key}`, biwa: `biwa.${b.key}` };
-  if (!rep.wantsAny(Object.values(names))) return;
+  // Our figure brings its references along (`-- scheme` runs js.* and biwa.* too);
+  // a reference can also be run alone (`-- biwa.tak`).
+  const withRefs = rep.wants(names.scheme);
+  const run = { js: withRefs || rep.wants(names.js), scheme: withRefs, biwa: withRefs || rep.wants(names.biwa) };
+  if (!run.js && !run.scheme && !run.biwa) return;
   /** @param {() => unknown} fn */
   const opts = (fn) => {
     const inner = b.opts.roundMs ? calibrate(fn, b.opts.roundMs, 1 << 20) : 1;
     return { ...b.opts, inner };
   };
-  if (rep.wants(names.js)) {
+  if (run.js) {
     expectEqual(names.js, b.jsFn(), b.expect);
     const st = measure(b.jsFn, opts(b.jsFn));
     rep.bench(names.js, st.median, 'ms', { stats: st });
   }
-  if (rep.wants(names.scheme)) {
+  if (run.scheme) {
     expectEqual(names.scheme, b.scheme(), b.expect);
     const st = measure(b.scheme, opts(b.scheme));
     rep.bench(names.scheme, st.median, 'ms', { stats: st });
   }
-  if (rep.wants(names.biwa)) {
+  if (run.biwa) {
     const st = await biwa(rep, names.biwa, b.biwaWarmup, b.biwaRounds);
     if (st) rep.bench(names.biwa, st.median, 'ms', { stats: st, note: `${b.biwaWarmup} warm-up + ${st.samples.length} timed calls` });
   }
@@ -289,7 +296,7 @@ async function main() {
     'js.loop10m', 'scheme.loop10m', 'biwa.loop10m', 'scheme.deep1m',
     ...[10, 1000, 100000].flatMap((d) => [`scheme.capture_serialize.${d}`, `scheme.capture_serialize.${d}_bytes`]),
   ];
-  if (!rep.wantsAny(all)) return;
+  if (!rep.wantsAny(all)) return; // (a prefix selecting scheme.X also selects js.X and biwa.X)
   const ours = loadOurs();
   rep.comment(`scheme: node ${process.version}; benchmark program compiled and linked in ${formatNumber(ours.compileMs)} ms (not timed below)`);
 
