@@ -104,7 +104,9 @@ const BIWA = {
  */
 function biwaChild(name, warmup, rounds) {
   const require = createRequire(import.meta.url);
-  const B = require('biwascheme');
+  const moduleName = 'biwascheme'; // CommonJS, untyped
+  /** @type {any} */
+  const B = require(moduleName);
   /** @type {string[]} */
   const errors = [];
   const interp = new B.Interpreter((/** @type {any} */ e) => errors.push(String(e?.message ?? e)));
@@ -251,6 +253,7 @@ function captureSerialize(rep, ours) {
     /** @type {number[]} */ const capUs = [];
     /** @type {number[]} */ const serUs = [];
     /** @type {number[]} */ const totalUs = [];
+    /** @type {Uint8Array} */
     let bytes = new Uint8Array(0);
     for (let r = -1; r < rounds; r++) { // round -1 is the warm-up
       usCell.v = 0;

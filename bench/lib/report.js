@@ -12,7 +12,6 @@
  */
 import { formatNumber, spreadText } from './timing.js';
 
-/** @typedef {import('./timing.js').Stats} Stats */
 
 /**
  * The name prefix from a script's arguments: the first argument that is not a flag.
@@ -43,7 +42,7 @@ export class Reporter {
   constructor(prefix = '', out = (line) => console.log(line)) {
     this.prefix = prefix;
     this.out = out;
-    /** @type {Map<string, {value: number, unit: string, stats?: Stats}>} */
+    /** @type {Map<string, {value: number, unit: string, stats?: import('./timing.js').Stats}>} */
     this.results = new Map();
   }
 
@@ -61,7 +60,7 @@ export class Reporter {
    * Print a figure (even when not `wants`-ed: the caller decided to measure it).
    * With `stats`, a comment line follows giving the rounds' spread.
    * @param {string} name @param {number} value @param {string} unit
-   * @param {{stats?: Stats, note?: string}} [opts] stats in the same unit as value
+   * @param {{stats?: import('./timing.js').Stats, note?: string}} [opts] stats in the same unit as value
    */
   bench(name, value, unit, opts = {}) {
     this.results.set(name, { value, unit, stats: opts.stats });
