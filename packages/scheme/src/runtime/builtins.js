@@ -75,11 +75,19 @@ export function installPrimitives() {
 
 // ------------------------------------------------------------------ control procedures
 
+/**
+ * The most arguments `apply` passes. Procedures receive their arguments on the JS stack,
+ * which holds somewhat more than this even at the deepest Scheme call depth; beyond it
+ * `apply` signals a clear error instead of a JS stack overflow.
+ */
+export const MAX_APPLY_ARGUMENTS = 50000;
+
 /** `(apply f a ... list)` — a tail call, so it needs no frame of its own. */
 function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any[]} */ ...rest) {
   if (arguments.length < 3) return arity(/** @type {any} */ (this), arguments.length - 1);
   const last = rest.pop();
   const args = rest.length === 0 ? listToArray(last, 'apply') : rest.concat(listToArray(last, 'apply'));
+  if (args.length > MAX_APPLY_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_APPLY_ARGUMENTS})`, args.length);
   return f[CALL](d + 1, ...args);
 }
 
