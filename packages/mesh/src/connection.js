@@ -1,0 +1,176 @@
+// @ts-check
+/**
+ * Base class of every transport's Connection (interfaces.js states the
+ * contract). It owns the rules that do not depend on the transport:
+ * - messages that arrive before `onmessage` is assigned are kept (at most
+ *   EARLY_LIMIT; beyond that the connection is closed, since a peer that
+ *   floods before anyone listens is misbehaving) and delivered on assignment;
+ * - `onclose` runs exactly once, even if assigned after the close;
+ * - `ondrain` is armed by a send that leaves bufferedAmount above
+ *   lowWaterMark and fired once when the transport reports it fell below.
+ *
+ * Subclasses call `_receive(data, isText)` for each message, `_closed(reason)`
+ * once the transport is closed, `_drained()` when their buffer fell, and
+ * implement `_send(data)`, `_close(reason)` and the `bufferedAmount` getter.
+ */
+import { ConnectionClosedError, FrameTooLargeError } from './errors.js';
+
+/** Messages kept while no onmessage handler is set. */
+export const EARLY_LIMIT = 256;
+
+/** @typedef {import('./interfaces.js').Connection} Connection */
+
+/** @implements {Connection} */
+export class BaseConnection {
+  /** @type {((data: Uint8Array, isText: boolean) => void) | null} */
+  #onmessage = null;
+  /** @type {((reason: string) => void) | null} */
+  #onclose = null;
+  /** @type {Array<[Uint8Array, boolean]>} */
+  #early = [];
+  /** @type {string | null} set once closed; the reason given to onclose */
+  #closeReason = null;
+  #closeDelivered = false;
+  /** True after a send left bufferedAmount above lowWaterMark. */
+  _drainArmed = false;
+  /** @type {((reason: string) => void) | undefined} */
+  _resolveClosed;
+
+  /**
+   * @param {'websocket' | 'webrtc'} transport
+   * @param {'outbound' | 'inbound'} direction
+   * @param {string} remoteAddress
+   * @param {number} maxMessageBytes
+   */
+  constructor(transport, direction, remoteAddress, maxMessageBytes) {
+    this.transport = transport;
+    this.direction = direction;
+    this.remoteAddress = remoteAddress;
+    this.maxMessageBytes = maxMessageBytes;
+    /** @type {'open' | 'closing' | 'closed'} */
+    this.status = 'open';
+    this.lowWaterMark = 256 * 1024;
+    /** @type {(() => void) | null} */
+    this.ondrain = null;
+    /** Resolves (never rejects) once the transport is closed. */
+    this.closed = new Promise((resolve) => { this._resolveClosed = resolve; });
+  }
+
+  /** @returns {number} */
+  get bufferedAmount() {
+    return 0;
+  }
+
+  get onmessage() {
+    return this.#onmessage;
+  }
+
+  set onmessage(fn) {
+    this.#onmessage = fn;
+    if (fn === null || this.#early.length === 0) return;
+    const early = this.#early;
+    this.#early = [];
+    for (let i = 0; i < early.length && this.#onmessage === fn; i++) fn(early[i][0], early[i][1]);
+    this.#deliverClose();
+  }
+
+  /** Run onclose once, after any kept messages were delivered. */
+  #deliverClose() {
+    const h = this.#onclose;
+    if (h === null || this.#closeReason === null || this.#closeDelivered || this.#early.length > 0) return;
+    this.#closeDelivered = true;
+    h(this.#closeReason);
+  }
+
+  get onclose() {
+    return this.#onclose;
+  }
+
+  set onclose(fn) {
+    this.#onclose = fn;
+    this.#deliverClose();
+  }
+
+  /** @param {Uint8Array} data */
+  send(data) {
+    if (this.status !== 'open') throw new ConnectionClosedError(`cannot send on a ${this.status} ${this.transport} connection to ${this.remoteAddress}`);
+    if (data.length > this.maxMessageBytes) throw new FrameTooLargeError(data.length, this.maxMessageBytes, `${this.transport} message`);
+    this._send(data);
+    if (!this._drainArmed && this.bufferedAmount > this.lowWaterMark) {
+      this._drainArmed = true;
+      this._armDrain();
+    }
+  }
+
+  /** @param {string} [reason] */
+  close(reason = 'closed') {
+    if (this.status !== 'open') return;
+    this.status = 'closing';
+    this._close(reason);
+  }
+
+  /**
+   * Put messages back in front of the kept-message buffer: the handshake
+   * hands frames that followed the peer's ACCEPT back to the connection, so
+   * the link's onmessage receives them first and in order.
+   * @param {Uint8Array[]} frames
+   */
+  _requeue(frames) {
+    if (this.#closeReason !== null && this.#closeDelivered) return;
+    this.#early.unshift(...frames.map((f) => /** @type {[Uint8Array, boolean]} */ ([f, false])));
+    const h = this.#onmessage;
+    if (h !== null) this.onmessage = h; // flush now if a handler is already there
+  }
+
+  // ------------------------------------------------------------ for subclasses
+
+  /** @param {Uint8Array} _data @protected */
+  _send(_data) {
+    throw new Error('subclass must implement _send');
+  }
+
+  /** @param {string} _reason @protected */
+  _close(_reason) {
+    throw new Error('subclass must implement _close');
+  }
+
+  /** Called when the drain is armed (transports that poll start polling). @protected */
+  _armDrain() {}
+
+  /**
+   * Deliver one received message.
+   * @param {Uint8Array} data @param {boolean} isText @protected
+   */
+  _receive(data, isText) {
+    if (this.#closeReason !== null) return; // nothing is delivered after the close
+    const h = this.#onmessage;
+    if (h !== null) {
+      h(data, isText);
+      return;
+    }
+    if (this.#early.length >= EARLY_LIMIT) {
+      this.close(`more than ${EARLY_LIMIT} messages arrived before the connection was attached`);
+      return;
+    }
+    this.#early.push([data, isText]);
+  }
+
+  /** The transport's buffer fell; fire ondrain if armed and low enough. @protected */
+  _drained() {
+    if (!this._drainArmed || this.bufferedAmount > this.lowWaterMark) return;
+    this._drainArmed = false;
+    this.ondrain?.();
+  }
+
+  /**
+   * The transport is closed (by either side or by failure). Idempotent.
+   * @param {string} reason @protected
+   */
+  _closed(reason) {
+    if (this.#closeReason !== null) return;
+    this.status = 'closed';
+    this.#closeReason = reason;
+    this._resolveClosed?.(reason);
+    this.#deliverClose(); // waits for kept messages to be delivered first
+  }
+}

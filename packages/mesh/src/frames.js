@@ -1,0 +1,426 @@
+// @ts-check
+/**
+ * Frames: the CBOR envelopes nodes exchange (docs/mesh.md §2 is the table).
+ *
+ * Every frame is one CBOR array `[version, type, ...fields]`: `version` is 1,
+ * `type` one of {@link T}, and the fields are fixed per type (count and CBOR
+ * major type checked exactly). Payloads are byte strings holding the
+ * runtime's CBOR, opaque here: they are returned as views into the received
+ * bytes and copied exactly once when a frame is built.
+ *
+ * Invariants:
+ * - encode* functions return a fresh Uint8Array holding exactly one frame;
+ * - decodeFrame either returns a frame of a known type with every field of the
+ *   documented shape, or throws a named error (MalformedFrameError,
+ *   ProtocolVersionError, UnknownFrameTypeError, UnknownTagError) whose
+ *   message says which byte and which field were wrong. It never throws
+ *   anything else on any input.
+ */
+import { Reader, Writer, headSize, writeHead, MAJOR_BYTES, MAJOR_TEXT } from './cbor-lite.js';
+import { MalformedFrameError, ProtocolVersionError, UnknownFrameTypeError } from './errors.js';
+
+/** Envelope version spoken by this implementation. */
+export const VERSION = 1;
+
+/** Frame type codes. */
+export const T = Object.freeze({
+  HELLO: 0,
+  AUTH: 1,
+  ACCEPT: 2,
+  ERROR: 3,
+  PING: 4,
+  PONG: 5,
+  MSG: 6,
+  REQ: 7,
+  RES: 8,
+  RES_ERR: 9,
+  CHUNK: 10,
+  ROUTE: 11,
+  GOSSIP: 12,
+  SIGNAL: 13,
+  SWITCH: 14,
+  SWITCH_ACK: 15,
+  BYE: 16,
+});
+
+/** Names of frame types by code, for logs and error messages. */
+export const TYPE_NAMES = Object.freeze(Object.keys(T));
+
+/** @param {number} type */
+export function typeName(type) {
+  return TYPE_NAMES[type] ?? `type ${type}`;
+}
+
+/** Frame types that may travel inside ROUTE (end-to-end frames). */
+/** @type {Set<number>} */
+export const ROUTABLE = new Set([T.ERROR, T.MSG, T.REQ, T.RES, T.RES_ERR, T.SIGNAL, T.SWITCH, T.SWITCH_ACK]);
+
+/** Lengths fixed by the handshake. */
+export const NONCE_BYTES = 32;
+export const PUBLIC_KEY_BYTES = 32;
+export const MAC_BYTES = 32;
+export const SIGNATURE_BYTES = 64;
+/** Longest text field accepted in an envelope (error messages, SDP). */
+export const MAX_TEXT_BYTES = 65536;
+/** Most entries accepted in one GOSSIP frame. */
+export const MAX_GOSSIP_ENTRIES = 1024;
+
+/**
+ * @typedef {{type: 0, nodeId: string, publicKey: Uint8Array, nonce: Uint8Array, role: 0 | 1, maxMessageBytes: number, listenUrl: string | null}} HelloFrame
+ * @typedef {{type: 1, echoNonce: Uint8Array, mac: Uint8Array, signature: Uint8Array}} AuthFrame
+ * @typedef {{type: 2}} AcceptFrame
+ * @typedef {{type: 3, name: string, message: string, fatal: boolean, refType: number | null}} ErrorFrame
+ * @typedef {{type: 4 | 5, seq: number}} PingFrame
+ * @typedef {{type: 6, payload: Uint8Array}} MsgFrame
+ * @typedef {{type: 7 | 8, id: number, payload: Uint8Array}} ReqFrame
+ * @typedef {{type: 9, id: number, name: string, message: string}} ResErrFrame
+ * @typedef {{type: 10, msgId: number, index: number, total: number, part: Uint8Array}} ChunkFrame
+ * @typedef {{type: 11, dst: string, src: string, hopsLeft: number, inner: Uint8Array}} RouteFrame
+ * @typedef {{type: 12, seq: number, entries: Array<[string, string | null]>}} GossipFrame
+ * @typedef {{type: 13, session: string, kind: string, a: string | null, b: string | null}} SignalFrame
+ * @typedef {{type: 14 | 15, epoch: number}} SwitchFrame
+ * @typedef {{type: 16, reason: string}} ByeFrame
+ * @typedef {HelloFrame | AuthFrame | AcceptFrame | ErrorFrame | PingFrame | MsgFrame | ReqFrame | ResErrFrame
+ *   | ChunkFrame | RouteFrame | GossipFrame | SignalFrame | SwitchFrame | ByeFrame} Frame
+ */
+
+/** @param {number} type @param {number} fields number of fields after version and type */
+function start(type, fields) {
+  return new Writer(32).array(2 + fields).uint(VERSION).uint(type);
+}
+
+// ---------------------------------------------------------------- encoders
+
+/**
+ * @param {{nodeId: string, publicKey: Uint8Array, nonce: Uint8Array, role: 0 | 1, maxMessageBytes: number, listenUrl: string | null}} h
+ */
+export function encodeHello(h) {
+  return start(T.HELLO, 6).text(h.nodeId).bytes(h.publicKey).bytes(h.nonce).uint(h.role)
+    .uint(h.maxMessageBytes).textOrNull(h.listenUrl).finish();
+}
+
+/** @param {Uint8Array} echoNonce @param {Uint8Array} mac @param {Uint8Array} signature */
+export function encodeAuth(echoNonce, mac, signature) {
+  return start(T.AUTH, 3).bytes(echoNonce).bytes(mac).bytes(signature).finish();
+}
+
+export function encodeAccept() {
+  return start(T.ACCEPT, 0).finish();
+}
+
+/**
+ * @param {string} name error class name (errors.js)
+ * @param {string} message
+ * @param {boolean} fatal true if the sender closes the connection right after
+ * @param {number | null} refType type of the frame that caused it, if known
+ */
+export function encodeError(name, message, fatal, refType) {
+  const w = start(T.ERROR, 4).text(name.slice(0, 256)).text(truncateText(message, 4096)).bool(fatal);
+  return (refType === null ? w.null() : w.uint(refType)).finish();
+}
+
+/** @param {number} seq */
+export function encodePing(seq) {
+  return start(T.PING, 1).uint(seq).finish();
+}
+
+/** @param {number} seq */
+export function encodePong(seq) {
+  return start(T.PONG, 1).uint(seq).finish();
+}
+
+/**
+ * MSG: the hot path. One allocation (the frame), one copy (the payload).
+ * @param {Uint8Array} payload
+ */
+export function encodeMsg(payload) {
+  const n = payload.length;
+  const h = headSize(n);
+  const out = new Uint8Array(3 + h + n);
+  out[0] = 0x83; // array(3)
+  out[1] = VERSION;
+  out[2] = T.MSG;
+  writeHead(out, 3, MAJOR_BYTES, n);
+  out.set(payload, 3 + h);
+  return out;
+}
+
+/**
+ * The payload of a well-formed MSG frame as a view, or null if `frame` is not
+ * exactly one well-formed MSG (the caller then runs the full decoder, which
+ * says precisely what is wrong). Allocates only the view.
+ * @param {Uint8Array} frame
+ * @returns {Uint8Array | null}
+ */
+export function msgPayload(frame) {
+  const len = frame.length;
+  if (len < 4 || frame[0] !== 0x83 || frame[1] !== VERSION || frame[2] !== T.MSG) return null;
+  const ib = frame[3];
+  if (ib >> 5 !== MAJOR_BYTES) return null;
+  const info = ib & 31;
+  let n;
+  let at;
+  if (info < 24) { n = info; at = 4; }
+  else if (info === 24 && len >= 5) { n = frame[4]; at = 5; }
+  else if (info === 25 && len >= 6) { n = (frame[4] << 8) | frame[5]; at = 6; }
+  else if (info === 26 && len >= 8) { n = ((frame[4] << 24) >>> 0) + ((frame[5] << 16) | (frame[6] << 8) | frame[7]); at = 8; }
+  else return null;
+  if (at + n !== len) return null;
+  return frame.subarray(at, len);
+}
+
+/**
+ * REQ or RES: `[1, type, id, payload]`.
+ * @param {7 | 8} type @param {number} id @param {Uint8Array} payload
+ */
+export function encodeIdPayload(type, id, payload) {
+  const n = payload.length;
+  const hId = headSize(id);
+  const hN = headSize(n);
+  const out = new Uint8Array(3 + hId + hN + n);
+  out[0] = 0x84; // array(4)
+  out[1] = VERSION;
+  out[2] = type;
+  let at = writeHead(out, 3, 0, id);
+  at = writeHead(out, at, MAJOR_BYTES, n);
+  out.set(payload, at);
+  return out;
+}
+
+/** @param {number} id @param {string} name @param {string} message */
+export function encodeResErr(id, name, message) {
+  return start(T.RES_ERR, 3).uint(id).text(name.slice(0, 256)).text(truncateText(message, 4096)).finish();
+}
+
+/** Bytes of a CHUNK envelope around its part, at most (used to size parts). */
+export const CHUNK_OVERHEAD = 1 + 1 + 1 + 9 + 9 + 9 + 9;
+
+/**
+ * @param {number} msgId @param {number} index @param {number} total bytes of the whole frame
+ * @param {Uint8Array} part
+ */
+export function encodeChunk(msgId, index, total, part) {
+  const n = part.length;
+  const size = 3 + headSize(msgId) + headSize(index) + headSize(total) + headSize(n) + n;
+  const out = new Uint8Array(size);
+  out[0] = 0x86; // array(6)
+  out[1] = VERSION;
+  out[2] = T.CHUNK;
+  let at = writeHead(out, 3, 0, msgId);
+  at = writeHead(out, at, 0, index);
+  at = writeHead(out, at, 0, total);
+  at = writeHead(out, at, MAJOR_BYTES, n);
+  out.set(part, at);
+  return out;
+}
+
+const idBytesCache = new Map();
+/** UTF-8 of a node id, cached (ids repeat on every routed frame). @param {string} id */
+function idBytes(id) {
+  let b = idBytesCache.get(id);
+  if (b === undefined) {
+    b = new TextEncoder().encode(id);
+    if (idBytesCache.size > 4096) idBytesCache.clear(); // bounded: a cache, not a registry
+    idBytesCache.set(id, b);
+  }
+  return b;
+}
+
+/**
+ * ROUTE: `[1, 11, dst, src, hopsLeft, inner]`, inner being an encoded frame.
+ * @param {string} dst @param {string} src @param {number} hopsLeft @param {Uint8Array} inner
+ */
+export function encodeRoute(dst, src, hopsLeft, inner) {
+  const d = idBytes(dst);
+  const s = idBytes(src);
+  const n = inner.length;
+  const size = 3 + headSize(d.length) + d.length + headSize(s.length) + s.length + headSize(hopsLeft) + headSize(n) + n;
+  const out = new Uint8Array(size);
+  out[0] = 0x86; // array(6)
+  out[1] = VERSION;
+  out[2] = T.ROUTE;
+  let at = writeHead(out, 3, MAJOR_TEXT, d.length);
+  out.set(d, at);
+  at = writeHead(out, at + d.length, MAJOR_TEXT, s.length);
+  out.set(s, at);
+  at = writeHead(out, at + s.length, 0, hopsLeft);
+  at = writeHead(out, at, MAJOR_BYTES, n);
+  out.set(inner, at);
+  return out;
+}
+
+/** @param {number} seq @param {Array<[string, string | null]>} entries */
+export function encodeGossip(seq, entries) {
+  const w = start(T.GOSSIP, 2).uint(seq).array(entries.length);
+  for (const [id, url] of entries) w.array(2).text(id).textOrNull(url);
+  return w.finish();
+}
+
+/**
+ * @param {string} session @param {string} kind @param {string | null} a @param {string | null} b
+ */
+export function encodeSignal(session, kind, a, b) {
+  return start(T.SIGNAL, 4).text(session).text(kind).textOrNull(a).textOrNull(b).finish();
+}
+
+/** @param {number} epoch */
+export function encodeSwitch(epoch) {
+  return start(T.SWITCH, 1).uint(epoch).finish();
+}
+
+/** @param {number} epoch */
+export function encodeSwitchAck(epoch) {
+  return start(T.SWITCH_ACK, 1).uint(epoch).finish();
+}
+
+/** @param {string} reason */
+export function encodeBye(reason) {
+  return start(T.BYE, 1).text(truncateText(reason, 1024)).finish();
+}
+
+/** @param {string} s @param {number} max UTF-16 units kept */
+function truncateText(s, max) {
+  return s.length > max ? s.slice(0, max) + '…' : s;
+}
+
+// ---------------------------------------------------------------- decoder
+
+/**
+ * Decode one frame (strictly: exact field counts and types, no trailing bytes).
+ * @param {Uint8Array} bytes
+ * @returns {Frame}
+ */
+export function decodeFrame(bytes) {
+  if (bytes.length === 0) throw new MalformedFrameError('empty frame');
+  const r = new Reader(bytes);
+  const count = r.array('frame envelope', 2, 8);
+  const version = r.uint('frame version');
+  if (version !== VERSION) throw new ProtocolVersionError(version);
+  const type = r.uint('frame type');
+  const fields = count - 2;
+  /** @type {Frame} */
+  let f;
+  switch (type) {
+    case T.HELLO: {
+      expectFields(type, fields, 6);
+      const nodeId = r.text('HELLO node id', 128);
+      const publicKey = fixed(r.bytes('HELLO public key'), PUBLIC_KEY_BYTES, 'HELLO public key');
+      const nonce = fixed(r.bytes('HELLO nonce'), NONCE_BYTES, 'HELLO nonce');
+      const role = r.uint('HELLO role');
+      if (role !== 0 && role !== 1) throw new MalformedFrameError(`HELLO role ${role} is neither 0 (dialer) nor 1 (listener)`);
+      const maxMessageBytes = r.uint('HELLO max message bytes');
+      if (maxMessageBytes < 1024) throw new MalformedFrameError(`HELLO max message bytes ${maxMessageBytes} is below the minimum of 1024`);
+      const listenUrl = r.textOrNull('HELLO listen url', 2048);
+      f = { type, nodeId, publicKey, nonce, role, maxMessageBytes, listenUrl };
+      break;
+    }
+    case T.AUTH: {
+      expectFields(type, fields, 3);
+      const echoNonce = fixed(r.bytes('AUTH echoed nonce'), NONCE_BYTES, 'AUTH echoed nonce');
+      const mac = fixed(r.bytes('AUTH mac'), MAC_BYTES, 'AUTH mac');
+      const signature = fixed(r.bytes('AUTH signature'), SIGNATURE_BYTES, 'AUTH signature');
+      f = { type, echoNonce, mac, signature };
+      break;
+    }
+    case T.ACCEPT:
+      expectFields(type, fields, 0);
+      f = { type };
+      break;
+    case T.ERROR: {
+      expectFields(type, fields, 4);
+      const name = r.text('ERROR name', 256);
+      const message = r.text('ERROR message', MAX_TEXT_BYTES);
+      const fatal = r.bool('ERROR fatal flag');
+      const refType = r.peekNull() ? (r.pos++, null) : r.uint('ERROR frame type');
+      f = { type, name, message, fatal, refType };
+      break;
+    }
+    case T.PING:
+    case T.PONG:
+      expectFields(type, fields, 1);
+      f = { type, seq: r.uint(`${typeName(type)} sequence number`) };
+      break;
+    case T.MSG:
+      expectFields(type, fields, 1);
+      f = { type, payload: r.bytes('MSG payload') };
+      break;
+    case T.REQ:
+    case T.RES:
+      expectFields(type, fields, 2);
+      f = { type, id: r.uint(`${typeName(type)} id`), payload: r.bytes(`${typeName(type)} payload`) };
+      break;
+    case T.RES_ERR:
+      expectFields(type, fields, 3);
+      f = { type, id: r.uint('RES_ERR id'), name: r.text('RES_ERR name', 256), message: r.text('RES_ERR message', MAX_TEXT_BYTES) };
+      break;
+    case T.CHUNK:
+      expectFields(type, fields, 4);
+      f = { type, msgId: r.uint('CHUNK message id'), index: r.uint('CHUNK index'), total: r.uint('CHUNK total'), part: r.bytes('CHUNK part') };
+      break;
+    case T.ROUTE:
+      expectFields(type, fields, 4);
+      f = { type, dst: r.text('ROUTE destination', 128), src: r.text('ROUTE source', 128), hopsLeft: r.uint('ROUTE hops left'), inner: r.bytes('ROUTE inner frame') };
+      break;
+    case T.GOSSIP: {
+      expectFields(type, fields, 2);
+      const seq = r.uint('GOSSIP sequence number');
+      const n = r.array('GOSSIP entries', 0, MAX_GOSSIP_ENTRIES);
+      /** @type {Array<[string, string | null]>} */
+      const entries = [];
+      for (let i = 0; i < n; i++) {
+        r.array(`GOSSIP entry ${i}`, 2, 2);
+        entries.push([r.text(`GOSSIP entry ${i} node id`, 128), r.textOrNull(`GOSSIP entry ${i} url`, 2048)]);
+      }
+      f = { type, seq, entries };
+      break;
+    }
+    case T.SIGNAL:
+      expectFields(type, fields, 4);
+      f = {
+        type, session: r.text('SIGNAL session', 128), kind: r.text('SIGNAL kind', 32),
+        a: r.textOrNull('SIGNAL data', MAX_TEXT_BYTES), b: r.textOrNull('SIGNAL extra', 1024),
+      };
+      break;
+    case T.SWITCH:
+    case T.SWITCH_ACK:
+      expectFields(type, fields, 1);
+      f = { type, epoch: r.uint(`${typeName(type)} epoch`) };
+      break;
+    case T.BYE:
+      expectFields(type, fields, 1);
+      f = { type, reason: r.text('BYE reason', 4096) };
+      break;
+    default:
+      throw new UnknownFrameTypeError(type);
+  }
+  r.expectEnd(`${typeName(type)} frame`);
+  return f;
+}
+
+/**
+ * The type code of a frame if its first bytes are a readable envelope head,
+ * else null; used to name the offending frame type in error frames.
+ * @param {Uint8Array} bytes
+ * @returns {number | null}
+ */
+export function peekType(bytes) {
+  try {
+    const r = new Reader(bytes);
+    r.array('frame envelope', 2, 8);
+    r.uint('frame version');
+    return r.uint('frame type');
+  } catch {
+    return null;
+  }
+}
+
+/** @param {number} type @param {number} got @param {number} want */
+function expectFields(type, got, want) {
+  if (got !== want) throw new MalformedFrameError(`${typeName(type)} frame has ${got} fields, expected ${want}`);
+}
+
+/** @param {Uint8Array} b @param {number} n @param {string} what */
+function fixed(b, n, what) {
+  if (b.length !== n) throw new MalformedFrameError(`${what} is ${b.length} bytes, expected ${n}`);
+  return b;
+}

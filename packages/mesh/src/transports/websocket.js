@@ -1,0 +1,187 @@
+// @ts-check
+/**
+ * WebSocket transport for Node (`ws`): dials ws:// URLs and listens on a host
+ * and port (port 0 = a free port) or on an existing HTTP server's path.
+ * The browser build replaces this file with websocket.browser.js.
+ *
+ * Backpressure: `bufferedAmount` is ws's (socket write buffer + sender
+ * queue); `ondrain` follows the socket's 'drain' event, which Node emits once
+ * the write buffer is empty after a write returned false. That holds when
+ * lowWaterMark ≥ the socket's writableHighWaterMark (16 KiB), as the mesh's
+ * are (docs/mesh.md §6).
+ */
+import { WebSocket, WebSocketServer } from 'ws';
+import { BaseConnection } from '../connection.js';
+import { DialError, throwIfAborted } from '../errors.js';
+import { DEFAULT_WS_MAX_MESSAGE_BYTES, checkWsUrl, closeReasonBytes, describeClose, guardedDial } from './ws-common.js';
+
+/** @typedef {import('../interfaces.js').Transport} TransportContract */
+/** @typedef {import('../interfaces.js').Listener} ListenerContract */
+
+/** Seconds a graceful close may take before the socket is destroyed. */
+const CLOSE_GRACE_MS = 1000;
+
+class WsConnection extends BaseConnection {
+  /** @type {string | null} */
+  #localReason = null;
+  /** @type {Error | null} */
+  #error = null;
+
+  /**
+   * @param {WebSocket} ws @param {'outbound' | 'inbound'} direction @param {string} address @param {number} max
+   */
+  constructor(ws, direction, address, max) {
+    super('websocket', direction, address, max);
+    this.ws = ws;
+    ws.binaryType = 'nodebuffer';
+    ws.on('message', (data, isBinary) => this._receive(/** @type {Buffer} */ (data), !isBinary));
+    ws.on('error', (e) => { this.#error = e; });
+    ws.on('close', (code, reason) => this._closed(describeClose(code, reason.toString(), this.#localReason, this.#error)));
+    const watch = () => /** @type {any} */ (ws)._socket?.on('drain', () => this._drained());
+    if (ws.readyState === WebSocket.OPEN) watch();
+    else ws.once('open', watch);
+  }
+
+  get bufferedAmount() {
+    return this.ws.bufferedAmount;
+  }
+
+  /** @param {Uint8Array} data */
+  _send(data) {
+    this.ws.send(data);
+  }
+
+  /** @param {string} reason */
+  _close(reason) {
+    this.#localReason = `closed: ${reason}`;
+    if (this.ws.readyState === WebSocket.CONNECTING) {
+      this.ws.terminate();
+      return;
+    }
+    this.ws.close(1000, closeReasonBytes(reason));
+    const t = setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS);
+    this.ws.once('close', () => clearTimeout(t));
+  }
+}
+
+/**
+ * @param {import('./ws-common.js').WebSocketInit} [init]
+ * @returns {(components: import('../interfaces.js').TransportComponents) => WebSocketTransport}
+ */
+export function webSocketTransport(init = {}) {
+  return (components) => new WebSocketTransport(init, components);
+}
+
+/** @implements {TransportContract} */
+export class WebSocketTransport {
+  /**
+   * @param {import('./ws-common.js').WebSocketInit} init
+   * @param {import('../interfaces.js').TransportComponents} components
+   */
+  constructor(init, components) {
+    /** @type {'websocket'} */
+    this.name = 'websocket';
+    this.maxMessageBytes = init.maxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
+    this.hardLimitBytes = init.hardLimitBytes ?? 4 * this.maxMessageBytes;
+    this.dialTimeoutMs = init.dialTimeoutMs;
+    this.log = components.logger.child('websocket');
+  }
+
+  /**
+   * @param {string} url ws:// or wss://
+   * @param {import('../interfaces.js').DialOptions} [options]
+   * @returns {Promise<import('../interfaces.js').Connection>}
+   */
+  async dial(url, options = {}) {
+    throwIfAborted(options.signal);
+    checkWsUrl(url);
+    const ws = new WebSocket(url, { maxPayload: this.hardLimitBytes, perMessageDeflate: false });
+    const conn = new WsConnection(ws, 'outbound', url, this.maxMessageBytes);
+    return guardedDial(url, (resolve, reject) => {
+      ws.once('open', () => resolve(conn));
+      ws.once('error', (e) => reject(new DialError(`cannot connect to ${url}: ${e.message}`, { cause: e })));
+      ws.once('close', (code) => reject(new DialError(`connection to ${url} closed before it opened (code ${code})`)));
+    }, () => ws.terminate(), { signal: options.signal, timeoutMs: options.timeoutMs ?? this.dialTimeoutMs });
+  }
+
+  /** @param {import('../interfaces.js').ListenerOptions} options */
+  createListener(options) {
+    return new WebSocketListener(this, options);
+  }
+}
+
+/** @implements {ListenerContract} */
+class WebSocketListener {
+  /** @type {WebSocketServer | null} */
+  #wss = null;
+  /** @type {string[]} */
+  #addresses = [];
+  /** @type {Set<WsConnection>} */
+  #accepted = new Set();
+
+  /** @param {WebSocketTransport} transport @param {import('../interfaces.js').ListenerOptions} options */
+  constructor(transport, options) {
+    this.transport = transport;
+    this.onConnection = options.onConnection;
+  }
+
+  /**
+   * @param {import('../interfaces.js').ListenAddress} [address] default 127.0.0.1, port 0
+   * @param {{signal?: AbortSignal}} [options]
+   */
+  async listen(address = {}, options = {}) {
+    throwIfAborted(options.signal);
+    if (this.#wss) throw new DialError('listener is already listening');
+    const common = { maxPayload: this.transport.hardLimitBytes, perMessageDeflate: false, clientTracking: false };
+    const path = address.path ?? '/';
+    /** @type {WebSocketServer} */
+    let wss;
+    if ('server' in address) {
+      wss = new WebSocketServer({ ...common, server: address.server, path });
+      const a = address.server.address();
+      if (!a || typeof a === 'string') throw new DialError('the HTTP server must be listening on a TCP port before the mesh listens on it');
+      this.#addresses = [wsUrl(a.address, a.port, path)];
+    } else {
+      const host = address.host ?? '127.0.0.1';
+      wss = new WebSocketServer({ ...common, host, port: address.port ?? 0, path });
+      await new Promise((resolve, reject) => {
+        wss.once('listening', () => resolve(undefined));
+        wss.once('error', (e) => reject(new DialError(`cannot listen on ${host}:${address.port ?? 0}: ${e.message}`, { cause: e })));
+      });
+      const a = /** @type {import('node:net').AddressInfo} */ (wss.address());
+      this.#addresses = [wsUrl(host, a.port, path)];
+    }
+    wss.on('error', (e) => this.transport.log.error('listener error', { error: e.message }));
+    wss.on('connection', (ws, req) => {
+      const remote = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
+      const conn = new WsConnection(ws, 'inbound', remote, this.transport.maxMessageBytes);
+      this.#accepted.add(conn);
+      ws.once('close', () => this.#accepted.delete(conn));
+      this.onConnection(conn);
+    });
+    this.#wss = wss;
+    this.transport.log.info('listening', { addresses: this.#addresses });
+  }
+
+  addresses() {
+    return [...this.#addresses];
+  }
+
+  async close() {
+    const wss = this.#wss;
+    if (!wss) return;
+    this.#wss = null;
+    this.#addresses = [];
+    for (const c of this.#accepted) c.close('listener closing');
+    await new Promise((resolve) => wss.close(() => resolve(undefined)));
+    // Bounded wait for accepted sockets to finish their close handshake; then destroy.
+    for (const c of this.#accepted) c.ws.terminate();
+    this.#accepted.clear();
+  }
+}
+
+/** @param {string} host @param {number} port @param {string} path */
+function wsUrl(host, port, path) {
+  const h = host.includes(':') ? `[${host}]` : host;
+  return `ws://${h}:${port}${path}`;
+}
