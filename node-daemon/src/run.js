@@ -1,17 +1,16 @@
 // @ts-check
 /**
- * `termite-node run FILE.scm`: compile the program (and the libraries it imports, found
- * next to it or under --lib), run its top level as the node's main computation, print
- * what it displays to stdout, and exit 0 when it returns — or 1 with a readable message
+ * `termite-node run FILE.scm`: start a node, compile the program (and the libraries it
+ * imports, found next to it or under --lib), run its top level as the node's main
+ * process, print what it displays to stdout, and exit 0 as soon as the main process
+ * returns — even if other processes are still running — or 1 with a readable message
  * (what failed, which procedure, where) on stderr if it raises an uncaught exception.
- * `(exit code)` exits with that code (#t or no argument: 0, #f: 1).
+ * The death of any other process does not change the exit status. `(exit code)` exits
+ * with that code (#t or no argument: 0, #f: 1).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  boot, consoleSinks, compileProgramText, linkProgram, Thread, runSlice, describeError,
-  SLICE_DONE, SLICE_DIED, SLICE_SUSPENDED, SchemeError,
-} from '@termite/scheme';
+import { createNode } from '@termite/runtime';
 import { BufferedOutput } from './output.js';
 
 /**
@@ -29,54 +28,35 @@ export async function runFile(file, options) {
   }
   const stdout = new BufferedOutput(1);
   const stderr = new BufferedOutput(2);
-  boot();
-  consoleSinks.stdout = (s) => stdout.write(s);
-  consoleSinks.stderr = (s) => stderr.write(s);
-  try {
-    return runText(text, file, options, stdout);
-  } finally {
+  const node = await createNode({
+    stdout: (s) => stdout.write(s),
+    log: (s) => stderr.write(`termite: ${s}\n`),
+  });
+  const flusher = setInterval(() => {
     stdout.flush();
     stderr.flush();
-  }
-}
-
-/**
- * @param {string} text @param {string} file @param {import('./cli.js').CliOptions} options
- * @param {BufferedOutput} stdout
- */
-function runText(text, file, options, stdout) {
-  const trace = options.tracePass.includes('all') ? 'all' : options.tracePass;
-  let units;
+  }, 50);
   try {
-    units = compileProgramText(text, {
+    const trace = options.tracePass.includes('all') ? 'all' : options.tracePass;
+    const r = await /** @type {any} */ (node).runProgram(text, {
       file,
       libraryPath: [path.dirname(path.resolve(file)), ...options.lib],
       readFile: readIfExists,
       trace,
-      onTrace: (pass, ir) => process.stderr.write(`;; after ${pass}\n${ir}\n`),
-      onTime: options.timePasses ? (pass, ms) => process.stderr.write(`;; ${pass}: ${ms.toFixed(2)} ms\n`) : undefined,
+      onTrace: (/** @type {string} */ pass, /** @type {string} */ ir) => stderr.write(`;; after ${pass}\n${ir}\n`),
+      onTime: options.timePasses ? (/** @type {string} */ pass, /** @type {number} */ ms) => stderr.write(`;; ${pass}: ${ms.toFixed(2)} ms\n`) : undefined,
     });
-  } catch (e) {
-    if (e instanceof SchemeError) {
-      process.stderr.write(`Error: ${describeError(e.payload)}\n`);
+    node.flushStdout();
+    if (!r.ok) {
+      stderr.write(`Error: ${r.message}\n`);
       return 1;
     }
-    throw e;
-  }
-  const program = linkProgram(units);
-  const th = new Thread(program.top, []);
-  for (;;) {
-    const r = runSlice(th, 200000);
+    return exitStatus(r.exitCode);
+  } finally {
+    node.stop();
+    clearInterval(flusher);
     stdout.flush();
-    if (r === SLICE_DONE) return exitStatus(/** @type {any} */ (th).exitCode);
-    if (r === SLICE_DIED) {
-      process.stderr.write(`Error: ${describeError(th.val)}\n`);
-      return 1;
-    }
-    if (r === SLICE_SUSPENDED) {
-      process.stderr.write('Error: the main program blocked and nothing can wake it\n');
-      return 1;
-    }
+    stderr.flush();
   }
 }
 

@@ -61,6 +61,7 @@ export class CodecError extends Error {
  * @property {Function} cls
  * @property {number} tag
  * @property {boolean} [shareable] whether identity must be preserved
+ * @property {boolean} [single] the tag wraps one value (encode returns [value]) instead of an array
  * @property {(x: any) => any[]} encode   fields (Scheme values) of x
  * @property {(fields: any[], ctx: DecodeContext) => any} decode
  */
@@ -354,6 +355,10 @@ function emit(root, w, shared) {
     if (ext) {
       const fields = ext.encode(x);
       w.tag(ext.tag);
+      if (ext.single) {
+        work.push(fields[0]);
+        continue;
+      }
       w.array(fields.length);
       for (let i = fields.length - 1; i >= 0; i--) work.push(fields[i]);
       continue;
@@ -630,7 +635,8 @@ class Decoder {
     }
     const ext = extensionsByTag.get(tag);
     if (ext) {
-      const fields = this.item(depth + 1);
+      const item = this.item(depth + 1);
+      const fields = ext.single ? [item] : item;
       if (!Array.isArray(fields)) this.fail(`tag ${tag} must wrap an array`);
       const v = ext.decode(fields, this);
       if (register) register(v);

@@ -11,7 +11,7 @@
  */
 import { Thread, ACT_CALL, ACT_RETURN } from './runtime/driver.js';
 import { encodeValue, decodeValue, CodecError } from './serialize.js';
-import { builtinUnit, preludeUnit } from './runtime/boot.js';
+import { builtinUnit, runtimeUnits } from './runtime/boot.js';
 import { Unbound } from './runtime/engine.js';
 
 export const SNAPSHOT_VERSION = 1;
@@ -89,6 +89,5 @@ export function threadFromData(data, env) {
  */
 export function resolveRuntimeCode(hash, _env) {
   if (hash === builtinUnit.hash) return builtinUnit;
-  if (preludeUnit && hash === preludeUnit.hash) return preludeUnit;
-  return null;
+  return runtimeUnits.get(hash) ?? null;
 }

@@ -10,16 +10,19 @@ export const termiteExports = {
   procedures: [
     // processes
     'spawn', 'spawn-link', 'self', '!', '?', '??', '!?', 'make-tag', 'tag?', 'pid?',
-    'link', 'unlink', 'process-alive?', 'exit-process',
+    'link', 'unlink', 'outbound-link', 'inbound-link', 'full-link', 'process-alive?', 'terminate!',
+    'sleep',
     // nodes
     'current-node', 'make-node', 'node?', 'pid-node', 'migrate', 'remote-spawn',
     'remote-spawn-link', 'on', 'publish-service', 'remote-service',
     // behaviours
     'spawn-thunk-supervised', 'make-generic-server-plugin', 'generic-server-start-link',
-    'generic-server-call', 'generic-server-cast',
+    'generic-server-start', 'generic-server-call', 'generic-server-cast',
     // Linda
-    'out', 'in', 'rd', 'inp', 'rdp', 'tuple-count', 'spawn-tuple', 'make-space', 'space?',
-    'formal', 'in-async', 'rd-async', 'async-poll', 'async-collect',
+    'out', 'in', 'rd', 'inp', 'rdp', 'in-timeout', 'rd-timeout', 'tuple-count', 'spawn-tuple',
+    'make-space', 'space?', 'default-space', 'formal', 'formal?', 'in-async', 'rd-async', 'async-poll',
+    'async-collect', '?any', '?integer', '?number', '?float', '?string', '?symbol', '?bytes',
+    '?boolean', '?vector', '?null', '?list',
     // sorting (SRFI 132 argument order), records
     'list-sort', 'vector-sort', 'sort', 'record?',
     // misc

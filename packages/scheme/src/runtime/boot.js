@@ -51,7 +51,6 @@ export function boot() {
   installEval();
   installPorts();
   loadPrelude();
-  installPrimitives(); // anything registered while the prelude loaded
 }
 
 function installPorts() {
@@ -79,35 +78,54 @@ function installPorts() {
 }
 
 /**
- * The prelude is expanded as a program importing one pseudo-library: every syntactic
- * keyword of the standard libraries, and every runtime procedure already defined in
- * JavaScript (so the prelude's own definitions, such as `map`, are not imports).
+ * Runtime library units (the prelude, and Scheme sources other packages add, such as
+ * the Termite library) by hash, so snapshots and migrated code can name them.
+ * @type {Map<string, any>}
  */
+export const runtimeUnits = new Map();
+
 function loadPrelude() {
+  preludeUnit = loadRuntimeSource(preludeSource, 'prelude');
+  driverHooks.raise = rtEnv.cell('%raise-from-primitive').v;
+}
+
+/**
+ * Compile Scheme source into the runtime namespace 'rt' and run it. It is expanded as
+ * a program importing one pseudo-library: every syntactic keyword of the standard
+ * libraries, and every runtime procedure already defined (so the source's own
+ * definitions, such as the prelude's `map`, are definitions, not imports).
+ * @param {string} source @param {string} name
+ * @returns {any} the unit instance
+ */
+export function loadRuntimeSource(source, name) {
+  boot();
+  installPrimitives();
   const syntax = new Set();
-  for (const lib of Object.values(STANDARD_LIBRARIES)) for (const k of lib.syntax) syntax.add(k);
-  const procedures = [...rtEnv.cells.keys()].filter((name) => rtEnv.has(name));
-  STANDARD_LIBRARIES['(termite prelude-environment)'] = { syntax: [...syntax], procedures };
-  const datums = [readAll('(import (termite prelude-environment))')[0], ...readAll(preludeSource, { file: 'prelude.scm' })];
-  const { units } = expandProgram(datums, { file: 'prelude.scm' });
+  for (const [key, lib] of Object.entries(STANDARD_LIBRARIES)) {
+    if (key.startsWith('(termite runtime-environment')) continue;
+    for (const k of lib.syntax) syntax.add(k);
+  }
+  // one pseudo-library per source (the expander caches standard libraries by key)
+  const procedures = [...rtEnv.cells.keys()].filter((n) => rtEnv.has(n));
+  const key = `(termite runtime-environment ${name})`;
+  STANDARD_LIBRARIES[key] = { syntax: [...syntax], procedures };
+  const file = `${name}.scm`;
+  const datums = [readAll(`(import ${key})`)[0], ...readAll(source, { file })];
+  const { units } = expandProgram(datums, { file });
   const core = units[units.length - 1];
-  // The prelude's own definitions are the runtime library: move '.' to 'rt'.
-  const body = mapCore(core.body, (n) => {
-    if ((n.t === 'GlobalRef' || n.t === 'GlobalDef' || n.t === 'GlobalSet') && n.g.ns === '.') {
-      const g = { ns: 'rt', name: n.g.name };
-      return n.t === 'GlobalRef' ? { ...n, g } : undefined;
-    }
-    return undefined;
-  });
-  const rebased = mapCore(body, (n, recur) => {
+  // The source's own definitions are runtime definitions: move '.' to 'rt'.
+  const body = mapCore(core.body, (n, recur) => {
+    if (n.t === 'GlobalRef' && n.g.ns === '.') return { ...n, g: { ns: 'rt', name: n.g.name } };
     if ((n.t === 'GlobalDef' || n.t === 'GlobalSet') && n.g.ns === '.') return { ...n, g: { ns: 'rt', name: n.g.name }, e: recur(n.e) };
     return undefined;
   });
-  const { hash, wire } = compileUnit({ ...core, body: rebased, name: 'prelude' });
-  preludeUnit = instantiate(wire, hash, rtEnv);
-  const r = runToCompletion(new Thread(preludeUnit.top, []));
-  if (!r.ok) throw new Error(`the Scheme prelude failed to load: ${writeString(r.error)}`);
-  driverHooks.raise = rtEnv.cell('%raise-from-primitive').v;
+  const { hash, wire } = compileUnit({ ...core, body, name });
+  const unit = instantiate(wire, hash, rtEnv);
+  runtimeUnits.set(hash, unit);
+  const r = runToCompletion(new Thread(unit.top, []));
+  if (!r.ok) throw new Error(`the runtime library ${name} failed to load: ${writeString(r.error)}`);
+  installPrimitives();
+  return unit;
 }
 
 export { builtinUnit };

@@ -15,6 +15,15 @@ import { registerValueCodec, CodecError, TAG_PORT } from '../serialize.js';
 /** @type {Map<string, Port>} the node's console ports by name */
 export const consolePorts = new Map();
 
+/**
+ * Other kinds of port that can travel, added by other packages: a port with a
+ * `wireFields()` method encodes as those fields (the first is its kind), and
+ * `portDecoders.get(kind)` rebuilds it on the receiver (e.g. a port whose output goes
+ * to a process, which travels as that process's pid).
+ * @type {Map<string, (fields: any[]) => Port>}
+ */
+export const portDecoders = new Map();
+
 const MEMORY_KINDS = new Set(['string-input', 'string-output', 'bytevector-input', 'bytevector-output']);
 
 registerValueCodec({
@@ -23,6 +32,7 @@ registerValueCodec({
   shareable: true,
   encode: (/** @type {any} */ p) => {
     if (p.uid) return ['console', p.uid];
+    if (typeof p.wireFields === 'function') return p.wireFields();
     if (!MEMORY_KINDS.has(p.kind)) throw new CodecError(`cannot send a ${p.kind} port${p.name ? ' on ' + p.name : ''}: it is tied to this node`);
     const accumulated = p.binary ? p.outBytes.slice(0, p.outLength) : p.out;
     const unread = p.binary ? p.bytes.slice(p.pos) : p.text.slice(p.pos);
@@ -34,6 +44,8 @@ registerValueCodec({
       if (!port) throw new CodecError(`unknown console port ${fields[1]}`);
       return port;
     }
+    const custom = portDecoders.get(String(fields[0]));
+    if (custom) return custom(fields);
     const [kind, inputOpen, outputOpen, unread, accumulated] = fields;
     if (!MEMORY_KINDS.has(kind)) throw new CodecError(`unknown port kind ${kind}`);
     const binary = kind.startsWith('bytevector');

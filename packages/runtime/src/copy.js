@@ -1,0 +1,165 @@
+// @ts-check
+/**
+ * Isolation of processes on one node: a message is copied as it is sent, so two
+ * processes never share a mutable object (Termite paper §3.2; docs/processes.md).
+ *
+ * What is shared rather than copied: everything immutable — numbers, strings,
+ * symbols, characters, booleans, pids, tags, nodes, literal constants (frozen),
+ * record types, parameters, procedures without free values. What is copied: pairs,
+ * vectors, bytevectors, records, boxes, closures with free values, continuation frames,
+ * memory ports. Sharing and cycles inside a message are preserved (a memo of what was
+ * copied); the copy is iterative, so a long list costs no recursion.
+ *
+ * Small messages (the common case) take a fast path without the memo: a bounded
+ * recursive copy that gives up — and falls back to the general copy — when the message
+ * is bigger than a few dozen objects (which also covers any cycle).
+ */
+import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port } from './scheme-values.js';
+
+const FAST_BUDGET = 64;
+
+/** @param {any} x */
+export function copyMessage(x) {
+  if (typeof x !== 'object' || x === null) return x;
+  budget = FAST_BUDGET;
+  const fast = fastCopy(x);
+  if (fast !== GIVE_UP) return fast;
+  return graphCopy(x);
+}
+
+const GIVE_UP = Symbol('give up');
+let budget = 0;
+
+/** @param {any} x @returns {any} */
+function fastCopy(x) {
+  if (typeof x !== 'object' || x === null || Object.isFrozen(x)) return x;
+  if (--budget < 0) return GIVE_UP;
+  if (x instanceof Pair) {
+    const a = fastCopy(x.car);
+    if (a === GIVE_UP) return GIVE_UP;
+    const d = fastCopy(x.cdr);
+    if (d === GIVE_UP) return GIVE_UP;
+    return new Pair(a, d);
+  }
+  if (Array.isArray(x)) {
+    const out = new Array(x.length);
+    for (let i = 0; i < x.length; i++) {
+      const e = fastCopy(x[i]);
+      if (e === GIVE_UP) return GIVE_UP;
+      out[i] = e;
+    }
+    return out;
+  }
+  if (x instanceof Closure) {
+    if (x.fv === null || x.fv.length === 0) return x;
+    const fv = new Array(x.fv.length);
+    for (let i = 0; i < fv.length; i++) {
+      const e = fastCopy(x.fv[i]);
+      if (e === GIVE_UP) return GIVE_UP;
+      fv[i] = e;
+    }
+    return sameValues(fv, x.fv) ? x : new Closure(x.fn, x.lam, fv);
+  }
+  if (needsCopy(x)) return GIVE_UP;
+  return x;
+}
+
+/** @param {any[]} a @param {any[]} b */
+function sameValues(a, b) {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Objects with identity and mutable contents (beyond pairs, vectors, closures). @param {any} x */
+function needsCopy(x) {
+  return x instanceof Uint8Array || x instanceof Box || x instanceof Record || x instanceof Frame || x instanceof Values || x instanceof ErrorObject || x instanceof Port;
+}
+
+/**
+ * The general copy: a memo (so sharing and cycles are kept) and an explicit work list.
+ * Objects are created empty first and filled afterwards, which is what makes cycles work.
+ * @param {any} root
+ */
+function graphCopy(root) {
+  const memo = new Map();
+  /** @type {(() => void)[]} */
+  const fill = [];
+  /** @param {any} x @returns {any} */
+  const copy = (x) => {
+    if (typeof x !== 'object' || x === null || Object.isFrozen(x)) return x;
+    const seen = memo.get(x);
+    if (seen !== undefined) return seen;
+    let out;
+    if (x instanceof Pair) {
+      out = new Pair(null, null);
+      fill.push(() => {
+        out.car = copy(x.car);
+        out.cdr = copy(x.cdr);
+      });
+    } else if (Array.isArray(x)) {
+      out = new Array(x.length);
+      fill.push(() => {
+        for (let i = 0; i < x.length; i++) out[i] = copy(x[i]);
+      });
+    } else if (x instanceof Uint8Array) {
+      out = x.slice();
+    } else if (x instanceof Closure) {
+      if (x.fv === null || x.fv.length === 0) return x;
+      out = new Closure(x.fn, x.lam, new Array(x.fv.length));
+      fill.push(() => {
+        for (let i = 0; i < x.fv.length; i++) out.fv[i] = copy(x.fv[i]);
+      });
+    } else if (x instanceof Box) {
+      out = new Box(null);
+      fill.push(() => {
+        out.v = copy(x.v);
+      });
+    } else if (x instanceof Record) {
+      out = new Record(x.rtd, new Array(x.f.length));
+      fill.push(() => {
+        for (let i = 0; i < x.f.length; i++) out.f[i] = copy(x.f[i]);
+      });
+    } else if (x instanceof Frame) {
+      out = new Frame(x.lam, x.label, new Array(x.s.length), null);
+      fill.push(() => {
+        for (let i = 0; i < x.s.length; i++) out.s[i] = copy(x.s[i]);
+        out.next = copy(x.next);
+      });
+    } else if (x instanceof Values) {
+      out = new Values(new Array(x.vals.length));
+      fill.push(() => {
+        for (let i = 0; i < x.vals.length; i++) out.vals[i] = copy(x.vals[i]);
+      });
+    } else if (x instanceof ErrorObject) {
+      out = new ErrorObject(x.message, null, x.kind, x.who);
+      out.loc = x.loc;
+      fill.push(() => {
+        out.irritants = copy(x.irritants);
+      });
+    } else if (x instanceof Port) {
+      out = copyPort(x);
+    } else {
+      return x; // pids, tags, nodes, symbols, chars, flonums, ratnums, specials: immutable
+    }
+    memo.set(x, out);
+    return out;
+  };
+  const result = copy(root);
+  for (let i = 0; i < fill.length; i++) fill[i]();
+  return result;
+}
+
+/**
+ * A memory port is copied with its unread input and accumulated output; other ports
+ * (console, process, file) are resources and are shared.
+ * @param {any} p
+ */
+function copyPort(p) {
+  if (p.kind === 'string-output' || p.kind === 'string-input' || p.kind === 'bytevector-output' || p.kind === 'bytevector-input') {
+    const q = Object.create(Object.getPrototypeOf(p));
+    Object.assign(q, p);
+    if (p.outBytes instanceof Uint8Array) q.outBytes = p.outBytes.slice();
+    return q;
+  }
+  return p;
+}

@@ -1,0 +1,52 @@
+// @ts-check
+/**
+ * @packageDocumentation
+ * Termite processes on a node: compiled Scheme running as lightweight processes on the
+ * C core's scheduler, with the Termite API (spawn, !, ?, recv, links, supervisors,
+ * generic servers) and local Linda.
+ *
+ * @example
+ * ```js
+ * import { createNode } from '@termite/runtime';
+ * const node = await createNode({ stdout: (s) => process.stdout.write(s) });
+ * const r = await node.runProgram('(define p (spawn (lambda () (! (?) (quote pong))))) (! p (self)) (display (?))');
+ * // prints "pong"; r.ok === true
+ * node.stop();
+ * ```
+ */
+import './prims-processes.js';
+import './prims-linda.js';
+import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
+import { installFormalConstants } from './prims-linda.js';
+import { termiteSource } from './termite-source.js';
+import { TermiteNode } from './node.js';
+import { runProgramOn } from './program.js';
+
+export { TermiteNode, Process } from './node.js';
+export { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
+export { copyMessage } from './copy.js';
+export { resolveCode, registerUnitInstance, hasCode } from './code.js';
+export { runProgramOn } from './program.js';
+
+let loaded = false;
+
+/** Register the runtime's primitives and load the Termite library into 'rt'. Idempotent. */
+export function loadTermiteLibrary() {
+  if (loaded) return;
+  loaded = true;
+  boot();
+  installPrimitives();
+  installFormalConstants();
+  loadRuntimeSource(termiteSource, 'termite');
+}
+
+/**
+ * Create a node (a core, a scheduler, a stdout process).
+ * @param {import('./node.js').NodeOptions} [opts]
+ */
+export async function createNode(opts = {}) {
+  loadTermiteLibrary();
+  const node = await TermiteNode.create(opts);
+  /** @type {any} */ (node).runProgram = (/** @type {string} */ text, /** @type {any} */ o) => runProgramOn(node, text, o);
+  return node;
+}

@@ -1,0 +1,567 @@
+// @ts-check
+/**
+ * A Termite node: processes running compiled Scheme (or JavaScript handlers) on the C
+ * core's scheduler, with mailboxes, links, tuple spaces and timers in the core.
+ *
+ * There is one scheduler, the core's: this module only asks it which process runs
+ * next (`core.next()`), runs that process's thread for a time slice of reductions, and
+ * reports back (yield, or the process already blocked itself in the core from inside a
+ * primitive, or it ended). The loop gives the JS event loop a turn every few
+ * milliseconds, sleeps until the earliest timer when nothing is ready, and is woken by
+ * `poke()` when something outside (the JS API, the network) makes a process ready.
+ *
+ * Invariants:
+ *  - a process is in exactly one of: running (inside runProcess), ready or waiting
+ *    in the core, or exited (removed from `procs`);
+ *  - `proc.waiting` is set exactly when the process blocked from inside a primitive,
+ *    and says how to resume it when the core wakes it;
+ *  - exit signals from linked processes queue in `proc.signals` and are raised at the
+ *    process's next receive (a waiting process is interrupted to raise them at once).
+ */
+import { loadCore } from '@termite/core';
+import {
+  Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED,
+  rtEnv, boot, Port, portDecoders,
+} from '@termite/scheme/internal';
+import { ErrorObject, Sym, SchemeError, Pair } from './scheme-values.js';
+import { Pid, Tag, NodeRef, pidHooks } from './values.js';
+import { copyMessage } from './copy.js';
+
+/** How a blocked process resumes (proc.waiting.kind). */
+export const W_RECEIVE = 1; // `?`: the oldest message, or the default on timeout
+export const W_SCAN = 2; // selective receive: #t when a new message arrived, #f on timeout
+export const W_TUPLE = 3; // Linda in/rd: the tuple, or the default on timeout
+export const W_SLEEP = 4; // sleep: #!void when the time has come
+export const W_EXTERNAL = 5; // an answer from outside (network); see resumeExternal
+
+/** A clock the node never advances: a wait on it ends only by interrupt. */
+const CLOCK_NEVER = 3;
+
+/** Reductions in a time slice (Erlang uses 4,000 reductions). */
+const FUEL = 4000;
+/** Longest run of the scheduler before the event loop gets a turn (ms). */
+const LOOP_MS = 8;
+
+const TIMEOUT = Sym.intern('timeout');
+const EMPTY_ARGS = Object.freeze([]);
+/** The core's process table: 21 bits of slot index. */
+const SLOTS = 0x200000;
+const SLOT_MASK = 0x1fffff;
+
+/**
+ * A process: a Scheme thread (its continuation and dynamic state, see driver.js) plus
+ * what the node keeps for it. One object per process, few fields allocated lazily:
+ * hundreds of thousands of processes per node must stay cheap.
+ */
+export class Process extends Thread {
+  /**
+   * @param {TermiteNode} node @param {Pid} pid @param {number} cpid the core's pid
+   */
+  constructor(node, pid, cpid) {
+    super(null, null);
+    this.owner = this;
+    this.node = node;
+    this.pid = pid;
+    this.cpid = cpid;
+    /** @type {((msg: any, proc: Process) => void)|null} a JavaScript message handler (no Scheme code) */
+    this.handler = null;
+    /** @type {Pid[]|null} processes that receive my uncaught exception (outbound links) */
+    this.links = null;
+    /** @type {any[]|null} exit signals to raise at the next receive */
+    this.signals = null;
+    /** @type {any} how to resume when woken (see W_*), or null */
+    this.waiting = null;
+    this.alive = true;
+    /** @type {any} an answer delivered by resumeExternal */
+    this.external = null;
+    /** @type {((outcome: {ok: boolean, value: any}) => void)|null} told when the process ends */
+    this.onExit = null;
+  }
+
+  /** The process's Scheme thread (itself). */
+  get thread() {
+    return this;
+  }
+
+  /** Whether exit signals are waiting to be raised. */
+  get signalled() {
+    return this.signals !== null && this.signals.length > 0;
+  }
+
+  /** The oldest pending exit signal (removed). */
+  takeSignal() {
+    return /** @type {any[]} */ (this.signals).shift();
+  }
+}
+
+/**
+ * @typedef {object} NodeOptions
+ * @property {string} [id] node id (default: random; the mesh supplies the identity's id)
+ * @property {string|null} [host] @property {number|null} [port]
+ * @property {(s: string) => void} [stdout] where the stdout process writes
+ * @property {(s: string) => void} [log] node log lines (supervisor info, crashes)
+ * @property {import('@termite/core').Core} [core] an existing core
+ */
+
+export class TermiteNode {
+  /** @param {NodeOptions} [opts] */
+  static async create(opts = {}) {
+    const core = opts.core ?? (await loadCore());
+    return new TermiteNode(core, opts);
+  }
+
+  /** @param {any} core @param {NodeOptions} opts */
+  constructor(core, opts) {
+    boot();
+    this.core = core;
+    this.id = opts.id ?? randomId();
+    this.ref = new NodeRef(this.id, opts.host ?? null, opts.port ?? null);
+    /** @type {(Process|undefined)[]} processes by core process-table slot */
+    this.byIndex = [];
+    /**
+     * How many processes each slot has held. A pid's serial is slot + uses * 2^21, so
+     * serials are never reused (unlike the core's 11-bit generations) and a serial finds
+     * its process without a map.
+     */
+    this.slotUses = new Uint32Array(1024);
+    this.tagSerial = 0;
+    this.stdoutSink = opts.stdout ?? ((s) => void s);
+    this.log = opts.log ?? ((s) => void s);
+    this.scheduled = false;
+    /** @type {any} */ this.timer = null;
+    this.stopped = false;
+    this.t0 = performance.now();
+    /** Counters for the dashboard and tests. */
+    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0 };
+    /** @type {Map<string, any>} tuple spaces by name */
+    this.spaces = new Map();
+    /** @type {any} hooks the mesh layer installs (remote send, links, spawn) */
+    this.remote = null;
+    this.stdoutProcess = this.spawnHandler((msg) => this.stdoutSink(String(msg)));
+    /** The port every process started here writes to by default: it sends to the stdout process. */
+    this.stdoutPort = makeProcessPort(this, this.stdoutProcess.pid);
+    nodes.add(this);
+  }
+
+  /** Milliseconds on the node's real-time clock (clock 0 of the core). */
+  now() {
+    return performance.now() - this.t0;
+  }
+
+  // ------------------------------------------------------------------ processes
+
+  /**
+   * Start a process running `thunk` (a Scheme procedure of no arguments).
+   * @param {any} thunk
+   * @param {{params?: any, priority?: number}} [opts] params: the parent's parameter bindings
+   */
+  spawn(thunk, opts = {}) {
+    const proc = this.newProcess(opts.priority);
+    proc.clo = thunk;
+    proc.args = EMPTY_ARGS;
+    proc.params = opts.params ?? this.defaultParams();
+    this.poke();
+    return proc;
+  }
+
+  /**
+   * Start a process whose body is JavaScript: `handler(msg, proc)` is called for each
+   * message, in order, from the scheduler.
+   * @param {(msg: any, proc: Process) => void} handler
+   */
+  spawnHandler(handler) {
+    const proc = this.newProcess(1);
+    proc.handler = handler;
+    proc.act = ACT_RETURN;
+    this.poke();
+    return proc;
+  }
+
+  /** @param {number} [priority] */
+  newProcess(priority) {
+    const cpid = this.core.spawn({ priority: priority ?? 2 });
+    const slot = cpid & SLOT_MASK;
+    if (slot >= this.slotUses.length) {
+      const grown = new Uint32Array(Math.max(this.slotUses.length * 2, slot + 1));
+      grown.set(this.slotUses);
+      this.slotUses = grown;
+    }
+    const uses = ++this.slotUses[slot];
+    const pid = new Pid(this.id, slot + uses * SLOTS);
+    const proc = new Process(this, pid, cpid);
+    pid.p = proc;
+    this.byIndex[slot] = proc;
+    this.stats.spawned++;
+    return proc;
+  }
+
+  /** Parameter bindings of a process started by the node itself: output to the stdout process. */
+  defaultParams() {
+    const key = rtEnv.cell('current-output-port').v.fv[0];
+    return new Pair(new Pair(key, this.stdoutPort), null);
+  }
+
+  /**
+   * The local process a pid names, or null.
+   * @param {Pid} pid
+   * @returns {Process|null}
+   */
+  local(pid) {
+    if (pid.p !== null) return pid.p.alive ? pid.p : null;
+    if (pid.node !== this.id) return null;
+    return this.bySerialNumber(pid.n);
+  }
+
+  /**
+   * The live process with this serial, or null.
+   * @param {number} n
+   * @returns {Process|null}
+   */
+  bySerialNumber(n) {
+    const proc = this.byIndex[n % SLOTS];
+    return proc !== undefined && proc.pid.n === n && proc.alive ? proc : null;
+  }
+
+  /**
+   * `!`: deliver a copy of msg to pid's mailbox; never blocks, silently drops a
+   * message to a process that does not exist ("send and pray").
+   * @param {Pid} pid @param {any} msg
+   */
+  send(pid, msg) {
+    this.stats.messages++;
+    const proc = pid.p !== null ? pid.p : this.local(pid);
+    if (proc !== null) {
+      if (proc.alive) this.core.send(proc.cpid, copyMessage(msg));
+      return;
+    }
+    if (pid.node !== this.id && this.remote !== null) this.remote.send(pid, msg);
+  }
+
+  /** A fresh universally unique tag. */
+  makeTag() {
+    return new Tag(this.id, ++this.tagSerial);
+  }
+
+  // ------------------------------------------------------------------ links
+
+  /**
+   * `from` gets an outbound link to `to`: when `from` dies of an uncaught exception,
+   * the exception is raised in `to`.
+   * @param {Pid} from @param {Pid} to
+   */
+  addLink(from, to) {
+    const p = this.local(from);
+    if (p !== null) {
+      if (p.links === null) p.links = [];
+      if (!p.links.some((q) => q.node === to.node && q.n === to.n)) p.links.push(to);
+      return;
+    }
+    if (from.node === this.id) {
+      // the process is already dead: it will never raise; tell `to` at once
+      this.signal(to, new ErrorObject('linked process is not alive', { car: from, cdr: null }, 'noproc', 'link'));
+      return;
+    }
+    if (this.remote !== null) this.remote.link(from, to);
+  }
+
+  /** @param {Pid} from @param {Pid} to */
+  removeLink(from, to) {
+    const p = this.local(from);
+    if (p !== null) {
+      if (p.links !== null) p.links = p.links.filter((q) => !(q.node === to.node && q.n === to.n));
+    } else if (this.remote !== null && from.node !== this.id) this.remote.unlink(from, to);
+  }
+
+  /**
+   * Deliver an exit signal: raised in the process at its next receive, at once if it
+   * is waiting.
+   * @param {Pid} pid @param {any} payload
+   */
+  signal(pid, payload) {
+    const proc = this.local(pid);
+    if (proc === null) {
+      if (pid.node !== this.id && this.remote !== null) this.remote.signal(pid, payload);
+      return;
+    }
+    if (proc.handler !== null) return;
+    if (proc.signals === null) proc.signals = [];
+    proc.signals.push(payload);
+    if (proc.waiting !== null) {
+      this.core.interrupt(proc.cpid);
+      this.poke();
+    }
+  }
+
+  /**
+   * End a process. `died` with the uncaught payload, or a normal return. Uncaught
+   * exceptions go to the processes it is linked to; a normal exit does not.
+   * @param {Process} proc @param {boolean} died @param {any} value
+   */
+  finish(proc, died, value) {
+    if (!proc.alive) return;
+    proc.alive = false;
+    proc.waiting = null;
+    this.core.exit(proc.cpid);
+    this.byIndex[proc.cpid & SLOT_MASK] = undefined;
+    this.stats.exited++;
+    proc.k = null;
+    const links = proc.links ?? [];
+    proc.links = null;
+    if (died) {
+      const terminated = value instanceof ErrorObject && value.kind === 'terminated';
+      if (links.length === 0 && proc.onExit === null && !terminated) this.log(`process ${proc.pid.n} died: ${describe(value)}`);
+      for (const to of links) this.signal(to, value);
+    }
+    if (proc.onExit) proc.onExit({ ok: !died, value });
+  }
+
+  /**
+   * `terminate!`: end a process that may not cooperate. Its links receive a
+   * 'terminated error.
+   * @param {Pid} pid
+   */
+  terminate(pid) {
+    const proc = this.local(pid);
+    if (proc === null) {
+      if (pid.node !== this.id && this.remote !== null) this.remote.terminate(pid);
+      return;
+    }
+    this.finish(proc, true, new ErrorObject('process terminated', { car: pid, cdr: null }, 'terminated', 'terminate!'));
+  }
+
+  // ------------------------------------------------------------------ blocking (used by primitives)
+
+  /**
+   * Block the running process until an external answer (resumeExternal) or an
+   * interrupt. Returns the unwind the primitive must return.
+   * @param {Process} proc @param {any} info
+   */
+  blockExternal(proc, info) {
+    proc.waiting = { kind: W_EXTERNAL, info };
+    proc.external = null;
+    this.core.sleep(proc.cpid, 1e300, { clock: CLOCK_NEVER });
+  }
+
+  /**
+   * Deliver the answer a process blocked with blockExternal is waiting for.
+   * @param {Process} proc @param {{value?: any, raise?: any}} answer
+   */
+  resumeExternal(proc, answer) {
+    if (!proc.alive || proc.waiting === null || proc.waiting.kind !== W_EXTERNAL) return false;
+    proc.external = answer;
+    this.core.interrupt(proc.cpid);
+    this.poke();
+    return true;
+  }
+
+  // ------------------------------------------------------------------ the scheduler loop
+
+  /** Make sure the scheduler loop will run soon. */
+  poke() {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    setImmediate(() => this.runLoop());
+  }
+
+  /** Run ready processes for up to LOOP_MS, then give the event loop a turn. */
+  runLoop() {
+    this.scheduled = false;
+    if (this.stopped) return;
+    const core = this.core;
+    const start = this.now();
+    core.advance(0, start);
+    for (let i = 1; ; i++) {
+      if ((i & 31) === 0) {
+        const t = this.now();
+        if (t - start > LOOP_MS) break;
+        core.advance(0, t);
+      }
+      const cpid = core.next();
+      if (cpid === 0) break;
+      const proc = this.byIndex[cpid & SLOT_MASK];
+      if (proc === undefined || proc.cpid !== cpid) {
+        core.exit(cpid);
+        continue;
+      }
+      this.runProcess(proc, core.wakeReason);
+      if (this.stopped) return;
+    }
+    this.reschedule();
+  }
+
+  reschedule() {
+    if (this.stopped) return;
+    const { ready } = this.core.processStats();
+    if (ready > 0) {
+      this.poke();
+      return;
+    }
+    const next = this.core.nextTimer(0);
+    if (Number.isFinite(next)) {
+      const delay = Math.max(0, Math.ceil(next - this.now()));
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.poke();
+      }, delay);
+    }
+  }
+
+  /**
+   * Run one process for one slice.
+   * @param {Process} proc @param {string} reason why the core made it ready
+   */
+  runProcess(proc, reason) {
+    if (proc.handler !== null) {
+      this.runHandler(proc);
+      return;
+    }
+    const th = proc;
+    if (proc.waiting !== null) this.prepareWake(proc, th, reason);
+    this.stats.slices++;
+    const r = runSlice(th, FUEL);
+    if (!proc.alive) return; // terminated while running (terminate! on itself)
+    switch (r) {
+      case SLICE_YIELD:
+        this.core.yield(proc.cpid);
+        return;
+      case SLICE_SUSPENDED:
+        return; // the primitive blocked it in the core and set proc.waiting
+      case SLICE_DONE:
+        this.finish(proc, false, th.val);
+        return;
+      case SLICE_DIED:
+        this.finish(proc, true, th.val);
+        return;
+    }
+  }
+
+  /**
+   * Deliver a handler process's messages to its handler; then (when the scheduler is
+   * running it) it waits for more.
+   * @param {Process} proc @param {boolean} [scheduled]
+   */
+  runHandler(proc, scheduled = true) {
+    const handler = /** @type {(msg: any, proc: Process) => void} */ (proc.handler);
+    for (let n = 0; n < 100000; n++) {
+      const msg = this.core.receive(proc.cpid);
+      if (msg === undefined) break;
+      try {
+        handler(msg, proc);
+      } catch (e) {
+        this.log(`handler process ${proc.pid.n} failed on a message: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    if (proc.alive && scheduled) {
+      const w = this.core.waitMessage(proc.cpid, {});
+      if (w === 'ready') this.core.yield(proc.cpid);
+    }
+  }
+
+  /**
+   * A blocked process was woken by the core: set its thread up to continue.
+   * @param {Process} proc @param {Thread} th @param {string} reason
+   */
+  prepareWake(proc, th, reason) {
+    const w = proc.waiting;
+    proc.waiting = null;
+    if (reason === 'interrupt' && w.kind === W_EXTERNAL && proc.external !== null) {
+      const answer = proc.external;
+      proc.external = null;
+      if ('raise' in answer) return raiseIn(th, answer.raise);
+      return returnTo(th, answer.value);
+    }
+    if (proc.signalled) return raiseIn(th, proc.takeSignal());
+    switch (w.kind) {
+      case W_RECEIVE: {
+        if (reason === 'message') {
+          const msg = this.core.receive(proc.cpid);
+          if (msg !== undefined) return returnTo(th, msg);
+        }
+        if (w.hasDefault) return returnTo(th, w.dflt);
+        return raiseIn(th, TIMEOUT);
+      }
+      case W_SCAN:
+        return returnTo(th, reason === 'message');
+      case W_TUPLE:
+        return w.resume(th, reason);
+      case W_SLEEP:
+        return returnTo(th, w.value);
+      default:
+        return raiseIn(th, new ErrorObject(`woken without an answer (${reason})`, null, 'internal', null));
+    }
+  }
+
+  /** Stop scheduling (the process ends, or the node shuts down). */
+  stop() {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    nodes.delete(this);
+  }
+
+  /** Deliver everything queued for the stdout process now (before exiting). */
+  flushStdout() {
+    this.runHandler(this.stdoutProcess, false);
+  }
+}
+
+/** @param {Thread} th @param {any} v */
+function returnTo(th, v) {
+  th.act = ACT_RETURN;
+  th.val = v;
+}
+
+/** @param {Thread} th @param {any} payload */
+function raiseIn(th, payload) {
+  th.act = ACT_CALL;
+  th.clo = rtEnv.cell('raise').v;
+  th.args = [payload];
+}
+
+/** @param {any} v */
+function describe(v) {
+  if (v instanceof ErrorObject) return `${v.who ? v.who + ': ' : ''}${v.message}${v.loc ? ' (at ' + v.loc + ')' : ''}`;
+  return String(v?.name ?? v);
+}
+
+function randomId() {
+  const bytes = new Uint8Array(10);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Every live node in this realm (for pid interning on decode). @type {Set<TermiteNode>} */
+const nodes = new Set();
+pidHooks.intern = (pid) => {
+  for (const n of nodes) {
+    if (n.id === pid.node) {
+      pid.p = n.bySerialNumber(pid.n);
+      break;
+    }
+  }
+  return pid;
+};
+
+/**
+ * A textual output port whose writes become messages to a process (the node's stdout
+ * process): resources are processes (Termite §3.1), so output from any process, on any
+ * node, arrives in order at the node that owns the terminal.
+ * @param {TermiteNode} node @param {Pid} target
+ */
+export function makeProcessPort(node, target) {
+  const port = new Port({ kind: 'process', output: true, sink: (s) => node.send(target, s), buffering: 'none' });
+  /** @type {any} */ (port).target = target;
+  /** @type {any} */ (port).wireFields = () => ['process', target];
+  return port;
+}
+
+portDecoders.set('process', (fields) => {
+  const target = fields[1];
+  if (!(target instanceof Pid)) throw new SchemeError(new ErrorObject('bad process port', null, 'codec', null));
+  const node = [...nodes][0];
+  return makeProcessPort(node, target);
+});

@@ -1,0 +1,205 @@
+// @ts-check
+/**
+ * Local Linda on the C core's tuple store (docs/linda.md).
+ *
+ *   (out field ...)            (out space field ...)
+ *   (in field-or-formal ...)   → the matching tuple, removed, as a list; blocks until one exists
+ *   (rd ...)                   → a copy, not removed
+ *   (inp ...) (rdp ...)        → the tuple or #f, never blocking
+ *   (in-timeout seconds default field ...), (rd-timeout ...)
+ *   (tuple-count field-or-formal ...)
+ *   ?any ?integer ?number ?float ?string ?symbol ?bytes ?boolean ?vector ?null ?list
+ *   (formal 'integer)          the formals, as values: templates are data
+ *   (make-space 'name)         a named space of this node; the default space otherwise
+ *
+ * A tuple is encoded with the Scheme value codec (a CBOR array of its fields; symbols
+ * tag 40960, formals tag 40992) and matched by the core without being decoded; a
+ * process blocked in `in`/`rd` waits in the core and is woken by the matching `out`.
+ */
+import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
+import { BLOCKED } from '@termite/core';
+import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList } from './scheme-values.js';
+import { SpaceRef, Formal, FORMAL_NAMES } from './values.js';
+import { current, seconds } from './prims-processes.js';
+import { W_TUPLE } from './node.js';
+import { resolveCode } from './code.js';
+
+const TAG_LIST = 40962;
+
+/**
+ * The core space of a SpaceRef (created on first use).
+ * @param {any} node @param {string} name
+ */
+export function coreSpace(node, name) {
+  let s = node.spaces.get(name);
+  if (s === undefined) {
+    s = node.core.createSpace();
+    node.spaces.set(name, s);
+  }
+  return s;
+}
+
+/**
+ * Split `(op [space] field ...)` arguments.
+ * @param {any} node @param {any[]} args @param {string} who
+ */
+function spaceAndFields(node, args, who) {
+  let name = 'default';
+  let fields = args;
+  if (args.length > 0 && args[0] instanceof SpaceRef) {
+    const ref = args[0];
+    if (ref.node !== node.id) schemeErrorOf('unsupported', who, 'this space belongs to another node (distributed spaces come with the replicated-space work)', ref);
+    name = ref.name;
+    fields = args.slice(1);
+  }
+  if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+  return { space: coreSpace(node, name), fields };
+}
+
+/** @param {any[]} fields @param {string} who @param {boolean} template */
+function encodeFields(fields, who, template) {
+  if (!template) for (const f of fields) if (f instanceof Formal) schemeErrorOf('type', who, 'a tuple cannot contain a formal (formals are for templates)', f);
+  try {
+    return encodeValue(fields);
+  } catch (e) {
+    return schemeErrorOf('type', who, `a field cannot be stored: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+/** @param {Uint8Array} bytes */
+export function decodeTuple(bytes) {
+  return arrayToList(decodeValue(bytes, { resolveCode }));
+}
+
+/**
+ * Run a core call, turning its errors (malformed template, unknown formal, memory)
+ * into Scheme errors naming the Linda operation.
+ * @template T @param {string} who @param {() => T} f @returns {T}
+ */
+function coreCall(who, f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e && typeof e === 'object' && 'status' in e) return schemeErrorOf('linda', who, /** @type {any} */ (e).message);
+    throw e;
+  }
+}
+
+definePrimitive('out', 1, -1, (...args) => {
+  const node = current('out').node;
+  const { space, fields } = spaceAndFields(node, args, 'out');
+  const bytes = encodeFields(fields, 'out', false);
+  coreCall('out', () => space.outBytes(bytes));
+  node.poke();
+  return VOID;
+});
+
+/** @param {string} who @param {boolean} remove */
+function probe(who, remove) {
+  definePrimitive(who, 1, -1, (...args) => {
+    const node = current(who).node;
+    const { space, fields } = spaceAndFields(node, args, who);
+    const bytes = encodeFields(fields, who, true);
+    const r = coreCall(who, () => (remove ? space.inpBytes(bytes) : space.rdpBytes(bytes)));
+    return r === undefined ? false : decodeTuple(r);
+  });
+}
+probe('inp', true);
+probe('rdp', false);
+
+definePrimitive('tuple-count', 1, -1, (...args) => {
+  const node = current('tuple-count').node;
+  const { space, fields } = spaceAndFields(node, args, 'tuple-count');
+  return coreCall('tuple-count', () => space.countBytes(encodeFields(fields, 'tuple-count', true)));
+});
+
+/**
+ * The blocking operations: `(in ...)`, `(rd ...)`, and with a timeout
+ * `(in-timeout seconds default ...)`, `(rd-timeout seconds default ...)`.
+ * @param {string} who @param {boolean} remove @param {boolean} timed
+ */
+function blocking(who, remove, timed) {
+  const code = function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
+    const proc = current(who);
+    const node = proc.node;
+    if (proc.signalled) throw new SchemeError(proc.takeSignal());
+    let timeoutAt = Infinity;
+    let dflt = false;
+    if (timed) {
+      if (args.length < 3) schemeErrorOf('arity', who, 'expected seconds, a default and at least one field');
+      timeoutAt = node.now() + seconds(args[0], who);
+      dflt = args[1];
+      args = args.slice(2);
+    }
+    const { space, fields } = spaceAndFields(node, args, who);
+    const bytes = encodeFields(fields, who, true);
+    const r = coreCall(who, () => (remove ? space.inBytes(proc.cpid, bytes, { timeoutAt }) : space.rdBytes(proc.cpid, bytes, { timeoutAt })));
+    if (r === undefined) return dflt;
+    if (r !== BLOCKED) return decodeTuple(/** @type {Uint8Array} */ (r));
+    proc.waiting = {
+      kind: W_TUPLE,
+      resume: (/** @type {any} */ th, /** @type {string} */ reason) => {
+        if (reason === 'tuple') {
+          th.act = 1; // ACT_RETURN
+          th.val = decodeTuple(node.core.takeTupleBytes(proc.cpid));
+        } else if (reason === 'timeout') {
+          th.act = 1;
+          th.val = dflt;
+        } else {
+          th.act = 0; // ACT_CALL: raise
+          th.clo = rtEnv.cell('raise').v;
+          th.args = [Sym.intern('interrupted')];
+        }
+      },
+    };
+    return unwind(PEND_SUSPEND, proc.waiting);
+  };
+  defineBuiltin(who, code, timed ? 3 : 1, -1);
+}
+blocking('in', true, false);
+blocking('rd', false, false);
+blocking('in-timeout', true, true);
+blocking('rd-timeout', false, true);
+
+// ------------------------------------------------------------------ spaces and formals
+
+definePrimitive('make-space', 1, 1, (name) => {
+  const node = current('make-space').node;
+  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'make-space', 'expected a symbol or string naming the space', name);
+  coreSpace(node, text);
+  return new SpaceRef(node.id, text);
+});
+definePrimitive('space?', 1, 1, (x) => x instanceof SpaceRef, { pure: true });
+definePrimitive('default-space', 0, 0, () => new SpaceRef(current('default-space').node.id, 'default'));
+
+const formalsByName = new Map(FORMAL_NAMES.map((n, i) => [n, i]));
+formalsByName.set('array', 8);
+formalsByName.set('list', -1);
+
+/** @param {string} name */
+function formalNamed(name) {
+  if (name === 'list') return new Formal(11, TAG_LIST);
+  const code = formalsByName.get(name);
+  if (code === undefined || code === 11) return null;
+  return new Formal(code);
+}
+
+definePrimitive('formal', 1, 2, (type, tag) => {
+  const name = type instanceof Sym ? type.name : String(type);
+  if (name === 'tagged') {
+    if (typeof tag !== 'number') schemeErrorOf('type', 'formal', 'a tagged formal needs a CBOR tag number', tag);
+    return new Formal(11, tag);
+  }
+  const f = formalNamed(name);
+  if (f === null) schemeErrorOf('range', 'formal', `unknown formal type (expected one of ${[...formalsByName.keys()].join(', ')})`, type);
+  return f;
+});
+definePrimitive('formal?', 1, 1, (x) => x instanceof Formal, { pure: true });
+
+/** `?integer` and friends: the formals bound as constants in the runtime. */
+export function installFormalConstants() {
+  for (const name of ['any', 'integer', 'number', 'float', 'string', 'symbol', 'bytes', 'boolean', 'vector', 'null', 'list']) {
+    rtEnv.cell(`?${name}`).v = formalNamed(name);
+  }
+}
+

@@ -1,0 +1,35 @@
+// @ts-check
+/**
+ * Running a program on a node: its libraries are instantiated once per node, the
+ * program in a fresh environment, and its top level becomes the node's main process.
+ * The promise resolves when the main process returns (other processes may still run:
+ * `termite-node run` exits at that point) or dies.
+ */
+import { compileProgramText, linkProgram, SchemeError, describeError } from '@termite/scheme';
+import { registerUnitInstance } from './code.js';
+
+/**
+ * @param {import('./node.js').TermiteNode} node
+ * @param {string} text
+ * @param {{file?: string, libraryPath?: string[], readFile?: (p: string) => string|null, trace?: any, onTrace?: any, onTime?: any}} [opts]
+ * @returns {Promise<{ok: true, value: any, exitCode?: any, pid?: any} | {ok: false, error: any, message: string}>}
+ */
+export async function runProgramOn(node, text, opts = {}) {
+  let program;
+  try {
+    const units = compileProgramText(text, opts);
+    program = linkProgram(units);
+    registerUnitInstance(program);
+  } catch (e) {
+    if (e instanceof SchemeError) return { ok: false, error: e.payload, message: describeError(e.payload) };
+    throw e;
+  }
+  return new Promise((resolve) => {
+    const proc = node.spawn(program.top);
+    proc.onExit = (outcome) => {
+      const exitCode = /** @type {any} */ (proc).exitCode;
+      if (outcome.ok) resolve({ ok: true, value: outcome.value, exitCode, pid: proc.pid });
+      else resolve({ ok: false, error: outcome.value, message: describeError(outcome.value) });
+    };
+  });
+}

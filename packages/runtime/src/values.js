@@ -1,0 +1,144 @@
+// @ts-check
+/**
+ * The Scheme values the process runtime adds: process ids, tags, node references,
+ * tuple-space handles and Linda formals — each with its printer, its equality (by what
+ * it denotes, so a pid sent away and back is `equal?` to the original) and its CBOR
+ * codec (docs/wire-format.md).
+ */
+import { registerValueCodec, registerEquality, registerPrinter, CodecError } from '@termite/scheme/internal';
+
+export const TAG_PID = 40974;
+export const TAG_TAG = 40975;
+export const TAG_NODE = 40976;
+export const TAG_SPACE = 40983;
+export const TAG_FORMAL = 40992;
+
+/** A process identifier: the node that created the process and its serial there. */
+export class Pid {
+  /** @param {string} node node id @param {number} n serial, unique on that node */
+  constructor(node, n) {
+    this.node = node;
+    this.n = n;
+    /** @type {any} the local Process, when this pid names one of this node's processes (a cache, never sent) */
+    this.p = null;
+  }
+}
+
+/** A universally unique tag (`make-tag`): node id + serial. */
+export class Tag {
+  /** @param {string} node @param {number} n */
+  constructor(node, n) {
+    this.node = node;
+    this.n = n;
+  }
+}
+
+/**
+ * A reference to a node. A daemon is named by its address (host, port) and id; a
+ * browser tab by id only. Two references are `equal?` when they share an id, or,
+ * when either lacks an id, the same address.
+ */
+export class NodeRef {
+  /** @param {string|null} id @param {string|null} host @param {number|null} port */
+  constructor(id, host, port) {
+    this.id = id;
+    this.host = host;
+    this.port = port;
+  }
+}
+
+/** A handle on a tuple space of this node (`make-space`, or the default space). */
+export class SpaceRef {
+  /** @param {string} node the node holding the space @param {string} name */
+  constructor(node, name) {
+    this.node = node;
+    this.name = name;
+  }
+}
+
+/** A Linda formal: matches any field of its type (core type codes, docs/wire-format.md). */
+export class Formal {
+  /** @param {number} code @param {number} [tag] for code 11 (tagged) */
+  constructor(code, tag = 0) {
+    this.code = code;
+    this.tag = tag;
+  }
+}
+
+export const FORMAL_NAMES = ['any', 'integer', 'number', 'float', 'string', 'symbol', 'bytes', 'boolean', 'vector', 'map', 'null', 'tagged'];
+
+registerEquality(Pid, (a, b) => a.node === b.node && a.n === b.n, { eqv: true });
+registerEquality(Tag, (a, b) => a.node === b.node && a.n === b.n, { eqv: true });
+registerEquality(NodeRef, (a, b) => nodeRefEqual(a, b), { eqv: true });
+registerEquality(SpaceRef, (a, b) => a.node === b.node && a.name === b.name, { eqv: true });
+registerEquality(Formal, (a, b) => a.code === b.code && a.tag === b.tag, { eqv: true });
+
+/** @param {NodeRef} a @param {NodeRef} b */
+export function nodeRefEqual(a, b) {
+  if (a.id !== null && b.id !== null) return a.id === b.id;
+  return a.host !== null && a.host === b.host && a.port === b.port;
+}
+
+/** @param {string} id */
+const shortId = (id) => (id.length > 12 ? id.slice(0, 12) : id);
+
+registerPrinter(Pid, (x) => `#<pid ${x.n}@${shortId(x.node)}>`);
+registerPrinter(Tag, (x) => `#<tag ${x.n}@${shortId(x.node)}>`);
+registerPrinter(NodeRef, (x) => `#<node ${x.host !== null ? `${x.host}:${x.port}` : shortId(x.id ?? '?')}>`);
+registerPrinter(SpaceRef, (x) => `#<space ${x.name}@${shortId(x.node)}>`);
+registerPrinter(Formal, (x) => (x.code === 11 ? `#<formal tagged ${x.tag}>` : `#<formal ${FORMAL_NAMES[x.code]}>`));
+
+/** @param {any} x @param {string} what */
+const text = (x, what) => {
+  if (typeof x !== 'string') throw new CodecError(`${what} must be a string`);
+  return x;
+};
+/** @param {any} x @param {string} what */
+const serial = (x, what) => {
+  if (!Number.isSafeInteger(x) || x < 0) throw new CodecError(`${what} must be a non-negative integer`);
+  return x;
+};
+
+/** Pids decoded on this node are resolved to local processes through this hook. */
+export const pidHooks = {
+  /** @type {(pid: Pid) => Pid} */
+  intern: (pid) => pid,
+};
+
+registerValueCodec({
+  cls: Pid,
+  tag: TAG_PID,
+  encode: (x) => [x.node, x.n],
+  decode: ([node, n]) => pidHooks.intern(new Pid(text(node, 'pid node'), serial(n, 'pid serial'))),
+});
+registerValueCodec({
+  cls: Tag,
+  tag: TAG_TAG,
+  encode: (x) => [x.node, x.n],
+  decode: ([node, n]) => new Tag(text(node, 'tag node'), serial(n, 'tag serial')),
+});
+registerValueCodec({
+  cls: NodeRef,
+  tag: TAG_NODE,
+  encode: (x) => [x.id ?? false, x.host ?? false, x.port ?? false],
+  decode: ([id, host, port]) => new NodeRef(id === false ? null : text(id, 'node id'), host === false ? null : text(host, 'node host'), port === false ? null : serial(port, 'node port')),
+});
+registerValueCodec({
+  cls: SpaceRef,
+  tag: TAG_SPACE,
+  encode: (x) => [x.node, x.name],
+  decode: ([node, name]) => new SpaceRef(text(node, 'space node'), text(name, 'space name')),
+});
+// A formal is tag 40992 around its type code, or around [11, tag] — exactly what the
+// C core's matcher expects in a template.
+registerValueCodec({
+  cls: Formal,
+  tag: TAG_FORMAL,
+  single: true,
+  encode: (x) => [x.code === 11 ? [11, x.tag] : x.code],
+  decode: ([v]) => {
+    if (Number.isInteger(v) && v >= 0 && v <= 10) return new Formal(v);
+    if (Array.isArray(v) && v.length === 2 && v[0] === 11 && Number.isInteger(v[1])) return new Formal(11, v[1]);
+    throw new CodecError(`unknown formal type ${v}`);
+  },
+});
