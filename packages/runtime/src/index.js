@@ -21,12 +21,14 @@ import { installFormalConstants } from './prims-linda.js';
 import { termiteSource } from './termite-source.js';
 import { TermiteNode } from './node.js';
 import { runProgramOn } from './program.js';
+import { installJsApi, jsSupportSource } from './js-api.js';
 
 export { TermiteNode, Process } from './node.js';
 export { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
 export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
+export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
 let loaded = false;
 
@@ -38,6 +40,7 @@ export function loadTermiteLibrary() {
   installPrimitives();
   installFormalConstants();
   loadRuntimeSource(termiteSource, 'termite');
+  loadRuntimeSource(jsSupportSource, 'js-support');
 }
 
 /**
@@ -48,5 +51,6 @@ export async function createNode(opts = {}) {
   loadTermiteLibrary();
   const node = await TermiteNode.create(opts);
   /** @type {any} */ (node).runProgram = (/** @type {string} */ text, /** @type {any} */ o) => runProgramOn(node, text, o);
+  installJsApi(node);
   return node;
 }

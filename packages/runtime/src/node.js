@@ -165,6 +165,19 @@ export class TermiteNode {
   }
 
   /**
+   * Start a process that calls `procedure` with `args` (Scheme values).
+   * @param {any} procedure @param {any[]} args
+   */
+  spawnCall(procedure, args) {
+    const proc = this.newProcess(2);
+    proc.clo = procedure;
+    proc.args = args;
+    proc.params = this.defaultParams();
+    this.poke();
+    return proc;
+  }
+
+  /**
    * Start a process whose body is JavaScript: `handler(msg, proc)` is called for each
    * message, in order, from the scheduler.
    * @param {(msg: any, proc: Process) => void} handler
