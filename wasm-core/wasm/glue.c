@@ -55,3 +55,27 @@ TM_WASM int32_t tm_wasm_take_first(tm_core *core, uint32_t pid) {
   if (st == TM_OK) return (int32_t)handle;
   return st == TM_NOMATCH ? -1 : -2;
 }
+
+/*
+ * The receive of `?` in one call: take the oldest message if there is one (its
+ * handle), otherwise make the running process wait for any message until
+ * timeout_at on `clock`: -1 when it now waits, -3 when none came and the timeout
+ * has already passed, -2 on error (see tm_core_last_status).
+ */
+TM_WASM int32_t tm_wasm_receive_or_wait(tm_core *core, uint32_t pid,
+                                        uint32_t clock, double timeout_at) {
+  uint32_t handle = 0;
+  tm_status st = tm_mbox_take_first(core, pid, &handle);
+  if (st == TM_OK) return (int32_t)handle;
+  if (st != TM_NOMATCH) return -2;
+  st = tm_mbox_wait(core, pid, 0, clock, timeout_at);
+  if (st == TM_BLOCKED) return -1;
+  if (st == TM_NOMATCH) return -3;
+  if (st == TM_OK) {
+    /* a message arrived between the two calls cannot happen (one thread), but
+     * report it faithfully: take it */
+    st = tm_mbox_take_first(core, pid, &handle);
+    return st == TM_OK ? (int32_t)handle : -2;
+  }
+  return -2;
+}

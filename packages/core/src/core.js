@@ -17,6 +17,8 @@ import {
 
 /** Returned by blocking operations whose process now waits. */
 export const BLOCKED = Symbol.for('termite.core.blocked');
+/** Returned by receiveOrWait when the timeout had already passed. */
+export const TIMED_OUT = Symbol.for('termite.core.timed-out');
 
 /**
  * @typedef {object} CoreOptions
@@ -392,6 +394,22 @@ export class Core {
     const h = this.ex.tm_wasm_take_first(this.p, pid);
     if (h >= 0) return this._release(h);
     if (h === -1) return undefined;
+    return this._fail(this.ex.tm_core_last_status(this.p));
+  }
+
+  /**
+   * `?` in one call: take the oldest message, or if the mailbox is empty make the
+   * running process wait for one until `timeoutAt` (ms on clock 0).
+   * @param {number} pid
+   * @param {number} [timeoutAt] default Infinity
+   * @returns {unknown} the message; BLOCKED if the process now waits; TIMED_OUT if
+   *   the mailbox is empty and timeoutAt has already passed
+   */
+  receiveOrWait(pid, timeoutAt = Infinity) {
+    const h = this.ex.tm_wasm_receive_or_wait(this.p, pid, 0, timeoutAt);
+    if (h >= 0) return this._release(h);
+    if (h === -1) return BLOCKED;
+    if (h === -3) return TIMED_OUT;
     return this._fail(this.ex.tm_core_last_status(this.p));
   }
 

@@ -10,11 +10,24 @@
  * memory ports. Sharing and cycles inside a message are preserved (a memo of what was
  * copied); the copy is iterative, so a long list costs no recursion.
  *
- * Small messages (the common case) take a fast path without the memo: a bounded
+ * Small messages (the common case) take a fast path without the memo (which copies
+ * small literal constants rather than testing each object for being frozen): a bounded
  * recursive copy that gives up — and falls back to the general copy — when the message
  * is bigger than a few dozen objects (which also covers any cycle).
  */
-import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port } from './scheme-values.js';
+import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-values.js';
+import { Char, Special, RecordType } from '@termite/scheme';
+import { ParamKey } from '@termite/scheme/internal';
+import { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
+
+/**
+ * Marks the classes whose instances are immutable values, so the copy recognises them
+ * with one property load (an inline-cached lookup on the prototype).
+ */
+const IMMUTABLE = Symbol('termite.immutable');
+for (const C of [Sym, Char, Flonum, Ratnum, Special, RecordType, ParamKey, Pid, Tag, NodeRef, SpaceRef, Formal]) {
+  Object.defineProperty(C.prototype, IMMUTABLE, { value: true });
+}
 
 const FAST_BUDGET = 64;
 
@@ -32,7 +45,7 @@ let budget = 0;
 
 /** @param {any} x @returns {any} */
 function fastCopy(x) {
-  if (typeof x !== 'object' || x === null || Object.isFrozen(x)) return x;
+  if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true) return x;
   if (--budget < 0) return GIVE_UP;
   if (x instanceof Pair) {
     const a = fastCopy(x.car);
@@ -86,7 +99,7 @@ function graphCopy(root) {
   const fill = [];
   /** @param {any} x @returns {any} */
   const copy = (x) => {
-    if (typeof x !== 'object' || x === null || Object.isFrozen(x)) return x;
+    if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true || Object.isFrozen(x)) return x;
     const seen = memo.get(x);
     if (seen !== undefined) return seen;
     let out;

@@ -14,6 +14,7 @@ import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorOb
 import { displayString, current as currentPorts } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef } from './values.js';
 import { W_RECEIVE, W_SCAN, W_SLEEP } from './node.js';
+import { BLOCKED, TIMED_OUT } from '@termite/core';
 
 /**
  * The running process.
@@ -132,16 +133,15 @@ function receiveCode(/** @type {number} */ _d, /** @type {any} */ timeout, /** @
   const proc = current('?');
   const node = proc.node;
   if (proc.signalled) throw raiseSignal(proc);
-  const msg = node.core.receive(proc.cpid);
-  if (msg !== undefined) return msg;
   const timeoutAt = n >= 1 ? node.now() + seconds(timeout, '?') : Infinity;
-  const w = node.core.waitMessage(proc.cpid, { timeoutAt });
-  if (w === 'timeout') {
-    if (n === 2) return dflt;
-    throw raiseValue(TIMEOUT_SYMBOL());
+  const msg = node.core.receiveOrWait(proc.cpid, timeoutAt);
+  if (msg === BLOCKED) {
+    proc.waiting = n === 2 ? { kind: W_RECEIVE, hasDefault: true, dflt } : PLAIN_RECEIVE;
+    return unwind(PEND_SUSPEND, proc.waiting);
   }
-  proc.waiting = n === 2 ? { kind: W_RECEIVE, hasDefault: true, dflt } : PLAIN_RECEIVE;
-  return unwind(PEND_SUSPEND, proc.waiting);
+  if (msg !== TIMED_OUT) return msg;
+  if (n === 2) return dflt;
+  throw raiseValue(TIMEOUT_SYMBOL());
 }
 defineBuiltin('?', receiveCode, 0, 2);
 const PLAIN_RECEIVE = Object.freeze({ kind: W_RECEIVE, hasDefault: false, dflt: null });
