@@ -25,7 +25,7 @@ const suites = [
 ];
 
 function unitTestDirs() {
-  const dirs = ['packages/core/test', 'packages/scheme/test', 'node-daemon/test'];
+  const dirs = ['packages/core/test', 'packages/scheme/test', 'packages/runtime/test', 'packages/mesh/test', 'node-daemon/test'];
   return dirs.filter((d) => existsSync(path.join(root, d)));
 }
 
