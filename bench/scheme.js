@@ -22,9 +22,11 @@
  *
  * Our Scheme: the program text is compiled once (compileProgramText + linkProgram,
  * not timed); each timed call runs a fresh Thread on a top-level procedure with
- * runToCompletion. BiwaScheme runs in a child process of this script (its evaluate
- * is synchronous, so a time limit needs another process): the definitions are
- * evaluated first (not timed), then the call. Times are wall-clock medians of
+ * runToCompletion. JS and our Scheme are timed in interleaved rounds (one JS round,
+ * one Scheme round, ...) so both meet the same load on a shared machine, and the
+ * ratio is also given per round. BiwaScheme runs in a child process of this script
+ * (its evaluate is synchronous, so a time limit needs another process): the
+ * definitions are evaluated first (not timed), then the call. Times are wall-clock medians of
  * several rounds after warm-up; each figure is followed by its spread.
  * BiwaScheme's fib30 and loop10m take about 10 s and 55-90 s per call, so they get
  * few rounds (BENCH_BIWA_ROUNDS, default 2 for fib30; loop10m once) and a time limit
@@ -36,7 +38,9 @@ import { fileURLToPath } from 'node:url';
 import {
   compileProgramText, linkProgram, Thread, runToCompletion, encodeValue, decodeValue, resolveRuntimeCode,
 } from '@termite/scheme';
-import { Reporter, prefixFromArgv, measure, calibrate, summarize, runChild, formatNumber } from './lib/index.js';
+import {
+  Reporter, prefixFromArgv, measure, measureInterleaved, calibrate, summarize, runChild, formatNumber,
+} from './lib/index.js';
 
 const BIWA_ROUNDS = Math.max(1, Number(process.env.BENCH_BIWA_ROUNDS ?? 2));
 const BIWA_LIMIT_S = Math.max(10, Number(process.env.BENCH_BIWA_LIMIT_S ?? 240));
@@ -195,25 +199,33 @@ async function compare(rep, ours, b) {
   const run = { js: withRefs || rep.wants(names.js), scheme: withRefs, biwa: withRefs || rep.wants(names.biwa) };
   if (!run.js && !run.scheme && !run.biwa) return;
   /** @param {() => unknown} fn */
-  const opts = (fn) => {
-    const inner = b.opts.roundMs ? calibrate(fn, b.opts.roundMs, 1 << 20) : 1;
-    return { ...b.opts, inner };
-  };
-  if (run.js) {
+  const inner = (fn) => (b.opts.roundMs ? calibrate(fn, b.opts.roundMs, 1 << 20) : 1);
+  let interleavedRatio = null;
+  if (run.js && run.scheme) {
+    // Interleaved rounds (js, scheme, js, scheme, ...): both meet the same load.
     expectEqual(names.js, b.jsFn(), b.expect);
-    const st = measure(b.jsFn, opts(b.jsFn));
-    rep.bench(names.js, st.median, 'ms', { stats: st });
-  }
-  if (run.scheme) {
     expectEqual(names.scheme, b.scheme(), b.expect);
-    const st = measure(b.scheme, opts(b.scheme));
-    rep.bench(names.scheme, st.median, 'ms', { stats: st });
+    const m = measureInterleaved({ js: b.jsFn, scheme: b.scheme }, {
+      warmup: b.opts.warmup, rounds: b.opts.rounds, inner: { js: inner(b.jsFn), scheme: inner(b.scheme) },
+    });
+    rep.bench(names.js, m.stats.js.median, 'ms', { stats: m.stats.js });
+    rep.bench(names.scheme, m.stats.scheme.median, 'ms', { stats: m.stats.scheme, note: 'rounds interleaved with js' });
+    interleavedRatio = m.ratios.scheme;
+  } else if (run.js) {
+    expectEqual(names.js, b.jsFn(), b.expect);
+    const st = measure(b.jsFn, { ...b.opts, inner: inner(b.jsFn) });
+    rep.bench(names.js, st.median, 'ms', { stats: st });
   }
   if (run.biwa) {
     const st = await biwa(rep, names.biwa, b.biwaWarmup, b.biwaRounds);
     if (st) rep.bench(names.biwa, st.median, 'ms', { stats: st, note: `${b.biwaWarmup} warm-up + ${st.samples.length} timed calls` });
   }
   rep.ratioComment(names.scheme, names.js, b.key === 'fib30' ? { max: 5, label: '(scheme / js)' } : { label: '(scheme / js)' });
+  if (interleavedRatio) {
+    const r = interleavedRatio;
+    rep.comment(`ratio ${names.scheme} / ${names.js} per interleaved round: median ${formatNumber(r.median)}, min ${formatNumber(r.min)}, max ${formatNumber(r.max)}` +
+      (b.key === 'fib30' ? ` (target <= 5: ${r.median <= 5 ? 'met' : 'NOT met'})` : ''));
+  }
   rep.ratioComment(names.biwa, names.js, { label: '(biwa / js)' });
   rep.ratioComment(names.biwa, names.scheme, { label: '(biwa / scheme: how much faster we are)' });
 }
@@ -305,15 +317,15 @@ async function main() {
 
   await compare(rep, ours, {
     key: 'fib30', jsFn: () => js.fib(30), scheme: ours.caller('fib', [30]), expect: 832040,
-    opts: { warmup: 5, rounds: 11 }, biwaWarmup: 0, biwaRounds: BIWA_ROUNDS,
+    opts: { warmup: 5, rounds: 21 }, biwaWarmup: 0, biwaRounds: BIWA_ROUNDS,
   });
   await compare(rep, ours, {
     key: 'tak', jsFn: () => js.tak(18, 12, 6), scheme: ours.caller('tak', [18, 12, 6]), expect: 7,
-    opts: { warmup: 2, rounds: 11, roundMs: 50 }, biwaWarmup: 1, biwaRounds: 5,
+    opts: { warmup: 2, rounds: 15, roundMs: 50 }, biwaWarmup: 1, biwaRounds: 5,
   });
   await compare(rep, ours, {
     key: 'loop10m', jsFn: () => js.loop10m(LOOP_N), scheme: ours.caller('loop10m', [LOOP_N]), expect: LOOP_SUM,
-    opts: { warmup: 2, rounds: 9 }, biwaWarmup: 0, biwaRounds: 1,
+    opts: { warmup: 2, rounds: 11 }, biwaWarmup: 0, biwaRounds: 1,
   });
   deep1m(rep, ours);
   captureSerialize(rep, ours);

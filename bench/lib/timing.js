@@ -117,6 +117,41 @@ export async function measureAsync(fn, opts = {}) {
 }
 
 /**
+ * Time several functions in interleaved rounds (round r times each of them in turn), so
+ * that they meet the same load on a shared machine; also the per-round ratio of each
+ * function to the first one, whose median is steadier than a ratio of two medians
+ * taken at different times.
+ * @template {string} K
+ * @param {Record<K, () => unknown>} fns the first key is the baseline of the ratios
+ * @param {{warmup?: number, rounds?: number, inner?: Partial<Record<K, number>>, clock?: () => number}} [opts]
+ * @returns {{stats: Record<K, Stats>, ratios: Record<K, Stats>}} ms per call; ratios to the baseline
+ */
+export function measureInterleaved(fns, opts = {}) {
+  const { warmup = 1, rounds = 5, clock = wallMs } = opts;
+  const keys = /** @type {K[]} */ (Object.keys(fns));
+  /** @type {Record<string, number[]>} */
+  const samples = {};
+  for (const k of keys) samples[k] = [];
+  for (let r = -warmup; r < rounds; r++) {
+    for (const k of keys) {
+      const fn = fns[k];
+      const inner = opts.inner?.[k] ?? 1;
+      const t0 = clock();
+      for (let i = 0; i < inner; i++) fn();
+      if (r >= 0) samples[k].push((clock() - t0) / inner);
+    }
+  }
+  const base = samples[keys[0]];
+  const stats = /** @type {Record<K, Stats>} */ ({});
+  const ratios = /** @type {Record<K, Stats>} */ ({});
+  for (const k of keys) {
+    stats[k] = summarize(samples[k]);
+    ratios[k] = summarize(samples[k].map((t, i) => t / base[i]));
+  }
+  return { stats, ratios };
+}
+
+/**
  * How many calls of `fn` make a round of at least `roundMs` (doubling from 1, at most
  * `maxInner`). The calls made while calibrating also warm the code up.
  * @param {() => unknown} fn @param {number} roundMs @param {number} [maxInner]
