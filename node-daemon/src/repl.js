@@ -3,11 +3,12 @@
  * `termite-node repl`: an interactive Scheme REPL. Line editing and history come from
  * node:readline; an input that is not yet complete (an open list or string) continues
  * on the next line; each complete datum is expanded in the REPL's environment (which
- * remembers definitions, macros and imports), compiled and run. Errors are printed and
- * the REPL goes on. `,quit` or end of input leaves.
+ * remembers definitions, macros and imports), compiled and run as a process on a live
+ * node (so it can spawn, send and receive). Errors are printed and the REPL goes on.
+ * `,quit` or end of input leaves.
  */
 import readline from 'node:readline';
-import { Evaluator } from '@termite/scheme';
+import { createNode, NodeEvaluator } from '@termite/runtime';
 
 /**
  * @param {import('./cli.js').CliOptions} options
@@ -18,7 +19,8 @@ export async function startRepl(options, io = {}) {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
   const terminal = /** @type {any} */ (output).isTTY === true && /** @type {any} */ (input).isTTY === true;
-  const evaluator = new Evaluator({ libraryPath: options.lib, write: (s) => output.write(s) });
+  const node = await createNode({ stdout: (s) => output.write(s), log: (s) => process.stderr.write(`termite: ${s}\n`) });
+  const evaluator = new NodeEvaluator(node, { libraryPath: options.lib });
   const rl = readline.createInterface({ input, output, terminal, historySize: 1000, prompt: 'termite> ' });
   let pending = '';
   output.write('Termite Scheme REPL. Type ,quit to leave.\n');
@@ -26,7 +28,7 @@ export async function startRepl(options, io = {}) {
   for await (const line of rl) {
     if (pending === '' && line.trim() === ',quit') break;
     pending += line + '\n';
-    const result = evaluator.evalText(pending);
+    const result = await evaluator.evalText(pending);
     if (result.incomplete) {
       rl.setPrompt('....... ');
       rl.prompt();
@@ -38,6 +40,7 @@ export async function startRepl(options, io = {}) {
     rl.prompt();
   }
   rl.close();
+  node.stop();
   output.write('\n');
   return 0;
 }

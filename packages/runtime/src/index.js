@@ -28,6 +28,8 @@ export { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
 export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
+export { NodeEvaluator } from './repl.js';
+import { replSource } from './repl.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
 let loaded = false;
@@ -41,6 +43,7 @@ export function loadTermiteLibrary() {
   installFormalConstants();
   loadRuntimeSource(termiteSource, 'termite');
   loadRuntimeSource(jsSupportSource, 'js-support');
+  loadRuntimeSource(replSource, 'repl');
 }
 
 /**
