@@ -37,6 +37,9 @@ const SCRIPTS = [
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** Ratio comments printed by the scripts (Reporter.ratioComment and per-round ratios). */
+const RATIO_LINE = /^# ratio (\S+) \/ (\S+)( per interleaved round:)? (?:= |median )([\d.]+)/;
+
 /** @param {string[]} argv */
 function parseArgs(argv) {
   let prefix = '';
@@ -69,6 +72,8 @@ async function main() {
   const figures = new Map();
   /** @type {{run: number, script: string, name: string, value: number, unit: string}[]} */
   const rows = [];
+  /** @type {Map<string, number[]>} ratio comments ("# ratio a / b = x") by pair */
+  const ratios = new Map();
   let failures = 0;
   console.log(`# npm run bench${prefix ? ' -- ' + prefix : ''}: node ${process.version}, ${new Date().toISOString()}`);
   console.log(`# machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}; ${loadText()} (other work on a shared machine inflates figures)`);
@@ -88,6 +93,11 @@ async function main() {
             return;
           }
           console.log(line);
+          const rm = RATIO_LINE.exec(line);
+          if (rm) {
+            const key = `${rm[1]} / ${rm[2]}${rm[3] ? ' per interleaved round' : ''}`;
+            ratios.set(key, [...(ratios.get(key) ?? []), Number(rm[4])]);
+          }
           const b = parseBenchLine(line);
           if (!b) return;
           rows.push({ run, script: s.file, ...b });
@@ -113,7 +123,14 @@ async function main() {
       console.log(`# median ${name} ${formatNumber(st.median)} ${f.unit}  (${formatNumber(st.min)}-${formatNumber(st.max)}, ${(st.spread * 100).toFixed(1)}%, n=${f.values.length})`);
     }
   }
-  if (json) writeFileSync(json, JSON.stringify({ prefix, runs, node: process.version, date: new Date().toISOString(), rows }, null, 1));
+  if (runs > 1 && ratios.size > 0) {
+    console.log(`# ratios, median of ${runs} runs (each computed within one run):`);
+    for (const [key, vs] of ratios) {
+      const st = summarize(vs);
+      console.log(`# median ratio ${key} = ${formatNumber(st.median)}  (${formatNumber(st.min)}-${formatNumber(st.max)}, n=${vs.length})`);
+    }
+  }
+  if (json) writeFileSync(json, JSON.stringify({ prefix, runs, node: process.version, date: new Date().toISOString(), rows, ratios: Object.fromEntries(ratios) }, null, 1));
   if (figures.size === 0) console.log(`# no benchmark name starts with "${prefix}"`);
   return failures > 0 ? 1 : 0;
 }
