@@ -293,23 +293,24 @@ export function arrayToList(arr, tail = null) {
 }
 
 /**
- * The elements of a proper list as an array. Throws a Scheme error naming `who` when the
- * argument is not a proper list (improper or cyclic).
+ * The elements of a proper list as an array. Throws a Scheme error naming `who`, with the
+ * whole list as irritant, when the argument is not a proper list (improper or cyclic).
  * @param {any} l @param {string} [who]
  * @returns {any[]}
  */
 export function listToArray(l, who = 'list->vector') {
   const out = [];
+  const whole = l;
   let slow = l;
   while (l instanceof Pair) {
     out.push(l.car);
     l = l.cdr;
     if ((out.length & 1) === 0) {
       slow = slow.cdr;
-      if (slow === l && l instanceof Pair) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list');
+      if (slow === l && l instanceof Pair) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list', whole);
     }
   }
-  if (l !== null) schemeErrorOf('type', who, 'expected a proper list', l);
+  if (l !== null) schemeErrorOf('type', who, 'expected a proper list', whole);
   return out;
 }
 

@@ -120,7 +120,10 @@ export function loadRuntimeSource(source, name) {
     return undefined;
   });
   const { hash, wire } = compileUnit({ ...core, body, name });
-  const unit = instantiate(wire, hash, rtEnv);
+  // No source map: an error signalled inside the runtime library is reported at the
+  // location of the user's code that called it (driver.js locateError skips frames of
+  // code without one), not at a line of the library's source.
+  const unit = instantiate({ ...wire, debug: undefined }, hash, rtEnv);
   runtimeUnits.set(hash, unit);
   const r = runToCompletion(new Thread(unit.top, []));
   if (!r.ok) throw new Error(`the runtime library ${name} failed to load: ${writeString(r.error)}`);

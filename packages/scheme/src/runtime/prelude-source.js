@@ -11,8 +11,35 @@
  * primitives of prims-control.js.
  */
 export const preludeSource = String.raw`
+;;; ------------------------------------------------------------ argument checks
+;; Errors name the procedure and the offending argument, as the JS primitives' do
+;; (%error throws like a primitive, so the error carries the caller's location).
+(define (%check-procedure who f)
+  (if (not (procedure? f)) (%error 'type who "expected a procedure" f)))
+
+(define (%check-vectors who vs)
+  (if (pair? vs)
+      (if (vector? (car vs))
+          (%check-vectors who (cdr vs))
+          (%error 'type who "expected a vector" (car vs)))))
+
+(define (%check-strings who ss)
+  (if (pair? ss)
+      (if (string? (car ss))
+          (%check-strings who (cdr ss))
+          (%error 'type who "expected a string" (car ss)))))
+
+;; After a walk over several lists stopped: each tail must be a pair (a longer list) or ().
+(define (%check-list-ends who tails lists)
+  (if (pair? tails)
+      (if (or (pair? (car tails)) (null? (car tails)))
+          (%check-list-ends who (cdr tails) (cdr lists))
+          (%error 'type who "expected a list" (car lists)))))
+
 ;;; ------------------------------------------------------------ multiple values
 (define (call-with-values producer consumer)
+  (%check-procedure 'call-with-values producer)
+  (%check-procedure 'call-with-values consumer)
   (let ((v (producer)))
     (if (%values? v) (apply consumer (%values->list v)) (consumer v))))
 
@@ -20,6 +47,7 @@ export const preludeSource = String.raw`
 ;; A raw continuation is #(frames winders handlers params); the procedure made from it
 ;; runs the dynamic-wind transitions, then reinstates the frames and the dynamic state.
 (define (call-with-current-continuation f)
+  (%check-procedure 'call-with-current-continuation f)
   (f (%make-continuation (%capture))))
 (define call/cc call-with-current-continuation)
 
@@ -31,6 +59,9 @@ export const preludeSource = String.raw`
   (%reinstate raw (if (and (pair? vals) (null? (cdr vals))) (car vals) (apply values vals))))
 
 (define (dynamic-wind before thunk after)
+  (%check-procedure 'dynamic-wind before)
+  (%check-procedure 'dynamic-wind thunk)
+  (%check-procedure 'dynamic-wind after)
   (before)
   (%set-winders! (cons (cons before after) (%winders)))
   (call-with-values thunk
@@ -68,8 +99,8 @@ export const preludeSource = String.raw`
 (define (%handler-proc h) (if (%resumable? h) (cdr h) h))
 
 (define (with-exception-handler handler thunk)
-  (if (not (procedure? handler))
-      (error "with-exception-handler: expected a procedure" handler))
+  (%check-procedure 'with-exception-handler handler)
+  (%check-procedure 'with-exception-handler thunk)
   (let ((old (%handlers)))
     (%set-handlers! (cons handler old))
     (call-with-values thunk
@@ -141,6 +172,7 @@ export const preludeSource = String.raw`
 
 ;;; ------------------------------------------------------------ parameters
 (define (make-parameter value . converter)
+  (if (pair? converter) (%check-procedure 'make-parameter (car converter)))
   (if (pair? converter)
       (%make-parameter ((car converter) value) (car converter))
       (%make-parameter value #f)))
@@ -194,44 +226,56 @@ export const preludeSource = String.raw`
 (define (%cdrs ls) (if (null? ls) '() (cons (cdr (car ls)) (%cdrs (cdr ls)))))
 
 (define (map f l . ls)
+  (%check-procedure 'map f)
   (if (null? ls)
-      (let loop ((l l) (acc '()))
-        (if (pair? l)
-            (loop (cdr l) (cons (f (car l)) acc))
-            (reverse acc)))
-      (let loop ((ls (cons l ls)) (acc '()))
-        (if (%all-pairs? ls)
-            (loop (%cdrs ls) (cons (apply f (%cars ls)) acc))
-            (reverse acc)))))
+      (let loop ((x l) (acc '()))
+        (if (pair? x)
+            (loop (cdr x) (cons (f (car x)) acc))
+            (if (null? x) (reverse acc) (%error 'type 'map "expected a list" l))))
+      (let loop ((xs (cons l ls)) (acc '()))
+        (if (%all-pairs? xs)
+            (loop (%cdrs xs) (cons (apply f (%cars xs)) acc))
+            (begin (%check-list-ends 'map xs (cons l ls)) (reverse acc))))))
 
 (define (for-each f l . ls)
+  (%check-procedure 'for-each f)
   (if (null? ls)
-      (let loop ((l l))
-        (if (pair? l) (begin (f (car l)) (loop (cdr l)))))
-      (let loop ((ls (cons l ls)))
-        (if (%all-pairs? ls) (begin (apply f (%cars ls)) (loop (%cdrs ls))))))
+      (let loop ((x l))
+        (if (pair? x)
+            (begin (f (car x)) (loop (cdr x)))
+            (if (not (null? x)) (%error 'type 'for-each "expected a list" l))))
+      (let loop ((xs (cons l ls)))
+        (if (%all-pairs? xs)
+            (begin (apply f (%cars xs)) (loop (%cdrs xs)))
+            (%check-list-ends 'for-each xs (cons l ls)))))
   (if #f #f))
 
 (define (member x l . compare)
   (if (null? compare)
       (%member x l)
       (let ((eq (car compare)))
-        (let loop ((l l))
-          (cond ((not (pair? l)) #f)
-                ((eq x (car l)) l)
-                (else (loop (cdr l))))))))
+        (%check-procedure 'member eq)
+        (let loop ((ls l))
+          (cond ((pair? ls) (if (eq x (car ls)) ls (loop (cdr ls))))
+                ((null? ls) #f)
+                (else (%error 'type 'member "expected a list" l)))))))
 
 (define (assoc x l . compare)
   (if (null? compare)
       (%assoc x l)
       (let ((eq (car compare)))
-        (let loop ((l l))
-          (cond ((not (pair? l)) #f)
-                ((eq x (car (car l))) (car l))
-                (else (loop (cdr l))))))))
+        (%check-procedure 'assoc eq)
+        (let loop ((ls l))
+          (cond ((and (pair? ls) (pair? (car ls)))
+                 (if (eq x (car (car ls))) (car ls) (loop (cdr ls))))
+                ((null? ls) #f)
+                ((pair? ls) (%error 'type 'assoc "expected an association list (a list of pairs)" l))
+                (else (%error 'type 'assoc "expected a list" l)))))))
 
 ;;; ------------------------------------------------------------ vectors and strings
 (define (vector-map f v . vs)
+  (%check-procedure 'vector-map f)
+  (%check-vectors 'vector-map (cons v vs))
   (if (null? vs)
       (let ((n (vector-length v)))
         (let loop ((i 0) (acc '()))
@@ -241,6 +285,8 @@ export const preludeSource = String.raw`
       (list->vector (apply map f (vector->list v) (map vector->list vs)))))
 
 (define (vector-for-each f v . vs)
+  (%check-procedure 'vector-for-each f)
+  (%check-vectors 'vector-for-each (cons v vs))
   (if (null? vs)
       (let ((n (vector-length v)))
         (let loop ((i 0))
@@ -249,9 +295,16 @@ export const preludeSource = String.raw`
   (if #f #f))
 
 (define (string-map f s . ss)
-  (list->string (apply map f (string->list s) (map string->list ss))))
+  (%check-procedure 'string-map f)
+  (%check-strings 'string-map (cons s ss))
+  (let ((chars (apply map f (string->list s) (map string->list ss))))
+    (for-each (lambda (c) (if (not (char? c)) (%error 'type 'string-map "expected the procedure to return characters" c)))
+              chars)
+    (list->string chars)))
 
 (define (string-for-each f s . ss)
+  (%check-procedure 'string-for-each f)
+  (%check-strings 'string-for-each (cons s ss))
   (apply for-each f (string->list s) (map string->list ss)))
 
 ;;; ------------------------------------------------------------ sorting (SRFI 132 order)
@@ -263,6 +316,8 @@ export const preludeSource = String.raw`
           (else (loop (cdr a) b (cons (car a) acc))))))
 
 (define (list-sort less? l)
+  (%check-procedure 'list-sort less?)
+  (if (not (list? l)) (%error 'type 'list-sort "expected a list" l))
   (let sort ((l l) (n (length l)))
     (if (< n 2)
         (if (= n 0) '() (list (car l)))
@@ -273,10 +328,14 @@ export const preludeSource = String.raw`
   (if (vector? l) (vector-sort less? l) (list-sort less? l)))
 
 (define (vector-sort less? v)
+  (%check-procedure 'vector-sort less?)
+  (%check-vectors 'vector-sort (list v))
   (list->vector (list-sort less? (vector->list v))))
 
 ;;; ------------------------------------------------------------ ports
 (define (call-with-port port proc)
+  (if (not (port? port)) (%error 'type 'call-with-port "expected a port" port))
+  (%check-procedure 'call-with-port proc)
   (call-with-values (lambda () (proc port))
     (lambda results (close-port port) (apply values results))))
 

@@ -162,6 +162,15 @@ definePrimitive('record-type-name', 1, 1, (x) => (x instanceof Record ? Sym.inte
 definePrimitive('%make-error', 4, 4, (message, irritants, kind, who) =>
   new ErrorObject(String(message), irritants, kind instanceof Sym ? kind.name : String(kind), who instanceof Sym ? who.name : who === false ? null : String(who)));
 
+/**
+ * `(%error kind who message irritant ...)`: what the prelude's procedures signal bad
+ * arguments with, exactly as a JS primitive does (a thrown SchemeError, so the error
+ * carries the location of the user's call and is not continuable), e.g.
+ * `(%error 'type 'map "expected a list" 5)`.
+ */
+definePrimitive('%error', 3, -1, (kind, who, message, ...irritants) =>
+  schemeErrorOf(kind instanceof Sym ? kind.name : String(kind), who instanceof Sym ? who.name : String(who), String(message), ...irritants));
+
 // ---------------------------------------------------------------- misc
 definePrimitive('%list?', 1, 1, isList, { pure: true });
 definePrimitive('%procedure-name', 1, 1, (p) => (p instanceof Closure ? p.lam.name : false));
