@@ -1,0 +1,162 @@
+// @ts-check
+/**
+ * Issue 4 item 1: processes on the C core's scheduler. Hundreds of thousands of them;
+ * a process in an endless loop does not starve the others (reduction-based
+ * pre-emption); the JavaScript event loop keeps running under load; the idle cost of a
+ * process (reported, and bounded well under Erlang's ~2.7 KB).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { withNode, schemeOut, SHOW } from './harness.js';
+
+/** A garbage collection on demand, for the memory figure (without --expose-gc on the command line). */
+function getGc() {
+  v8.setFlagsFromString('--expose-gc');
+  return /** @type {() => void} */ (vm.runInNewContext('gc'));
+}
+
+test('200,000 processes alive at once all answer', { timeout: 120_000 }, async () => {
+  const out = await schemeOut(
+    `${SHOW}
+    (define n 200000)
+    (define me (self))
+    ;; every process waits for one message (sender . i) and answers i
+    (define pids
+      (let loop ((i 0) (acc '()))
+        (if (= i n)
+            acc
+            (loop (+ i 1) (cons (spawn (lambda () (let ((m (?))) (! (car m) (cdr m))))) acc)))))
+    (let loop ((ps pids) (i 0))
+      (if (pair? ps) (begin (! (car ps) (cons me i)) (loop (cdr ps) (+ i 1)))))
+    (define sum (let loop ((k 0) (s 0)) (if (= k n) s (loop (+ k 1) (+ s (?))))))
+    (show (= sum (/ (* n (- n 1)) 2)) (length pids))`,
+    { limitMs: 100_000 },
+  );
+  assert.equal(out, '#t 200000\n');
+});
+
+test('300,000 short-lived processes: each sends once and ends', { timeout: 120_000 }, async () => {
+  await withNode(async ({ node, run }) => {
+    const r = await run(
+      `${SHOW}
+      (define me (self))
+      (do ((i 0 (+ i 1))) ((= i 300000)) (spawn (lambda () (! me 1))))
+      (show (let loop ((k 0) (s 0)) (if (= k 300000) s (loop (+ k 1) (+ s (?))))))`,
+      { limitMs: 100_000 },
+    );
+    assert.ok(r.ok, r.message);
+    assert.equal(r.out, '300000\n');
+    assert.ok(node.stats.spawned >= 300001);
+  });
+});
+
+test('a process in an endless loop does not starve the others', { timeout: 30_000 }, async () => {
+  const out = await schemeOut(`${SHOW}
+    ;; two processes that never block and never receive
+    (define hog1 (spawn (lambda () (let loop ((i 0)) (loop (+ i 1))))))
+    (define hog2 (spawn (lambda () (let loop () (loop)))))
+    (define echo (spawn (lambda () (let loop () (recv ((from tag x) (! from (list tag x)))) (loop)))))
+    ;; a hundred round trips, each bounded: with pre-emption every slice is short
+    (define answers
+      (let loop ((k 0) (acc '()))
+        (if (= k 100) acc (loop (+ k 1) (cons (!? echo k 2 'starved) acc)))))
+    (show (length answers) (memq 'starved answers) (process-alive? hog1) (process-alive? hog2))
+    (terminate! hog1)
+    (terminate! hog2)`);
+  assert.equal(out, '100 #f #t #t\n');
+});
+
+test('a busy process is pre-empted: its slices alternate with another busy process', { timeout: 30_000 }, async () => {
+  // Two counting processes report their progress; both make progress while the other runs.
+  const out = await schemeOut(`${SHOW}
+    (define me (self))
+    (define (counter name)
+      (lambda ()
+        (let loop ((i 0))
+          (if (= (remainder i 20000) 0) (! me (list name i)))
+          (loop (+ i 1)))))
+    (define a (spawn (counter 'a)))
+    (define b (spawn (counter 'b)))
+    ;; wait until each has reported at least 10 times
+    (define (wait na nb)
+      (if (and (>= na 10) (>= nb 10))
+          'both-progressed
+          (recv (('a _) (wait (+ na 1) nb))
+                (('b _) (wait na (+ nb 1)))
+                (after 10 (list 'stuck na nb)))))
+    (show (wait 0 0))
+    (terminate! a)
+    (terminate! b)`);
+  assert.equal(out, 'both-progressed\n');
+});
+
+test('the JavaScript event loop stays responsive while processes compute', { timeout: 30_000 }, async () => {
+  await withNode(async ({ node, run }) => {
+    // The main program returns at once; its two busy processes keep the scheduler full.
+    const r = await run(`(spawn (lambda () (let loop ((i 0)) (loop (+ i 1)))))
+                         (spawn (lambda () (let loop () (loop))))
+                         'started`);
+    assert.ok(r.ok, r.message);
+    const slices0 = node.stats.slices;
+    const timerLatencies = [];
+    for (let k = 0; k < 20; k++) {
+      const t0 = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      timerLatencies.push(performance.now() - t0);
+    }
+    const t0 = performance.now();
+    await new Promise((resolve) => setImmediate(resolve));
+    const immediate = performance.now() - t0;
+    // the processes kept running between the timers
+    assert.ok(node.stats.slices > slices0 + 20, `only ${node.stats.slices - slices0} slices ran`);
+    const worst = Math.max(...timerLatencies);
+    // a 5 ms timer fires within a scheduler turn (8 ms) plus generous slack for a loaded machine
+    assert.ok(worst < 250, `a 5 ms timer took ${worst.toFixed(1)} ms`);
+    assert.ok(immediate < 250, `setImmediate took ${immediate.toFixed(1)} ms`);
+  });
+});
+
+test('I/O completes under load: a file read finishes while processes compute', { timeout: 30_000 }, async () => {
+  const { readFile } = await import('node:fs/promises');
+  await withNode(async ({ run }) => {
+    const r = await run(`(spawn (lambda () (let loop () (loop)))) 'started`);
+    assert.ok(r.ok, r.message);
+    const t0 = performance.now();
+    const text = await readFile(new URL(import.meta.url), 'utf8');
+    assert.ok(text.length > 0);
+    assert.ok(performance.now() - t0 < 1000);
+  });
+});
+
+test('idle processes are cheap: bytes per process waiting in ?', { timeout: 120_000 }, async (t) => {
+  const gc = getGc();
+  await withNode(async ({ node, run }) => {
+    const N = 100_000;
+    const settle = async () => {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await run(`(do ((i 0 (+ i 1))) ((= i 100)) (spawn (lambda () (?))))`);
+    await settle();
+    const heap0 = process.memoryUsage().heapUsed;
+    const core0 = node.core.liveBytes;
+    const live0 = node.core.processStats().live;
+    const r = await run(`(do ((i 0 (+ i 1))) ((= i ${N})) (spawn (lambda () (?))))`);
+    assert.ok(r.ok, r.message);
+    // let every new process run up to its receive (bounded)
+    const deadline = performance.now() + 30_000;
+    while (node.core.processStats().ready > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await settle();
+    const live = node.core.processStats().live - live0;
+    assert.equal(live, N);
+    const corePer = (node.core.liveBytes - core0) / N;
+    const heapPer = (process.memoryUsage().heapUsed - heap0) / N;
+    t.diagnostic(`idle process: ${corePer.toFixed(0)} B in the core + ${heapPer.toFixed(0)} B of JS heap`);
+    assert.ok(corePer > 0 && corePer < 1024, `core bytes per process: ${corePer}`);
+    assert.ok(heapPer > 0 && heapPer < 1024, `heap bytes per process: ${heapPer}`);
+  });
+});
