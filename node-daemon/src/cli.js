@@ -33,7 +33,7 @@ Options:
 /**
  * @typedef {object} CliOptions
  * @property {string} host
- * @property {number} port
+ * @property {number|undefined} port (the daemon's default is 7400; run and repl join a mesh only when given a port or --join)
  * @property {string[]} join
  * @property {string|undefined} token
  * @property {string|undefined} data
@@ -64,7 +64,7 @@ export function parseCommandLine(argv) {
       strict: true,
       options: {
         host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '7400' },
+        port: { type: 'string' },
         join: { type: 'string', multiple: true, default: [] },
         token: { type: 'string' },
         data: { type: 'string' },
@@ -78,8 +78,8 @@ export function parseCommandLine(argv) {
     throw new UsageError(/** @type {Error} */ (e).message);
   }
   const { values, positionals } = parsed;
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${values.port}`);
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port must be an integer from 0 to 65535, got ${values.port}`);
   for (const url of /** @type {string[]} */ (values.join)) {
     if (!/^wss?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--join expects ws://HOST:PORT, got ${url}`);
   }

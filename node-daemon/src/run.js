@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createNode } from '@termite/runtime';
 import { BufferedOutput } from './output.js';
+import { startHost } from './host.js';
 
 /**
  * @param {string} file
@@ -28,10 +29,12 @@ export async function runFile(file, options) {
   }
   const stdout = new BufferedOutput(1);
   const stderr = new BufferedOutput(2);
-  const node = await createNode({
-    stdout: (s) => stdout.write(s),
-    log: (s) => stderr.write(`termite: ${s}\n`),
-  });
+  const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
+  // a mesh node when asked for one (--port or --join), else a standalone node
+  const host = options.port !== undefined || options.join.length > 0
+    ? await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, stdout: (s) => stdout.write(s), log })
+    : null;
+  const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log });
   const flusher = setInterval(() => {
     stdout.flush();
     stderr.flush();
@@ -53,7 +56,8 @@ export async function runFile(file, options) {
     }
     return exitStatus(r.exitCode);
   } finally {
-    node.stop();
+    if (host) await host.stop();
+    else node.stop();
     clearInterval(flusher);
     stdout.flush();
     stderr.flush();

@@ -7,15 +7,27 @@
  * has is an error naming it (the mesh fetches missing code before decoding).
  */
 import { resolveRuntimeCode } from '@termite/scheme';
-import { CodecError } from '@termite/scheme/internal';
 
-/** @type {Map<string, any>} unit instances by `${hash} ${envId}` and by hash */
+/** @type {Map<string, any>} unit instances by `${hash} ${envId}` */
 const instances = new Map();
+/** One instance of each unit this realm has, by hash (to serve its IR to other nodes). @type {Map<string, any>} */
+export const unitsByHash = new Map();
+
+/** Raised by resolveCode for a unit (or a unit in an environment) this realm lacks. */
+export class MissingCode extends Error {
+  /** @param {string} hash @param {string} env */
+  constructor(hash, env) {
+    super(`unknown code ${hash.slice(0, 16)} (environment ${env})`);
+    this.name = 'MissingCode';
+    this.hash = hash;
+    this.env = env;
+  }
+}
 
 /** @param {any} inst a unit instance (hash, env, lams) */
 export function registerUnitInstance(inst) {
   instances.set(`${inst.hash} ${inst.env.id}`, inst);
-  if (!instances.has(inst.hash)) instances.set(inst.hash, inst);
+  if (!unitsByHash.has(inst.hash)) unitsByHash.set(inst.hash, inst);
 }
 
 /**
@@ -25,12 +37,12 @@ export function registerUnitInstance(inst) {
 export function resolveCode(hash, env) {
   const rt = resolveRuntimeCode(hash, env);
   if (rt) return rt;
-  const inst = instances.get(`${hash} ${env}`) ?? instances.get(hash);
+  const inst = instances.get(`${hash} ${env}`);
   if (inst) return inst;
-  throw new CodecError(`unknown code ${hash.slice(0, 16)} (environment ${env})`);
+  throw new MissingCode(hash, env);
 }
 
-/** Whether this realm has the unit. @param {string} hash */
+/** Whether this realm has the unit (in some environment). @param {string} hash */
 export function hasCode(hash) {
-  return resolveRuntimeCode(hash, '') !== null || instances.has(hash);
+  return resolveRuntimeCode(hash, '') !== null || unitsByHash.has(hash);
 }

@@ -16,6 +16,8 @@
  */
 import './prims-processes.js';
 import './prims-linda.js';
+import './prims-distribution.js';
+import { distributionSource } from './prims-distribution.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
 import { termiteSource } from './termite-source.js';
@@ -29,6 +31,7 @@ export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
+export { Distribution, DEFAULT_DENIED } from './distribution.js';
 import { replSource } from './repl.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
@@ -44,6 +47,7 @@ export function loadTermiteLibrary() {
   loadRuntimeSource(termiteSource, 'termite');
   loadRuntimeSource(jsSupportSource, 'js-support');
   loadRuntimeSource(replSource, 'repl');
+  loadRuntimeSource(distributionSource, 'distribution');
 }
 
 /**

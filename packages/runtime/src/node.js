@@ -76,6 +76,8 @@ export class Process extends Thread {
     this.external = null;
     /** @type {((outcome: {ok: boolean, value: any}) => void)|null} told when the process ends */
     this.onExit = null;
+    /** @type {string[]|null} nodes this process lived on before (migration) */
+    this.visited = null;
   }
 
   /** The process's Scheme thread (itself). */
@@ -116,8 +118,12 @@ export class TermiteNode {
     this.core = core;
     this.id = opts.id ?? randomId();
     this.ref = new NodeRef(this.id, opts.host ?? null, opts.port ?? null);
-    /** @type {(Process|undefined)[]} processes by core process-table slot */
-    this.byIndex = [];
+    /** @type {(Process|undefined)[]} processes by core process-table slot (what core.next() names) */
+    this.byCore = [];
+    /** @type {(Process|undefined)[]} processes born here, by their pid's slot (n mod 2^21) */
+    this.bySlot = [];
+    /** @type {Map<string, Process>} processes that migrated here (any origin), by "node/n" */
+    this.guests = new Map();
     /**
      * How many processes each slot has held. A pid's serial is slot + uses * 2^21, so
      * serials are never reused (unlike the core's 11-bit generations) and a serial finds
@@ -135,8 +141,10 @@ export class TermiteNode {
     this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0 };
     /** @type {Map<string, any>} tuple spaces by name */
     this.spaces = new Map();
-    /** @type {any} hooks the mesh layer installs (remote send, links, spawn) */
+    /** @type {any} the distribution layer (remote send, links, spawn, migration), when in a mesh */
     this.remote = null;
+    /** @type {Map<string, any>} environments of programs run or received here, by id */
+    this.environments = new Map();
     this.stdoutProcess = this.spawnHandler((msg) => this.stdoutSink(String(msg)));
     /** The port every process started here writes to by default: it sends to the stdout process. */
     this.stdoutPort = makeProcessPort(this, this.stdoutProcess.pid);
@@ -203,9 +211,49 @@ export class TermiteNode {
     const pid = new Pid(this.id, slot + uses * SLOTS);
     const proc = new Process(this, pid, cpid);
     pid.p = proc;
-    this.byIndex[slot] = proc;
+    this.byCore[slot] = proc;
+    this.bySlot[slot] = proc;
     this.stats.spawned++;
     return proc;
+  }
+
+  /**
+   * Take over a process that migrated here: a new local process with the given pid and
+   * thread state; it is ready to run.
+   * @param {Pid} pid @param {Thread} th
+   */
+  adopt(pid, th) {
+    const cpid = this.core.spawn({ priority: 2 });
+    const proc = new Process(this, pid, cpid);
+    for (const f of ['act', 'clo', 'args', 'val', 'k', 'winders', 'handlers', 'params']) /** @type {any} */ (proc)[f] = /** @type {any} */ (th)[f];
+    this.guests.set(`${pid.node}/${pid.n}`, proc);
+    this.byCore[cpid & SLOT_MASK] = proc;
+    this.stats.spawned++;
+    this.poke();
+    return proc;
+  }
+
+  /**
+   * Remove a process that left this node (migrated): no exit signals, no links fired.
+   * @param {Process} proc
+   */
+  retire(proc) {
+    if (!proc.alive) return;
+    proc.alive = false;
+    proc.waiting = null;
+    this.core.exit(proc.cpid);
+    this.forget(proc);
+    proc.k = null;
+  }
+
+  /** Drop a process from the tables. @param {Process} proc */
+  forget(proc) {
+    if (this.byCore[proc.cpid & SLOT_MASK] === proc) this.byCore[proc.cpid & SLOT_MASK] = undefined;
+    const slot = proc.pid.n % SLOTS;
+    if (proc.pid.node === this.id && this.bySlot[slot] === proc) this.bySlot[slot] = undefined;
+    const k = `${proc.pid.node}/${proc.pid.n}`;
+    if (this.guests.get(k) === proc) this.guests.delete(k);
+    if (proc.pid.p === proc) proc.pid.p = null;
   }
 
   /** Parameter bindings of a process started by the node itself: output to the stdout process. */
@@ -220,9 +268,14 @@ export class TermiteNode {
    * @returns {Process|null}
    */
   local(pid) {
-    if (pid.p !== null) return pid.p.alive ? pid.p : null;
-    if (pid.node !== this.id) return null;
-    return this.bySerialNumber(pid.n);
+    if (pid.p !== null && pid.p.alive) return pid.p;
+    if (pid.node === this.id) {
+      const native = this.bySerialNumber(pid.n);
+      if (native !== null) return native;
+    }
+    if (this.guests.size === 0) return null;
+    const guest = this.guests.get(`${pid.node}/${pid.n}`);
+    return guest !== undefined && guest.alive ? guest : null;
   }
 
   /**
@@ -231,7 +284,7 @@ export class TermiteNode {
    * @returns {Process|null}
    */
   bySerialNumber(n) {
-    const proc = this.byIndex[n % SLOTS];
+    const proc = this.bySlot[n % SLOTS];
     return proc !== undefined && proc.pid.n === n && proc.alive ? proc : null;
   }
 
@@ -242,12 +295,14 @@ export class TermiteNode {
    */
   send(pid, msg) {
     this.stats.messages++;
-    const proc = pid.p !== null ? pid.p : this.local(pid);
+    const p = pid.p;
+    const proc = p !== null && p.alive ? p : this.local(pid);
     if (proc !== null) {
-      if (proc.alive) this.core.send(proc.cpid, copyMessage(msg));
+      this.core.send(proc.cpid, copyMessage(msg));
       return;
     }
-    if (pid.node !== this.id && this.remote !== null) this.remote.send(pid, msg);
+    // not here (any more): another node's, or one that migrated away
+    if (this.remote !== null) this.remote.send(pid, msg);
   }
 
   /** A fresh universally unique tag. */
@@ -269,7 +324,7 @@ export class TermiteNode {
       if (!p.links.some((q) => q.node === to.node && q.n === to.n)) p.links.push(to);
       return;
     }
-    if (from.node === this.id) {
+    if (from.node === this.id && !this.remote?.forwarding.has(`${from.node}/${from.n}`)) {
       // the process is already dead: it will never raise; tell `to` at once
       this.signal(to, new ErrorObject('linked process is not alive', { car: from, cdr: null }, 'noproc', 'link'));
       return;
@@ -282,7 +337,7 @@ export class TermiteNode {
     const p = this.local(from);
     if (p !== null) {
       if (p.links !== null) p.links = p.links.filter((q) => !(q.node === to.node && q.n === to.n));
-    } else if (this.remote !== null && from.node !== this.id) this.remote.unlink(from, to);
+    } else if (this.remote !== null) this.remote.unlink(from, to);
   }
 
   /**
@@ -293,7 +348,7 @@ export class TermiteNode {
   signal(pid, payload) {
     const proc = this.local(pid);
     if (proc === null) {
-      if (pid.node !== this.id && this.remote !== null) this.remote.signal(pid, payload);
+      if (this.remote !== null) this.remote.signal(pid, payload);
       return;
     }
     if (proc.handler !== null) return;
@@ -315,8 +370,9 @@ export class TermiteNode {
     proc.alive = false;
     proc.waiting = null;
     this.core.exit(proc.cpid);
-    this.byIndex[proc.cpid & SLOT_MASK] = undefined;
+    this.forget(proc);
     this.stats.exited++;
+    if (proc.visited && this.remote !== null) this.remote.processEnded(proc);
     proc.k = null;
     const links = proc.links ?? [];
     proc.links = null;
@@ -336,7 +392,7 @@ export class TermiteNode {
   terminate(pid) {
     const proc = this.local(pid);
     if (proc === null) {
-      if (pid.node !== this.id && this.remote !== null) this.remote.terminate(pid);
+      if (this.remote !== null) this.remote.terminate(pid);
       return;
     }
     this.finish(proc, true, new ErrorObject('process terminated', { car: pid, cdr: null }, 'terminated', 'terminate!'));
@@ -395,7 +451,7 @@ export class TermiteNode {
       }
       const cpid = core.next();
       if (cpid === 0) break;
-      const proc = this.byIndex[cpid & SLOT_MASK];
+      const proc = this.byCore[cpid & SLOT_MASK];
       if (proc === undefined || proc.cpid !== cpid) {
         core.exit(cpid);
         continue;

@@ -20,6 +20,7 @@ export async function runProgramOn(node, text, opts = {}) {
     const units = compileProgramText(text, opts);
     program = linkProgram(units);
     registerUnitInstance(program);
+    node.environments.set(program.env.id, program.env);
   } catch (e) {
     if (e instanceof SchemeError) return { ok: false, error: e.payload, message: describeError(e.payload) };
     throw e;

@@ -40,6 +40,8 @@ export const replSource = String.raw`
     (loop)))
 `;
 
+let evaluators = 0;
+
 export class NodeEvaluator {
   /**
    * @param {import('./node.js').TermiteNode} node
@@ -47,7 +49,9 @@ export class NodeEvaluator {
    */
   constructor(node, opts = {}) {
     this.node = node;
-    this.evaluator = new Evaluator(opts);
+    // the environment's id names it across the mesh: closures defined at this REPL refer to it
+    this.evaluator = new Evaluator({ ...opts, envId: opts.envId ?? `repl:${node.id}:${++evaluators}` });
+    node.environments.set(this.evaluator.env.id, this.evaluator.env);
     this.evaluator.onUnit = registerUnitInstance;
     /** @type {import('./node.js').Process|null} the REPL's process */
     this.server = null;

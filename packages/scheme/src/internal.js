@@ -17,3 +17,5 @@ export { Port } from './runtime/ports.js';
 export { consolePorts, portDecoders } from './runtime/port-codec.js';
 export { current } from './runtime/current.js';
 export { makeParameter, parameterValue, ParamKey } from './runtime/prims-control.js';
+export { checkWire } from './ir/check-wire.js';
+export { IRCheckError } from './ir/wire.js';

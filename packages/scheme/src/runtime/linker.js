@@ -12,7 +12,7 @@
  */
 import { Cell, Unbound, codeRuntime, EMPTY } from './engine.js';
 import { primitives } from './registry.js';
-import { Closure, UNIT_HASH, freezeLiteral } from '../values.js';
+import { Closure, UNIT_HASH, freezeLiteral, schemeErrorOf } from '../values.js';
 import { generateJs } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { siteLocation } from '../ir/wire.js';
@@ -74,12 +74,17 @@ const sourceCache = new Map();
  * @param {any} wire a checked wire unit
  * @param {string} hash its content hash
  * @param {Environment} env the environment for namespace '.'
+ * @param {{deny?: Set<string>}} [opts] runtime procedures this unit may not call (code
+ *   received from another node): they are linked to stand-ins that raise an error
+ *   naming the procedure
  * @returns {UnitInstance}
  */
-export function instantiate(wire, hash, env) {
-  const G = wire.globals.map(([ns, name]) => envOf(ns, env).cell(name));
+export function instantiate(wire, hash, env, opts = {}) {
+  const deny = opts.deny ?? null;
+  const G = wire.globals.map(([ns, name]) => (ns === 'rt' && deny?.has(name) ? deniedCell(name) : envOf(ns, env).cell(name)));
   const P = wire.prims.map((name) => {
     if (internalOps.has(name)) return null;
+    if (deny?.has(name)) return deniedPrimitive(name);
     const p = primitives.get(name);
     if (!p) throw new LinkError(`unit ${hash.slice(0, 12)} uses primitive ${name}, which this node does not have`);
     return p.fn;
@@ -119,6 +124,24 @@ export function instantiate(wire, hash, env) {
 
 /** Lines `new Function` puts before the body ("function anonymous($\n) {"). */
 const FUNCTION_PROLOGUE_LINES = 2;
+
+/** @param {string} name */
+function deniedPrimitive(name) {
+  return () => schemeErrorOf('denied', name, `${name} is not allowed for code received from another node`);
+}
+
+/**
+ * A cell holding a procedure that refuses to run.
+ * @param {string} name
+ */
+function deniedCell(name) {
+  const cell = new Cell('rt', name);
+  const fn = function () {
+    return schemeErrorOf('denied', name, `${name} is not allowed for code received from another node`);
+  };
+  cell.v = new Closure(fn, { unit: null, index: 0, name, nreq: 0, nopt: 0, rest: true, fast: fn, resume: null }, null);
+  return cell;
+}
 
 /**
  * @param {string} ns @param {Environment} self

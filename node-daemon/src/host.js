@@ -1,0 +1,141 @@
+// @ts-check
+/**
+ * A node as `termite-node` runs it: one HTTP server on --host:--port serving the
+ * dashboard, the worker page and /health, and carrying the mesh's WebSocket endpoint;
+ * a mesh identity (kept under --data, or created for this run); the Termite runtime
+ * node with its distribution layer; a code cache under --data. Used by the daemon and
+ * by `run` / `repl` when they take part in a mesh.
+ *
+ * Start and stop happen here and nowhere else, in a fixed order (Startable): HTTP
+ * server, mesh, runtime; stop is the reverse, and bounded in time.
+ */
+import http from 'node:http';
+import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createMeshNode, createIdentity, loadOrCreateIdentity, createLogger } from '@termite/mesh';
+import { createNode, Distribution } from '@termite/runtime';
+
+/**
+ * @typedef {object} HostOptions
+ * @property {string} host
+ * @property {number} port (0: a free port)
+ * @property {string[]} join ws:// URLs to join
+ * @property {string|undefined} token the mesh secret (generated when absent)
+ * @property {string|undefined} data directory for the identity and the code cache
+ * @property {(s: string) => void} stdout where the node's stdout process writes
+ * @property {(s: string) => void} log the node's log lines
+ * @property {(req: http.IncomingMessage, res: http.ServerResponse, host: any) => boolean} [route] extra HTTP routes (dashboard)
+ * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
+ */
+
+/**
+ * A code cache in `<data>/code`: one file per unit, named by its hash.
+ * @param {string} dir
+ */
+export function diskCodeCache(dir) {
+  let made = false;
+  return {
+    /** @param {string} hash */
+    async get(hash) {
+      if (!/^[0-9a-f]{64}$/.test(hash)) return null;
+      try {
+        return new Uint8Array(await readFile(path.join(dir, `${hash}.cbor`)));
+      } catch {
+        return null;
+      }
+    },
+    /** @param {string} hash @param {Uint8Array} bytes */
+    async put(hash, bytes) {
+      if (!/^[0-9a-f]{64}$/.test(hash)) return;
+      if (!made) {
+        await mkdir(dir, { recursive: true });
+        made = true;
+      }
+      const tmp = path.join(dir, `${hash}.${randomBytes(4).toString('hex')}.tmp`);
+      await writeFile(tmp, bytes);
+      await rename(tmp, path.join(dir, `${hash}.cbor`));
+    },
+  };
+}
+
+/**
+ * Start a node. Resolves once it listens and has joined what it could.
+ * @param {HostOptions} opts
+ */
+export async function startHost(opts) {
+  const token = opts.token ?? randomBytes(18).toString('base64url');
+  const identity = opts.data ? await loadOrCreateIdentity(opts.data) : await createIdentity();
+  const started = Date.now();
+  /** @type {any} */
+  const host = { token, identity, started, opts };
+  const server = http.createServer((req, res) => handle(host, req, res));
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve(undefined));
+  });
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  host.server = server;
+  host.port = address.port;
+  host.url = `http://${opts.host}:${address.port}`;
+  const logger = createLogger('termite:mesh', { sink: (/** @type {any} */ rec) => meshLog(opts.log, rec) });
+  const mesh = createMeshNode({
+    identity,
+    token,
+    listen: { server, path: '/' },
+    join: opts.join,
+    peerTimeoutMs: opts.peerTimeoutMs,
+    logger,
+  });
+  host.mesh = mesh;
+  const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log });
+  host.node = node;
+  host.distribution = new Distribution(node, mesh, {
+    address: { host: opts.host, port: address.port },
+    codeCache: opts.data ? diskCodeCache(path.join(opts.data, 'code')) : null,
+    log: opts.log,
+  });
+  const joined = await mesh.start();
+  for (const f of joined?.failed ?? []) opts.log(`could not join ${f.url}: ${f.error.message}`);
+  host.stop = () => stopHost(host);
+  return host;
+}
+
+/** @param {any} host */
+async function stopHost(host) {
+  host.node.stop();
+  const bound = (/** @type {Promise<any>} */ p) => Promise.race([p, new Promise((r) => setTimeout(r, 3000).unref())]);
+  await bound(host.mesh.stop().catch(() => {}));
+  await bound(new Promise((resolve) => host.server.close(() => resolve(undefined))));
+  host.server.closeAllConnections?.();
+}
+
+/**
+ * @param {any} host @param {http.IncomingMessage} req @param {http.ServerResponse} res
+ */
+function handle(host, req, res) {
+  const url = new URL(req.url ?? '/', 'http://x');
+  if (url.pathname === '/health') {
+    const node = host.node;
+    const body = {
+      ok: true,
+      id: host.identity.id,
+      uptimeMs: Date.now() - host.started,
+      peers: host.mesh ? host.mesh.peers().map((/** @type {any} */ p) => ({ id: p.id, transport: p.transport })) : [],
+      processes: node ? node.core.processStats().live : 0,
+    };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+    return;
+  }
+  if (host.opts.route && host.opts.route(req, res, host)) return;
+  res.writeHead(404, { 'content-type': 'text/plain' });
+  res.end('not found\n');
+}
+
+/** @param {(s: string) => void} log @param {any} rec */
+function meshLog(log, rec) {
+  if (rec.level === 'debug' || rec.level === 'trace') return;
+  const fields = rec.fields ? ' ' + JSON.stringify(rec.fields) : '';
+  log(`${rec.name ?? 'mesh'} ${rec.level}: ${rec.message}${fields}`);
+}

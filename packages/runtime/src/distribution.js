@@ -1,0 +1,656 @@
+// @ts-check
+/**
+ * Distribution: Termite processes across the mesh (issue 5; docs/mesh.md, "Termite
+ * over the mesh"). The mesh moves opaque payloads between node ids; this module gives
+ * them meaning:
+ *
+ *   one-way frames (mesh.send), each a vector [type, ...] encoded with the value codec:
+ *     SEND   [1, pid-node, pid-n, message]      deliver to a process (forwarded if it moved)
+ *     SIGNAL [2, pid-node, pid-n, payload]      an exit signal from a linked process
+ *     LINK   [3, from-node, from-n, to]         `from` gets an outbound link to `to`
+ *     UNLINK [4, from-node, from-n, to]
+ *     KILL   [5, pid-node, pid-n]               terminate!
+ *     MOVED  [6, pid-node, pid-n, node-id]      the process now lives on node-id
+ *     GONE   [7, pid-node, pid-n]               the process ended: drop forwarding entries
+ *   requests (mesh.request), answered [#t value] or [#f error-message]:
+ *     SPAWN   [20, thunk, params, link-to]      remote-spawn: start a process, answer its pid
+ *     MIGRATE [21, process-state]               take over a running process
+ *     CODE    [22, unit-hash]                   the IR of a unit (code on demand)
+ *     ENV     [23, environment-id]              the global definitions of an environment
+ *     SERVICE [24, name]                        a published service's pid
+ *
+ * Code on demand: decoding a value whose code (unit hash) this node lacks stops with
+ * MissingCode; the unit's IR is fetched from the sender, its hash recomputed, checked
+ * against this node's allowed library (ir/check-wire.js), compiled here, cached (memory,
+ * and disk under --data), and decoding starts again. A peer never runs JavaScript it
+ * received: it only ever receives IR.
+ *
+ * Location transparency (Termite §6): a pid names the node that created the process.
+ * When a process migrates, its old node keeps a forwarding entry; a message arriving
+ * there is forwarded and the sender's node is told where the process now lives (MOVED),
+ * so later messages go straight there. When the process ends, every node it lived on
+ * drops its entry (GONE).
+ *
+ * Failure: links to processes on a node that goes down (the mesh's 'peer:down', after
+ * a disconnection or missed heartbeats) raise exit signals in the linked processes.
+ */
+import {
+  encodeValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
+  primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire,
+} from '@termite/scheme/internal';
+import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList } from '@termite/scheme';
+import { Pid, NodeRef } from './values.js';
+import { resolveCode, registerUnitInstance, unitsByHash, MissingCode } from './code.js';
+import { copyMessage } from './copy.js';
+
+/** The compiler's internal operations (see passes/inline-primitives.js). */
+const internalOpNames = new Set(['%make-box', '%unbox', '%set-box!', '%check-bound']);
+
+const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7;
+const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24;
+
+/**
+ * Runtime procedures a node does not let code from elsewhere call (the allowed
+ * library is every runtime procedure except these): the file system, the host's
+ * environment and command line, leaving the host process, and evaluation of text.
+ */
+export const DEFAULT_DENIED = new Set([
+  'open-input-file', 'open-output-file', 'open-binary-input-file', 'open-binary-output-file',
+  'call-with-input-file', 'call-with-output-file', 'with-input-from-file', 'with-output-to-file',
+  'delete-file', 'file-exists?', 'load', 'exit', 'emergency-exit', '%exit', 'command-line',
+  'get-environment-variable', 'get-environment-variables', 'eval', 'environment',
+]);
+
+/**
+ * @typedef {object} CodeCache persistent cache of units' IR (disk in Node, IndexedDB in tabs)
+ * @property {(hash: string) => Promise<Uint8Array|null>} get
+ * @property {(hash: string, bytes: Uint8Array) => Promise<void>} put
+ */
+
+/** @param {string} node @param {number} n */
+const key = (node, n) => `${node}/${n}`;
+
+export class Distribution {
+  /**
+   * @param {import('./node.js').TermiteNode} node
+   * @param {any} mesh a started MeshNode (@termite/mesh)
+   * @param {{address?: {host: string, port: number}|null, codeCache?: CodeCache|null, denied?: Set<string>, log?: (s: string) => void, requestTimeoutMs?: number}} [opts]
+   */
+  constructor(node, mesh, opts = {}) {
+    this.node = node;
+    this.mesh = mesh;
+    this.codeCache = opts.codeCache ?? null;
+    this.denied = opts.denied ?? DEFAULT_DENIED;
+    this.log = opts.log ?? node.log;
+    this.timeoutMs = opts.requestTimeoutMs ?? 5000;
+    /** @type {Map<string, string>} where processes born elsewhere now live (pid key → node id) */
+    this.location = new Map();
+    /** @type {Map<string, string>} processes that left this node: pid key → where they went */
+    this.forwarding = new Map();
+    /** @type {Map<string, Set<string>>} remote pid key → local pid keys linked to it (for peer-down signals) */
+    this.watchers = new Map();
+    /** @type {Map<string, Pid>} published services */
+    this.services = new Map();
+    /** @type {Map<string, string>} "host:port" → node id */
+    this.addressBook = new Map();
+    /** @type {Map<string, Promise<any>>} code fetches in flight by hash */
+    this.fetching = new Map();
+    /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
+    this.inbound = new Map();
+    this.stats = { sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0 };
+    node.remote = this;
+    mesh.onMessage((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onFrame(from, bytes));
+    mesh.onRequest((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onRequest(from, bytes));
+    mesh.on('peer:up', (/** @type {any} */ e) => this.notePeer(e.id));
+    mesh.on('peer:down', (/** @type {any} */ e) => this.peerDown(e.id, e.reason));
+  }
+
+  // ------------------------------------------------------------------ addresses
+
+  /** @param {string} id */
+  notePeer(id) {
+    for (const p of this.mesh.peers()) {
+      if (p.id !== id || !p.listenUrl) continue;
+      const m = /^wss?:\/\/([^/:]+):(\d+)/.exec(p.listenUrl);
+      if (m) this.addressBook.set(`${m[1]}:${m[2]}`, id);
+    }
+  }
+
+  /**
+   * The node id a NodeRef names, connecting to it if needed.
+   * @param {NodeRef} ref
+   * @returns {Promise<string>}
+   */
+  async resolveNode(ref) {
+    if (ref.id !== null) return ref.id;
+    const addr = `${ref.host}:${ref.port}`;
+    const self = this.node.ref;
+    if (self.host === ref.host && self.port === ref.port) return this.node.id;
+    const known = this.addressBook.get(addr);
+    if (known && this.mesh.isReachable(known)) return known;
+    const peer = await this.mesh.connect(`ws://${addr}`, { timeoutMs: this.timeoutMs });
+    this.addressBook.set(addr, peer.id);
+    return peer.id;
+  }
+
+  /** A NodeRef for a node id (with its address when known). @param {string} id */
+  nodeRefOf(id) {
+    if (id === this.node.id) return this.node.ref;
+    for (const [addr, nid] of this.addressBook) {
+      if (nid !== id) continue;
+      const i = addr.lastIndexOf(':');
+      return new NodeRef(id, addr.slice(0, i), Number(addr.slice(i + 1)));
+    }
+    return new NodeRef(id, null, null);
+  }
+
+  /** Where to send for a pid. @param {Pid} pid */
+  whereIs(pid) {
+    return this.location.get(key(pid.node, pid.n)) ?? pid.node;
+  }
+
+  // ------------------------------------------------------------------ outgoing (node.remote hooks)
+
+  /** @param {string} to @param {any[]} frame */
+  emit(to, frame) {
+    let bytes;
+    try {
+      bytes = encodeValue(frame);
+    } catch (e) {
+      this.log(`cannot send to ${to.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+      return false;
+    }
+    this.stats.sent++;
+    return this.mesh.send(to, bytes);
+  }
+
+  /** @param {Pid} pid @param {any} msg */
+  send(pid, msg) {
+    this.emit(this.whereIs(pid), [F_SEND, pid.node, pid.n, msg]);
+  }
+
+  /** @param {Pid} pid @param {any} payload */
+  signal(pid, payload) {
+    this.emit(this.whereIs(pid), [F_SIGNAL, pid.node, pid.n, payload]);
+  }
+
+  /** `from` (remote) gets an outbound link to `to`. @param {Pid} from @param {Pid} to */
+  link(from, to) {
+    this.watch(from, to);
+    this.emit(this.whereIs(from), [F_LINK, from.node, from.n, to]);
+  }
+
+  /** @param {Pid} from @param {Pid} to */
+  unlink(from, to) {
+    this.watchers.get(key(from.node, from.n))?.delete(key(to.node, to.n));
+    this.emit(this.whereIs(from), [F_UNLINK, from.node, from.n, to]);
+  }
+
+  /** @param {Pid} pid */
+  terminate(pid) {
+    this.emit(this.whereIs(pid), [F_KILL, pid.node, pid.n]);
+  }
+
+  /** @param {Pid} pid */
+  isAlive(pid) {
+    return this.mesh.isReachable(this.whereIs(pid));
+  }
+
+  /**
+   * Remember that local `to` must hear of `from`'s death, including when from's node
+   * disappears.
+   * @param {Pid} from @param {Pid} to
+   */
+  watch(from, to) {
+    const k = key(from.node, from.n);
+    let set = this.watchers.get(k);
+    if (!set) this.watchers.set(k, (set = new Set()));
+    set.add(key(to.node, to.n));
+  }
+
+  /** A node went away: every process linked to one of its processes gets an exit signal. @param {string} id @param {string} reason */
+  peerDown(id, reason) {
+    for (const [k, locals] of this.watchers) {
+      const [node, n] = splitKey(k);
+      if ((this.location.get(k) ?? node) !== id) continue;
+      this.watchers.delete(k);
+      const from = new Pid(node, n);
+      const payload = new ErrorObject(`node ${id.slice(0, 12)} is unreachable (${reason})`, arrayToList([from]), 'node-down', 'link');
+      for (const lk of locals) {
+        const [ln, nn] = splitKey(lk);
+        this.node.signal(new Pid(ln, nn), payload);
+      }
+    }
+    for (const [addr, nid] of this.addressBook) if (nid === id) this.addressBook.delete(addr);
+  }
+
+  // ------------------------------------------------------------------ incoming frames
+
+  /**
+   * Frames from one sender are handled in arrival order, even when one of them must
+   * wait for code to be fetched.
+   * @param {string} from @param {Uint8Array} bytes
+   */
+  onFrame(from, bytes) {
+    this.stats.received++;
+    const prev = this.inbound.get(from);
+    if (prev === undefined) {
+      // fast path: decode synchronously when all code is present
+      let frame;
+      try {
+        frame = this.decode(bytes);
+      } catch (e) {
+        if (e instanceof MissingCode) {
+          this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.handleFrame(from, f, bytes)));
+          return;
+        }
+        this.log(`bad frame from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+        return;
+      }
+      this.handleFrame(from, frame, bytes);
+      return;
+    }
+    this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.handleFrame(from, f, bytes)));
+  }
+
+  /** @param {string} from @param {() => Promise<void>} step */
+  chain(from, step) {
+    const prev = this.inbound.get(from) ?? Promise.resolve();
+    const next = prev.then(step).catch((e) => this.log(`frame from ${from.slice(0, 12)} dropped: ${e instanceof Error ? e.message : e}`));
+    this.inbound.set(from, next);
+    next.then(() => {
+      if (this.inbound.get(from) === next) this.inbound.delete(from);
+    });
+  }
+
+  /** @param {Uint8Array} bytes */
+  decode(bytes) {
+    return decodeValue(bytes, { resolveCode });
+  }
+
+  /**
+   * Decode, fetching missing code from `from` (bounded number of rounds).
+   * @param {string} from @param {Uint8Array} bytes
+   */
+  async decodeFetching(from, bytes) {
+    for (let round = 0; round < 256; round++) {
+      try {
+        return this.decode(bytes);
+      } catch (e) {
+        if (!(e instanceof MissingCode)) throw e;
+        await this.obtainUnit(from, e.hash, e.env);
+      }
+    }
+    throw new CodecError('too many units missing to decode a frame');
+  }
+
+  /**
+   * @param {string} from @param {any} f the decoded frame @param {Uint8Array} bytes its encoding (for forwarding)
+   */
+  handleFrame(from, f, bytes) {
+    if (!Array.isArray(f) || typeof f[0] !== 'number') {
+      this.log(`malformed frame from ${from.slice(0, 12)}`);
+      return;
+    }
+    const [type, pnode, pn] = f;
+    if (type === F_MOVED) {
+      this.location.set(key(pnode, pn), String(f[3]));
+      return;
+    }
+    if (type === F_GONE) {
+      this.forwarding.delete(key(pnode, pn));
+      this.location.delete(key(pnode, pn));
+      return;
+    }
+    const pid = new Pid(String(pnode), Number(pn));
+    const proc = this.node.local(pid);
+    if (proc === null) {
+      const to = this.forwarding.get(key(pid.node, pid.n));
+      if (to !== undefined) {
+        this.stats.forwarded++;
+        this.mesh.send(to, bytes);
+        if (from !== to) this.emit(from, [F_MOVED, pid.node, pid.n, to]);
+        return;
+      }
+      if (type === F_LINK) {
+        // linking to a process that does not exist: tell the other side at once
+        const payload = new ErrorObject('linked process is not alive', arrayToList([pid]), 'noproc', 'link');
+        this.node.signal(f[3], payload);
+      }
+      return; // a message to a process that is gone is dropped (send and pray)
+    }
+    switch (type) {
+      case F_SEND:
+        this.node.send(pid, f[3]);
+        this.node.poke();
+        return;
+      case F_SIGNAL:
+        this.node.signal(pid, f[3]);
+        return;
+      case F_LINK:
+        this.node.addLink(pid, f[3]);
+        return;
+      case F_UNLINK:
+        this.node.removeLink(pid, f[3]);
+        return;
+      case F_KILL:
+        this.node.terminate(pid);
+        return;
+      default:
+        this.log(`unknown frame type ${type} from ${from.slice(0, 12)}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ requests
+
+  /**
+   * @param {string} from @param {Uint8Array} bytes
+   * @returns {Promise<Uint8Array>}
+   */
+  async onRequest(from, bytes) {
+    try {
+      const req = await this.decodeFetching(from, bytes);
+      if (!Array.isArray(req)) throw new CodecError('malformed request');
+      const value = await this.answer(from, req);
+      return encodeValue([true, value]);
+    } catch (e) {
+      const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
+      return encodeValue([false, msg]);
+    }
+  }
+
+  /** @param {string} from @param {any[]} req */
+  async answer(from, req) {
+    switch (req[0]) {
+      case R_SPAWN: return this.acceptSpawn(from, req[1], req[2], req[3]);
+      case R_MIGRATE: return this.acceptMigration(from, req[1]);
+      case R_CODE: return this.unitData(String(req[1]));
+      case R_ENV: return this.envData(String(req[1]));
+      case R_SERVICE: {
+        const pid = this.services.get(String(req[1]));
+        if (!pid) throw new Error(`no service named ${req[1]} on this node`);
+        return pid;
+      }
+      default: throw new Error(`unknown request type ${req[0]}`);
+    }
+  }
+
+  /**
+   * Send a request, decode the answer (fetching code it needs from the same node).
+   * @param {string} to @param {any[]} req
+   */
+  async call(to, req) {
+    const bytes = await this.mesh.request(to, encodeValue(req), { timeoutMs: this.timeoutMs });
+    const r = await this.decodeFetching(to, bytes);
+    if (!Array.isArray(r) || r.length !== 2) throw new CodecError('malformed answer');
+    if (r[0] !== true) throw new Error(String(r[1]));
+    return r[1];
+  }
+
+  // ------------------------------------------------------------------ code on demand
+
+  /** The unit's shippable form: [name, data, debug]. @param {string} hash */
+  unitData(hash) {
+    const inst = unitsByHash.get(hash);
+    if (!inst) throw new Error(`this node does not have unit ${hash.slice(0, 16)}`);
+    return [inst.wire.name ?? '', wireToData(inst.wire), inst.wire.debug ? [inst.wire.debug.file, inst.wire.debug.sites] : false];
+  }
+
+  /** The global definitions of an environment: [[name value] ...]. @param {string} envId */
+  envData(envId) {
+    const env = envId.startsWith('lib:') ? libraryEnvs.get(envId) : this.node.environments.get(envId);
+    if (!env) throw new Error(`this node has no environment ${envId}`);
+    const out = [];
+    for (const [name, cell] of env.cells) if (cell.v?.constructor?.name !== 'Unbound') out.push([name, copyMessage(cell.v)]);
+    return out;
+  }
+
+  /**
+   * Make unit `hash` available in environment `envId`: from the caches, or from node
+   * `from`; checked, compiled and instantiated here.
+   * @param {string} from @param {string} hash @param {string} envId
+   */
+  async obtainUnit(from, hash, envId) {
+    const k = `${hash} ${envId}`;
+    let p = this.fetching.get(k);
+    if (!p) {
+      p = this.fetchAndInstantiate(from, hash, envId);
+      this.fetching.set(k, p);
+      p.finally(() => this.fetching.delete(k)).catch(() => {});
+    }
+    return p;
+  }
+
+  /** @param {string} from @param {string} hash @param {string} envId */
+  async fetchAndInstantiate(from, hash, envId) {
+    const wire = await this.fetchWire(from, hash);
+    for (const ns of wire.requires) {
+      if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) throw new LinkError(`unit ${hash.slice(0, 12)} needs library ${ns.slice(4)}, which this node lacks`);
+    }
+    if (envId.startsWith('lib:')) {
+      if (!libraryEnvs.has(envId)) {
+        const env = new Environment(envId);
+        libraryEnvs.set(envId, env);
+        const inst = instantiate(wire, hash, env, { deny: this.denied });
+        registerUnitInstance(inst);
+        await this.runToEnd(inst.top, `library ${envId.slice(4)}`);
+      }
+      return;
+    }
+    const environments = this.node.environments;
+    let env = environments.get(envId);
+    const fresh = env === undefined;
+    if (fresh) {
+      env = new Environment(envId);
+      environments.set(envId, env);
+    }
+    const inst = instantiate(wire, hash, /** @type {Environment} */ (env), { deny: this.denied });
+    registerUnitInstance(inst);
+    if (fresh) await this.loadGlobals(from, /** @type {Environment} */ (env));
+  }
+
+  /** @param {string} from @param {Environment} env */
+  async loadGlobals(from, env) {
+    let globals;
+    try {
+      globals = await this.call(from, [R_ENV, env.id]);
+    } catch (e) {
+      this.log(`the definitions of ${env.id} could not be fetched from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+      return;
+    }
+    for (const [name, value] of globals) {
+      const cell = env.cell(name);
+      if (cell.v?.constructor?.name === 'Unbound') cell.v = value;
+    }
+  }
+
+  /**
+   * The checked IR of a unit: memory, then the code cache, then node `from`.
+   * @param {string} from @param {string} hash
+   */
+  async fetchWire(from, hash) {
+    const known = unitsByHash.get(hash);
+    if (known) return known.wire;
+    let bytes = this.codeCache ? await this.codeCache.get(hash) : null;
+    let shipped;
+    if (bytes !== null) {
+      shipped = decodeValue(bytes);
+    } else {
+      shipped = await this.call(from, [R_CODE, hash]);
+      this.stats.codeFetched++;
+    }
+    if (!Array.isArray(shipped) || shipped.length !== 3) throw new CodecError(`malformed unit ${hash.slice(0, 16)}`);
+    const [name, data, debug] = shipped;
+    const wire = wireFromData(data, String(name));
+    checkWire(wire, this.policy());
+    const actual = hashWire(wire);
+    if (actual !== hash) throw new CodecError(`unit ${hash.slice(0, 16)} does not match its hash (got ${actual.slice(0, 16)})`);
+    if (Array.isArray(debug)) wire.debug = { file: String(debug[0]), sites: debug[1] };
+    if (bytes === null && this.codeCache) await this.codeCache.put(hash, encodeValue(shipped));
+    return wire;
+  }
+
+  /**
+   * The allowed library for received code: every runtime procedure this node has.
+   * A unit naming anything else is refused. Procedures of the denied set are linked to
+   * stand-ins that raise an error if called (`instantiate`'s deny option), so a program
+   * that uses the file system in its main body can still ship its other closures.
+   */
+  policy() {
+    return {
+      primitiveAllowed: (/** @type {string} */ name) => primitives.has(name) || internalOpNames.has(name),
+      globalAllowed: (/** @type {string} */ ns, /** @type {string} */ name) => (ns === 'rt' ? rtEnv.has(name) : ns === '.' || ns.startsWith('lib:')),
+    };
+  }
+
+  /**
+   * Run a thunk to its end outside the scheduler (library initialisation).
+   * @param {any} thunk @param {string} what
+   */
+  async runToEnd(thunk, what) {
+    const th = new Thread(thunk, []);
+    for (let i = 0; i < 100000; i++) {
+      const r = runSlice(th, 100000);
+      if (r === SLICE_DONE) return;
+      if (r === SLICE_DIED) throw new Error(`${what} failed to load`);
+    }
+  }
+
+  // ------------------------------------------------------------------ remote spawn
+
+  /**
+   * Start `thunk` on another node (the caller's parameter bindings go with it, so its
+   * output comes back to the caller's console); resolves with the new pid.
+   * @param {NodeRef} ref @param {any} thunk @param {any} params @param {Pid|false} linkTo
+   */
+  async remoteSpawn(ref, thunk, params, linkTo) {
+    const to = await this.resolveNode(ref);
+    if (to === this.node.id) {
+      const p = this.node.spawn(thunk, { params });
+      if (linkTo) {
+        this.node.addLink(p.pid, linkTo);
+        this.node.addLink(linkTo, p.pid);
+      }
+      return p.pid;
+    }
+    const pid = await this.call(to, [R_SPAWN, thunk, params, linkTo]);
+    if (!(pid instanceof Pid)) throw new CodecError('spawn answered something that is not a pid');
+    if (linkTo) {
+      this.node.addLink(linkTo, pid);
+      this.watch(pid, linkTo);
+    }
+    return pid;
+  }
+
+  /** @param {string} from @param {any} thunk @param {any} params @param {any} linkTo */
+  acceptSpawn(from, thunk, params, linkTo) {
+    const proc = this.node.spawn(thunk, { params });
+    if (linkTo instanceof Pid) {
+      this.node.addLink(proc.pid, linkTo);
+      this.watch(linkTo, proc.pid);
+    }
+    void from;
+    return proc.pid;
+  }
+
+  // ------------------------------------------------------------------ migration
+
+  /**
+   * Move a suspended process (blocked in `migrate`) to another node. On success the
+   * process continues there and this node keeps a forwarding entry; on failure it is
+   * resumed here with the error raised.
+   * @param {import('./node.js').Process} proc @param {NodeRef} ref
+   */
+  async migrate(proc, ref) {
+    let to;
+    try {
+      to = await this.resolveNode(ref);
+      if (to === this.node.id) {
+        this.node.resumeExternal(proc, { value: VOID });
+        return;
+      }
+      const state = this.processState(proc);
+      await this.call(to, [R_MIGRATE, state]);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      this.node.resumeExternal(proc, { raise: new ErrorObject(`cannot migrate: ${msg}`, arrayToList([ref]), 'migrate', 'migrate') });
+      return;
+    }
+    this.stats.migrationsOut++;
+    const k = key(proc.pid.node, proc.pid.n);
+    this.forwarding.set(k, to);
+    this.location.set(k, to);
+    // messages that arrived while it was moving follow it, in order
+    const late = this.node.core.drain(proc.cpid);
+    this.node.retire(proc);
+    for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
+  }
+
+  /**
+   * A process's whole state, with its continuation resuming as a return of #!void
+   * from `migrate`.
+   * @param {import('./node.js').Process} proc
+   */
+  processState(proc) {
+    const saved = { act: proc.act, val: proc.val };
+    proc.act = 1; // ACT_RETURN
+    proc.val = VOID;
+    const thread = threadToData(proc, null);
+    proc.act = saved.act;
+    proc.val = saved.val;
+    const mailbox = [];
+    for (let c = 0, n = 0; n < 1e7; n++) {
+      const m = this.node.core.peek(proc.cpid, c);
+      if (m === undefined) break;
+      mailbox.push(m.value);
+      c = m.seq + 1;
+    }
+    const visited = [...(proc.visited ?? []), this.node.id];
+    return [proc.pid, thread, mailbox, proc.links ?? [], visited];
+  }
+
+  /** @param {string} from @param {any} state */
+  acceptMigration(from, state) {
+    if (!Array.isArray(state) || state.length !== 5 || !(state[0] instanceof Pid)) throw new CodecError('malformed process state');
+    const [pid, thread, mailbox, links, visited] = state;
+    const proc = this.node.adopt(pid, threadFromData(thread, null));
+    proc.visited = visited;
+    proc.links = links.length > 0 ? links : null;
+    for (const m of mailbox) this.node.core.send(proc.cpid, m);
+    this.location.delete(key(pid.node, pid.n));
+    this.forwarding.delete(key(pid.node, pid.n));
+    this.stats.migrationsIn++;
+    void from;
+    return true;
+  }
+
+  /**
+   * A process that lived on other nodes ended here: they drop their forwarding entries.
+   * @param {import('./node.js').Process} proc
+   */
+  processEnded(proc) {
+    for (const id of new Set(proc.visited ?? [])) if (id !== this.node.id) this.emit(id, [F_GONE, proc.pid.node, proc.pid.n]);
+  }
+
+  // ------------------------------------------------------------------ services
+
+  /** @param {string} name @param {NodeRef} ref */
+  async remoteService(name, ref) {
+    const to = await this.resolveNode(ref);
+    if (to === this.node.id) {
+      const pid = this.services.get(name);
+      if (!pid) throw new Error(`no service named ${name} on this node`);
+      return pid;
+    }
+    return this.call(to, [R_SERVICE, name]);
+  }
+}
+
+/** @param {string} k */
+function splitKey(k) {
+  const i = k.lastIndexOf('/');
+  return /** @type {[string, number]} */ ([k.slice(0, i), Number(k.slice(i + 1))]);
+}
+
+export { Sym };

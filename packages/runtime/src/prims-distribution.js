@@ -1,0 +1,109 @@
+// @ts-check
+/**
+ * The Termite node primitives (DESIGN.md §3): make-node, current-node (in
+ * prims-processes.js), remote-spawn, remote-spawn-link, migrate, publish-service,
+ * remote-service; `on` is written in Scheme on top of remote-spawn. Operations that
+ * wait for another node block only the calling process (its scheduler keeps running
+ * the others) and always end — with an error raised in the process if the other node
+ * does not answer within the request timeout.
+ */
+import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin } from '@termite/scheme/internal';
+import { VOID, Closure, Sym, schemeErrorOf, ErrorObject, arrayToList } from './scheme-values.js';
+import { NodeRef, Pid } from './values.js';
+import { current, checkPid } from './prims-processes.js';
+
+/** @param {string} who */
+function distribution(who) {
+  const proc = current(who);
+  const remote = proc.node.remote;
+  if (remote === null) schemeErrorOf('unsupported', who, 'this node is not part of a mesh (start it as a daemon, or with --join)');
+  return { proc, remote };
+}
+
+/** @param {any} x @param {string} who @returns {NodeRef} */
+function checkNode(x, who) {
+  if (!(x instanceof NodeRef)) schemeErrorOf('type', who, 'expected a node (make-node host port)', x);
+  return x;
+}
+
+definePrimitive('make-node', 2, 2, (host, port) => {
+  if (typeof host !== 'string') schemeErrorOf('type', 'make-node', 'expected a host name string', host);
+  if (typeof port !== 'number' || port < 1 || port > 65535) schemeErrorOf('type', 'make-node', 'expected a port number', port);
+  // the node listening there may be this one: then it is equal? to (current-node)
+  const self = R.thread?.owner?.node?.ref;
+  if (self && self.host === host && self.port === port) return self;
+  return new NodeRef(null, host, port);
+});
+
+/**
+ * Block the calling process until `work` settles: its value is returned in the
+ * process, its error raised there.
+ * @param {string} who @param {(proc: any, remote: any) => Promise<any>} work
+ */
+function blockOn(who, work) {
+  const { proc, remote } = distribution(who);
+  proc.node.blockExternal(proc, { who });
+  work(proc, remote).then(
+    (value) => proc.node.resumeExternal(proc, { value }),
+    (e) => proc.node.resumeExternal(proc, { raise: asCondition(e, who) }),
+  );
+  return unwind(PEND_SUSPEND, proc.waiting);
+}
+
+/** @param {any} e @param {string} who */
+function asCondition(e, who) {
+  if (e instanceof ErrorObject) return e;
+  return new ErrorObject(e instanceof Error ? e.message : String(e), null, 'remote', who);
+}
+
+/** @param {string} who @param {boolean} link */
+function remoteSpawn(who, link) {
+  defineBuiltin(who, function (/** @type {number} */ _d, /** @type {any} */ node, /** @type {any} */ thunk) {
+    checkNode(node, who);
+    if (!(thunk instanceof Closure)) schemeErrorOf('type', who, 'expected a procedure of no arguments', thunk);
+    return blockOn(who, (proc, remote) => remote.remoteSpawn(node, thunk, proc.params, link ? proc.pid : false));
+  }, 2, 0);
+}
+remoteSpawn('remote-spawn', false);
+remoteSpawn('remote-spawn-link', true);
+
+/** `(migrate node)`: continue this process on `node`; it keeps its pid, mailbox and links. */
+defineBuiltin('migrate', function (/** @type {number} */ _d, /** @type {any} */ node) {
+  checkNode(node, 'migrate');
+  const { proc, remote } = distribution('migrate');
+  proc.node.blockExternal(proc, { who: 'migrate' });
+  // the continuation is complete once this slice has unwound: migrate after it
+  queueMicrotask(() => remote.migrate(proc, node));
+  return unwind(PEND_SUSPEND, proc.waiting);
+}, 1, 0);
+
+definePrimitive('publish-service', 2, 2, (name, pid) => {
+  const { remote } = distribution('publish-service');
+  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'publish-service', 'expected a symbol or string', name);
+  remote.services.set(text, checkPid(pid, 'publish-service'));
+  return VOID;
+});
+
+defineBuiltin('remote-service', function (/** @type {number} */ _d, /** @type {any} */ name, /** @type {any} */ node) {
+  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'remote-service', 'expected a symbol or string', name);
+  checkNode(node, 'remote-service');
+  return blockOn('remote-service', (_proc, remote) => remote.remoteService(text, node));
+}, 2, 0);
+
+definePrimitive('node-id', 1, 1, (node) => {
+  const ref = checkNode(node, 'node-id');
+  return ref.id ?? false;
+});
+
+/** Scheme part: `on` runs a thunk on a node and returns its value (or raises its error). */
+export const distributionSource = String.raw`
+(define (on node thunk)
+  (let ((me (self)) (tag (make-tag)))
+    (remote-spawn node
+      (lambda ()
+        (! me (list tag (guard (e (#t (list 'error e))) (list 'ok (thunk)))))))
+    (recv ((,tag ('ok v)) v)
+          ((,tag ('error e)) (raise e)))))
+`;
+
+export { Pid, arrayToList };
