@@ -125,6 +125,16 @@ export const termiteSource = String.raw`
   ((%plugin-terminate plugin) reason state)
   (if (not (eq? reason 'normal)) (raise reason)))
 
+;; The kind of a callback's result — reply, noreply or stop — if it is well formed
+;; ((reply v s), (noreply s), (stop r s)), else #f (so a bad result gets the
+;; generic server's error, not a car of a non-pair).
+(define (%gs-result-kind result)
+  (and (pair? result) (list? result)
+       (case (car result)
+         ((reply stop) (and (= (length result) 3) (car result)))
+         ((noreply) (and (= (length result) 2) 'noreply))
+         (else #f))))
+
 (define (%generic-server-loop plugin state)
   (let ((m (?)))
     (cond
@@ -132,14 +142,14 @@ export const termiteSource = String.raw`
            (pair? (caddr m)) (eq? (car (caddr m)) '%call))
       (let* ((from (car m)) (tag (cadr m))
              (result ((%plugin-call plugin) (cadr (caddr m)) from state)))
-        (case (car result)
+        (case (%gs-result-kind result)
           ((reply) (! from (list tag (cadr result))) (%generic-server-loop plugin (caddr result)))
           ((noreply) (%generic-server-loop plugin (cadr result)))
           ((stop) (%generic-server-stop plugin (cadr result) (caddr result)))
           (else (error "generic server: a call callback must return (reply v s), (noreply s) or (stop r s)" result)))))
      ((and (pair? m) (eq? (car m) '%cast) (pair? (cdr m)))
       (let ((result ((%plugin-cast plugin) (cadr m) state)))
-        (case (car result)
+        (case (%gs-result-kind result)
           ((noreply) (%generic-server-loop plugin (cadr result)))
           ((stop) (%generic-server-stop plugin (cadr result) (caddr result)))
           (else (error "generic server: a cast callback must return (noreply s) or (stop r s)" result)))))
