@@ -97,7 +97,7 @@ export class WebRTCTransport {
    * @param {import('../interfaces.js').DialOptions} [options]
    * @returns {Promise<import('../interfaces.js').Connection>}
    */
-  dial(peerId, options = {}) {
+  async dial(peerId, options = {}) {
     throwIfAborted(options.signal);
     if (!isNodeId(peerId)) throw new InvalidArgumentError(`not a node id: ${JSON.stringify(peerId)}`);
     if (!this.signaller) throw new DialError('the WebRTC transport has no signaller (it is created by a mesh node)');
