@@ -88,6 +88,60 @@ for (const file of files) {
   });
 }
 
+/** Run a small program; its output and result. @param {string} text */
+function runSmall(text) {
+  const out = [];
+  const r = runProgramText(text, { file: 'exit.scm', stdout: (s) => out.push(s) });
+  return { r, out: out.join('') };
+}
+
+test('R7RS 6.14 exit: runs the outstanding dynamic-wind after thunks, then ends the program with its code', () => {
+  const { r, out } = runSmall(`
+    (dynamic-wind (lambda () (display "before "))
+                  (lambda () (dynamic-wind (lambda () #f) (lambda () (exit 3)) (lambda () (display "inner-after "))))
+                  (lambda () (display "outer-after")))
+    (display "not reached")`);
+  assert.ok(r.ok);
+  assert.equal(out, 'before inner-after outer-after');
+  assert.equal(/** @type {any} */ (r).exitCode, 3);
+  const plain = runSmall('(display "a") (exit) (display "b")');
+  assert.equal(plain.out, 'a');
+  assert.equal(/** @type {any} */ (plain.r).exitCode, true);
+  assert.equal(/** @type {any} */ (runSmall('(exit #f)').r).exitCode, false);
+});
+
+test('R7RS 6.14 emergency-exit: ends the program without running after thunks', () => {
+  const { r, out } = runSmall(`
+    (dynamic-wind (lambda () (display "before "))
+                  (lambda () (emergency-exit 4))
+                  (lambda () (display "after")))`);
+  assert.ok(r.ok);
+  assert.equal(out, 'before ');
+  assert.equal(/** @type {any} */ (r).exitCode, 4);
+});
+
+test('error messages name the procedure and the offending argument', () => {
+  /** @type {[string, string][]} */
+  const cases = [
+    ['(car 5)', 'car: expected a pair: 5'],
+    ['(vector-ref (vector 1 2 3) 10)', 'vector-ref: index out of range: 10 3'],
+    ['(+ 1 "2")', '+: expected a number: "2"'],
+    ['(map car 5)', 'map: expected a list: 5'],
+    ['(string-ref "abc" 3)', 'string-ref: index out of range: 3 3'],
+    ['(symbol->string "s")', 'symbol->string: expected a symbol: "s"'],
+    ['(string-set! (make-string 2 #\\a) 0 #\\b)', 'string-set!: strings are immutable in Termite Scheme: "aa"'],
+    ['(exact +inf.0)', 'exact: '],
+    ['((lambda (x) x))', 'expected 1 argument, got 0'],
+  ];
+  for (const [program, expected] of cases) {
+    const { r } = runSmall(program);
+    assert.equal(r.ok, false, program);
+    const message = /** @type {any} */ (r).message;
+    assert.ok(message.includes(expected), `${program}: ${message} should contain ${expected}`);
+    assert.match(message, /\(at exit\.scm:1:\d+\)$/, `${program}: ${message} should give the location`);
+  }
+});
+
 test('R7RS suite totals', (t) => {
   t.diagnostic(`${files.length} sections, ${totals.checks} checks, ${totals.passed} passed, ${totals.xfail} expected failures`);
   assert.ok(files.length > 0);

@@ -31,6 +31,7 @@ import { absent, typeError, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 import { checkByte, checkMutableBytevector } from './prims-vectors.js';
 import * as host from './host.js';
+import { BASE_FEATURES } from '../expand/stdlib.js';
 
 /**
  * @typedef {object} PortOptions
@@ -649,7 +650,10 @@ definePrimitive('delete-file', 1, 1, (/** @type {any} */ path) => {
 // §6.14 System interface (exit, emergency-exit and load are the driver's).
 
 /** Feature identifiers of the language itself; the host adds its own (node, browser, ...). */
-const languageFeatures = ['r7rs', 'exact-closed', 'ratios', 'ieee-float', 'full-unicode', 'termite'];
+// `features` lists exactly what cond-expand treats as true: the language's features
+// (expand/stdlib.js) and this host's, which are added to them here, when the runtime
+// loads (so a program's cond-expand sees `node` or `posix` as (features) does).
+for (const f of host.hostFeatures) if (!BASE_FEATURES.includes(f)) BASE_FEATURES.push(f);
 
 definePrimitive('command-line', 0, 0, () => arrayToList(host.commandLine()));
 definePrimitive('get-environment-variable', 1, 1, (/** @type {any} */ name) => {
@@ -660,4 +664,4 @@ definePrimitive('get-environment-variables', 0, 0, () => arrayToList(host.enviro
 definePrimitive('current-second', 0, 0, () => new Flonum(host.currentSecond()));
 definePrimitive('current-jiffy', 0, 0, () => host.currentJiffy());
 definePrimitive('jiffies-per-second', 0, 0, () => host.jiffiesPerSecond, { pure: true });
-definePrimitive('features', 0, 0, () => arrayToList([...languageFeatures, ...host.hostFeatures].map((f) => Sym.intern(f))));
+definePrimitive('features', 0, 0, () => arrayToList(BASE_FEATURES.map((f) => Sym.intern(f))));
