@@ -38,6 +38,7 @@ export function checkWsUrl(url) {
 export function describeClose(code, reason, localReason, error) {
   if (localReason !== null) return localReason;
   const why = reason ? `: ${reason}` : '';
+  if (error && /max payload/i.test(error.message)) return `message too big: ${error.message} (code ${code})`;
   if (code === 1006) return `connection lost (code 1006${error ? ', ' + error.message : ''})`;
   if (code === 1009) return `message too big (code 1009${why})`;
   return `closed by peer (code ${code}${why})`;
