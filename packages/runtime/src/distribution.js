@@ -564,13 +564,15 @@ export class Distribution {
    */
   async migrate(proc, ref) {
     let to;
+    let seen = 0;
     try {
       to = await this.resolveNode(ref);
       if (to === this.node.id) {
         this.node.resumeExternal(proc, { value: VOID });
         return;
       }
-      const state = this.processState(proc);
+      const { state, shippedUpTo } = this.processState(proc);
+      seen = shippedUpTo;
       await this.call(to, [R_MIGRATE, state]);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
@@ -582,14 +584,20 @@ export class Distribution {
     this.forwarding.set(k, to);
     this.location.set(k, to);
     // messages that arrived while it was moving follow it, in order
-    const late = this.node.core.drain(proc.cpid);
+    const late = [];
+    for (let c = seen + 1, n = 0; n < 1e7; n++) {
+      const m = this.node.core.peek(proc.cpid, c);
+      if (m === undefined) break;
+      late.push(m.value);
+      c = m.seq + 1;
+    }
     this.node.retire(proc);
     for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
   }
 
   /**
    * A process's whole state, with its continuation resuming as a return of #!void
-   * from `migrate`.
+   * from `migrate`, and the sequence number of the last message shipped with it.
    * @param {import('./node.js').Process} proc
    */
   processState(proc) {
@@ -600,14 +608,16 @@ export class Distribution {
     proc.act = saved.act;
     proc.val = saved.val;
     const mailbox = [];
+    let last = 0;
     for (let c = 0, n = 0; n < 1e7; n++) {
       const m = this.node.core.peek(proc.cpid, c);
       if (m === undefined) break;
       mailbox.push(m.value);
+      last = m.seq;
       c = m.seq + 1;
     }
     const visited = [...(proc.visited ?? []), this.node.id];
-    return [proc.pid, thread, mailbox, proc.links ?? [], visited];
+    return { state: [proc.pid, thread, mailbox, proc.links ?? [], visited], shippedUpTo: last };
   }
 
   /** @param {string} from @param {any} state */

@@ -18,8 +18,8 @@
  */
 import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
 import { BLOCKED } from '@termite/core';
-import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList } from './scheme-values.js';
-import { SpaceRef, Formal, FORMAL_NAMES } from './values.js';
+import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair } from './scheme-values.js';
+import { SpaceRef, Formal, FORMAL_NAMES, Pid } from './values.js';
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './node.js';
 import { resolveCode } from './code.js';
@@ -56,14 +56,51 @@ function spaceAndFields(node, args, who) {
   return { space: coreSpace(node, name), fields };
 }
 
-/** @param {any[]} fields @param {string} who @param {boolean} template */
+/**
+ * Check the fields and encode them. A tuple's fields are actuals; a template's fields
+ * are actuals or formals, and a formal must be a field of its own: inside a list or a
+ * vector it would be compared as data and never match, so it is refused with an error.
+ * (A tuple may carry formals inside its fields, as data: a stored template.)
+ * @param {any[]} fields @param {string} who @param {boolean} template
+ */
 function encodeFields(fields, who, template) {
-  if (!template) for (const f of fields) if (f instanceof Formal) schemeErrorOf('type', who, 'a tuple cannot contain a formal (formals are for templates)', f);
+  for (const f of fields) {
+    if (f instanceof Formal) {
+      if (!template) schemeErrorOf('type', who, 'a tuple cannot contain a formal (formals are for templates)', f);
+    } else if (template && (f instanceof Pair || Array.isArray(f))) {
+      const hidden = nestedFormal(f);
+      if (hidden !== null) schemeErrorOf('type', who, 'a formal must be a whole field of the template, not inside a list or vector (it would be matched as data)', f);
+    }
+  }
   try {
     return encodeValue(fields);
   } catch (e) {
     return schemeErrorOf('type', who, `a field cannot be stored: ${e instanceof Error ? e.message : e}`);
   }
+}
+
+/**
+ * The first formal inside a list or vector (at any depth), or null. Iterative, and safe
+ * on cycles (objects already seen are skipped).
+ * @param {any} root
+ * @returns {Formal|null}
+ */
+function nestedFormal(root) {
+  const stack = [root];
+  const seen = new Set();
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x instanceof Formal) return x;
+    if (typeof x !== 'object' || x === null || seen.has(x)) continue;
+    if (x instanceof Pair) {
+      seen.add(x);
+      stack.push(x.car, x.cdr);
+    } else if (Array.isArray(x)) {
+      seen.add(x);
+      for (let i = 0; i < x.length; i++) stack.push(x[i]);
+    }
+  }
+  return null;
 }
 
 /** @param {Uint8Array} bytes */
@@ -161,6 +198,25 @@ blocking('rd', false, false);
 blocking('in-timeout', true, true);
 blocking('rd-timeout', false, true);
 
+/**
+ * `(%async-abandon pid)`: end an asynchronous operation's helper process (see
+ * termite-source.js). If the core had already handed it its tuple (it is ready but has
+ * not run), the tuple is taken back and returned as `(tuple)`; otherwise #f (the helper
+ * is still waiting — nothing was taken — or it has already sent its answer and ended).
+ */
+definePrimitive('%async-abandon', 1, 1, (pid) => {
+  const node = current('async-cancel').node;
+  const helper = pid instanceof Pid ? node.local(pid) : null;
+  if (helper === null) return false;
+  let taken = false;
+  if (helper.waiting !== null && helper.waiting.kind === W_TUPLE) {
+    const bytes = node.core.takeTupleBytes(helper.cpid);
+    if (bytes !== undefined) taken = new Pair(decodeTuple(bytes), null);
+  }
+  node.terminate(pid);
+  return taken;
+});
+
 // ------------------------------------------------------------------ spaces and formals
 
 definePrimitive('make-space', 1, 1, (name) => {
@@ -187,9 +243,10 @@ function formalNamed(name) {
 definePrimitive('formal', 1, 2, (type, tag) => {
   const name = type instanceof Sym ? type.name : String(type);
   if (name === 'tagged') {
-    if (typeof tag !== 'number') schemeErrorOf('type', 'formal', 'a tagged formal needs a CBOR tag number', tag);
+    if (typeof tag !== 'number' || !Number.isSafeInteger(tag) || tag < 0) schemeErrorOf('type', 'formal', 'a tagged formal needs a CBOR tag number (a non-negative exact integer)', tag);
     return new Formal(11, tag);
   }
+  if (tag !== undefined) schemeErrorOf('arity', 'formal', `only a tagged formal takes a tag number: (formal 'tagged n)`, tag);
   const f = formalNamed(name);
   if (f === null) schemeErrorOf('range', 'formal', `unknown formal type (expected one of ${[...formalsByName.keys()].join(', ')})`, type);
   return f;

@@ -162,30 +162,82 @@ export const termiteSource = String.raw`
   (spawn (lambda ()
            (apply out (map (lambda (f) (if (procedure? f) (f) f)) fields)))))
 
-;; L2imbo's asynchronous operations: start an in/rd, poll it, collect its tuple.
-;; A handle is #(async tag done? tuple); a helper process does the blocking operation
-;; and sends the tuple back tagged.
-(define (%async op fields)
-  (let ((me (self)) (tag (make-tag)))
-    (spawn (lambda () (! me (list '%async tag (apply op fields)))))
-    (vector '%async tag #f #f)))
-(define (in-async . fields) (%async in fields))
-(define (rd-async . fields) (%async rd fields))
+;; L2imbo's asynchronous operations (after Bonita): (in-async field ...) and
+;; (rd-async field ...) start an in or rd and return a handle at once;
+;; (async-poll h) says whether its tuple has arrived; (async-collect h [timeout
+;; [default]]) returns it, waiting if needed; (async-cancel h) abandons it.
+;;
+;; A handle is #(%async owner tag state tuple helper space remove?), used only by the
+;; process that started the operation (owner). state: waiting (a helper process is
+;; blocked in the in/rd and will send (%async tag tuple) to the owner), done (the tuple
+;; is in the handle), collected, or cancelled. Starting first tries inp/rdp, so a
+;; tuple already there completes the operation at once and a malformed template raises
+;; in the caller. Stopping a helper (a timeout in async-collect, or async-cancel) never
+;; loses a tuple an in had already removed: %async-abandon takes it back from a helper
+;; that got it but has not run yet, and async-cancel puts it back into the space.
+(define (%async remove? fields)
+  (let ((found (apply (if remove? inp rdp) fields))
+        (space (and (pair? fields) (space? (car fields)) (car fields)))
+        (me (self)))
+    (if found
+        (vector '%async me #f 'done found #f space remove?)
+        (let* ((tag (make-tag))
+               (helper (spawn (lambda () (! me (list '%async tag (apply (if remove? in rd) fields)))))))
+          (vector '%async me tag 'waiting #f helper space remove?)))))
+(define (in-async . fields) (%async #t fields))
+(define (rd-async . fields) (%async #f fields))
 
-(define (%async-match h)
-  (lambda (m) (if (and (pair? m) (eq? (car m) '%async) (equal? (cadr m) (vector-ref h 1))) (list (caddr m)) #f)))
+(define (%async-check h who)
+  (if (not (and (vector? h) (= (vector-length h) 8) (eq? (vector-ref h 0) '%async)))
+      (error (string-append who ": expected a handle from in-async or rd-async") h))
+  (if (not (equal? (vector-ref h 1) (self)))
+      (error (string-append who ": this handle belongs to the process that started the operation") h)))
+
+;; Wait up to timeout seconds (#f: for ever, 0: just look) for the helper's answer.
+(define (%async-arrived! h timeout)
+  (let* ((tag (vector-ref h 2))
+         (r (%scan (lambda (m) (if (and (pair? m) (eq? (car m) '%async) (pair? (cdr m)) (equal? (cadr m) tag)) (cddr m) #f))
+                   (%deadline timeout)
+                   (lambda () #f))))
+    (and r (begin (vector-set! h 3 'done) (vector-set! h 4 (car r)) #t))))
+
+;; Stop the helper. #t if the operation completed anyway (the tuple is in the handle).
+(define (%async-stop! h)
+  (let ((taken (%async-abandon (vector-ref h 5))))
+    (cond (taken (vector-set! h 3 'done) (vector-set! h 4 (car taken)) #t)
+          ((%async-arrived! h 0) #t)
+          (else (vector-set! h 3 'cancelled) #f))))
 
 (define (async-poll h)
-  (or (vector-ref h 2)
-      (let ((r (%scan (%async-match h) (%deadline 0) (lambda () #f))))
-        (if r (begin (vector-set! h 2 #t) (vector-set! h 3 (car r)) #t) #f))))
+  (%async-check h "async-poll")
+  (case (vector-ref h 3)
+    ((done collected) #t)
+    ((waiting) (%async-arrived! h 0))
+    (else #f)))
 
 (define (async-collect h . opts)
-  (if (async-poll h)
-      (vector-ref h 3)
-      (let ((r (%scan (%async-match h) (%deadline (if (pair? opts) (car opts) #f))
-                      (lambda () (if (and (pair? opts) (pair? (cdr opts))) (list (cadr opts)) (raise 'timeout))))))
-        (vector-set! h 2 #t)
-        (vector-set! h 3 (car r))
-        (car r))))
+  (%async-check h "async-collect")
+  (let ((timeout (if (pair? opts) (car opts) #f)))
+    (if (or (memq (vector-ref h 3) '(done collected))
+            (and (eq? (vector-ref h 3) 'waiting)
+                 (or (%async-arrived! h timeout) (%async-stop! h))))
+        (begin (vector-set! h 3 'collected) (vector-ref h 4))
+        (if (and (pair? opts) (pair? (cdr opts)))
+            (cadr opts)
+            (raise 'timeout)))))
+
+;; Abandon the operation. An in's tuple that was taken but not collected goes back
+;; into the space. #t if the operation was still outstanding, #f if it had completed.
+(define (async-cancel h)
+  (%async-check h "async-cancel")
+  (let ((state (vector-ref h 3)))
+    (cond ((eq? state 'waiting)
+           (if (%async-stop! h) (async-cancel h) (begin (vector-set! h 3 'cancelled) #t)))
+          ((eq? state 'done)
+           (if (vector-ref h 7)
+               (let ((space (vector-ref h 6)) (tuple (vector-ref h 4)))
+                 (apply out (if space (cons space tuple) tuple))))
+           (vector-set! h 3 'cancelled)
+           #f)
+          (else #f))))
 `;

@@ -1,0 +1,141 @@
+// @ts-check
+/**
+ * Termite across real daemons on loopback (issue 5 item 7): each test starts daemons
+ * as OS processes on free ports and runs programs with `termite-node run --join`; every
+ * process is stopped by PID.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDaemon, runProgram, health, newToken, waitFor } from './helpers/daemons.js';
+
+/** @type {import('./helpers/daemons.js').Daemon[]} */
+const started = [];
+after(async () => {
+  await Promise.all(started.map((d) => d.stop('SIGKILL')));
+});
+
+/** @param {Parameters<typeof startDaemon>[0]} opts */
+async function daemon(opts) {
+  const d = await startDaemon(opts);
+  started.push(d);
+  return d;
+}
+
+test('the papers\' migration example: a process moves to another daemon and back, keeping its pid and state', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const r = await runProgram(
+    `
+(define node1 (current-node))
+(define node2 (make-node "127.0.0.1" ${a.port}))
+(define migrating
+  (spawn
+    (lambda ()
+      (let loop ((served 0))
+        (recv
+          ((from tag 'where) (! from (list tag (list (if (equal? (current-node) node1) 'node1 'node2) served))))
+          (('migrate to) (migrate to)))
+        (loop (+ served 1))))))
+(define pid-before migrating)
+(display (!? migrating 'where 5)) (newline)
+(! migrating (list 'migrate node2))
+(display (!? migrating 'where 5)) (newline)
+(! migrating (list 'migrate node1))
+(display (!? migrating 'where 5)) (newline)
+(display (equal? pid-before migrating)) (newline)
+`,
+    { token, join: [a.url] },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, '(node1 0)\n(node2 2)\n(node1 4)\n#t\n');
+});
+
+test('on and remote-spawn run closures over local data with code the other daemon has never seen', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const r = await runProgram(
+    `
+(define a (make-node "127.0.0.1" ${a.port}))
+(define (square x) (* x x))
+(define table '((one . 1) (two . 2) (three . 3)))
+(define offset 100)
+(display (on a (lambda () (map (lambda (e) (+ offset (square (cdr e)))) table)))) (newline)
+(define worker
+  (remote-spawn a (lambda ()
+    (let loop ()
+      (recv ((from x) (! from (list (square x) (equal? (current-node) a)))))
+      (loop)))))
+(! worker (list (self) 12))
+(display (?)) (newline)
+(display (equal? (pid-node worker) a)) (newline)
+`,
+    { token, join: [a.url] },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, '(101 104 109)\n(144 #t)\n#t\n');
+});
+
+test('a server on another daemon is updated by sending it a continuation', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const r = await runProgram(
+    `
+(define a (make-node "127.0.0.1" ${a.port}))
+(define server
+  (remote-spawn a (lambda ()
+    (let loop ()
+      (recv
+        (('update k) (k #t))
+        ((from tag 'ping) (! from (list tag 'gnop))))
+      (loop)))))
+(define new-server
+  (spawn (lambda ()
+    (let loop ()
+      (recv
+        (('update k) (k #t))
+        ((from tag 'clone) (call/cc (lambda (k) (! from (list tag k)))))
+        ((from tag 'ping) (! from (list tag 'pong))))
+      (loop)))))
+(display (!? server 'ping 5)) (newline)
+(! server (list 'update (!? new-server 'clone 5)))
+(display (!? server 'ping 5)) (newline)
+`,
+    { token, join: [a.url] },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'gnop\npong\n');
+});
+
+test('a process linked to one on a daemon killed with SIGKILL gets an exit signal within 5 s', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const b = await daemon({ token, join: [a.url] });
+  const run = runProgram(
+    `
+(define b (make-node "127.0.0.1" ${b.port}))
+(define worker (remote-spawn-link b (lambda () (let loop () (? ) (loop)))))
+(display "linked") (newline)
+(define t0 (current-jiffy))
+(display (catch (lambda (e) (if (error-object? e) 'exit-signal e)) (? 30))) (newline)
+(display (< (/ (- (current-jiffy) t0) (jiffies-per-second)) 6)) (newline)
+`,
+    { token, join: [a.url], timeoutMs: 40000 },
+  );
+  // kill b once the program has linked (its health shows the extra process)
+  await waitFor(async () => ((await health(b.url).catch(() => null))?.processes ?? 0) >= 2, 15000, 'the linked worker on b');
+  b.child.kill('SIGKILL');
+  const r = await run;
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'linked\nexit-signal\n#t\n');
+  assert.equal((await health(a.url)).ok, true, 'the other daemon still serves');
+});
+
+test('a wrong token is refused with the reason, logged, and the daemon keeps serving', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const r = await runProgram('(display (on (make-node "127.0.0.1" 1) (lambda () 1)))', { token: 'not-the-token', join: [a.url], timeoutMs: 20000 });
+  assert.match(r.stderr, /could not join .*token/i);
+  await waitFor(() => /refused.*token|token.*refused/i.test(a.log()), 5000, 'the refusal in the daemon log');
+  const good = await runProgram(`(display (on (make-node "127.0.0.1" ${a.port}) (lambda () 'fine)))`, { token, join: [a.url] });
+  assert.equal(good.stdout, 'fine', good.stderr);
+});
