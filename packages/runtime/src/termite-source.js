@@ -167,7 +167,7 @@ export const termiteSource = String.raw`
 ;; (async-poll h) says whether its tuple has arrived; (async-collect h [timeout
 ;; [default]]) returns it, waiting if needed; (async-cancel h) abandons it.
 ;;
-;; A handle is #(%async owner tag state tuple helper space remove?), used only by the
+;; A handle is #(%async owner tag state tuple helper fields remove?), used only by the
 ;; process that started the operation (owner). state: waiting (a helper process is
 ;; blocked in the in/rd and will send (%async tag tuple) to the owner), done (the tuple
 ;; is in the handle), collected, or cancelled. Starting first tries inp/rdp, so a
@@ -175,15 +175,15 @@ export const termiteSource = String.raw`
 ;; in the caller. Stopping a helper (a timeout in async-collect, or async-cancel) never
 ;; loses a tuple an in had already removed: %async-abandon takes it back from a helper
 ;; that got it but has not run yet, and async-cancel puts it back into the space.
+;; A timed-out async-collect makes a last inp/rdp of its own once the helper is gone.
 (define (%async remove? fields)
   (let ((found (apply (if remove? inp rdp) fields))
-        (space (and (pair? fields) (space? (car fields)) (car fields)))
         (me (self)))
     (if found
-        (vector '%async me #f 'done found #f space remove?)
+        (vector '%async me #f 'done found #f fields remove?)
         (let* ((tag (make-tag))
                (helper (spawn (lambda () (! me (list '%async tag (apply (if remove? in rd) fields)))))))
-          (vector '%async me tag 'waiting #f helper space remove?)))))
+          (vector '%async me tag 'waiting #f helper fields remove?)))))
 (define (in-async . fields) (%async #t fields))
 (define (rd-async . fields) (%async #f fields))
 
@@ -208,6 +208,12 @@ export const termiteSource = String.raw`
           ((%async-arrived! h 0) #t)
           (else (vector-set! h 3 'cancelled) #f))))
 
+;; After a timeout: stop the helper, then one last look of our own.
+(define (%async-give-up! h)
+  (or (%async-stop! h)
+      (let ((found (apply (if (vector-ref h 7) inp rdp) (vector-ref h 6))))
+        (and found (begin (vector-set! h 3 'done) (vector-set! h 4 found) #t)))))
+
 (define (async-poll h)
   (%async-check h "async-poll")
   (case (vector-ref h 3)
@@ -220,7 +226,7 @@ export const termiteSource = String.raw`
   (let ((timeout (if (pair? opts) (car opts) #f)))
     (if (or (memq (vector-ref h 3) '(done collected))
             (and (eq? (vector-ref h 3) 'waiting)
-                 (or (%async-arrived! h timeout) (%async-stop! h))))
+                 (or (%async-arrived! h timeout) (%async-give-up! h))))
         (begin (vector-set! h 3 'collected) (vector-ref h 4))
         (if (and (pair? opts) (pair? (cdr opts)))
             (cadr opts)
@@ -235,8 +241,8 @@ export const termiteSource = String.raw`
            (if (%async-stop! h) (async-cancel h) (begin (vector-set! h 3 'cancelled) #t)))
           ((eq? state 'done)
            (if (vector-ref h 7)
-               (let ((space (vector-ref h 6)) (tuple (vector-ref h 4)))
-                 (apply out (if space (cons space tuple) tuple))))
+               (let ((fields (vector-ref h 6)) (tuple (vector-ref h 4)))
+                 (apply out (if (and (pair? fields) (space? (car fields))) (cons (car fields) tuple) tuple))))
            (vector-set! h 3 'cancelled)
            #f)
           (else #f))))
