@@ -26,6 +26,7 @@ import {
 import { ErrorObject, Sym, SchemeError, Pair } from './scheme-values.js';
 import { Pid, Tag, NodeRef, pidHooks } from './values.js';
 import { copyMessage } from './copy.js';
+import { soon } from './soon.js';
 
 /** How a blocked process resumes (proc.waiting.kind). */
 export const W_RECEIVE = 1; // `?`: the oldest message, or the default on timeout
@@ -433,7 +434,7 @@ export class TermiteNode {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    setImmediate(() => this.runLoop());
+    soon(() => this.runLoop());
   }
 
   /** Run ready processes for up to LOOP_MS, then give the event loop a turn. */
