@@ -185,7 +185,8 @@ export async function runHandshake(conn, opts) {
       try { conn.send(encodeError('AdmissionError', err.message, true, null)); } catch { /* closed meanwhile */ }
     }
     conn.close(err.message);
-    logger.warn(byPeer ? 'refused by peer' : 'admission refused', {
+    const quiet = err.reason === 'node stopping' || err.reason === 'connection closed';
+    logger[quiet ? 'info' : 'warn'](byPeer ? 'refused by peer' : quiet ? 'handshake abandoned' : 'admission refused', {
       reason: err.reason, detail: err.message, peer: peerId, address: conn.remoteAddress, transport: conn.transport, role: ROLE_NAMES[role],
     });
     throw err;

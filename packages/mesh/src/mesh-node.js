@@ -258,7 +258,6 @@ export class MeshNode {
     this.#gossipTimer = null;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
-    await this.#closeListeners();
     /** @type {Promise<string>[]} */
     const closing = [];
     for (const c of this.#handshaking) {
@@ -271,6 +270,7 @@ export class MeshNode {
         closing.push(l.conn.closed);
       }
     }
+    await this.#closeListeners(); // after the links, so peers hear 'node stopping', not 'listener closing'
     for (const d of this.#dests.values()) if (d.hold) clearTimeout(d.hold.timer);
     this.#dests.clear();
     this.#requests.failAll(new NotStartedError('node stopped'));
