@@ -8,7 +8,7 @@
 import { boot, consoleSinks } from './runtime/boot.js';
 import { Reader } from './reader.js';
 import { createEnvironment, expandInEnvironment } from './expand/index.js';
-import { compileUnit } from './pipeline.js';
+import { compileUnitChecked } from './compile-checked.js';
 import { Environment, instantiate, libraryEnvs } from './runtime/linker.js';
 import { Thread, runToCompletion } from './runtime/driver.js';
 import { writeString } from './printer.js';
@@ -61,7 +61,7 @@ export class Evaluator {
     const { units } = expandInEnvironment(datum, this.expandEnv);
     let top = null;
     for (const u of units) {
-      const { hash, wire } = compileUnit(u, { writeDatum: writeString });
+      const { hash, wire } = compileUnitChecked(u, { writeDatum: writeString });
       if (u.kind === 'library') {
         const ns = /** @type {any} */ (u).ns ?? `lib:${u.name}`;
         if (libraryEnvs.has(ns)) continue;

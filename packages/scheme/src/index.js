@@ -17,7 +17,7 @@
 import { boot, consoleSinks, preludeUnit } from './runtime/boot.js';
 import { readAll } from './reader.js';
 import { expandProgram, createEnvironment, expandInEnvironment } from './expand/index.js';
-import { compileUnit } from './pipeline.js';
+import { compileUnitChecked } from './compile-checked.js';
 import { instantiate, Environment, libraryEnvs, rtEnv } from './runtime/linker.js';
 import { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './runtime/driver.js';
 import { writeString, displayString } from './printer.js';
@@ -56,7 +56,7 @@ export function compileProgramText(text, opts = {}) {
   const datums = readAll(text, { file });
   const { units } = expandProgram(datums, { file, libraryPath: opts.libraryPath ?? [], readFile: opts.readFile });
   return units.map((u) => {
-    const { hash, wire } = compileUnit(u, { trace: opts.trace, onTrace: opts.onTrace, onTime: opts.onTime, writeDatum: writeString });
+    const { hash, wire } = compileUnitChecked(u, { trace: opts.trace, onTrace: opts.onTrace, onTime: opts.onTime, writeDatum: writeString });
     return { kind: u.kind, name: u.name, hash, wire, requires: u.requires, ns: /** @type {any} */ (u).ns ?? null };
   });
 }

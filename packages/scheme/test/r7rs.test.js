@@ -142,6 +142,13 @@ test('error messages name the procedure and the offending argument', () => {
   }
 });
 
+test('a program nested too deeply for the compiler is a clean error, not a crash', () => {
+  const clauses = Array.from({ length: 2000 }, (_, i) => `((= x ${i}) ${i})`).join(' ');
+  const { r } = runSmall(`(define x 5) (cond ${clauses})`);
+  assert.equal(r.ok, false);
+  assert.match(/** @type {any} */ (r).message, /nested too deeply/);
+});
+
 test('R7RS suite totals', (t) => {
   t.diagnostic(`${files.length} sections, ${totals.checks} checks, ${totals.passed} passed, ${totals.xfail} expected failures`);
   assert.ok(files.length > 0);

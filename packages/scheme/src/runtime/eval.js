@@ -31,7 +31,7 @@ import { CALL, arity } from './engine.js';
 import { rtEnv, Environment, instantiate, libraryEnvs } from './linker.js';
 import { createEnvironment, expandInEnvironment } from '../expand/index.js';
 import { STANDARD_LIBRARIES } from '../expand/stdlib.js';
-import { compileUnit } from '../pipeline.js';
+import { compileUnitChecked } from '../compile-checked.js';
 import { registerPrinter, writeString } from '../printer.js';
 import { readAll, locationOf } from '../reader.js';
 import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf } from '../values.js';
@@ -98,7 +98,7 @@ function compileIn(datum, env) {
   const file = locationOf(datum)?.file ?? 'eval';
   const tops = [];
   for (const u of units) {
-    const { hash, wire } = compileUnit(u.kind === 'library' ? u : { ...u, name: file }, { writeDatum: writeString });
+    const { hash, wire } = compileUnitChecked(u.kind === 'library' ? u : { ...u, name: file }, { writeDatum: writeString });
     if (u.kind === 'library') {
       const ns = /** @type {any} */ (u).ns ?? `lib:${u.name}`;
       if (libraryEnvs.has(ns)) continue;

@@ -17,6 +17,20 @@
 (test 'else-ok (let ((n 0)) (cond ((begin (set! n (+ n 1)) #f) 'no) (else (if (= n 1) 'else-ok 'twice)))))
 (test 'deep (cond (#f #f) (else (cond (#f #f) (else 'deep)))))
 
+;; large generated conditionals
+(define (big-cond n)
+  (let loop ((i (- n 1)) (clauses '((else 'none))))
+    (if (< i 0)
+        (cons 'cond clauses)
+        (loop (- i 1) (cons `((= x ,i) ,i) clauses)))))
+(test 299 (eval `(let ((x 299)) ,(big-cond 300)) (environment '(scheme base))))
+(test-xfail "compiler bug: cps-convert recurses on the JS stack once per nesting level, so a cond of 600 clauses (600 nested ifs) overflows it"
+            599 (eval `(let ((x 599)) ,(big-cond 600)) (environment '(scheme base))))
+(define (nested-sum n) (let loop ((i 0) (e 0)) (if (= i n) e (loop (+ i 1) `(+ 1 ,e)))))
+(test 300 (eval (nested-sum 300) (environment '(scheme base))))
+(test-xfail "compiler bug: cps-convert recurses on the JS stack once per nesting level, so (+ 1 (+ 1 ...)) 1000 deep overflows it"
+            1000 (eval (nested-sum 1000) (environment '(scheme base))))
+
 (test-group "4.2.1 Conditionals: case")
 (test 'composite (case (* 2 3) ((2 3 5 7) 'prime) ((1 4 6 8 9) 'composite)))
 (test 'c (case (car '(c d)) ((a e i o u) 'vowel) ((w y) 'semivowel) (else => (lambda (x) x))))
