@@ -14,18 +14,28 @@ import { Thread, runToCompletion } from './runtime/driver.js';
 import { writeString } from './printer.js';
 import { SchemeError, EOF, VOID, Values } from './values.js';
 import { describeError } from './index.js';
+import { interactionEnvironment } from './runtime/eval.js';
 
 let replCounter = 0;
 
 export class Evaluator {
   /**
-   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, write?: (s: string) => void, envId?: string}} [opts]
+   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, write?: (s: string) => void, envId?: string, interaction?: boolean}} [opts]
+   *   interaction: evaluate in the node's interaction environment (R7RS
+   *   `interaction-environment`), so what the user defines here `eval` sees there too;
+   *   libraryPath and readFile are then those of eval environments (runtime/eval.js)
    */
   constructor(opts = {}) {
     boot();
     this.opts = opts;
-    this.expandEnv = createEnvironment(null, { libraryPath: opts.libraryPath ?? [], readFile: opts.readFile, file: 'repl' });
-    this.env = new Environment(opts.envId ?? `repl:${++replCounter}`);
+    if (opts.interaction) {
+      const ie = interactionEnvironment();
+      this.expandEnv = ie.expandEnv;
+      this.env = ie.env;
+    } else {
+      this.expandEnv = createEnvironment(null, { libraryPath: opts.libraryPath ?? [], readFile: opts.readFile, file: 'repl' });
+      this.env = new Environment(opts.envId ?? `repl:${++replCounter}`);
+    }
     /** @type {((inst: any) => void)|undefined} called with every unit instantiated (code registries) */
     this.onUnit = undefined;
   }

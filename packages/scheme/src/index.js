@@ -31,6 +31,7 @@ export { compileUnit, wireToData, wireFromData, hashWire, PASSES } from './pipel
 export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './runtime/driver.js';
 export { Environment, rtEnv, libraryEnvs, instantiate } from './runtime/linker.js';
 export { boot, consoleSinks };
+export { evalOptions, interactionEnvironment, EvalEnvironment } from './runtime/eval.js';
 export { Evaluator } from './evaluator.js';
 export { snapshotThread, restoreThread, threadToData, threadFromData, resolveRuntimeCode } from './snapshot.js';
 

@@ -17,7 +17,8 @@ import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runProgramText, writeString, describeError, listToArray } from '../src/index.js';
+import { runProgramText, writeString, describeError, listToArray, boot, rtEnv } from '../src/index.js';
+import { STANDARD_LIBRARIES } from '../src/expand/stdlib.js';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'r7rs');
 const tmp = mkdtempSync(path.join(tmpdir(), 'termite-r7rs-'));
@@ -147,6 +148,15 @@ test('a program nested too deeply for the compiler is a clean error, not a crash
   const { r } = runSmall(`(define x 5) (cond ${clauses})`);
   assert.equal(r.ok, false);
   assert.match(/** @type {any} */ (r).message, /nested too deeply/);
+});
+
+test('every procedure the R7RS standard libraries export is defined', () => {
+  boot();
+  for (const [key, lib] of Object.entries(STANDARD_LIBRARIES)) {
+    if (!key.startsWith('(scheme ')) continue;
+    const missing = lib.procedures.filter((name) => !rtEnv.has(name));
+    assert.deepEqual(missing, [], `${key} exports undefined procedures`);
+  }
 });
 
 test('R7RS suite totals', (t) => {

@@ -23,8 +23,10 @@
  * Expansion and compilation errors are Scheme conditions (kind 'syntax'), raised in the
  * caller like any error a primitive signals, so `guard` sees them.
  *
- * Limits: procedures created by evaluated code belong to units no code store knows, so a
- * continuation holding one cannot be serialized; environments are not serializable.
+ * Limits: procedures created by evaluated code belong to units no code store knows unless
+ * the host registers them (evalOptions.onUnit), else a continuation holding one cannot be
+ * serialized; environments are not serializable, so neither is a procedure that holds
+ * one (nor code given to eval that contains such a procedure as a constant).
  */
 import { defineBuiltin } from './builtins.js';
 import { CALL, arity } from './engine.js';
@@ -59,6 +61,15 @@ function readTextFile(path) {
  */
 const sharedLibrary = (_key, lib) => libraryEnvs.has(lib.ns);
 
+/**
+ * What the host may set: the directories `environment` and `import` in evaluated code
+ * search for library files (besides libraries the node already loaded), and a hook
+ * called with every unit instance eval and load create (a code registry, so that
+ * procedures made by evaluated code can be serialized).
+ * @type {{libraryPath: string[], onUnit: ((inst: any) => void)|null}}
+ */
+export const evalOptions = { libraryPath: [], onUnit: null };
+
 let envCounter = 0;
 
 /** A first-class environment: what `eval` compiles and runs in. */
@@ -70,7 +81,7 @@ export class EvalEnvironment {
   constructor(specs, name) {
     this.name = name;
     this.specs = specs;
-    this.expandEnv = createEnvironment(specs, { readFile: readTextFile, libraryPath: [], sharedLibrary });
+    this.expandEnv = createEnvironment(specs, { readFile: readTextFile, libraryPath: evalOptions.libraryPath, sharedLibrary });
     this.env = new Environment(`eval:${++envCounter}`);
   }
 }
@@ -104,9 +115,13 @@ function compileIn(datum, env) {
       if (libraryEnvs.has(ns)) continue;
       const lenv = new Environment(ns);
       libraryEnvs.set(ns, lenv);
-      tops.push(instantiate(wire, hash, lenv).top);
+      const inst = instantiate(wire, hash, lenv);
+      if (evalOptions.onUnit) evalOptions.onUnit(inst);
+      tops.push(inst.top);
     } else {
-      tops.push(instantiate(wire, hash, env.env).top);
+      const inst = instantiate(wire, hash, env.env);
+      if (evalOptions.onUnit) evalOptions.onUnit(inst);
+      tops.push(inst.top);
     }
   }
   return tops;
