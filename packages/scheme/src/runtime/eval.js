@@ -143,9 +143,12 @@ function checkEnvironment(who, x) {
   return typeError(who, 'an environment', x);
 }
 
-/** `(eval expr-or-def [environment])`; without an environment, the interaction environment. */
+/**
+ * `(eval expr-or-def [environment])`; without an environment, the interaction environment.
+ * @this {any} the eval procedure
+ */
 function evalCode(/** @type {number} */ d, /** @type {any} */ datum, /** @type {any} */ env) {
-  if (arguments.length < 2 || arguments.length > 3) return arity(/** @type {any} */ (this), arguments.length - 1);
+  if (arguments.length < 2 || arguments.length > 3) return arity(this, arguments.length - 1);
   const e = arguments.length === 3 ? checkEnvironment('eval', env) : interactionEnvironment();
   return runTops(d, compileIn(datum, e));
 }
@@ -179,9 +182,12 @@ function nullEnvironment(/** @type {any} */ version) {
   return new EvalEnvironment([spec], '(null-environment 5)');
 }
 
-/** `(load filename [environment])`: evaluate every datum of the file in order. */
+/**
+ * `(load filename [environment])`: evaluate every datum of the file in order.
+ * @this {any} the load procedure
+ */
 function loadCode(/** @type {number} */ d, /** @type {any} */ file, /** @type {any} */ env) {
-  if (arguments.length < 2 || arguments.length > 3) return arity(/** @type {any} */ (this), arguments.length - 1);
+  if (arguments.length < 2 || arguments.length > 3) return arity(this, arguments.length - 1);
   if (typeof file !== 'string') typeError('load', 'a file name (a string)', file);
   const e = arguments.length === 3 ? checkEnvironment('load', env) : interactionEnvironment();
   let bytes;
@@ -213,8 +219,9 @@ export function installEval() {
  * @param {Function} fn @param {number} min @param {number} max -1: any
  */
 function adapt(fn, min, max) {
-  return function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
-    if (args.length < min || (max >= 0 && args.length > max)) return arity(/** @type {any} */ (this), args.length);
+  /** @this {any} @param {number} _d @param {any[]} args */
+  return function (_d, ...args) {
+    if (args.length < min || (max >= 0 && args.length > max)) return arity(this, args.length);
     return fn(...args);
   };
 }
