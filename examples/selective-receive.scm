@@ -27,9 +27,10 @@
 
 ;; Timeouts (§4.4): every receive takes an optional timeout in seconds and a
 ;; default. Without a default, a timeout raises the symbol timeout.
-(display (? 0.05 'nothing-came))
+(display (? 0.05 'nothing-came))                               ; ⇒ nothing-came
 (newline)
-(display (catch (lambda (e) (list 'raised e)) (?? odd? 0.05)))
+(display (catch (lambda (e) (list 'raised e)) (?? odd? 0.05)))  ; ⇒ (raised timeout)
 (newline)
-(display (recv (x x) (after 0.05 'after-clause)))
+;; recv's last clause can be (after seconds body ...)
+(display (recv (x x) (after 0.05 'after-clause)))              ; ⇒ after-clause
 (newline)
