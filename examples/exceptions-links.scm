@@ -25,7 +25,7 @@
  (catch
   (lambda (exception) #t)
   (spawn (lambda () (raise 'error)))
-  (? 1 'ok)))                      ; ⇒ ok
+  (? 0.2 'ok)))                    ; ⇒ ok
 (newline)
 
 ;; spawn-link links the two processes in both directions: the child's uncaught
@@ -68,14 +68,13 @@
   (spawn (lambda ()
            (outbound-link worker)
            (! me 'linked)
-           (! me (catch (lambda (e) (list 'bystander-saw e))
-                        (? 0.2 'bystander-unaffected))))))
+           (recv ((from tag 'how-are-you) (! from (list tag 'unaffected)))))))
 (recv ('linked #t))
 
 ;; The main process, acting as a monitor, links *inbound* from the worker.
 (inbound-link worker)
 (! worker 'go)
-(display (catch (lambda (e) (list 'monitor-saw e)) (?? symbol?)))
-(newline)                          ; ⇒ (monitor-saw worker-failed)
-(display (?))                      ; ⇒ bystander-unaffected
+(display (catch (lambda (e) (list 'monitor-saw e)) (?)))  ; ⇒ (monitor-saw worker-failed)
+(newline)
+(display (!? bystander 'how-are-you 1 'bystander-died))  ; ⇒ unaffected
 (newline)
