@@ -131,7 +131,7 @@ async function main() {
     }
   }
   if (json) writeFileSync(json, JSON.stringify({ prefix, runs, node: process.version, date: new Date().toISOString(), rows, ratios: Object.fromEntries(ratios) }, null, 1));
-  if (figures.size === 0) console.log(`# no benchmark name starts with "${prefix}"`);
+  if (figures.size === 0) console.log(`# no figure printed (no benchmark name starts with "${prefix}", or all were skipped)`);
   return failures > 0 ? 1 : 0;
 }
 

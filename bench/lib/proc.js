@@ -3,10 +3,11 @@
  * Child processes for benchmarks: started with a time limit, stopped by PID.
  *
  * Every child is started in its own process group (`detached`), so stopping it by its
- * PID also stops what it started itself (erl's helper processes, a Node script's
- * children): SIGTERM to the group, then SIGKILL after a grace period. Children still
- * running when this process exits, or when it gets SIGINT/SIGTERM, are killed the
- * same way, one by one by their recorded PIDs. No broad kill by name, ever.
+ * PID also stops what it started in its group (erl's helper processes): SIGTERM to the
+ * group, then SIGKILL after a grace period. A child that is a benchmark script using
+ * this module handles that SIGTERM by stopping its own children the same way. On
+ * SIGINT/SIGTERM this process stops its children so before exiting; at exit, any child
+ * still running gets SIGKILL. Always one by one, by recorded PID; never by name.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -30,6 +31,8 @@ const KEEP_BYTES = 1 << 20;
 /** @type {Set<ChildHandle>} */
 const live = new Set();
 let hooksInstalled = false;
+/** Set on SIGINT/SIGTERM: no new child starts after that. */
+let stopping = false;
 
 function installHooks() {
   if (hooksInstalled) return;
@@ -37,10 +40,13 @@ function installHooks() {
   process.on('exit', () => {
     for (const h of live) killGroup(h.pid, 'SIGKILL');
   });
+  // On SIGINT/SIGTERM: SIGTERM to each child's group first, so a child that is itself
+  // a benchmark script can stop its own children (they are in groups of their own),
+  // then SIGKILL after the grace period.
   for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
     process.once(sig, () => {
-      for (const h of live) killGroup(h.pid, 'SIGKILL');
-      process.exit(sig === 'SIGINT' ? 130 : 143);
+      stopping = true;
+      void stopAllChildren().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
     });
   }
 }
@@ -72,6 +78,7 @@ function killGroup(pid, sig) {
  */
 export function startChild(cmd, args, opts = {}) {
   installHooks();
+  if (stopping) throw new Error(`not starting ${cmd}: this process is stopping`);
   const child = spawn(cmd, args, {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
