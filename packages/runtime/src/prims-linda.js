@@ -122,7 +122,7 @@ function coreCall(who, f) {
   }
 }
 
-definePrimitive('out', 1, -1, (...args) => {
+definePrimitive('out', 1, -1, (/** @type {any[]} */ ...args) => {
   const node = current('out').node;
   const { space, fields } = spaceAndFields(node, args, 'out');
   const bytes = encodeFields(fields, 'out', false);
@@ -133,7 +133,7 @@ definePrimitive('out', 1, -1, (...args) => {
 
 /** @param {string} who @param {boolean} remove */
 function probe(who, remove) {
-  definePrimitive(who, 1, -1, (...args) => {
+  definePrimitive(who, 1, -1, (/** @type {any[]} */ ...args) => {
     const node = current(who).node;
     const { space, fields } = spaceAndFields(node, args, who);
     const bytes = encodeFields(fields, who, true);
@@ -144,7 +144,7 @@ function probe(who, remove) {
 probe('inp', true);
 probe('rdp', false);
 
-definePrimitive('tuple-count', 1, -1, (...args) => {
+definePrimitive('tuple-count', 1, -1, (/** @type {any[]} */ ...args) => {
   const node = current('tuple-count').node;
   const { space, fields } = spaceAndFields(node, args, 'tuple-count');
   return coreCall('tuple-count', () => space.countBytes(encodeFields(fields, 'tuple-count', true)));
@@ -204,10 +204,11 @@ blocking('rd-timeout', false, true);
  * not run), the tuple is taken back and returned as `(tuple)`; otherwise #f (the helper
  * is still waiting — nothing was taken — or it has already sent its answer and ended).
  */
-definePrimitive('%async-abandon', 1, 1, (pid) => {
+definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
   const node = current('async-cancel').node;
   const helper = pid instanceof Pid ? node.local(pid) : null;
   if (helper === null) return false;
+  /** @type {any} */
   let taken = false;
   if (helper.waiting !== null && helper.waiting.kind === W_TUPLE) {
     const bytes = node.core.takeTupleBytes(helper.cpid);
@@ -219,13 +220,13 @@ definePrimitive('%async-abandon', 1, 1, (pid) => {
 
 // ------------------------------------------------------------------ spaces and formals
 
-definePrimitive('make-space', 1, 1, (name) => {
+definePrimitive('make-space', 1, 1, (/** @type {any} */ name) => {
   const node = current('make-space').node;
   const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'make-space', 'expected a symbol or string naming the space', name);
   coreSpace(node, text);
   return new SpaceRef(node.id, text);
 });
-definePrimitive('space?', 1, 1, (x) => x instanceof SpaceRef, { pure: true });
+definePrimitive('space?', 1, 1, (/** @type {any} */ x) => x instanceof SpaceRef, { pure: true });
 definePrimitive('default-space', 0, 0, () => new SpaceRef(current('default-space').node.id, 'default'));
 
 const formalsByName = new Map(FORMAL_NAMES.map((n, i) => [n, i]));
@@ -240,7 +241,7 @@ function formalNamed(name) {
   return new Formal(code);
 }
 
-definePrimitive('formal', 1, 2, (type, tag) => {
+definePrimitive('formal', 1, 2, (/** @type {any} */ type, /** @type {any} */ tag) => {
   const name = type instanceof Sym ? type.name : String(type);
   if (name === 'tagged') {
     if (typeof tag !== 'number' || !Number.isSafeInteger(tag) || tag < 0) schemeErrorOf('type', 'formal', 'a tagged formal needs a CBOR tag number (a non-negative exact integer)', tag);
@@ -251,7 +252,7 @@ definePrimitive('formal', 1, 2, (type, tag) => {
   if (f === null) schemeErrorOf('range', 'formal', `unknown formal type (expected one of ${[...formalsByName.keys()].join(', ')})`, type);
   return f;
 });
-definePrimitive('formal?', 1, 1, (x) => x instanceof Formal, { pure: true });
+definePrimitive('formal?', 1, 1, (/** @type {any} */ x) => x instanceof Formal, { pure: true });
 
 /** `?integer` and friends: the formals bound as constants in the runtime. */
 export function installFormalConstants() {
