@@ -130,7 +130,8 @@ export function describeError(e) {
     const irritants = [];
     for (let p = e.irritants; p && p.car !== undefined; p = p.cdr) irritants.push(writeString(p.car));
     const who = e.who ? `${e.who}: ` : '';
-    const where = e.loc ? ` (at ${e.loc})` : '';
+    // reader errors already say where, in their message
+    const where = e.loc && !e.message.includes(e.loc) ? ` (at ${e.loc})` : '';
     return `${who}${e.message}${irritants.length ? ': ' + irritants.join(' ') : ''}${where}`;
   }
   return `uncaught exception: ${writeString(e)}`;

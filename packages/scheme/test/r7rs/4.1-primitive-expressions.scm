@@ -83,6 +83,9 @@
 (define reverse-subtract
   (lambda (x y) (- y x)))
 (test 3 (reverse-subtract 7 10))
+;; an arity error names the procedure
+(test-error-who reverse-subtract () (reverse-subtract 7))
+(test-error-who reverse-subtract () (reverse-subtract 7 8 9))
 (define add4
   (let ((x 4))
     (lambda (y) (+ x y))))
