@@ -64,6 +64,13 @@
                          (let loop ((acc '()))
                            (let ((x (read p)))
                              (if (eof-object? x) (reverse acc) (loop (cons x acc)))))))
+;; read and the character procedures share the port's position
+(test '(x #\space (a) #\space b #t)
+      (let ((p (open-input-string "x (a) b")))
+        (let* ((a (read p)) (c (read-char p)) (b (read p)) (d (peek-char p)) (e (read p)) (f (read p)))
+          (list a c b d e (eof-object? f)))))
+(test '("abc" def) (let ((p (open-input-string "abc\ndef"))) (let* ((l (read-line p)) (x (read p))) (list l x))))
+(test '(12 " 3" 4) (let ((p (open-input-string "12 34"))) (let* ((a (read p)) (s (read-string 2 p)) (b (read p))) (list a s b))))
 (test #t (eof-object? (read-char (open-input-string ""))))
 (test #\a (read-char (open-input-string "abc")))
 (test '(#\a #\b) (let ((p (open-input-string "ab"))) (let* ((a (read-char p)) (b (read-char p))) (list a b))))
