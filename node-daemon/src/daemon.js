@@ -6,6 +6,7 @@
  * SIGTERM, then stops cleanly (peers are told, processes stop, the port is released).
  */
 import { startHost } from './host.js';
+import { consoleSinks } from '@termite/scheme';
 import { BufferedOutput } from './output.js';
 
 /**
@@ -16,6 +17,7 @@ export async function startDaemon(options) {
   const stdout = new BufferedOutput(1);
   const stderr = new BufferedOutput(2);
   const log = (/** @type {string} */ s) => stderr.write(`${new Date().toISOString()} ${s}\n`);
+  consoleSinks.stderr = (s) => stderr.write(s);
   const flusher = setInterval(() => {
     stdout.flush();
     stderr.flush();

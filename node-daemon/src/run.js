@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createNode } from '@termite/runtime';
+import { consoleSinks } from '@termite/scheme';
 import { BufferedOutput } from './output.js';
 import { startHost } from './host.js';
 
@@ -30,6 +31,8 @@ export async function runFile(file, options) {
   const stdout = new BufferedOutput(1);
   const stderr = new BufferedOutput(2);
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
+  // (current-error-port) writes straight to this process's stderr
+  consoleSinks.stderr = (s) => stderr.write(s);
   // a mesh node when asked for one (--port or --join), else a standalone node
   const host = options.port !== undefined || options.join.length > 0
     ? await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, stdout: (s) => stdout.write(s), log })

@@ -10,8 +10,8 @@
  * memory ports. Sharing and cycles inside a message are preserved (a memo of what was
  * copied); the copy is iterative, so a long list costs no recursion.
  *
- * Small messages (the common case) take a fast path without the memo (which copies
- * small literal constants rather than testing each object for being frozen): a bounded
+ * Small messages (the common case) take a fast path with a tiny linear memo instead of
+ * a Map: a bounded
  * recursive copy that gives up — and falls back to the general copy — when the message
  * is bigger than a few dozen objects (which also covers any cycle).
  */
@@ -33,29 +33,44 @@ const FAST_BUDGET = 64;
 
 /** @param {any} x */
 export function copyMessage(x) {
-  if (typeof x !== 'object' || x === null) return x;
+  if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true) return x;
   budget = FAST_BUDGET;
+  seen = 0;
   const fast = fastCopy(x);
+  // drop references to the message from the scratch memo
+  for (let i = 0; i < seen; i++) memoFrom[i] = memoTo[i] = null;
   if (fast !== GIVE_UP) return fast;
   return graphCopy(x);
 }
 
 const GIVE_UP = Symbol('give up');
 let budget = 0;
+/** A tiny memo for the fast path (linear search; at most FAST_BUDGET entries). */
+const memoFrom = new Array(FAST_BUDGET).fill(null);
+const memoTo = new Array(FAST_BUDGET).fill(null);
+let seen = 0;
 
 /** @param {any} x @returns {any} */
 function fastCopy(x) {
   if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true) return x;
+  for (let i = 0; i < seen; i++) if (memoFrom[i] === x) return memoTo[i];
   if (--budget < 0) return GIVE_UP;
   if (x instanceof Pair) {
+    if (Object.isFrozen(x)) return x; // a literal constant: immutable, shared
+    const out = new Pair(null, null);
+    remember(x, out);
     const a = fastCopy(x.car);
     if (a === GIVE_UP) return GIVE_UP;
     const d = fastCopy(x.cdr);
     if (d === GIVE_UP) return GIVE_UP;
-    return new Pair(a, d);
+    out.car = a;
+    out.cdr = d;
+    return out;
   }
   if (Array.isArray(x)) {
+    if (Object.isFrozen(x)) return x;
     const out = new Array(x.length);
+    remember(x, out);
     for (let i = 0; i < x.length; i++) {
       const e = fastCopy(x[i]);
       if (e === GIVE_UP) return GIVE_UP;
@@ -71,10 +86,21 @@ function fastCopy(x) {
       if (e === GIVE_UP) return GIVE_UP;
       fv[i] = e;
     }
-    return sameValues(fv, x.fv) ? x : new Closure(x.fn, x.lam, fv);
+    const out = sameValues(fv, x.fv) ? x : new Closure(x.fn, x.lam, fv);
+    remember(x, out);
+    return out;
   }
   if (needsCopy(x)) return GIVE_UP;
   return x;
+}
+
+/** @param {any} from @param {any} to */
+function remember(from, to) {
+  if (seen < FAST_BUDGET) {
+    memoFrom[seen] = from;
+    memoTo[seen] = to;
+    seen++;
+  }
 }
 
 /** @param {any[]} a @param {any[]} b */

@@ -327,7 +327,7 @@ export class TermiteNode {
     }
     if (from.node === this.id && !this.remote?.forwarding.has(`${from.node}/${from.n}`)) {
       // the process is already dead: it will never raise; tell `to` at once
-      this.signal(to, new ErrorObject('linked process is not alive', { car: from, cdr: null }, 'noproc', 'link'));
+      this.signal(to, new ErrorObject('linked process is not alive', new Pair(from, null), 'noproc', 'link'));
       return;
     }
     if (this.remote !== null) this.remote.link(from, to);
@@ -355,7 +355,9 @@ export class TermiteNode {
     if (proc.handler !== null) return;
     if (proc.signals === null) proc.signals = [];
     proc.signals.push(payload);
-    if (proc.waiting !== null) {
+    // a waiting process is woken to raise it now; a ready or running one raises it at
+    // its next receive (prepareWake also raises pending signals first)
+    if (proc.waiting !== null && this.isWaiting(proc)) {
       this.core.interrupt(proc.cpid);
       this.poke();
     }
@@ -396,7 +398,7 @@ export class TermiteNode {
       if (this.remote !== null) this.remote.terminate(pid);
       return;
     }
-    this.finish(proc, true, new ErrorObject('process terminated', { car: pid, cdr: null }, 'terminated', 'terminate!'));
+    this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
   }
 
   // ------------------------------------------------------------------ blocking (used by primitives)
@@ -413,13 +415,22 @@ export class TermiteNode {
   }
 
   /**
+   * Whether the core has the process in one of its waiting states (not ready or
+   * running: a process woken in this turn is ready while proc.waiting is still set).
+   * @param {Process} proc
+   */
+  isWaiting(proc) {
+    return this.core.state(proc.cpid).startsWith('waiting');
+  }
+
+  /**
    * Deliver the answer a process blocked with blockExternal is waiting for.
    * @param {Process} proc @param {{value?: any, raise?: any}} answer
    */
   resumeExternal(proc, answer) {
     if (!proc.alive || proc.waiting === null || proc.waiting.kind !== W_EXTERNAL) return false;
     proc.external = answer;
-    this.core.interrupt(proc.cpid);
+    if (this.isWaiting(proc)) this.core.interrupt(proc.cpid);
     this.poke();
     return true;
   }

@@ -127,7 +127,7 @@ describe('links', () => {
   //   (define me (self))
   //   (spawn-link (lambda () (! me 'hello) (raise 'boom)))
   //   (? 1)
-  test('a linked process that sends a message and then dies, in one slice', { todo: 'node.js signal() interrupts a ready process (InvalidTransitionError); see the report' }, async () => {
+  test('a linked process that sends a message and then dies, in one slice', async () => {
     await expectLines(
       `(define me (self))
        (spawn-link (lambda () (! me 'hello) (raise 'boom)))
@@ -156,7 +156,7 @@ describe('terminate!', () => {
   //   (define hog (spawn (lambda () (let loop () (loop)))))
   //   (inbound-link hog) (terminate! hog)
   //   (catch (lambda (e) (pair? (error-object-irritants e))) (?))   ; ⇒ #f
-  test('the irritants of a terminated or noproc error are a list holding the pid', { todo: 'node.js builds the irritants as a JS object; see the report' }, async () => {
+  test('the irritants of a terminated or noproc error are a list holding the pid', async () => {
     await expectLines(
       `(define hog (spawn (lambda () (let loop () (loop)))))
        (inbound-link hog)
@@ -362,7 +362,7 @@ describe('generic server', () => {
   // The same, with a terminate callback that sends a message just before the server
   // raises: hits the node.js signal() bug (see 'a linked process that sends a message
   // and then dies, in one slice' above).
-  test('a stop with another reason calls terminate, then is raised in the linked starter', { todo: 'node.js signal() interrupts a ready process (InvalidTransitionError); see the report' }, async () => {
+  test('a stop with another reason calls terminate, then is raised in the linked starter', async () => {
     await expectLines(
       `${PLUGIN}
        (define s (generic-server-start-link plugin 3))

@@ -333,7 +333,7 @@ describe('message isolation (copy on send)', () => {
   // literal constants and does not keep sharing inside a small message.
   //   (define lit '(a b c)) (! echo (cons me lit)) → the echoed list is not eq? to lit
   //   (define s (list 'x)) (! echo (cons me (list s s))) → (eq? (car m) (cadr m)) is #f
-  test('immutable data is shared, not copied: literals, strings, symbols; sharing inside a message is kept', { todo: 'copy.js fast path copies frozen literals and loses sharing (see the report)' }, async () => {
+  test('immutable data is shared, not copied: literals, strings, symbols; sharing inside a message is kept', async () => {
     await expectLines(
       `${ECHO}
        (define lit '(a (b c) #(1 2)))

@@ -21,7 +21,7 @@ export const termiteExports = {
     // Linda
     'out', 'in', 'rd', 'inp', 'rdp', 'in-timeout', 'rd-timeout', 'tuple-count', 'spawn-tuple',
     'make-space', 'space?', 'default-space', 'formal', 'formal?', 'in-async', 'rd-async', 'async-poll',
-    'async-collect', '?any', '?integer', '?number', '?float', '?string', '?symbol', '?bytes',
+    'async-collect', 'async-cancel', '?any', '?integer', '?number', '?float', '?string', '?symbol', '?bytes',
     '?boolean', '?vector', '?null', '?list',
     // sorting (SRFI 132 argument order), records
     'list-sort', 'vector-sort', 'sort', 'record?',

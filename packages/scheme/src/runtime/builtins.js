@@ -85,6 +85,7 @@ export const MAX_APPLY_ARGUMENTS = 50000;
 /** `(apply f a ... list)` — a tail call, so it needs no frame of its own. */
 function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any[]} */ ...rest) {
   if (arguments.length < 3) return arity(/** @type {any} */ (this), arguments.length - 1);
+  if (!(f instanceof Closure)) schemeErrorOf('type', 'apply', 'not a procedure', f);
   const last = rest.pop();
   const args = rest.length === 0 ? listToArray(last, 'apply') : rest.concat(listToArray(last, 'apply'));
   if (args.length > MAX_APPLY_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_APPLY_ARGUMENTS})`, args.length);

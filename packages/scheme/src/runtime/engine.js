@@ -147,7 +147,7 @@ export function checkBound(x, name) {
 // Every value that is not a procedure is "called" through Object.prototype's [CALL].
 Object.defineProperty(Object.prototype, CALL, {
   value: function notAProcedure() {
-    schemeErrorOf('type', 'apply', 'attempt to apply a non-procedure', this === undefined ? VOID : this.valueOf());
+    schemeErrorOf('type', 'application', 'not a procedure', this === undefined ? VOID : this.valueOf());
   },
   writable: true,
   configurable: true,

@@ -75,7 +75,7 @@
 (test-error ((lambda (x) x)))
 (test-error ((lambda (x) x) 1 2))
 (test-error ((lambda (x y . z) x) 1))
-(test-error-who apply (5) (5 1 2))
+(test-error-who application (5) (5 1 2))
 
 (test-group "4.1.4 Procedures")
 (test #t (procedure? (lambda (x) (+ x x))))
