@@ -539,10 +539,11 @@ TM_API tm_status tm_mbox_check(tm_core *core, uint32_t pid);
 /* All of the above for every space and process, plus the byte accounting. */
 TM_API tm_status tm_core_check(tm_core *core);
 
-/* An order-sensitive digest of a space's contents (tuples per index chain,
- * waiters), and of the scheduler's observable state (process states,
- * queues, mailboxes, timers). Equal digests before and after a failed call
- * show it changed nothing. */
+/* An order-sensitive digest of a space's contents (tuples in arrival order
+ * per arity, waiters per chain; not which groups are indexed), and of the
+ * scheduler's observable state (process states, queues, mailboxes,
+ * timers). Equal digests before and after a failed call show it changed
+ * nothing. */
 TM_API tm_status tm_space_digest(tm_core *core, uint32_t space,
                                  uint64_t *digest);
 TM_API uint64_t tm_sched_digest(tm_core *core);

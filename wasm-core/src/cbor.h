@@ -26,14 +26,15 @@ TM_INTERNAL tm_status tm_cbor_prepare(tm_core *c, const uint8_t *in,
 
 /*
  * Fast path of prepare + offsets for the common case: a canonical definite
- * array of 1..23 fields. TM_OK: in[0..len) is canonical, *arity and
- * off[0..arity] (off holds >= 24 entries) are set. TM_NOMATCH: not this
- * case, use tm_cbor_prepare. Negative: malformed, with the same message
- * tm_cbor_prepare would give.
+ * array of 1..23 fields, in one pass. TM_OK: in[0..len) is canonical,
+ * *arity and off[0..arity] (off holds >= 24 entries) are set, and *nformal
+ * counts the fields that are formals (start with tag 40992). TM_NOMATCH:
+ * not this case (or not canonical), use tm_cbor_prepare. Negative:
+ * malformed, with the same message tm_cbor_prepare would give.
  */
 TM_INTERNAL tm_status tm_cbor_scan_array(tm_core *c, const uint8_t *in,
                                          size_t len, uint32_t *arity,
-                                         uint32_t *off);
+                                         uint32_t *off, uint32_t *nformal);
 
 /* Decode the head at p (checked canonical bytes): major type, argument;
  * returns the head's length. */

@@ -261,6 +261,7 @@ tm_status tm_core_check(tm_core *c) {
     st = tm_space_check(c, tm_id_make(i, s->gen));
     if (st != TM_OK) return st;
   }
+  if ((st = tm_store_check_memo(c)) != TM_OK) return st;
   if ((st = tm_sched_check(c)) != TM_OK) return st;
   if ((st = tm_timer_check(c)) != TM_OK) return st;
   for (i = 0; i < c->sched.hwm; i++) {

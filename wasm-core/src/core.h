@@ -13,6 +13,32 @@
 #define TM_ERRMSG_MAX 256
 #define TM_AKEYS 32
 
+/*
+ * The parse memo: the last few small templates that passed the fast
+ * validation (canonical arrays of at most TM_MEMO_ARITY fields and
+ * TM_MEMO_BYTES bytes), with what validating and compiling them found. A
+ * template byte-for-byte equal to an entry has the same validation and
+ * compilation (both depend only on the bytes and the core's fixed
+ * configuration), so a loop repeating a template pays a comparison instead
+ * of a scan and a compile. Failures are never recorded: invalid bytes are
+ * rejected by the full reader every time. tm_core_check re-validates every
+ * entry.
+ */
+#define TM_MEMO_ENTRIES 4
+#define TM_MEMO_BYTES 48
+#define TM_MEMO_ARITY 6
+
+typedef struct tm_memo {
+  uint32_t len;     /* bytes; 0 = empty entry */
+  uint32_t arity;   /* fields */
+  uint32_t nformal; /* fields that are formals */
+  uint16_t compiled;/* tf holds the compiled template */
+  uint16_t keyed;   /* ... and the keys of its actuals */
+  uint32_t off[TM_MEMO_ARITY + 1]; /* field offsets */
+  tm_tfield tf[TM_MEMO_ARITY];     /* compiled fields */
+  uint8_t b[TM_MEMO_BYTES];        /* the bytes */
+} tm_memo;
+
 struct tm_core {
   tm_config cfg;            /* copy of the creation config (alloc set) */
   size_t live;              /* bytes held, all blocks */
@@ -28,6 +54,8 @@ struct tm_core {
   tm_tfield *tf;            /* scratch: compiled template fields */
   uint32_t scratch_cap;     /* entries in each scratch array (>= 24) */
   uint64_t akey[TM_AKEYS];  /* index keys of the arity chains, arity < 32 */
+  tm_memo memo[TM_MEMO_ENTRIES]; /* parse memo (see above) */
+  uint32_t memo_next;       /* entry the next miss replaces */
   void *pool[TM_POOL_CLASSES]; /* freed small blocks by size class */
   uint32_t pool_n[TM_POOL_CLASSES]; /* blocks in each pool list */
   size_t pooled;            /* bytes held in the pools (part of live) */

@@ -183,7 +183,8 @@ static void table_remove(tm_index *ix, tm_chain *ch) {
   ix->used--;
 }
 
-void tm_index_trim(tm_core *c, size_t *acct, tm_index *ix, uint32_t keep) {
+void tm_index_trim_slow(tm_core *c, size_t *acct, tm_index *ix,
+                        uint32_t keep) {
   while (ix->nempty > keep) {
     tm_chain *ch = ix->ehead;
     empty_remove(ix, ch);

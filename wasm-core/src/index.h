@@ -34,6 +34,9 @@ typedef struct tm_chain {
   struct tm_chain *eprev, *enext; /* empty-chain LRU, while empty */
   uint32_t count;                 /* entries in the tuple list */
   uint32_t nwait;                 /* waiters in the waiter list */
+  uint32_t indexed;               /* arity chains: 1 while the tuples of
+                                     that arity are also linked into their
+                                     field chains (store.c) */
 } tm_chain;
 
 typedef struct tm_index {
@@ -46,6 +49,11 @@ typedef struct tm_index {
 
 /* Most empty chains kept for reuse (hot keys stay allocated). */
 #define TM_INDEX_KEEP_EMPTY 256
+
+/* An arity group's tuples are linked into their field chains once the
+ * group holds more than this many (below it, walking the arity chain costs
+ * less than hashing and linking every field of every tuple). */
+#define TM_INDEX_MIN 8
 
 TM_INTERNAL uint64_t tm_index_key(uint64_t seed, uint32_t arity,
                                   uint32_t slot, const uint8_t *p, size_t n);
@@ -68,9 +76,13 @@ TM_INTERNAL void tm_index_wlink(tm_index *ix, tm_chain *ch, tm_wlink *w);
 TM_INTERNAL void tm_index_unlink(tm_index *ix, tm_entry *e);
 TM_INTERNAL void tm_index_wunlink(tm_index *ix, tm_chain *ch, tm_wlink *w);
 
-/* Free empty chains beyond TM_INDEX_KEEP_EMPTY, oldest first. */
-TM_INTERNAL void tm_index_trim(tm_core *c, size_t *acct, tm_index *ix,
-                               uint32_t keep);
+/* Free empty chains beyond `keep`, oldest first. */
+TM_INTERNAL void tm_index_trim_slow(tm_core *c, size_t *acct, tm_index *ix,
+                                    uint32_t keep);
+static inline void tm_index_trim(tm_core *c, size_t *acct, tm_index *ix,
+                                 uint32_t keep) {
+  if (ix->nempty > keep) tm_index_trim_slow(c, acct, ix, keep);
+}
 /* Free every chain and the table (entries belong to their tuples). */
 TM_INTERNAL void tm_index_free(tm_core *c, size_t *acct, tm_index *ix);
 /* Check table, chains and the empty list; message via tm_fail. */

@@ -81,25 +81,39 @@ tm_status tm_match_formal(tm_core *c, const uint8_t *f, uint32_t field,
 }
 
 tm_status tm_match_compile(tm_core *c, const uint8_t *b, const uint32_t *off,
-                           uint32_t arity, tm_tfield *tf) {
+                           uint32_t arity, uint32_t nformal, tm_tfield *tf) {
   uint32_t i;
   for (i = 0; i < arity; i++) {
     const uint8_t *f = b + off[i];
     uint32_t len = off[i + 1] - off[i];
-    tm_status st = len >= 4 ? tm_match_formal(c, f, i, &tf[i].formal, &tf[i].tag)
-                            : TM_NOMATCH;
-    if (st < 0) return st;
+    tm_status st = TM_NOMATCH;
+    if (nformal > 0 && tm_match_is_formal(f, len)) {
+      if (len == 4 && f[3] <= TM_FORMAL_NULL) { /* d9 a0 20 <code> */
+        tf[i].formal = f[3];
+        tf[i].tag = 0;
+        st = TM_OK;
+      } else if ((st = tm_match_formal(c, f, i, &tf[i].formal, &tf[i].tag)) < 0) {
+        return st;
+      }
+    }
     tf[i].off = off[i];
     tf[i].len = len;
+    tf[i].key = 0;
     if (st == TM_NOMATCH) {
       tf[i].formal = TM_ACTUAL;
       tf[i].tag = 0;
-      tf[i].key = tm_index_key(c->cfg.hash_seed, arity, i + 1, f, len);
-    } else {
-      tf[i].key = 0;
     }
   }
   return TM_OK;
+}
+
+void tm_match_keys(const tm_core *c, const uint8_t *b, uint32_t arity,
+                   tm_tfield *tf) {
+  uint32_t i;
+  for (i = 0; i < arity; i++)
+    if (tf[i].formal == TM_ACTUAL)
+      tf[i].key = tm_index_key(c->cfg.hash_seed, arity, i + 1, b + tf[i].off,
+                               tf[i].len);
 }
 
 /* The tag number of a tagged field (first byte major 6). */

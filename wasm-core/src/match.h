@@ -42,18 +42,29 @@ TM_INTERNAL tm_status tm_match_formal(tm_core *c, const uint8_t *f,
 /* Whether a field of len bytes starts with tag 40992 (a formal). */
 TM_INTERNAL int tm_match_is_formal(const uint8_t *f, uint32_t len);
 
-/* Compile template fields (canonical bytes b, offsets off) into tf[]. */
+/*
+ * Compile template fields (canonical bytes b, offsets off) into tf[]:
+ * formal code and tag, or TM_ACTUAL; offsets and lengths. nformal is the
+ * number of top-level fields starting with tag 40992 (0 lets the loop skip
+ * the formal test). Keys are left 0: tm_match_keys computes them when an
+ * index lookup or a waiter needs them.
+ */
 TM_INTERNAL tm_status tm_match_compile(tm_core *c, const uint8_t *b,
                                        const uint32_t *off, uint32_t arity,
-                                       tm_tfield *tf);
+                                       uint32_t nformal, tm_tfield *tf);
+
+/* The index keys of the actual fields of a compiled template. */
+TM_INTERNAL void tm_match_keys(const tm_core *c, const uint8_t *b,
+                               uint32_t arity, tm_tfield *tf);
 
 /* Whether the field bytes f are of the formal's type. */
 TM_INTERNAL int tm_match_type(int32_t formal, uint64_t tag, const uint8_t *f);
 
 /*
  * Whether one field (bytes f of length flen, index key fkey) satisfies the
- * compiled template field tf (template bytes pb). Actuals compare keys
- * first, so most non-matching fields cost one integer comparison.
+ * compiled template field tf (template bytes pb, keys computed). Actuals
+ * compare keys first, so most non-matching fields cost one integer
+ * comparison.
  */
 static inline int tm_match_field(const tm_tfield *tf, const uint8_t *pb,
                                  const uint8_t *f, uint32_t flen,
@@ -61,6 +72,34 @@ static inline int tm_match_field(const tm_tfield *tf, const uint8_t *pb,
   if (tf->formal != TM_ACTUAL) return tm_match_type(tf->formal, tf->tag, f);
   return fkey == tf->key && flen == tf->len &&
          memcmp(pb + tf->off, f, flen) == 0;
+}
+
+/* Whether n bytes at a and b are equal. Fields are short: up to 16 bytes
+ * take two (overlapping) word comparisons and no call. */
+static inline int tm_bytes_equal(const uint8_t *a, const uint8_t *b,
+                                 uint32_t n) {
+  uint64_t x, y, u, v;
+  uint32_t p, q, r, t;
+  if (n >= 8) {
+    if (n > 16) return memcmp(a, b, n) == 0;
+    memcpy(&x, a, 8); memcpy(&y, b, 8);
+    memcpy(&u, a + n - 8, 8); memcpy(&v, b + n - 8, 8);
+    return ((x ^ y) | (u ^ v)) == 0;
+  }
+  if (n >= 4) {
+    memcpy(&p, a, 4); memcpy(&q, b, 4);
+    memcpy(&r, a + n - 4, 4); memcpy(&t, b + n - 4, 4);
+    return ((p ^ q) | (r ^ t)) == 0;
+  }
+  if (n == 0) return 1;
+  return a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1];
+}
+
+/* tm_match_field without keys: actuals compare their bytes. */
+static inline int tm_match_field_bytes(const tm_tfield *tf, const uint8_t *pb,
+                                       const uint8_t *f, uint32_t flen) {
+  if (tf->formal != TM_ACTUAL) return tm_match_type(tf->formal, tf->tag, f);
+  return flen == tf->len && tm_bytes_equal(pb + tf->off, f, flen);
 }
 
 #endif

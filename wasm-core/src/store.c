@@ -3,10 +3,14 @@
  *
  * Invariants (checked by tm_space_check):
  *  - Every stored tuple is canonical CBOR, an array of `arity` fields, and
- *    is linked into arity + 1 chains: ent[0] in the arity chain (key of
- *    (arity, 0)), ent[i] in the chain of (arity, i, bytes of field i-1).
- *    Chains are in arrival order, so walking any chain oldest-first and
- *    taking the first match yields the oldest matching tuple.
+ *    is linked by ent[0] into its arity chain (key of (arity, 0)). If that
+ *    chain is `indexed`, ent[i] is also linked into the chain of
+ *    (arity, i, bytes of field i-1), for every tuple of that arity; if not,
+ *    ent[i].chain is NULL for i >= 1. A group of more than TM_INDEX_MIN
+ *    tuples is always indexed (the out that grows it past the threshold
+ *    links the whole group); a group stops being indexed only when it is
+ *    empty. Chains are in arrival order, so walking any chain oldest-first
+ *    and taking the first match yields the oldest matching tuple.
  *  - ntuples counts tuples; nwaiters counts waiters; every waiter is in
  *    exactly one chain's waiter list (its first actual field's key, or the
  *    arity key if it has none), and its owner process is waiting-tuple
@@ -27,7 +31,12 @@ typedef struct tm_item {
   const uint8_t *b; /* canonical bytes (input or c->canon) */
   size_t len;       /* their length */
   uint32_t arity;   /* fields */
-  uint32_t *off;    /* c->offs: arity + 1 offsets */
+  uint32_t nformal; /* top-level fields that are formals (tag 40992) */
+  uint32_t *off;    /* arity + 1 offsets (c->offs or the memo entry's) */
+  tm_tfield *tf;    /* templates: compiled fields (c->tf or the memo's) */
+  tm_memo *memo;    /* the parse memo entry of these bytes, or NULL */
+  int compiled;     /* tf is compiled */
+  int keyed;        /* tf holds the keys of the actuals */
 } tm_item;
 
 #define TUPLE_OF(e) \
@@ -71,16 +80,69 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
   return tm_done(c, TM_OK);
 }
 
-/* Parse and canonicalise a tuple or template into *it. */
+/* The memo entry holding exactly these bytes, or NULL. */
+static tm_memo *memo_find(tm_core *c, const uint8_t *in, size_t len) {
+  uint32_t k;
+  if (len == 0 || len > TM_MEMO_BYTES) return NULL; /* 0 marks free entries */
+  for (k = 0; k < TM_MEMO_ENTRIES; k++) {
+    tm_memo *m = &c->memo[k];
+    if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
+  }
+  return NULL;
+}
+
+/* Record a validated item (small enough) in the memo, replacing the
+ * oldest entry; it then describes itself through the entry. */
+static void memo_add(tm_core *c, tm_item *it) {
+  tm_memo *m;
+  if (it->len > TM_MEMO_BYTES || it->arity > TM_MEMO_ARITY) return;
+  m = &c->memo[c->memo_next];
+  c->memo_next = (c->memo_next + 1) % TM_MEMO_ENTRIES;
+  m->len = (uint32_t)it->len;
+  m->arity = it->arity;
+  m->nformal = it->nformal;
+  m->compiled = m->keyed = 0;
+  memcpy(m->off, it->off, (it->arity + 1) * sizeof(uint32_t));
+  memcpy(m->b, it->b, it->len);
+  it->off = m->off;
+  it->tf = m->tf;
+  it->memo = m;
+}
+
+/* Parse and canonicalise a tuple (memo 0) or a template (memo 1) into
+ * *it. Templates go through the parse memo (loops repeat them); tuples,
+ * which mostly differ from one out to the next, do not. */
 static tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
-                            const char *what, tm_item *it) {
+                            int memo, tm_item *it) {
+  const char *what = memo ? "template" : "tuple";
   size_t head;
-  tm_status st = in != NULL ? tm_cbor_scan_array(c, in, len, &it->arity, c->offs)
-                            : TM_NOMATCH;
+  uint32_t i;
+  tm_memo *m;
+  tm_status st;
+  it->tf = c->tf;
+  it->memo = NULL;
+  it->compiled = it->keyed = 0;
+  if (memo && in != NULL && (m = memo_find(c, in, len)) != NULL) {
+    /* seen, so valid: what validating and compiling it found is known */
+    it->b = in;
+    it->len = len;
+    it->arity = m->arity;
+    it->nformal = m->nformal;
+    it->off = m->off;
+    it->tf = m->tf;
+    it->memo = m;
+    it->compiled = m->compiled;
+    it->keyed = m->keyed;
+    return TM_OK;
+  }
+  st = in != NULL ? tm_cbor_scan_array(c, in, len, &it->arity, c->offs,
+                                       &it->nformal)
+                  : TM_NOMATCH;
   if (st == TM_OK) { /* canonical short array: used in place, one pass */
     it->b = in;
     it->len = len;
     it->off = c->offs;
+    if (memo) memo_add(c, it);
     return TM_OK;
   }
   if (st < 0) return st;
@@ -90,7 +152,12 @@ static tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
     return st;
   if ((st = tm_scratch_reserve(c, it->arity + 1)) != TM_OK) return st;
   it->off = c->offs;
+  it->tf = c->tf; /* the scratch arrays may have moved */
   tm_match_offsets(it->b, head, it->arity, it->off);
+  it->nformal = 0;
+  for (i = 0; i < it->arity; i++)
+    if (tm_match_is_formal(it->b + it->off[i], it->off[i + 1] - it->off[i]))
+      it->nformal++;
   return TM_OK;
 }
 
@@ -106,12 +173,17 @@ static void tuple_free(tm_core *c, tm_space *sp, tm_tuple *t) {
 
 /* Unlink a stored tuple from all its chains and free it. O(arity). */
 static void tuple_remove(tm_core *c, tm_space *sp, tm_tuple *t) {
+  tm_chain *ach = t->ent[0].chain;
   uint32_t i;
-  for (i = 0; i <= t->arity; i++) tm_index_unlink(&sp->ix, &t->ent[i]);
+  if (ach->indexed)
+    for (i = 1; i <= t->arity; i++) tm_index_unlink(&sp->ix, &t->ent[i]);
+  tm_index_unlink(&sp->ix, &t->ent[0]);
+  if (ach->count == 0) ach->indexed = 0; /* an empty group starts over */
   sp->ntuples--;
   tuple_free(c, sp, t);
 }
 
+/* Whether tuple t (of an indexed group) matches; tf has its keys. */
 static int tuple_matches(const tm_tfield *tf, const uint8_t *pb,
                          const tm_tuple *t) {
   const uint32_t *off = TM_TUPLE_OFF(t);
@@ -124,39 +196,86 @@ static int tuple_matches(const tm_tfield *tf, const uint8_t *pb,
   return 1;
 }
 
-/* Compile the template in `it` into c->tf and pick the shortest chain
- * among the arity chain and the chains of its actual fields. NULL: no
- * tuple can match. */
-static tm_chain *best_chain(tm_core *c, tm_space *sp, const tm_item *it,
-                            tm_status *st) {
+/* Whether tuple t matches, comparing bytes (no keys needed). */
+static int tuple_matches_bytes(const tm_tfield *tf, const uint8_t *pb,
+                               const tm_tuple *t) {
+  const uint32_t *off = TM_TUPLE_OFF(t);
+  const uint8_t *tb = TM_TUPLE_BYTES(t);
+  uint32_t i;
+  for (i = 0; i < t->arity; i++)
+    if (!tm_match_field_bytes(&tf[i], pb, tb + off[i], off[i + 1] - off[i]))
+      return 0;
+  return 1;
+}
+
+/* Compile the template (unless its memo entry already holds it). */
+static tm_status template_compile(tm_core *c, tm_item *it) {
+  tm_status st;
+  if (it->compiled) return TM_OK;
+  st = tm_match_compile(c, it->b, it->off, it->arity, it->nformal, it->tf);
+  if (st != TM_OK) return st; /* failures are not recorded */
+  it->compiled = 1;
+  if (it->memo != NULL) it->memo->compiled = 1;
+  return TM_OK;
+}
+
+/* The keys of the template's actual fields (once per operation, or once
+ * per memo entry). */
+static void template_keys(tm_core *c, tm_item *it) {
+  if (it->keyed) return;
+  tm_match_keys(c, it->b, it->arity, it->tf);
+  it->keyed = 1;
+  if (it->memo != NULL) it->memo->keyed = 1;
+}
+
+/* Compile the template in `it` into it->tf and pick the chain to walk: the
+ * arity chain of a group that is not indexed, else the shortest among the
+ * arity chain and the chains of the template's actual fields. NULL: no
+ * tuple can match. *indexed says which kind of chain it is. */
+static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
+                            int *indexed, tm_status *st) {
   uint32_t i;
   tm_chain *best, *ch;
-  *st = tm_match_compile(c, it->b, it->off, it->arity, c->tf);
+  *st = template_compile(c, it);
   if (*st != TM_OK) return NULL;
   best = tm_index_find(&sp->ix, tm_arity_key(c, it->arity));
   if (best == NULL || best->count == 0) return NULL;
+  *indexed = (int)best->indexed;
+  if (!best->indexed) return best; /* a small group: walk it */
+  template_keys(c, it);
   for (i = 0; i < it->arity; i++) {
-    if (c->tf[i].formal != TM_ACTUAL) continue;
-    ch = tm_index_find(&sp->ix, c->tf[i].key);
+    if (it->tf[i].formal != TM_ACTUAL) continue;
+    ch = tm_index_find(&sp->ix, it->tf[i].key);
     if (ch == NULL || ch->count == 0) return NULL;
     if (ch->count < best->count) best = ch;
   }
   return best;
 }
 
+/* Whether t (reached on a chain walked for template it) matches. */
+static int walk_matches(tm_core *c, const tm_item *it, int indexed,
+                        const tm_tuple *t) {
+#ifdef TM_DEBUG
+  c->examined++;
+#else
+  (void)c;
+#endif
+  if (t->arity != it->arity) return 0; /* a key collision */
+  return indexed ? tuple_matches(it->tf, it->b, t)
+                 : tuple_matches_bytes(it->tf, it->b, t);
+}
+
 /* The oldest stored tuple matching the template, or NULL. */
-static tm_tuple *find_tuple(tm_core *c, tm_space *sp, const tm_item *it,
+static tm_tuple *find_tuple(tm_core *c, tm_space *sp, tm_item *it,
                             tm_status *st) {
-  tm_chain *best = best_chain(c, sp, it, st);
+  int indexed = 0;
+  tm_chain *best = best_chain(c, sp, it, &indexed, st);
   tm_entry *e;
   uint32_t n;
   if (best == NULL) return NULL;
   for (e = best->head, n = 0; e != NULL && n < best->count; e = e->next, n++) {
     tm_tuple *t = TUPLE_OF(e);
-#ifdef TM_DEBUG
-    c->examined++;
-#endif
-    if (t->arity == it->arity && tuple_matches(c->tf, it->b, t)) return t;
+    if (walk_matches(c, it, indexed, t)) return t;
   }
   return NULL;
 }
@@ -164,8 +283,15 @@ static tm_tuple *find_tuple(tm_core *c, tm_space *sp, const tm_item *it,
 /* Copy the tuple out, and remove it for `in`. */
 static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
                       tm_bytes *out) {
-  tm_status st = tm_xfer_put(c, TM_TUPLE_BYTES(t), t->len, out);
-  if (st != TM_OK) return st;
+  tm_xfer *x = c->xfer;
+  if (t->len <= x->cap) { /* the common case of tm_xfer_put */
+    memcpy(x->data, TM_TUPLE_BYTES(t), t->len);
+    out->bytes = x->data;
+    out->len = t->len;
+  } else {
+    tm_status st = tm_xfer_put(c, TM_TUPLE_BYTES(t), t->len, out);
+    if (st != TM_OK) return st;
+  }
   if (remove) {
     tuple_remove(c, sp, t);
     tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
@@ -182,7 +308,7 @@ static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   out->bytes = NULL;
   out->len = 0;
   if (sp == NULL) return st;
-  if ((st = parse_item(c, tmpl, len, "template", &it)) != TM_OK) return st;
+  if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
   t = find_tuple(c, sp, &it, &st);
   if (st != TM_OK) return st;
   if (t == NULL) return TM_NOMATCH;
@@ -216,16 +342,15 @@ static tm_status count_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   tm_chain *best;
   tm_entry *e;
   uint32_t n, k = 0;
+  int indexed = 0;
   *count = 0;
   if (sp == NULL) return st;
-  if ((st = parse_item(c, tmpl, len, "template", &it)) != TM_OK) return st;
-  best = best_chain(c, sp, &it, &st);
+  if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
+  best = best_chain(c, sp, &it, &indexed, &st);
   if (best == NULL) return st;
-  if (all_any(c->tf, it.arity)) { *count = best->count; return TM_OK; }
-  for (e = best->head, n = 0; e != NULL && n < best->count; e = e->next, n++) {
-    tm_tuple *t = TUPLE_OF(e);
-    if (t->arity == it.arity && tuple_matches(c->tf, it.b, t)) k++;
-  }
+  if (all_any(it.tf, it.arity)) { *count = best->count; return TM_OK; }
+  for (e = best->head, n = 0; e != NULL && n < best->count; e = e->next, n++)
+    if (walk_matches(c, &it, indexed, TUPLE_OF(e))) k++;
   *count = k;
   return TM_OK;
 }
@@ -238,24 +363,28 @@ tm_status tm_space_count(tm_core *c, uint32_t id, const uint8_t *tmpl,
 
 /* ---- out ----------------------------------------------------------------- */
 
-/* Keys of every slot of a tuple into c->keys, their chains into c->chains;
- * rejects formals at the top level. */
-static tm_status tuple_keys(tm_core *c, tm_space *sp, const tm_item *it) {
+/* A tuple holding a formal at the top level: the error for the first. */
+static tm_status formal_in_tuple(tm_core *c, const tm_item *it) {
+  uint32_t i;
+  for (i = 0; i < it->arity; i++)
+    if (tm_match_is_formal(it->b + it->off[i], it->off[i + 1] - it->off[i]))
+      break;
+  return tm_fail(c, TM_E_TEMPLATE, "a tuple may not contain a formal "
+                 "(field %u, byte %u); formals belong in templates", i,
+                 it->off[i]);
+}
+
+/* Keys of the field slots of a tuple into c->keys[1..arity], their chains
+ * into c->chains (c->keys[0] and c->chains[0] are already set). */
+static void tuple_keys(tm_core *c, tm_space *sp, const tm_item *it) {
   uint64_t seed = c->cfg.hash_seed;
   uint32_t i;
-  c->keys[0] = tm_arity_key(c, it->arity);
-  c->chains[0] = tm_index_find(&sp->ix, c->keys[0]);
   for (i = 0; i < it->arity; i++) {
     const uint8_t *f = it->b + it->off[i];
     uint32_t n = it->off[i + 1] - it->off[i];
-    if (tm_match_is_formal(f, n))
-      return tm_fail(c, TM_E_TEMPLATE, "a tuple may not contain a formal "
-                     "(field %u, byte %u); formals belong in templates", i,
-                     it->off[i]);
     c->keys[i + 1] = tm_index_key(seed, it->arity, i + 1, f, n);
     c->chains[i + 1] = tm_index_find(&sp->ix, c->keys[i + 1]);
   }
-  return TM_OK;
 }
 
 static int waiter_matches(const tm_waiter *w, const tm_item *it,
@@ -333,6 +462,10 @@ typedef struct tm_outplan {
   tm_tuple *tuple;   /* tuple to store, or NULL if an in takes it */
   tm_chain *fresh;   /* new chains to insert (linked through eprev) */
   uint32_t nfresh;   /* how many */
+  uint32_t nlink;    /* entries of the tuple to link: 1 (arity chain
+                        only) or arity + 1 (its group is indexed) */
+  tm_chain *group;   /* an arity chain to index before the tuple is
+                        linked (the group grows past TM_INDEX_MIN) */
 } tm_outplan;
 
 static void plan_undo(tm_core *c, tm_space *sp, tm_outplan *p) {
@@ -364,7 +497,62 @@ static tm_status plan_blobs(tm_core *c, const tm_item *it, tm_outplan *p) {
   return TM_OK;
 }
 
-/* The stored tuple and the chains its keys still lack. */
+/* The key of field `slot` (1..arity) of a stored tuple. */
+static uint64_t stored_key(const tm_core *c, const tm_tuple *t,
+                           uint32_t slot) {
+  const uint32_t *off = TM_TUPLE_OFF(t);
+  return tm_index_key(c->cfg.hash_seed, t->arity, slot,
+                      TM_TUPLE_BYTES(t) + off[slot - 1],
+                      off[slot] - off[slot - 1]);
+}
+
+/*
+ * Indexing a group, step 1 (fallible): make sure every field key of every
+ * tuple of the group has a chain in the table. Chains made here enter the
+ * table empty (as kept empty chains do), so a failure changes no contents.
+ */
+static tm_status index_prepare(tm_core *c, tm_space *sp, tm_chain *group,
+                               uint32_t arity) {
+  tm_entry *e;
+  uint32_t n, k;
+  for (e = group->head, n = 0; e != NULL && n < group->count;
+       e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+    if (e->slot != 0 || t->arity != arity) continue; /* a key collision */
+    for (k = 1; k <= arity; k++) {
+      uint64_t key = stored_key(c, t, k);
+      tm_chain *ch;
+      if (tm_index_find(&sp->ix, key) != NULL) continue;
+      tm_status st = tm_index_reserve(c, &sp->bytes, &sp->ix, 1);
+      if (st != TM_OK) return st;
+      if ((ch = tm_index_new_chain(c, &sp->bytes, key)) == NULL)
+        return tm_nomem(c, "indexing a group");
+      tm_index_insert(&sp->ix, ch);
+    }
+  }
+  return TM_OK;
+}
+
+/* Indexing a group, step 2 (cannot fail): link every tuple of the group,
+ * oldest first, into the chains of its fields. */
+static void index_commit(tm_core *c, tm_space *sp, tm_chain *group,
+                         uint32_t arity) {
+  tm_entry *e;
+  uint32_t n, k;
+  for (e = group->head, n = 0; e != NULL && n < group->count;
+       e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+    if (e->slot != 0 || t->arity != arity) continue;
+    for (k = 1; k <= arity; k++) {
+      t->ent[k].slot = k;
+      tm_index_link(&sp->ix, tm_index_find(&sp->ix, stored_key(c, t, k)),
+                    &t->ent[k]);
+    }
+  }
+  group->indexed = 1;
+}
+
+/* The stored tuple and the chains its linked keys still lack. */
 static tm_status plan_store(tm_core *c, tm_space *sp, const tm_item *it,
                             tm_outplan *p) {
   uint32_t k;
@@ -375,7 +563,7 @@ static tm_status plan_store(tm_core *c, tm_space *sp, const tm_item *it,
   memcpy(TM_TUPLE_OFF(t), it->off, (it->arity + 1) * sizeof(uint32_t));
   memcpy(TM_TUPLE_BYTES(t), it->b, it->len);
   p->tuple = t;
-  for (k = 0; k <= it->arity; k++) {
+  for (k = 0; k < p->nlink; k++) {
     tm_chain *ch;
     if (c->chains[k] != NULL) continue;
     ch = tm_index_new_chain(c, &sp->bytes, c->keys[k]);
@@ -384,7 +572,8 @@ static tm_status plan_store(tm_core *c, tm_space *sp, const tm_item *it,
     p->fresh = ch;
     p->nfresh++;
   }
-  return tm_index_reserve(c, &sp->bytes, &sp->ix, p->nfresh);
+  return p->nfresh > 0 ? tm_index_reserve(c, &sp->bytes, &sp->ix, p->nfresh)
+                       : TM_OK;
 }
 
 /* Commit: insert fresh chains and link the tuple's entries. */
@@ -401,12 +590,18 @@ static void commit_store(tm_core *c, tm_space *sp, tm_outplan *p) {
     }
     tm_index_insert(&sp->ix, ch);
   }
-  for (k = 0; k <= t->arity; k++) {
+  for (k = 0; k < p->nlink; k++) {
     tm_chain *home = c->chains[k];
     if (home == NULL) home = tm_index_find(&sp->ix, c->keys[k]); /* fresh */
     t->ent[k].slot = k;
     tm_index_link(&sp->ix, home, &t->ent[k]);
   }
+  for (; k <= t->arity; k++) { /* a group that is not indexed */
+    t->ent[k].slot = k;
+    t->ent[k].chain = NULL;
+    t->ent[k].prev = t->ent[k].next = NULL;
+  }
+  if (p->nlink > 1) t->ent[0].chain->indexed = 1;
   sp->ntuples++;
 }
 
@@ -432,12 +627,29 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   tm_outplan p;
   tm_waiter *in_w = NULL;
   tm_item it;
+  tm_chain *group;
+  uint32_t k;
   memset(&p, 0, sizeof p);
   if (sp == NULL) return st;
-  if ((st = parse_item(c, in, len, "tuple", &it)) != TM_OK) return st;
-  if ((st = tuple_keys(c, sp, &it)) != TM_OK) return st;
+  if ((st = parse_item(c, in, len, 0, &it)) != TM_OK) return st;
+  if (it.nformal > 0) return formal_in_tuple(c, &it);
+  c->keys[0] = tm_arity_key(c, it.arity);
+  c->chains[0] = group = tm_index_find(&sp->ix, c->keys[0]);
+  p.nlink = 1;
+  if (group != NULL && (group->indexed || group->count >= TM_INDEX_MIN)) {
+    p.nlink = it.arity + 1;
+    if (!group->indexed) p.group = group; /* this out grows it past */
+  }
+  /* field keys: to link the tuple, or to find the waiters it may wake */
+  if (p.nlink > 1 || sp->nwaiters > 0) tuple_keys(c, sp, &it);
   if (sp->nwaiters > 0) p.woken = collect_waiters(c, &it, &in_w);
   st = plan_blobs(c, &it, &p);
+  if (st == TM_OK && in_w == NULL && p.group != NULL) {
+    st = index_prepare(c, sp, p.group, it.arity);
+    for (k = 1; st == TM_OK && k <= it.arity; k++)
+      if (c->chains[k] == NULL)
+        c->chains[k] = tm_index_find(&sp->ix, c->keys[k]);
+  }
   if (st == TM_OK && in_w == NULL) st = plan_store(c, sp, &it, &p);
   if (st != TM_OK) {
     plan_undo(c, sp, &p);
@@ -445,7 +657,10 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   }
   if (woken != NULL) *woken = commit_wake(c, &p);
   else commit_wake(c, &p);
-  if (p.tuple != NULL) commit_store(c, sp, &p);
+  if (p.tuple != NULL) {
+    if (p.group != NULL) index_commit(c, sp, p.group, it.arity);
+    commit_store(c, sp, &p);
+  }
   tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
   return TM_OK;
 }
@@ -473,10 +688,11 @@ void tm_store_free_blob(tm_core *c, uint32_t pi, tm_blob *b) {
 }
 
 /* Key a waiter registers under: its first actual, else the arity key. */
-static uint64_t waiter_key(tm_core *c, const tm_item *it) {
+static uint64_t waiter_key(tm_core *c, tm_item *it) {
   uint32_t i;
+  template_keys(c, it); /* the waiter keeps them: an out compares keys */
   for (i = 0; i < it->arity; i++)
-    if (c->tf[i].formal == TM_ACTUAL) return c->tf[i].key;
+    if (it->tf[i].formal == TM_ACTUAL) return it->tf[i].key;
   return tm_arity_key(c, it->arity);
 }
 
@@ -488,14 +704,14 @@ static tm_waiter *waiter_new(tm_core *c, tm_proc *pr, const tm_item *it) {
   w->size = size;
   w->arity = it->arity;
   w->len = (uint32_t)it->len;
-  memcpy(w->f, c->tf, it->arity * sizeof(tm_tfield));
+  memcpy(w->f, it->tf, it->arity * sizeof(tm_tfield));
   memcpy(TM_WAITER_BYTES(w), it->b, it->len);
   return w;
 }
 
 /* Register a waiter for process pi (prepare all, then commit). */
 static tm_status add_waiter(tm_core *c, tm_space *sp, uint32_t id,
-                            const tm_item *it, uint32_t pi, uint32_t kind,
+                            tm_item *it, uint32_t pi, uint32_t kind,
                             uint32_t clock, double timeout_at) {
   tm_proc *pr = &c->sched.procs[pi];
   uint64_t key = waiter_key(c, it);
@@ -548,7 +764,7 @@ static tm_status wait_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   if ((st = tm_timer_clock_ok(c, clock)) != TM_OK) return st;
   if (timeout_at != timeout_at)
     return tm_fail(c, TM_E_ARG, "%s: timeout is NaN", op);
-  if ((st = parse_item(c, tmpl, len, "template", &it)) != TM_OK) return st;
+  if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
   t = find_tuple(c, sp, &it, &st);
   if (st != TM_OK) return st;
   if (t != NULL) return take(c, sp, t, kind == TM_WAIT_IN, out);
@@ -586,6 +802,35 @@ tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
   tm_store_free_blob(c, pi, pr->delivery);
   pr->delivery = NULL;
   return tm_done(c, TM_OK);
+}
+
+/* ---- the parse memo -------------------------------------------------------- */
+
+/* Every memo entry says what validating and compiling its bytes says. */
+tm_status tm_store_check_memo(tm_core *c) {
+  uint32_t k, i, arity = 0, nformal = 0;
+  for (k = 0; k < TM_MEMO_ENTRIES; k++) {
+    const tm_memo *m = &c->memo[k];
+    if (m->len == 0) continue;
+    if (m->len > TM_MEMO_BYTES || m->arity > TM_MEMO_ARITY ||
+        tm_cbor_scan_array(c, m->b, m->len, &arity, c->offs, &nformal) != TM_OK ||
+        arity != m->arity || nformal != m->nformal ||
+        memcmp(c->offs, m->off, (arity + 1) * sizeof(uint32_t)) != 0)
+      return tm_fail(c, TM_E_CORRUPT, "parse memo: entry %u does not "
+                     "describe its bytes", k);
+    if (!m->compiled) continue;
+    if (tm_match_compile(c, m->b, m->off, arity, nformal, c->tf) != TM_OK)
+      return tm_fail(c, TM_E_CORRUPT, "parse memo: entry %u is compiled but "
+                     "does not compile", k);
+    if (m->keyed) tm_match_keys(c, m->b, arity, c->tf);
+    for (i = 0; i < arity; i++)
+      if (c->tf[i].formal != m->tf[i].formal || c->tf[i].tag != m->tf[i].tag ||
+          c->tf[i].off != m->tf[i].off || c->tf[i].len != m->tf[i].len ||
+          (m->keyed && c->tf[i].key != m->tf[i].key))
+        return tm_fail(c, TM_E_CORRUPT, "parse memo: entry %u holds a wrong "
+                       "compiled field %u", k, i);
+  }
+  return TM_OK;
 }
 
 /* ---- destruction, statistics, checks ------------------------------------- */
@@ -637,17 +882,29 @@ tm_status tm_space_stats(tm_core *c, uint32_t id, uint32_t *tuples,
   return tm_done(c, TM_OK);
 }
 
-/* A stored tuple: entries point into chains of the keys of its bytes. */
+/* A stored tuple: its entries point into the chains of the keys of its
+ * bytes (only the arity chain while its group is not indexed), and a
+ * group larger than TM_INDEX_MIN is indexed. */
 static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
   const uint32_t *off = TM_TUPLE_OFF(t);
   const uint8_t *b = TM_TUPLE_BYTES(t);
+  const tm_chain *group = t->ent[0].chain;
   uint32_t i;
   if (off[t->arity] != t->len)
     return tm_fail(c, TM_E_CORRUPT, "store: tuple offsets do not cover it");
+  if (group == NULL || (!group->indexed && group->count > TM_INDEX_MIN))
+    return tm_fail(c, TM_E_CORRUPT, "store: a group of %u tuples is not "
+                   "indexed", group != NULL ? group->count : 0);
   for (i = 0; i <= t->arity; i++) {
     uint64_t key = i == 0 ? tm_index_key(c->cfg.hash_seed, t->arity, 0, NULL, 0)
                           : tm_index_key(c->cfg.hash_seed, t->arity, i,
                                          b + off[i - 1], off[i] - off[i - 1]);
+    if (i > 0 && !group->indexed) {
+      if (t->ent[i].slot != i || t->ent[i].chain != NULL)
+        return tm_fail(c, TM_E_CORRUPT, "store: entry %u of a tuple of a "
+                       "group that is not indexed is linked", i);
+      continue;
+    }
     if (t->ent[i].slot != i || t->ent[i].chain == NULL ||
         t->ent[i].chain->key != key)
       return tm_fail(c, TM_E_CORRUPT, "store: entry %u of a tuple is in the "
@@ -730,8 +987,11 @@ tm_status tm_space_digest(tm_core *c, uint32_t id, uint64_t *digest) {
     const tm_wlink *l;
     uint32_t k;
     if (ch == NULL) continue;
+    /* tuples through their arity entries, so the digest does not depend
+     * on which groups are indexed */
     for (e = ch->head, pos = 0; e != NULL && pos < ch->count; e = e->next, pos++) {
       const tm_tuple *t = TUPLE_OF(e);
+      if (e->slot != 0) continue;
       h += tm_mix64(tm_index_key(pos, t->arity, e->slot, TM_TUPLE_BYTES(t),
                                  t->len));
     }

@@ -71,6 +71,8 @@ typedef struct tm_store {
 TM_INTERNAL void tm_store_cancel_waiter(tm_core *c, tm_waiter *w);
 /* Free a delivered tuple held by process index pi. */
 TM_INTERNAL void tm_store_free_blob(tm_core *c, uint32_t pi, tm_blob *b);
+/* Re-validate the parse memo (tm_core_check); TM_E_CORRUPT on a mismatch. */
+TM_INTERNAL tm_status tm_store_check_memo(tm_core *c);
 /* Free every space (core destruction). */
 TM_INTERNAL void tm_store_free(tm_core *c);
 

@@ -101,6 +101,23 @@ static void a_wide_tuple_fails_cleanly_while_growing_scratch(tm_core *c) {
   CHECK_EQ(t_count(c, g_space), 0);
 }
 
+/* The out that grows a group past TM_INDEX_MIN links the whole group; it
+ * allocates every chain first, so failing changes no contents. */
+static void indexing_a_group_fails_cleanly(tm_core *c) {
+  uint32_t i;
+  g_space = t_space(c);
+  for (i = 0; i < TM_INDEX_MIN; i++) {
+    cb_build(&t, "[sis]", "grp", (long long)i, i % 2 ? "odd" : "even");
+    CHECK_OK(tm_space_out(c, g_space, t.b, t.n, NULL));
+  }
+  cb_build(&t, "[sis]", "grp", 99LL, "last");
+  INJECT(op_out, NULL, TM_OK, 3); /* chains for fields, table growth */
+  CHECK_EQ(t_count(c, g_space), TM_INDEX_MIN + 1);
+  cb_build(&p, "[sFs]", "grp", TM_FORMAL_INTEGER, "odd");
+  INJECT(op_inp, NULL, TM_OK, 0);
+  CHECK_EQ(t_count(c, g_space), TM_INDEX_MIN);
+}
+
 static void waking_waiters_fails_cleanly_when_copies_cannot_be_made(tm_core *c) {
   uint32_t pids[4], i, waiters;
   tm_bytes o;
@@ -273,6 +290,7 @@ static void the_memory_limit_refuses_growth_and_the_core_keeps_working(tm_core *
 const test_case alloc_tests[] = {
     {"an out that fails to allocate changes nothing", an_out_that_fails_to_allocate_changes_nothing},
     {"a wide tuple fails cleanly while growing scratch space", a_wide_tuple_fails_cleanly_while_growing_scratch},
+    {"indexing a group fails cleanly", indexing_a_group_fails_cleanly},
     {"waking waiters fails cleanly when their copies cannot be made", waking_waiters_fails_cleanly_when_copies_cannot_be_made},
     {"registering a waiter fails cleanly", registering_a_waiter_fails_cleanly},
     {"growing the transfer area fails without losing the tuple", growing_the_transfer_area_fails_without_losing_the_tuple},

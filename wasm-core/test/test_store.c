@@ -236,6 +236,136 @@ static void the_transfer_area_grows_for_large_results(tm_core *c) {
   CHECK_EQ(tm_xfer_layout(99), 0xffffffffu);
 }
 
+/* A group's indexing follows its size: below TM_INDEX_MIN tuples it is
+ * walked, past it every tuple is in its field chains (oldest first), and
+ * an empty group starts over. Results never depend on which. */
+static void groups_are_indexed_once_they_grow_past_the_threshold(tm_core *c) {
+  uint32_t s = t_space(c), i, n = TM_INDEX_MIN + 5;
+  uint64_t before, d_small;
+  tm_bytes o;
+  tm_chain *group;
+  for (i = 0; i < n; i++) {
+    cb_build(&t, "[sii]", "g", (long long)(i % 3), (long long)i);
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+    group = tm_index_find(&c->store.spaces[s & TM_ID_INDEX_MASK].ix,
+                          tm_arity_key(c, 3));
+    CHECK(group != NULL && group->count == i + 1);
+    CHECK_EQ(group->indexed, i + 1 > TM_INDEX_MIN);
+    CHECK_CORE();
+    if (i + 1 == TM_INDEX_MIN) CHECK_OK(tm_space_digest(c, s, &d_small));
+  }
+  /* the oldest match first, across tuples linked before and after */
+  cb_build(&p, "[siF]", "g", 2LL, TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "83 6167 02 02"));
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "83 6167 02 05"));
+  /* indexed: a selective template looks at one tuple */
+  before = tm_debug_examined(c);
+  cb_build(&p, "[sFi]", "g", TM_FORMAL_ANY, (long long)(n - 1));
+  CHECK_OK(tm_space_rdp(c, s, p.b, p.n, &o));
+  CHECK_EQ(tm_debug_examined(c) - before, 1);
+  CHECK_CORE();
+  /* emptied, the group is walked again; refilled, it is the same space */
+  cb_build(&p, "[FFF]", TM_FORMAL_ANY, TM_FORMAL_ANY, TM_FORMAL_ANY);
+  while (tm_space_inp(c, s, p.b, p.n, &o) == TM_OK) CHECK_CORE();
+  CHECK_EQ(t_count(c, s), 0);
+  for (i = 0; i < TM_INDEX_MIN; i++) {
+    cb_build(&t, "[sii]", "g", (long long)(i % 3), (long long)i);
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  }
+  CHECK_OK(tm_space_digest(c, s, &before));
+  CHECK_EQ(before, d_small);
+  group = tm_index_find(&c->store.spaces[s & TM_ID_INDEX_MASK].ix,
+                        tm_arity_key(c, 3));
+  CHECK(group != NULL && !group->indexed);
+}
+
+/* Waiters see the same tuples whichever way the group is kept. */
+static void waiters_are_woken_in_small_and_indexed_groups(tm_core *c) {
+  uint32_t s = t_space(c), i, pid, got = 0, woken = 0;
+  tm_bytes o;
+  for (i = 0; i < 2 * TM_INDEX_MIN; i++) {
+    pid = t_run(c);
+    cb_build(&p, "[si]", "w", (long long)i);
+    CHECK_ST(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+    cb_build(&t, "[si]", "w", (long long)(1000 + i));
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL)); /* stored: no match */
+    cb_build(&t, "[si]", "w", (long long)i);
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken)); /* taken by the waiter */
+    CHECK_EQ(woken, 1);
+    CHECK_OK(tm_sched_next(c, &got, NULL)); /* it runs and collects */
+    CHECK_EQ(got, pid);
+    CHECK_OK(tm_proc_take_tuple(c, pid, &o));
+    CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+    CHECK_OK(tm_proc_exit(c, pid));
+    CHECK_CORE();
+  }
+  CHECK_EQ(t_count(c, s), 2 * TM_INDEX_MIN);
+}
+
+/* A template wider than the scratch arrays (the slow parse path grows
+ * them) compiles into the grown arrays. */
+static void a_wide_template_grows_the_scratch_space(tm_core *c) {
+  uint32_t s = t_space(c), i, n;
+  tm_bytes o;
+  cb_reset(&t);
+  cb_head(&t, 4, 100);
+  for (i = 0; i < 100; i++) cb_int(&t, i);
+  cb_reset(&p);
+  cb_head(&p, 4, 100);
+  for (i = 0; i < 100; i++) cb_formal(&p, TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 0);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+}
+
+/* Repeated bytes reuse what validating and compiling them found; the
+ * answers are those of a first sight, and a tuple is still refused a
+ * formal whatever was remembered of the same bytes as a template. */
+static void the_parse_memo_gives_the_answers_of_a_first_sight(tm_core *c) {
+  uint32_t s = t_space(c), i, n;
+  tm_bytes o;
+  /* no input is not an empty entry of the memo */
+  CHECK_ST(tm_space_inp(c, s, p.b, 0, &o), TM_E_MALFORMED);
+  CHECK_MSG("empty");
+  cb_build(&p, "[sF]", "m", TM_FORMAL_INTEGER);
+  for (i = 0; i < 3; i++) {
+    CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+    CHECK_ST(tm_space_out(c, s, p.b, p.n, NULL), TM_E_TEMPLATE);
+    CHECK_MSG("may not contain a formal (field 1, byte 3)");
+  }
+  cb_build(&t, "[si]", "m", 7LL);
+  for (i = 0; i < 3; i++) CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 3);
+  for (i = 0; i < 3; i++) {
+    CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+    CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+  }
+  /* an unknown formal is reported every time (failures are not kept) */
+  cb_build(&p, "[sF]", "m", 12);
+  for (i = 0; i < 3; i++) {
+    CHECK_ST(tm_space_rdp(c, s, p.b, p.n, &o), TM_E_UNKNOWN_FORMAL);
+    CHECK_MSG("code 12");
+  }
+  /* more templates than entries: each still answers right */
+  for (i = 0; i < 3 * TM_MEMO_ENTRIES; i++) {
+    cb_build(&t, "[si]", "r", (long long)(i % (TM_MEMO_ENTRIES + 1)));
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+    CHECK_OK(tm_space_rdp(c, s, t.b, t.n, &o));
+    CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+  }
+  CHECK_CORE();
+  /* a damaged entry is found by the check */
+  c->memo[0].off[0]++;
+  CHECK_ST(tm_core_check(c), TM_E_CORRUPT);
+  CHECK_MSG("parse memo");
+  c->memo[0].off[0]--;
+}
+
 const test_case store_tests[] = {
     {"out then inp returns the tuple and removes it", out_then_inp_returns_and_removes_the_tuple},
     {"rdp copies a tuple without removing it", rdp_copies_without_removing},
@@ -251,4 +381,8 @@ const test_case store_tests[] = {
     {"destroying a space of identical tuples and waiters frees them all", destroying_a_space_of_identical_tuples_frees_them_all},
     {"the digest changes with content only", the_digest_changes_with_content_only},
     {"the transfer area grows for large results", the_transfer_area_grows_for_large_results},
+    {"groups are indexed once they grow past the threshold", groups_are_indexed_once_they_grow_past_the_threshold},
+    {"waiters are woken in small and in indexed groups", waiters_are_woken_in_small_and_indexed_groups},
+    {"a wide template grows the scratch space", a_wide_template_grows_the_scratch_space},
+    {"the parse memo gives the answers of a first sight", the_parse_memo_gives_the_answers_of_a_first_sight},
     {NULL, NULL}};
