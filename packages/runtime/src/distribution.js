@@ -18,6 +18,10 @@
  *     CODE    [22, unit-hash]                   the IR of a unit (code on demand)
  *     ENV     [23, environment-id]              the global definitions of an environment
  *     SERVICE [24, name]                        a published service's pid
+ *     STATS   [25]                              the node's snapshot (JSON text) for dashboards
+ *     EVAL    [26, text]                        evaluate Scheme text in the node's REPL environment
+ *                                               (JSON text: {ok, outputs}); only for nodes that
+ *                                               enable it (the daemon's dashboard)
  *
  * Code on demand: decoding a value whose code (unit hash) this node lacks stops with
  * MissingCode; the unit's IR is fetched from the sender, its hash recomputed, checked
@@ -47,7 +51,7 @@ import { copyMessage } from './copy.js';
 const internalOpNames = new Set(['%make-box', '%unbox', '%set-box!', '%check-bound']);
 
 const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7;
-const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24;
+const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
 
 /**
  * Runtime procedures a node does not let code from elsewhere call (the allowed
@@ -74,7 +78,7 @@ export class Distribution {
   /**
    * @param {import('./node.js').TermiteNode} node
    * @param {any} mesh a started MeshNode (@termite/mesh)
-   * @param {{address?: {host: string, port: number}|null, codeCache?: CodeCache|null, denied?: Set<string>, log?: (s: string) => void, requestTimeoutMs?: number}} [opts]
+   * @param {{address?: {host: string, port: number}|null, codeCache?: CodeCache|null, denied?: Set<string>, log?: (s: string) => void, requestTimeoutMs?: number, evaluate?: ((text: string) => Promise<any>)|null}} [opts]
    */
   constructor(node, mesh, opts = {}) {
     this.node = node;
@@ -98,6 +102,8 @@ export class Distribution {
     /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
     this.inbound = new Map();
     this.stats = { sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0 };
+    /** @type {((text: string) => Promise<any>)|null} REPL evaluation offered to peers (EVAL), if enabled */
+    this.evaluate = opts.evaluate ?? null;
     node.remote = this;
     mesh.onMessage((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onFrame(from, bytes));
     mesh.onRequest((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onRequest(from, bytes));
@@ -367,6 +373,11 @@ export class Distribution {
       case R_MIGRATE: return this.acceptMigration(from, req[1]);
       case R_CODE: return this.unitData(String(req[1]));
       case R_ENV: return this.envData(String(req[1]));
+      case R_STATS: return JSON.stringify(this.snapshot());
+      case R_EVAL: {
+        if (this.evaluate === null) throw new Error('this node does not evaluate code for others');
+        return JSON.stringify(await this.evaluate(String(req[1])));
+      }
       case R_SERVICE: {
         const pid = this.services.get(String(req[1]));
         if (!pid) throw new Error(`no service named ${req[1]} on this node`);
@@ -641,6 +652,55 @@ export class Distribution {
    */
   processEnded(proc) {
     for (const id of new Set(proc.visited ?? [])) if (id !== this.node.id) this.emit(id, [F_GONE, proc.pid.node, proc.pid.n]);
+  }
+
+  // ------------------------------------------------------------------ mesh view (dashboard)
+
+  /** This node's snapshot plus its links. */
+  snapshot() {
+    const snap = /** @type {any} */ (this.node.snapshot());
+    snap.peers = this.mesh.peers().map((/** @type {any} */ p) => ({ id: p.id, transport: p.transport, rttMs: p.rttMs }));
+    return snap;
+  }
+
+  /**
+   * Snapshots of every node this one can reach (itself included), each bounded in time.
+   * @param {number} [timeoutMs]
+   */
+  async meshSnapshot(timeoutMs = 1500) {
+    const ids = new Set([...this.mesh.peers().map((/** @type {any} */ p) => p.id), ...this.mesh.routes().map((/** @type {any} */ r) => r.id)]);
+    const others = await Promise.all([...ids].map(async (id) => {
+      try {
+        const bytes = await this.mesh.request(id, encodeValue([R_STATS]), { timeoutMs });
+        const r = decodeValue(bytes);
+        return r[0] === true ? JSON.parse(r[1]) : null;
+      } catch {
+        return { id, unreachable: true };
+      }
+    }));
+    return [this.snapshot(), ...others.filter((x) => x !== null)];
+  }
+
+  /**
+   * Evaluate Scheme text on a node (this one or a peer that accepts EVAL).
+   * @param {string} id @param {string} text
+   */
+  async evalOn(id, text) {
+    if (id === this.node.id) {
+      if (this.evaluate === null) throw new Error('evaluation is not enabled on this node');
+      return this.evaluate(text);
+    }
+    const bytes = await this.mesh.request(id, encodeValue([R_EVAL, text]), { timeoutMs: 30000 });
+    const r = decodeValue(bytes);
+    if (r[0] !== true) throw new Error(String(r[1]));
+    return JSON.parse(r[1]);
+  }
+
+  /** Node references for every node reachable from here (not this one). */
+  knownNodes() {
+    const ids = new Set([...this.mesh.peers().map((/** @type {any} */ p) => p.id), ...this.mesh.routes().map((/** @type {any} */ r) => r.id)]);
+    ids.delete(this.node.id);
+    return [...ids].sort().map((id) => this.nodeRefOf(id));
   }
 
   // ------------------------------------------------------------------ services

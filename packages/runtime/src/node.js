@@ -104,6 +104,7 @@ export class Process extends Thread {
  * @property {(s: string) => void} [stdout] where the stdout process writes
  * @property {(s: string) => void} [log] node log lines (supervisor info, crashes)
  * @property {import('@termite/core').Core} [core] an existing core
+ * @property {'daemon'|'tab'} [kind] what kind of node this is (default 'daemon')
  */
 
 export class TermiteNode {
@@ -138,6 +139,10 @@ export class TermiteNode {
     /** @type {any} */ this.timer = null;
     this.stopped = false;
     this.t0 = performance.now();
+    /** 'daemon' or 'tab' (what the dashboard shows) */
+    this.kind = opts.kind ?? 'daemon';
+    this.loadAvg = 0;
+    this.loadAt = 0;
     /** Counters for the dashboard and tests. */
     this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0 };
     /** @type {Map<string, any>} tuple spaces by name */
@@ -471,7 +476,55 @@ export class TermiteNode {
       this.runProcess(proc, core.wakeReason);
       if (this.stopped) return;
     }
+    this.noteBusy(start, this.now());
     this.reschedule();
+  }
+
+  /**
+   * Account scheduler busy time, for `(node-load)`: an exponentially weighted average
+   * of the fraction of time spent running processes (time constant ~1 s).
+   * @param {number} from @param {number} to
+   */
+  noteBusy(from, to) {
+    const since = to - this.loadAt;
+    if (since <= 0) return;
+    const busy = Math.min(to - from, since);
+    const decay = Math.exp(-since / 1000);
+    this.loadAvg = this.loadAvg * decay + (busy / since) * (1 - decay);
+    this.loadAt = to;
+  }
+
+  /** The load average in [0, 1], decayed to now. */
+  load() {
+    const since = this.now() - this.loadAt;
+    return since > 0 ? this.loadAvg * Math.exp(-since / 1000) : this.loadAvg;
+  }
+
+  /**
+   * A JSON-able picture of this node for the dashboard: processes, spaces, counters.
+   * @param {number} [maxProcesses]
+   */
+  snapshot(maxProcesses = 200) {
+    const procs = [];
+    const seen = new Set();
+    for (const p of [...this.bySlot, ...this.guests.values()]) {
+      if (p === undefined || !p.alive || seen.has(p) || p === this.stdoutProcess) continue;
+      seen.add(p);
+      if (procs.length < maxProcesses) {
+        procs.push({ pid: `${p.pid.n}@${p.pid.node.slice(0, 8)}`, name: p.handler !== null ? 'handler' : (p.clo?.lam?.name ?? p.k?.lam?.name ?? 'process'), state: this.core.state(p.cpid), migrated: p.visited !== null });
+      }
+    }
+    const spaces = [...this.spaces.entries()].map(([name, s]) => ({ name, tuples: s.size }));
+    return {
+      id: this.id,
+      kind: this.kind,
+      address: this.ref.host !== null ? `${this.ref.host}:${this.ref.port}` : null,
+      load: this.load(),
+      processes: { live: this.core.processStats().live - 1, shown: procs },
+      spaces,
+      counters: { ...this.stats, ...(this.remote?.stats ?? {}) },
+      coreBytes: this.core.liveBytes,
+    };
   }
 
   reschedule() {

@@ -8,7 +8,7 @@
  * does not answer within the request timeout.
  */
 import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin } from '@termite/scheme/internal';
-import { VOID, Closure, Sym, schemeErrorOf, ErrorObject, arrayToList } from './scheme-values.js';
+import { VOID, Closure, Sym, Flonum, schemeErrorOf, ErrorObject, arrayToList } from './scheme-values.js';
 import { NodeRef, Pid } from './values.js';
 import { current, checkPid } from './prims-processes.js';
 
@@ -95,6 +95,20 @@ definePrimitive('node-id', 1, 1, (node) => {
   return ref.id ?? false;
 });
 
+definePrimitive('mesh-nodes', 0, 0, () => {
+  const { remote } = distribution('mesh-nodes');
+  return arrayToList(remote.knownNodes());
+});
+
+definePrimitive('node-load', 0, 0, () => new Flonum(current('node-load').node.load()));
+
+/** `(%node-id node)`: the id of a node (connecting to learn it when needed). */
+defineBuiltin('%node-id', function (/** @type {number} */ _d, /** @type {any} */ node) {
+  checkNode(node, 'remote-space');
+  if (node.id !== null) return node.id;
+  return blockOn('remote-space', (_proc, remote) => remote.resolveNode(node));
+}, 1, 0);
+
 /** Scheme part: `on` runs a thunk on a node and returns its value (or raises its error). */
 export const distributionSource = String.raw`
 (define (on node thunk)
@@ -104,6 +118,25 @@ export const distributionSource = String.raw`
         (! me (list tag (guard (e (#t (list 'error e))) (list 'ok (thunk)))))))
     (recv ((,tag ('ok v)) v)
           ((,tag ('error e)) (raise e)))))
+
+;; Centralised spaces: an operation on a space held by another node runs there, in a
+;; process of its own, and the answer comes back as a message (so a blocking in waits
+;; like any receive, and a failure of that node is an exit signal, not a hang).
+(define (%remote-linda op space args)
+  (let ((me (self)) (tag (make-tag)) (proc (%linda-procedure op)))
+    (remote-spawn (space-node space)
+      (lambda ()
+        (! me (list tag (guard (e (#t (list 'error e))) (list 'ok (apply proc args)))))))
+    (recv ((,tag ('ok v)) v)
+          ((,tag ('error e)) (raise e)))))
+
+(define (%linda-procedure op)
+  (case op
+    ((out) out) ((in) in) ((rd) rd) ((inp) inp) ((rdp) rdp)
+    ((in-timeout) in-timeout) ((rd-timeout) rd-timeout) ((tuple-count) tuple-count)
+    (else (error "unknown tuple operation" op))))
+
+(define (remote-space name node) (%space-ref (%node-id node) name))
 `;
 
 export { Pid, arrayToList };

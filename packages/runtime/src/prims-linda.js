@@ -18,8 +18,8 @@
  */
 import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
 import { BLOCKED } from '@termite/core';
-import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair } from './scheme-values.js';
-import { SpaceRef, Formal, FORMAL_NAMES, Pid } from './values.js';
+import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL } from './scheme-values.js';
+import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './values.js';
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './node.js';
 import { resolveCode } from './code.js';
@@ -48,7 +48,7 @@ function spaceAndFields(node, args, who) {
   let fields = args;
   if (args.length > 0 && args[0] instanceof SpaceRef) {
     const ref = args[0];
-    if (ref.node !== node.id) schemeErrorOf('unsupported', who, 'this space belongs to another node (distributed spaces come with the replicated-space work)', ref);
+    if (ref.node !== node.id) schemeErrorOf('internal', who, 'a space of another node reached a local operation', ref);
     name = ref.name;
     fields = args.slice(1);
   }
@@ -122,7 +122,25 @@ function coreCall(who, f) {
   }
 }
 
-definePrimitive('out', 1, -1, (/** @type {any[]} */ ...args) => {
+/**
+ * A Linda operation as a runtime procedure: on a space of this node it runs `local`;
+ * on a space of another node (a centralised space: the node that made it holds it) it
+ * tail-calls the Scheme procedure %remote-linda, which runs the operation there in a
+ * helper process and waits for the answer like any receive.
+ * @param {string} who @param {(args: any[]) => any} local
+ */
+function lindaProcedure(who, local) {
+  const sym = Sym.intern(who);
+  defineBuiltin(who, function (/** @type {number} */ d, /** @type {any[]} */ ...args) {
+    const first = args[0];
+    if (first instanceof SpaceRef && first.node !== current(who).node.id) {
+      return rtEnv.cell('%remote-linda').v[CALL](d + 1, sym, first, arrayToList(args));
+    }
+    return local(args);
+  }, 1, -1);
+}
+
+lindaProcedure('out', (args) => {
   const node = current('out').node;
   const { space, fields } = spaceAndFields(node, args, 'out');
   const bytes = encodeFields(fields, 'out', false);
@@ -133,7 +151,7 @@ definePrimitive('out', 1, -1, (/** @type {any[]} */ ...args) => {
 
 /** @param {string} who @param {boolean} remove */
 function probe(who, remove) {
-  definePrimitive(who, 1, -1, (/** @type {any[]} */ ...args) => {
+  lindaProcedure(who, (args) => {
     const node = current(who).node;
     const { space, fields } = spaceAndFields(node, args, who);
     const bytes = encodeFields(fields, who, true);
@@ -144,7 +162,7 @@ function probe(who, remove) {
 probe('inp', true);
 probe('rdp', false);
 
-definePrimitive('tuple-count', 1, -1, (/** @type {any[]} */ ...args) => {
+lindaProcedure('tuple-count', (args) => {
   const node = current('tuple-count').node;
   const { space, fields } = spaceAndFields(node, args, 'tuple-count');
   return coreCall('tuple-count', () => space.countBytes(encodeFields(fields, 'tuple-count', true)));
@@ -156,10 +174,15 @@ definePrimitive('tuple-count', 1, -1, (/** @type {any[]} */ ...args) => {
  * @param {string} who @param {boolean} remove @param {boolean} timed
  */
 function blocking(who, remove, timed) {
-  const code = function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
+  const sym = Sym.intern(who);
+  const code = function (/** @type {number} */ d, /** @type {any[]} */ ...args) {
     const proc = current(who);
     const node = proc.node;
     if (proc.signalled) throw new SchemeError(proc.takeSignal());
+    const at = timed ? 2 : 0;
+    if (args[at] instanceof SpaceRef && args[at].node !== node.id) {
+      return rtEnv.cell('%remote-linda').v[CALL](d + 1, sym, args[at], arrayToList(args));
+    }
     let timeoutAt = Infinity;
     let dflt = false;
     if (timed) {
@@ -219,6 +242,18 @@ definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
 });
 
 // ------------------------------------------------------------------ spaces and formals
+
+/** `(remote-space name node)` is in prims-distribution.js (Scheme): it builds on this. */
+definePrimitive('%space-ref', 2, 2, (/** @type {any} */ id, /** @type {any} */ name) => {
+  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'remote-space', 'expected a symbol or string naming the space', name);
+  if (typeof id !== 'string') schemeErrorOf('type', 'remote-space', 'expected a node', id);
+  return new SpaceRef(id, text);
+});
+definePrimitive('space-node', 1, 1, (/** @type {any} */ s) => {
+  if (!(s instanceof SpaceRef)) schemeErrorOf('type', 'space-node', 'expected a space', s);
+  const node = current('space-node').node;
+  return s.node === node.id ? node.ref : node.remote?.nodeRefOf(s.node) ?? new NodeRef(s.node, null, null);
+});
 
 definePrimitive('make-space', 1, 1, (/** @type {any} */ name) => {
   const node = current('make-space').node;
