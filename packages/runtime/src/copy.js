@@ -34,6 +34,14 @@ const FAST_BUDGET = 64;
 /** @param {any} x */
 export function copyMessage(x) {
   if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true) return x;
+  // the commonest message: a pair of two immutable values, e.g. (cons (self) n)
+  if (x instanceof Pair) {
+    const a = x.car;
+    const b = x.cdr;
+    if ((typeof a !== 'object' || a === null || a[IMMUTABLE] === true) && (typeof b !== 'object' || b === null || b[IMMUTABLE] === true)) {
+      return Object.isFrozen(x) ? x : new Pair(a, b);
+    }
+  }
   budget = FAST_BUDGET;
   seen = 0;
   const fast = fastCopy(x);
