@@ -14,7 +14,7 @@ import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createMeshNode, createIdentity, loadOrCreateIdentity, createLogger } from '@termite/mesh';
-import { createNode, Distribution } from '@termite/runtime';
+import { createNode, Distribution, NodeEvaluator } from '@termite/runtime';
 
 /**
  * @typedef {object} HostOptions
@@ -90,10 +90,13 @@ export async function startHost(opts) {
   host.mesh = mesh;
   const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log });
   host.node = node;
+  // the dashboard's REPL on this node (peers may not evaluate here: evalPeers is empty)
+  const evaluator = new NodeEvaluator(node, {});
   host.distribution = new Distribution(node, mesh, {
     address: { host: opts.host, port: address.port },
     codeCache: opts.data ? diskCodeCache(path.join(opts.data, 'code')) : null,
     log: opts.log,
+    evaluate: (text) => evaluator.evalText(text, { timeoutMs: 10000 }),
   });
   const joined = await mesh.start();
   for (const f of joined?.failed ?? []) opts.log(`could not join ${f.url}: ${f.error.message}`);

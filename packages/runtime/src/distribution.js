@@ -78,7 +78,7 @@ export class Distribution {
   /**
    * @param {import('./node.js').TermiteNode} node
    * @param {any} mesh a started MeshNode (@termite/mesh)
-   * @param {{address?: {host: string, port: number}|null, codeCache?: CodeCache|null, denied?: Set<string>, log?: (s: string) => void, requestTimeoutMs?: number, evaluate?: ((text: string) => Promise<any>)|null}} [opts]
+   * @param {{address?: {host: string, port: number}|null, codeCache?: CodeCache|null, denied?: Set<string>, log?: (s: string) => void, requestTimeoutMs?: number, evaluate?: ((text: string) => Promise<any>)|null, evalPeers?: Set<string>}} [opts]
    */
   constructor(node, mesh, opts = {}) {
     this.node = node;
@@ -102,8 +102,15 @@ export class Distribution {
     /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
     this.inbound = new Map();
     this.stats = { sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0 };
-    /** @type {((text: string) => Promise<any>)|null} REPL evaluation offered to peers (EVAL), if enabled */
+    /** @type {((text: string) => Promise<any>)|null} REPL evaluation of this node (dashboards), if enabled */
     this.evaluate = opts.evaluate ?? null;
+    /**
+     * Peers allowed to ask this node to evaluate text (EVAL). Evaluation is full access
+     * to the node, so a daemon allows none (its own dashboard calls `evaluate` directly)
+     * and a tab allows only the daemon that served it.
+     * @type {Set<string>}
+     */
+    this.evalPeers = opts.evalPeers ?? new Set();
     node.remote = this;
     mesh.onMessage((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onFrame(from, bytes));
     mesh.onRequest((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onRequest(from, bytes));
@@ -375,7 +382,7 @@ export class Distribution {
       case R_ENV: return this.envData(String(req[1]));
       case R_STATS: return JSON.stringify(this.snapshot());
       case R_EVAL: {
-        if (this.evaluate === null) throw new Error('this node does not evaluate code for others');
+        if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
         return JSON.stringify(await this.evaluate(String(req[1])));
       }
       case R_SERVICE: {
