@@ -1,0 +1,96 @@
+// @ts-check
+/**
+ * The browser bundles, built in memory with esbuild when the daemon starts (well under
+ * a second) and served under /assets/ (node-daemon/src/web.js):
+ *
+ *   /assets/js/worker.js         the compute worker: core, Scheme runtime, runtime, mesh
+ *   /assets/js/worker-page.js    the worker page's script
+ *   /assets/wasm/termite_core.wasm   the C core (application/wasm)
+ *   /assets/js/*.js.map          source maps
+ *
+ * The layout is not arbitrary: the core finds its .wasm at
+ * `new URL('../wasm/termite_core.wasm', import.meta.url)`, and import.meta.url of the
+ * worker bundle is /assets/js/worker.js.
+ *
+ * Bundling uses platform 'browser', so every package's `browser` map applies
+ * (WebSocket, WebRTC, identity store, wasm loading and the Scheme host have browser
+ * variants); a Node built-in that still reaches the bundle fails the build, naming the
+ * importer — that is a bug to fix at its source with a `.browser.js` variant.
+ */
+import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/**
+ * @typedef {object} Asset
+ * @property {Uint8Array} body
+ * @property {string} type content type
+ * @property {string} etag
+ */
+
+/**
+ * @typedef {object} WebAssets
+ * @property {Map<string, Asset>} files by path under /assets/ (e.g. 'js/worker.js')
+ * @property {number} ms build time
+ * @property {string[]} warnings
+ */
+
+/** The entry points: output name → source file. (The dashboard, web/src/dashboard/, is bundled by node-daemon/src/dashboard-api.js.) */
+export function entryPoints() {
+  return {
+    worker: path.join(here, 'worker', 'worker.js'),
+    'worker-page': path.join(here, 'page', 'worker-page.js'),
+  };
+}
+
+/**
+ * Build every bundle in memory.
+ * @param {{minify?: boolean, sourcemap?: boolean}} [opts] defaults: minified, with source maps
+ * @returns {Promise<WebAssets>}
+ */
+export async function buildWebAssets(opts = {}) {
+  const t0 = performance.now();
+  const result = await build({
+    entryPoints: entryPoints(),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome120', 'firefox121', 'safari17'],
+    minify: opts.minify ?? true,
+    sourcemap: (opts.sourcemap ?? true) ? 'linked' : false,
+    write: false,
+    outdir: '/assets/js',
+    entryNames: '[name]',
+    chunkNames: 'chunk-[hash]',
+    splitting: false,
+    logLevel: 'silent',
+    legalComments: 'none',
+    // Node built-ins must never be in a browser bundle: fail loudly with the importer
+    external: [],
+  });
+  /** @type {Map<string, Asset>} */
+  const files = new Map();
+  for (const f of result.outputFiles) {
+    const name = `js/${path.basename(f.path)}`;
+    files.set(name, asset(f.contents, name.endsWith('.map') ? 'application/json' : 'text/javascript; charset=utf-8'));
+  }
+  const coreDir = path.dirname(require.resolve('@termite/core/package.json'));
+  const wasm = await readFile(path.join(coreDir, 'wasm', 'termite_core.wasm'));
+  files.set('wasm/termite_core.wasm', asset(new Uint8Array(wasm), 'application/wasm'));
+  return {
+    files,
+    ms: performance.now() - t0,
+    warnings: result.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''} ${w.text}`),
+  };
+}
+
+/** @param {Uint8Array} body @param {string} type @returns {Asset} */
+function asset(body, type) {
+  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+}
