@@ -9,6 +9,9 @@
  *
  * Environment: TERMITE_TEST_ONLY=c,unit,... runs only the named suites;
  * FUZZ_SECONDS overrides the fuzzing time (default 60 in CI, see wasm-core/Makefile).
+ * Each suite has a wall-clock bound (SUITE_MINUTES, default 20): a suite that outlives it
+ * (a test process that never exits, say) is killed with its whole process group and
+ * counted as a failure, so a hang can never hold CI until its own limit.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,7 +24,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const suites = [
   { name: 'c', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'test'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
   { name: 'fuzz', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'fuzz'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
-  { name: 'unit', cmd: process.execPath, args: ['--test', '--test-reporter=spec', ...unitTestDirs()], parse: 'node' },
+  { name: 'unit', cmd: process.execPath, args: ['--test', '--test-reporter=spec', '--test-timeout=300000', ...unitTestDirs()], parse: 'node' },
 ];
 
 function unitTestDirs() {
@@ -29,6 +32,15 @@ function unitTestDirs() {
   return dirs.filter((d) => existsSync(path.join(root, d)));
 }
 
+/** @type {import('node:child_process').ChildProcess | null} the suite running now */
+let current = null;
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+  process.on(sig, () => {
+    try { if (current?.pid) process.kill(-current.pid, 'SIGTERM'); } catch { /* gone */ }
+    process.exit(1);
+  });
+}
+const SUITE_MINUTES = Number(process.env.SUITE_MINUTES ?? 20);
 const only = process.env.TERMITE_TEST_ONLY?.split(',');
 let passed = 0;
 let failed = 0;
@@ -41,7 +53,12 @@ for (const s of suites) {
     continue;
   }
   console.log(`== ${s.name}: ${s.cmd} ${s.args.join(' ')}`);
-  const { code, output } = await run(s.cmd, s.args);
+  const { code, output, timedOut } = await run(s.cmd, s.args);
+  if (timedOut) {
+    problems.push(`${s.name}: still running after ${SUITE_MINUTES} minutes; killed`);
+    failed++;
+    continue;
+  }
   const counts = s.parse === 'c' ? parseC(output) : parseNode(output);
   if (counts === null) {
     problems.push(`${s.name}: no summary line in its output (exit ${code})`);
@@ -62,11 +79,18 @@ process.exit(failed === 0 ? 0 : 1);
 
 /**
  * @param {string} cmd @param {string[]} args
- * @returns {Promise<{code: number, output: string}>}
+ * @returns {Promise<{code: number, output: string, timedOut: boolean}>}
  */
 function run(cmd, args) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so that a kill reaches every test process it started.
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    current = child;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-(/** @type {number} */ (child.pid)), 'SIGKILL'); } catch { /* already gone */ }
+    }, SUITE_MINUTES * 60_000);
     let output = '';
     child.stdout.on('data', (d) => {
       output += d;
@@ -76,7 +100,10 @@ function run(cmd, args) {
       output += d;
       process.stderr.write(d);
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, output, timedOut });
+    });
   });
 }
 

@@ -4,6 +4,8 @@
  * node-datachannel peer connections on 127.0.0.1 (loopback candidates only),
  * signalled through an in-memory signaller instead of the mesh.
  */
+import { after } from 'node:test';
+import nodeDataChannel from 'node-datachannel';
 import { transportTests } from './compliance/transport.js';
 import { serveCompliancePeer } from './compliance/peer.js';
 import { webRTCTransport } from '../src/transports/webrtc.js';
@@ -15,6 +17,9 @@ const NOBODY = 'c'.repeat(32);
 
 /** @type {WeakMap<object, () => Promise<void>>} */
 const cleanups = new WeakMap();
+// A peer connection closed while it is still gathering candidates keeps
+// libdatachannel's threads, and so this process, alive: end them all here.
+after(() => nodeDataChannel.cleanup());
 
 transportTests({
   prefix: 'webrtc (node-datachannel)',
