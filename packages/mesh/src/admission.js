@@ -36,6 +36,8 @@ const HMAC = { name: 'HMAC', hash: 'SHA-256' };
 export const ROLE_DIALER = 0;
 export const ROLE_LISTENER = 1;
 const ROLE_NAMES = ['dialer', 'listener'];
+/** Bytes of early traffic (after the peer's ACCEPT, before ours is processed) kept for the link. */
+const EARLY_TRAFFIC_BYTES = 64 * 1024 * 1024;
 
 /**
  * The HMAC key of a mesh token. The token itself is never sent.
@@ -238,6 +240,8 @@ class Inbox {
   #waiter = null;
   /** @type {Error | null} */
   #failure = null;
+  #acceptSeen = false;
+  #queuedBytes = 0;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #timer;
   #onAbort = () => this.#fail(new AdmissionError('node stopping', 'handshake aborted'));
@@ -252,13 +256,20 @@ class Inbox {
     signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (signal?.aborted) this.#onAbort();
     conn.onmessage = (data, isText) => {
-      if (isText) this.#fail(new AdmissionError('malformed handshake', `text message (${data.length} bytes) where a binary frame was expected`));
+      // Frames after the peer's ACCEPT are the peer's first traffic, sent as soon
+      // as it admitted us: keep them (bounded in bytes) for the link. Before
+      // ACCEPT, a handshake has at most 3 frames, so 8 is plenty.
+      const afterAccept = this.#acceptSeen;
+      if (!afterAccept && data.length === 3 && data[0] === 0x82 && data[1] === 0x01 && data[2] === T.ACCEPT) this.#acceptSeen = true;
+      if (isText && !afterAccept) this.#fail(new AdmissionError('malformed handshake', `text message (${data.length} bytes) where a binary frame was expected`));
       else if (this.#waiter) {
         const w = this.#waiter;
         this.#waiter = null;
         w.resolve(data);
-      } else if (this.#queue.length < 8) this.#queue.push(data);
-      else this.#fail(new AdmissionError('unexpected frame', 'more than 8 frames before the handshake completed'));
+      } else if (afterAccept ? this.#queuedBytes + data.length <= EARLY_TRAFFIC_BYTES : this.#queue.length < 8) {
+        this.#queue.push(data);
+        this.#queuedBytes += data.length;
+      } else this.#fail(new AdmissionError('unexpected frame', afterAccept ? `more than ${EARLY_TRAFFIC_BYTES} bytes arrived before the handshake finished` : 'more than 8 frames before the handshake completed'));
     };
     conn.onclose = (reason) => this.#fail(new AdmissionError('connection closed', reason));
   }
@@ -267,7 +278,10 @@ class Inbox {
   next() {
     if (this.#failure) return Promise.reject(this.#failure);
     const b = this.#queue.shift();
-    if (b) return Promise.resolve(b);
+    if (b) {
+      this.#queuedBytes -= b.length;
+      return Promise.resolve(b);
+    }
     return new Promise((resolve, reject) => { this.#waiter = { resolve, reject }; });
   }
 

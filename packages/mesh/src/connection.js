@@ -3,8 +3,9 @@
  * Base class of every transport's Connection (interfaces.js states the
  * contract). It owns the rules that do not depend on the transport:
  * - messages that arrive before `onmessage` is assigned are kept (at most
- *   EARLY_LIMIT; beyond that the connection is closed, since a peer that
- *   floods before anyone listens is misbehaving) and delivered on assignment;
+ *   EARLY_LIMIT messages and EARLY_LIMIT_BYTES bytes; beyond that the
+ *   connection is closed, since a peer that floods before anyone listens is
+ *   misbehaving) and delivered on assignment;
  * - `onclose` runs exactly once, even if assigned after the close;
  * - `ondrain` is armed by a send that leaves bufferedAmount above
  *   lowWaterMark and fired once when the transport reports it fell below.
@@ -15,8 +16,9 @@
  */
 import { ConnectionClosedError, FrameTooLargeError } from './errors.js';
 
-/** Messages kept while no onmessage handler is set. */
-export const EARLY_LIMIT = 256;
+/** Messages, and bytes, kept while no onmessage handler is set. */
+export const EARLY_LIMIT = 65536;
+export const EARLY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** @typedef {import('./interfaces.js').Connection} Connection */
 
@@ -28,6 +30,7 @@ export class BaseConnection {
   #onclose = null;
   /** @type {Array<[Uint8Array, boolean]>} */
   #early = [];
+  #earlyBytes = 0;
   /** @type {string | null} set once closed; the reason given to onclose */
   #closeReason = null;
   #closeDelivered = false;
@@ -70,6 +73,7 @@ export class BaseConnection {
     if (fn === null || this.#early.length === 0) return;
     const early = this.#early;
     this.#early = [];
+    this.#earlyBytes = 0;
     for (let i = 0; i < early.length && this.#onmessage === fn; i++) fn(early[i][0], early[i][1]);
     this.#deliverClose();
   }
@@ -118,6 +122,7 @@ export class BaseConnection {
   _requeue(frames) {
     if (this.#closeReason !== null && this.#closeDelivered) return;
     this.#early.unshift(...frames.map((f) => /** @type {[Uint8Array, boolean]} */ ([f, false])));
+    for (const f of frames) this.#earlyBytes += f.length;
     const h = this.#onmessage;
     if (h !== null) this.onmessage = h; // flush now if a handler is already there
   }
@@ -148,11 +153,12 @@ export class BaseConnection {
       h(data, isText);
       return;
     }
-    if (this.#early.length >= EARLY_LIMIT) {
-      this.close(`more than ${EARLY_LIMIT} messages arrived before the connection was attached`);
+    if (this.#early.length >= EARLY_LIMIT || this.#earlyBytes + data.length > EARLY_LIMIT_BYTES) {
+      this.close(`more than ${EARLY_LIMIT} messages or ${EARLY_LIMIT_BYTES} bytes arrived before the connection was attached`);
       return;
     }
     this.#early.push([data, isText]);
+    this.#earlyBytes += data.length;
   }
 
   /** The transport's buffer fell; fire ondrain if armed and low enough. @protected */

@@ -19,7 +19,8 @@
  *   (nothing is sent, the connection stays open) and ConnectionClosedError
  *   if `status !== 'open'`.
  * - Messages arrive whole and in the order sent, to `onmessage`. Messages that
- *   arrive before `onmessage` is assigned are kept (up to 256) and delivered,
+ *   arrive before `onmessage` is assigned are kept (up to 65,536 messages and
+ *   64 MiB) and delivered,
  *   in order and synchronously, when it is assigned.
  * - `onclose` is called exactly once, with a reason, whichever side closes or
  *   if the underlying socket fails; if the connection closed before `onclose`

@@ -70,7 +70,9 @@ import { webRTCTransport } from './transports/webrtc.js';
  * - 'peer:error': an ERROR frame from a peer (our input was refused, or a
  *   routed frame could not be delivered: name UnreachableError, HopLimitError,
  *   QueueFullError, message naming the destination);
- * - 'peer:refused': a handshake failed (we refused, or were refused: byPeer).
+ * - 'peer:refused': a handshake failed (we refused, or were refused: byPeer);
+ * - 'routes': what routes() returns may have changed (a neighbour's gossip, or a
+ *   neighbour gone).
  * @typedef {{
  *   'peer:up': {id: string, transport: string, address: string, direction: string},
  *   'peer:down': {id: string, reason: string},
@@ -80,6 +82,7 @@ import { webRTCTransport } from './transports/webrtc.js';
  *   'send:error': {id: string, error: Error},
  *   'peer:error': {id: string, name: string, message: string, fatal: boolean},
  *   'peer:refused': {address: string, transport: string, reason: string, message: string, byPeer: boolean},
+ *   'routes': {via: string},
  * }} MeshEvents
  */
 
@@ -751,7 +754,10 @@ export class MeshNode {
         this.#onRoute(link, f);
         return;
       case T.GOSSIP:
-        if (this.#router.update(link.peerId, f.seq, f.entries)) this.#topo++;
+        if (this.#router.update(link.peerId, f.seq, f.entries)) {
+          this.#topo++;
+          this.#events.emit('routes', { via: link.peerId });
+        }
         return;
       default:
         this.#onEndToEnd(link.peerId, f, link);
@@ -774,7 +780,7 @@ export class MeshNode {
       return;
     }
     this.#peers.delete(peer.id);
-    this.#router.forget(peer.id);
+    if (this.#router.forget(peer.id)) this.#events.emit('routes', { via: peer.id });
     this.log.info('peer down', { peer: peer.id, reason });
     this.#requests.failPeer(peer.id, new PeerDownError(peer.id, reason));
     this.#events.emit('peer:down', { id: peer.id, reason });

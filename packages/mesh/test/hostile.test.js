@@ -7,63 +7,13 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodeFactory, nextEvent, nextMessage, within, TOKEN } from './helpers.js';
-import { createIdentity } from '../src/identity.js';
-import { createMemoryLogger } from '../src/logger.js';
-import { webSocketTransport } from '../src/transports/websocket.js';
-import { NonceCache, ROLE_DIALER, deriveTokenKey, runHandshake } from '../src/admission.js';
-import { T, decodeFrame, encodeChunk, encodeHello, encodeMsg, encodePing, encodeRoute } from '../src/frames.js';
+import { admittedRaw, nodeFactory, nextEvent, nextMessage, within } from './helpers.js';
+import { T, encodeChunk, encodeHello, encodeMsg, encodeRoute } from '../src/frames.js';
 import { Writer } from '../src/cbor-lite.js';
 import { randomBytes } from '../src/bytes.js';
 
 const nodes = nodeFactory();
 after(() => nodes.stopAll());
-const transport = webSocketTransport()({ logger: createMemoryLogger() });
-
-/**
- * An admitted raw connection to `url`, with a queue of the frames it receives.
- * @param {string} url
- */
-async function admittedRaw(url) {
-  const conn = await transport.dial(url);
-  const identity = await createIdentity();
-  await runHandshake(conn, {
-    identity, tokenKey: await deriveTokenKey(TOKEN), role: ROLE_DIALER, maxMessageBytes: 1 << 20, listenUrl: null,
-    nonceCache: new NonceCache(), timeoutMs: 5000, logger: createMemoryLogger(),
-  });
-  /** @type {any[]} */
-  const errors = [];
-  /** @type {Array<() => void>} */
-  let wake = [];
-  let lastPong = 0;
-  conn.onmessage = (b) => {
-    const f = decodeFrame(b);
-    if (f.type === T.ERROR) errors.push(f);
-    if (f.type === T.PONG) lastPong = f.seq;
-    for (const w of wake.splice(0)) w();
-  };
-  conn.onclose = () => { for (const w of wake.splice(0)) w(); };
-  return {
-    conn, id: identity.id, errors,
-    /** A PING/PONG round trip: every frame the node sent before the PONG has arrived. @param {number} seq */
-    async roundTrip(seq) {
-      conn.send(encodePing(seq));
-      for (let i = 0; i < 100 && lastPong !== seq && conn.status === 'open'; i++) {
-        await within(new Promise((r) => wake.push(() => r(undefined))), 10_000, 'PONG');
-      }
-      assert.equal(lastPong, seq, 'PONG received');
-    },
-    /** The next ERROR frame the node sends us. @returns {Promise<any>} */
-    async nextError() {
-      for (let i = 0; i < 100 && errors.length === 0 && conn.status === 'open'; i++) {
-        await within(new Promise((r) => wake.push(() => r(undefined))), 10_000, 'ERROR frame');
-      }
-      const e = errors.shift();
-      if (!e) throw new Error('connection closed without an ERROR frame');
-      return e;
-    },
-  };
-}
 
 /** A node A, a well-behaved peer B connected to it, and a hostile admitted raw peer H. */
 async function setup(extra = {}) {

@@ -11,6 +11,8 @@
  * onLocalDescription(type, sdp), onLocalCandidate(candidate, mid),
  * onOpen(connection) once the data channel is open, onFailed(reason).
  * Every callback runs at most once per event; none runs after close().
+ * Remote candidates that arrive before the remote description are kept
+ * (at most 64) and added right after it, in both adapters.
  */
 import nodeDataChannel from 'node-datachannel';
 import { BaseConnection } from '../connection.js';
@@ -128,14 +130,28 @@ export function createRtcPeer(o) {
       else dc.onOpen(() => opened(dc, 'inbound'));
     });
   }
+  // libdatachannel refuses a remote candidate before the remote description
+  // ("Got a remote candidate without ICE transport"), and node-datachannel's
+  // callbacks do not keep the description-before-candidates order across its
+  // threads, so a peer's candidates may arrive first: keep them until then.
+  let haveRemote = false;
+  /** @type {Array<[string, string]>} */
+  let pending = [];
   return {
     /** @param {string} type @param {string} sdp */
     setRemoteDescription(type, sdp) {
-      if (!closed) pc.setRemoteDescription(sdp, /** @type {any} */ (type));
+      if (closed) return;
+      pc.setRemoteDescription(sdp, /** @type {any} */ (type));
+      haveRemote = true;
+      const p = pending;
+      pending = [];
+      for (const [c, m] of p) pc.addRemoteCandidate(c, m);
     },
     /** @param {string} candidate @param {string} mid */
     addRemoteCandidate(candidate, mid) {
-      if (!closed) pc.addRemoteCandidate(candidate, mid);
+      if (closed) return;
+      if (haveRemote) pc.addRemoteCandidate(candidate, mid);
+      else if (pending.length < 64) pending.push([candidate, mid]);
     },
     /** Abandon the attempt (a connection already handed out is closed by its owner). */
     close() {

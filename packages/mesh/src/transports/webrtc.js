@@ -14,6 +14,11 @@
  * gets a `bye`; a failed or timed-out session sends `bye` with the reason so
  * the other side gives up at once rather than waiting for its own timeout.
  *
+ * Order: the offerer sends its ICE candidates only after it has applied the
+ * answer, so the answerer cannot start connectivity checks and DTLS before
+ * the offerer knows the answerer's certificate fingerprint (libdatachannel
+ * fails the DTLS handshake with "unknown CA" in that race).
+ *
  * Bounds: at most maxSessions sessions still signalling; at most 64
  * candidates per session; offers are accepted only while a listener listens.
  */
@@ -58,6 +63,8 @@ export function webRTCTransport(init = {}) {
  * @property {boolean} offerer
  * @property {ReturnType<typeof createRtcPeer>} peer
  * @property {number} candidates remote candidates accepted so far
+ * @property {boolean} answered (offerer) the answer has been applied
+ * @property {import('../interfaces.js').Signal[]} heldCandidates (offerer) local candidates waiting for the answer
  * @property {ReturnType<typeof setTimeout>} timer
  * @property {(conn: import('../interfaces.js').Connection) => void} opened
  * @property {(reason: string, sendBye: boolean) => void} failed
@@ -139,6 +146,10 @@ export class WebRTCTransport {
     if (s.kind === 'answer') {
       if (!session.offerer || typeof s.data !== 'string') throw new SignallingError(`unexpected answer in session ${s.session}`);
       session.peer.setRemoteDescription('answer', filterSdp(s.data, this.policy));
+      session.answered = true;
+      const held = session.heldCandidates;
+      session.heldCandidates = [];
+      for (const c of held) this.signaller?.send(session.peerId, c);
     } else if (s.kind === 'candidate') {
       if (typeof s.data !== 'string') throw new SignallingError('candidate signal without a candidate');
       if (session.candidates >= MAX_CANDIDATES) return;
@@ -205,7 +216,7 @@ export class WebRTCTransport {
     };
     /** @type {Session} */
     const session = {
-      key, id, peerId, offerer, candidates: 0,
+      key, id, peerId, offerer, candidates: 0, answered: false, heldCandidates: [],
       timer: setTimeout(() => session.failed(`not open within ${timeoutMs} ms`, true), timeoutMs),
       opened: (conn) => {
         if (done) return;
@@ -234,7 +245,15 @@ export class WebRTCTransport {
       onLocalDescription: (type, sdp) => signal({ session: id, kind: type === 'offer' ? 'offer' : 'answer', data: filterSdp(sdp, this.policy), mid: null }),
       onLocalCandidate: (cand, mid) => {
         const c = filterCandidate(cand, this.policy);
-        if (c) signal({ session: id, kind: 'candidate', data: c, mid });
+        if (!c) return;
+        /** @type {import('../interfaces.js').Signal} */
+        const sig = { session: id, kind: 'candidate', data: c, mid };
+        // The offerer holds its candidates until the answer is applied: otherwise the
+        // answerer can start ICE and DTLS before the offerer knows the answerer's
+        // fingerprint, and libdatachannel then fails the DTLS handshake ("unknown CA").
+        if (offerer && !session.answered) {
+          if (session.heldCandidates.length < MAX_CANDIDATES) session.heldCandidates.push(sig);
+        } else signal(sig);
       },
       onOpen: (conn) => session.opened(conn),
       onFailed: (reason) => session.failed(reason, true),
