@@ -797,6 +797,25 @@ static int simple_field(const uint8_t *in, size_t len, size_t q, size_t *next) {
   }
 }
 
+/* Whether the n < 24 bytes at p are ASCII: (overlapping) word tests. */
+static inline int ascii(const uint8_t *p, size_t n) {
+  uint64_t a, b, c2;
+  uint32_t x, y;
+  if (n >= 8) {
+    memcpy(&a, p, 8);
+    memcpy(&b, p + (n >= 16 ? 8 : n - 8), 8);
+    memcpy(&c2, p + n - 8, 8);
+    return ((a | b | c2) & 0x8080808080808080ull) == 0;
+  }
+  if (n >= 4) {
+    memcpy(&x, p, 4);
+    memcpy(&y, p + n - 4, 4);
+    return ((x | y) & 0x80808080u) == 0;
+  }
+  if (n == 0) return 1;
+  return (p[0] | p[n >> 1] | p[n - 1]) < 0x80; /* covers n = 1, 2, 3 */
+}
+
 /* A field the inline cases of tm_cbor_scan_array do not cover: the
  * scalars of simple_field, else the full reader (which has the messages).
  * Returns the field's end, or 0 with *st set (TM_NOMATCH: not canonical). */
@@ -832,11 +851,8 @@ tm_status tm_cbor_scan_array(tm_core *c, const uint8_t *in, size_t len,
     }
     if ((uint8_t)(b - 0x60) < 0x18 && len - q > (size_t)(b & 31)) {
       /* short text, inline if ASCII (then valid UTF-8) */
-      size_t k, m = b & 31;
-      uint8_t acc = 0;
-      for (k = 1; k <= m; k++) acc |= in[q + k];
-      if (acc < 0x80) {
-        q += 1 + m;
+      if (ascii(in + q + 1, b & 31)) {
+        q += 1 + (b & 31);
         continue;
       }
     }

@@ -105,6 +105,75 @@ TM_INTERNAL tm_status tm_scratch_reserve(tm_core *c, uint32_t n);
 TM_INTERNAL void *tm_default_alloc(void *ud, void *ptr, size_t old_n,
                                    size_t n);
 
+/*
+ * The pool fast paths of tm_mem_alloc and tm_mem_free, inline for the hot
+ * small blocks (tuples, chains): a block of a class whose pool is not
+ * empty (not full) goes without a call; everything else, and every
+ * allocation of a TM_DEBUG build (which counts attempts for failure
+ * injection), takes the full path. Same accounting either way.
+ */
+static inline void *tm_mem_alloc_small(tm_core *c, size_t *acct, size_t n) {
+#ifndef TM_DEBUG
+  size_t r = (n + TM_POOL_GRAIN - 1) & ~(size_t)(TM_POOL_GRAIN - 1);
+  if (n > 0 && r <= TM_POOL_GRAIN * TM_POOL_CLASSES) {
+    size_t k = r / TM_POOL_GRAIN - 1;
+    void *p = c->pool[k];
+    if (p != NULL) {
+      memcpy(&c->pool[k], p, sizeof(void *));
+      c->pool_n[k]--;
+      c->pooled -= r;
+      *acct += r;
+      return p;
+    }
+  }
+#endif
+  return tm_mem_alloc(c, acct, n);
+}
+
+static inline void tm_mem_free_small(tm_core *c, size_t *acct, void *p,
+                                     size_t n) {
+  size_t r = (n + TM_POOL_GRAIN - 1) & ~(size_t)(TM_POOL_GRAIN - 1);
+  if (n > 0 && r <= TM_POOL_GRAIN * TM_POOL_CLASSES) {
+    size_t k = r / TM_POOL_GRAIN - 1;
+    if (c->pool_n[k] < TM_POOL_DEPTH) {
+      *acct -= r;
+      memcpy(p, &c->pool[k], sizeof(void *));
+      c->pool[k] = p;
+      c->pool_n[k]++;
+      c->pooled += r;
+      return;
+    }
+  }
+  tm_mem_free(c, acct, p, n);
+}
+
+/* memcpy for the short runs of the hot paths (field offsets, small
+ * tuples): word moves, no call. */
+static inline void tm_copy(void *dst, const void *src, size_t n) {
+  uint8_t *d = dst;
+  const uint8_t *s = src;
+  uint64_t a, b;
+  uint32_t x, y;
+  if (n > 16) {
+    memcpy(d, s, n);
+  } else if (n >= 8) {
+    memcpy(&a, s, 8);
+    memcpy(&b, s + n - 8, 8);
+    memcpy(d, &a, 8);
+    memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    memcpy(&x, s, 4);
+    memcpy(&y, s + n - 4, 4);
+    memcpy(d, &x, 4);
+    memcpy(d + n - 4, &y, 4);
+  } else if (n > 0) {
+    uint8_t f = s[0], m = s[n >> 1], l = s[n - 1];
+    d[0] = f;
+    d[n >> 1] = m;
+    d[n - 1] = l;
+  }
+}
+
 /* The index key of the arity chain for `arity`. */
 static inline uint64_t tm_arity_key(const tm_core *c, uint32_t arity) {
   return arity < TM_AKEYS ? c->akey[arity]

@@ -115,35 +115,3 @@ void tm_match_keys(const tm_core *c, const uint8_t *b, uint32_t arity,
       tf[i].key = tm_index_key(c->cfg.hash_seed, arity, i + 1, b + tf[i].off,
                                tf[i].len);
 }
-
-/* The tag number of a tagged field (first byte major 6). */
-static uint64_t tag_of(const uint8_t *f) {
-  unsigned major;
-  uint64_t t;
-  tm_cbor_head(f, &major, &t);
-  return t;
-}
-
-int tm_match_type(int32_t formal, uint64_t tag, const uint8_t *f) {
-  unsigned major = f[0] >> 5;
-  switch (formal) {
-    case TM_FORMAL_ANY: return 1;
-    case TM_FORMAL_INTEGER:
-      return major <= TM_MT_NINT || f[0] == 0xc2 || f[0] == 0xc3;
-    case TM_FORMAL_NUMBER:
-      return major <= TM_MT_NINT || f[0] == 0xc2 || f[0] == 0xc3 ||
-             (f[0] >= 0xf9 && f[0] <= 0xfb) || (f[0] == 0xd8 && f[1] == 30);
-    case TM_FORMAL_FLOAT: return f[0] >= 0xf9 && f[0] <= 0xfb;
-    case TM_FORMAL_STRING: return major == TM_MT_TEXT;
-    case TM_FORMAL_SYMBOL:
-      return f[0] == 0xd9 && f[1] == 0xa0 && f[2] == 0x00;
-    case TM_FORMAL_BYTES: return major == TM_MT_BYTES;
-    case TM_FORMAL_BOOLEAN: return f[0] == 0xf4 || f[0] == 0xf5;
-    case TM_FORMAL_ARRAY: return major == TM_MT_ARRAY;
-    case TM_FORMAL_MAP: return major == TM_MT_MAP;
-    case TM_FORMAL_NULL: return f[0] == 0xf6;
-    case TM_FORMAL_TAGGED: return major == TM_MT_TAG && tag_of(f) == tag;
-    default: return 0;
-  }
-}
-

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "cbor.h"
 
 #define TM_ACTUAL (-1) /* tm_tfield.formal of an actual field */
 
@@ -57,8 +58,39 @@ TM_INTERNAL tm_status tm_match_compile(tm_core *c, const uint8_t *b,
 TM_INTERNAL void tm_match_keys(const tm_core *c, const uint8_t *b,
                                uint32_t arity, tm_tfield *tf);
 
-/* Whether the field bytes f are of the formal's type. */
-TM_INTERNAL int tm_match_type(int32_t formal, uint64_t tag, const uint8_t *f);
+/* The tag number of a tagged field (first byte major 6, canonical). */
+static inline uint64_t tm_tag_of(const uint8_t *f) {
+  unsigned ai = f[0] & 31, i;
+  uint64_t t = 0;
+  if (ai < 24) return ai;
+  for (i = 0; i < 1u << (ai - 24); i++) t = t << 8 | f[1 + i];
+  return t;
+}
+
+/* Whether the field bytes f (checked canonical) are of the formal's type. */
+static inline int tm_match_type(int32_t formal, uint64_t tag,
+                                const uint8_t *f) {
+  unsigned major = f[0] >> 5;
+  switch (formal) {
+    case TM_FORMAL_ANY: return 1;
+    case TM_FORMAL_INTEGER:
+      return major <= TM_MT_NINT || f[0] == 0xc2 || f[0] == 0xc3;
+    case TM_FORMAL_NUMBER:
+      return major <= TM_MT_NINT || f[0] == 0xc2 || f[0] == 0xc3 ||
+             (f[0] >= 0xf9 && f[0] <= 0xfb) || (f[0] == 0xd8 && f[1] == 30);
+    case TM_FORMAL_FLOAT: return f[0] >= 0xf9 && f[0] <= 0xfb;
+    case TM_FORMAL_STRING: return major == TM_MT_TEXT;
+    case TM_FORMAL_SYMBOL:
+      return f[0] == 0xd9 && f[1] == 0xa0 && f[2] == 0x00;
+    case TM_FORMAL_BYTES: return major == TM_MT_BYTES;
+    case TM_FORMAL_BOOLEAN: return f[0] == 0xf4 || f[0] == 0xf5;
+    case TM_FORMAL_ARRAY: return major == TM_MT_ARRAY;
+    case TM_FORMAL_MAP: return major == TM_MT_MAP;
+    case TM_FORMAL_NULL: return f[0] == 0xf6;
+    case TM_FORMAL_TAGGED: return major == TM_MT_TAG && tm_tag_of(f) == tag;
+    default: return 0;
+  }
+}
 
 /*
  * Whether one field (bytes f of length flen, index key fkey) satisfies the

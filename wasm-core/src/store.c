@@ -168,7 +168,7 @@ static size_t tuple_size(uint32_t arity, size_t len) {
 }
 
 static void tuple_free(tm_core *c, tm_space *sp, tm_tuple *t) {
-  tm_mem_free(c, &sp->bytes, t, tuple_size(t->arity, t->len));
+  tm_mem_free_small(c, &sp->bytes, t, tuple_size(t->arity, t->len));
 }
 
 /* Unlink a stored tuple from all its chains and free it. O(arity). */
@@ -285,7 +285,7 @@ static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
                       tm_bytes *out) {
   tm_xfer *x = c->xfer;
   if (t->len <= x->cap) { /* the common case of tm_xfer_put */
-    memcpy(x->data, TM_TUPLE_BYTES(t), t->len);
+    tm_copy(x->data, TM_TUPLE_BYTES(t), t->len);
     out->bytes = x->data;
     out->len = t->len;
   } else {
@@ -552,16 +552,24 @@ static void index_commit(tm_core *c, tm_space *sp, tm_chain *group,
   group->indexed = 1;
 }
 
+/* A new tuple block holding the item's offsets and bytes (unlinked). */
+static tm_tuple *tuple_new(tm_core *c, tm_space *sp, const tm_item *it) {
+  tm_tuple *t = tm_mem_alloc_small(c, &sp->bytes,
+                                   tuple_size(it->arity, it->len));
+  if (t == NULL) return NULL;
+  t->len = (uint32_t)it->len;
+  t->arity = it->arity;
+  tm_copy(TM_TUPLE_OFF(t), it->off, (it->arity + 1) * sizeof(uint32_t));
+  tm_copy(TM_TUPLE_BYTES(t), it->b, it->len);
+  return t;
+}
+
 /* The stored tuple and the chains its linked keys still lack. */
 static tm_status plan_store(tm_core *c, tm_space *sp, const tm_item *it,
                             tm_outplan *p) {
   uint32_t k;
-  tm_tuple *t = tm_mem_alloc(c, &sp->bytes, tuple_size(it->arity, it->len));
+  tm_tuple *t = tuple_new(c, sp, it);
   if (t == NULL) return tm_nomem(c, "storing a tuple");
-  t->len = (uint32_t)it->len;
-  t->arity = it->arity;
-  memcpy(TM_TUPLE_OFF(t), it->off, (it->arity + 1) * sizeof(uint32_t));
-  memcpy(TM_TUPLE_BYTES(t), it->b, it->len);
   p->tuple = t;
   for (k = 0; k < p->nlink; k++) {
     tm_chain *ch;
@@ -599,7 +607,6 @@ static void commit_store(tm_core *c, tm_space *sp, tm_outplan *p) {
   for (; k <= t->arity; k++) { /* a group that is not indexed */
     t->ent[k].slot = k;
     t->ent[k].chain = NULL;
-    t->ent[k].prev = t->ent[k].next = NULL;
   }
   if (p->nlink > 1) t->ent[0].chain->indexed = 1;
   sp->ntuples++;
@@ -635,6 +642,21 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   if (it.nformal > 0) return formal_in_tuple(c, &it);
   c->keys[0] = tm_arity_key(c, it.arity);
   c->chains[0] = group = tm_index_find(&sp->ix, c->keys[0]);
+  if (group != NULL && !group->indexed && group->count < TM_INDEX_MIN &&
+      sp->nwaiters == 0) {
+    /* the common case on its own: a small group, nobody waiting, so no
+     * key to compute and no chain to make: the plan is one block */
+    tm_tuple *t = tuple_new(c, sp, &it);
+    if (t == NULL) return tm_nomem(c, "storing a tuple");
+    for (k = 1; k <= it.arity; k++) {
+      t->ent[k].slot = k;
+      t->ent[k].chain = NULL;
+    }
+    t->ent[0].slot = 0;
+    tm_index_link(&sp->ix, group, &t->ent[0]);
+    sp->ntuples++;
+    return TM_OK;
+  }
   p.nlink = 1;
   if (group != NULL && (group->indexed || group->count >= TM_INDEX_MIN)) {
     p.nlink = it.arity + 1;

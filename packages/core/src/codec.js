@@ -514,12 +514,49 @@ function shortAscii(s, n) {
   return r;
 }
 
+/*
+ * Strings of up to 8 bytes (most names and keys) have a second cache that
+ * compares two 32-bit words instead of bytes: slot by a hash of the words,
+ * hit when length and both words agree.
+ */
+const WORD_SLOTS = 1024;
+const wordLen = new Uint8Array(WORD_SLOTS); /* length + 1; 0 = empty */
+const word0 = new Int32Array(WORD_SLOTS);
+const word1 = new Int32Array(WORD_SLOTS);
+/** @type {string[]} */
+const wordStr = new Array(WORD_SLOTS).fill('');
+
+/**
+ * A short ASCII string (n <= 8) from b[s, s+n), or undefined if not ASCII.
+ * @param {Uint8Array} b @param {number} s @param {number} n
+ * @returns {string | undefined}
+ */
+function tinyAscii(b, s, n) {
+  let w0 = 0, w1 = 0;
+  const k = n < 4 ? n : 4;
+  for (let i = 0; i < k; i++) w0 |= b[s + i] << (i << 3);
+  for (let i = 4; i < n; i++) w1 |= b[s + i] << ((i - 4) << 3);
+  if (((w0 | w1) & 0x80808080) !== 0) return undefined;
+  const slot = (Math.imul(w0 ^ Math.imul(w1 ^ n, 0x9e3779b1), 0x85ebca6b) >>> 22) & (WORD_SLOTS - 1);
+  if (wordLen[slot] === n + 1 && word0[slot] === w0 && word1[slot] === w1) return wordStr[slot];
+  let r = '';
+  for (let i = 0; i < n; i++) r += String.fromCharCode(b[s + i]);
+  wordLen[slot] = n + 1;
+  word0[slot] = w0;
+  word1[slot] = w1;
+  wordStr[slot] = r;
+  return r;
+}
+
 /** @param {number} n */
 function text(n) {
   if (at + n > stop) throw truncated();
   const s = at;
   at += n;
-  if (n <= 16) {
+  if (n <= 8) {
+    const r = tinyAscii(src, s, n);
+    if (r !== undefined) return r;
+  } else if (n <= 16) {
     const r = shortAscii(s, n);
     if (r !== undefined) return r;
   }
@@ -625,6 +662,56 @@ function decRest(ib) {
 }
 
 /**
+ * The common result on its own: an array (fewer than 24 elements) of
+ * integers below 2^32 in magnitude, short ASCII strings, booleans and null,
+ * decoded in one loop. Returns undefined (having changed nothing) when some
+ * element needs the general decoder, which then decodes the whole item.
+ * @param {Uint8Array} b
+ * @param {number} p the array's initial byte, 0x80..0x97
+ * @param {number} limit
+ * @returns {unknown[] | undefined}
+ */
+function decodeFlat(b, p, limit) {
+  const n = b[p++] & 31;
+  if (n > limit - p) return undefined;
+  const a = new Array(n);
+  for (let i = 0; i < n; i++) {
+    if (p >= limit) return undefined;
+    const ib = b[p];
+    if (ib < 0x18) { a[i] = ib; p++; continue; }
+    if (ib >= 0x60 && ib <= 0x68) { /* text of up to 8 bytes */
+      const m = ib - 0x60;
+      if (p + 1 + m > limit) return undefined;
+      const t = tinyAscii(b, p + 1, m);
+      if (t === undefined) return undefined;
+      a[i] = t;
+      p += 1 + m;
+      continue;
+    }
+    const major = ib >> 5, ai = ib & 31;
+    if (major <= 1) { /* integers */
+      let v;
+      if (ai < 24) { v = ai; p += 1; }
+      else if (ai === 24) { if (p + 2 > limit) return undefined; v = b[p + 1]; p += 2; }
+      else if (ai === 25) { if (p + 3 > limit) return undefined; v = (b[p + 1] << 8) | b[p + 2]; p += 3; }
+      else if (ai === 26) {
+        if (p + 5 > limit) return undefined;
+        v = b[p + 1] * 0x1000000 + ((b[p + 2] << 16) | (b[p + 3] << 8) | b[p + 4]);
+        p += 5;
+      } else return undefined;
+      a[i] = major === 0 ? v : -1 - v;
+      continue;
+    }
+    if (ib === 0xf4) a[i] = false;
+    else if (ib === 0xf5) a[i] = true;
+    else if (ib === 0xf6) a[i] = null;
+    else return undefined;
+    p++;
+  }
+  return p === limit ? a : undefined;
+}
+
+/**
  * Decode the canonical CBOR item in bytes[start, limit).
  * @param {Uint8Array} bytes
  * @param {number} [start]
@@ -632,6 +719,11 @@ function decRest(ib) {
  * @returns {unknown}
  */
 export function decodeFrom(bytes, start = 0, limit = bytes.length) {
+  const ib = bytes[start];
+  if (ib >= 0x80 && ib < 0x98 && start < limit) {
+    const a = decodeFlat(bytes, start, limit);
+    if (a !== undefined) return a;
+  }
   if (src !== bytes) { /* the core passes the same view each time: no allocation */
     srcView = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     src = bytes;

@@ -9,7 +9,7 @@
  * straight out of it; typed-array views are rebuilt only when the wasm
  * memory has grown.
  */
-import { decodeFrom, encode, encodeInto } from './codec.js';
+import { Formal, Sym, decodeFrom, encode, encodeInto } from './codec.js';
 import { CoreDestroyedError, InvalidArgumentError, errorFor } from './errors.js';
 import {
   CLOCKS, HANDLE_MAX, MAX_DEPTH, PRIORITY_DEFAULT, REASONS, STATES, Status, XFER, XFER_MAGIC,
@@ -113,6 +113,16 @@ export class Core {
     this.outU32 = this.xfer + XFER.U32;
     this.outF64 = this.xfer + XFER.F64;
     this.outResult = this.xfer + XFER.RESULT_BYTES;
+    /**
+     * Encodings of recently used templates: the array, a copy of its
+     * elements when it was encoded, and the bytes. See _putTemplate.
+     * @type {(unknown[] | undefined)[]} */
+    this.tmplArr = [undefined, undefined, undefined, undefined];
+    /** @type {unknown[][]} */
+    this.tmplVals = [[], [], [], []];
+    /** @type {Uint8Array[]} */
+    this.tmplBytes = [new Uint8Array(0), new Uint8Array(0), new Uint8Array(0), new Uint8Array(0)];
+    this.tmplNext = 0;
   }
 
   /** Rebuild the typed-array views (after the wasm memory grew). */
@@ -137,6 +147,52 @@ export class Core {
     const endAt = encodeInto(value, this.u8, this.dv, data, data + u32[x + 1]);
     if (endAt >= 0) return endAt - data;
     return this._putBytes(encode(value));
+  }
+
+  /**
+   * _put for a template. Loops pass the same template array again and
+   * again: an array seen recently whose elements are still the same (===)
+   * is copied from its last encoding. Only arrays whose elements are all
+   * immutable (primitives, Formal, Sym) are remembered, so equal elements
+   * mean equal bytes; the core still validates what it receives.
+   * @param {unknown[]} template
+   */
+  _putTemplate(template) {
+    const arrs = this.tmplArr;
+    for (let k = 0; k < arrs.length; k++) {
+      if (arrs[k] !== template) continue;
+      const vals = this.tmplVals[k], n = vals.length;
+      if (template.length !== n) break;
+      let i = 0;
+      while (i < n && template[i] === vals[i]) i++;
+      if (i < n) break;
+      return this._putSmall(this.tmplBytes[k]);
+    }
+    const len = this._put(template);
+    if (len <= 64 && Array.isArray(template) && template.length <= 8) {
+      for (let i = 0; i < template.length; i++) {
+        const v = template[i];
+        if (typeof v === 'object' ? v !== null && !(v instanceof Formal) && !(v instanceof Sym)
+          : typeof v === 'function') return len;
+      }
+      const k = this.tmplNext;
+      this.tmplNext = (k + 1) & 3;
+      arrs[k] = template;
+      this.tmplVals[k] = template.slice();
+      this.tmplBytes[k] = /** @type {Uint8Array} */ (this.u8).slice(this.data, this.data + len);
+    }
+    return len;
+  }
+
+  /** Copy a few encoded bytes into the transfer area. @param {Uint8Array} bytes */
+  _putSmall(bytes) {
+    if (this._stale) this._views();
+    const u32 = /** @type {Uint32Array} */ (this.u32), x = this.xfer >> 2, data = u32[x + 2], n = bytes.length;
+    if (n > u32[x + 1]) return this._putBytes(bytes);
+    const u8 = /** @type {Uint8Array} */ (this.u8);
+    this.data = data;
+    for (let i = 0; i < n; i++) u8[data + i] = bytes[i];
+    return n;
   }
 
   /** Copy encoded bytes into the transfer area. @param {Uint8Array} bytes */
@@ -623,7 +679,7 @@ export class Space {
    * @returns {unknown[] | undefined}
    */
   inp(template) {
-    const c = this.core, len = c._put(template);
+    const c = this.core, len = c._putTemplate(template);
     const st = c.ex.tm_space_inp(c.p, this.id, c.data, len, c.outResult);
     if (st === 0) return /** @type {unknown[]} */ (c._result());
     if (st === Status.NOMATCH) return undefined;
@@ -636,7 +692,7 @@ export class Space {
    * @returns {unknown[] | undefined}
    */
   rdp(template) {
-    const c = this.core, len = c._put(template);
+    const c = this.core, len = c._putTemplate(template);
     const st = c.ex.tm_space_rdp(c.p, this.id, c.data, len, c.outResult);
     if (st === 0) return /** @type {unknown[]} */ (c._result());
     if (st === Status.NOMATCH) return undefined;
@@ -676,7 +732,7 @@ export class Space {
   _wait(pid, template, options, remove) {
     const c = this.core, clock = options.clock ?? 0;
     checkClock(clock, remove ? 'in' : 'rd');
-    const len = c._put(template);
+    const len = c._putTemplate(template);
     const fn = remove ? c.ex.tm_space_in : c.ex.tm_space_rd;
     const st = fn(c.p, this.id, c.data, len, pid, clock, options.timeoutAt ?? Infinity, c.outResult);
     if (st === 0) return /** @type {unknown[]} */ (c._result());
@@ -692,7 +748,7 @@ export class Space {
    * @returns {number}
    */
   count(template) {
-    const c = this.core, len = c._put(template);
+    const c = this.core, len = c._putTemplate(template);
     const st = c.ex.tm_space_count(c.p, this.id, c.data, len, c.outU32);
     if (st !== 0) c._fail(st);
     return c._outU32(0);
