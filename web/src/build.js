@@ -63,6 +63,8 @@ export async function buildWebAssets(opts = {}) {
     format: 'esm',
     target: ['chrome120', 'firefox121', 'safari17'],
     minify: opts.minify ?? true,
+    // the runtime and the printer look at constructor names (an unbound global, #<Name>)
+    keepNames: true,
     sourcemap: (opts.sourcemap ?? true) ? 'linked' : false,
     write: false,
     outdir: '/assets/js',

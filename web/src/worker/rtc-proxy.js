@@ -30,7 +30,7 @@ let serial = 0;
 const pending = new Map();
 /** @type {Map<number, WorkerPeerConnection>} */
 const connections = new Map();
-/** @type {Map<number, PendingChannel>} */
+/** @type {Map<number, WorkerChannel>} */
 const channels = new Map();
 
 /**
@@ -90,10 +90,16 @@ function post(m) {
 }
 
 /**
- * A data channel created in the worker whose real RTCDataChannel the page transfers a
- * moment later: until then it remembers handlers and settings, then forwards all to it.
+ * The worker's view of a data channel. For a channel the worker creates, the real
+ * RTCDataChannel arrives from the page a moment later: until then this remembers
+ * handlers and settings, then forwards all to it. For any channel, it listens for
+ * messages from the moment the channel reaches the worker and keeps them until a
+ * `message` handler is set: a channel that arrives open (an inbound one: the peer may
+ * send at once) still reports 'connecting' here until its 'open' event, and the mesh's
+ * adapter sets its handler only on 'open', so without this the peer's first frames
+ * (its HELLO) could be lost.
  */
-class PendingChannel {
+class WorkerChannel {
   /** @type {RTCDataChannel | null} */
   #real = null;
   /** @type {Array<[string, any, any]>} */
@@ -101,10 +107,15 @@ class PendingChannel {
   /** @type {Record<string, any>} */
   #props = {};
   #closed = false;
+  /** @type {((e: MessageEvent) => void) | null} */
+  #onmessage = null;
+  /** @type {MessageEvent[]} */
+  #early = [];
 
-  /** @param {string} label */
-  constructor(label) {
+  /** @param {string} label @param {RTCDataChannel} [real] */
+  constructor(label, real) {
     this.label = label;
+    if (real) this._bind(real);
   }
 
   /** @param {RTCDataChannel} real */
@@ -114,11 +125,22 @@ class PendingChannel {
       return;
     }
     this.#real = real;
+    real.binaryType = 'arraybuffer';
+    real.addEventListener('message', (e) => {
+      if (this.#onmessage !== null && this.#early.length === 0) this.#onmessage(e);
+      else if (this.#early.length < 4096) this.#early.push(e);
+    });
     for (const [k, v] of Object.entries(this.#props)) /** @type {any} */ (real)[k] = v;
     for (const [t, f, o] of this.#listeners) real.addEventListener(t, f, o);
     this.#listeners = [];
     // it may have opened before it arrived here
-    if (real.readyState === 'open') real.dispatchEvent(new Event('open'));
+    if (real.readyState === 'open') queueMicrotask(() => real.dispatchEvent(new Event('open')));
+  }
+
+  #flush() {
+    queueMicrotask(() => {
+      while (this.#onmessage !== null && this.#early.length > 0) this.#onmessage(/** @type {MessageEvent} */ (this.#early.shift()));
+    });
   }
 
   get readyState() {
@@ -163,10 +185,13 @@ class PendingChannel {
     return this.#real ? /** @type {any} */ (this.#real)[k] : this.#props[k];
   }
 
+  set onmessage(v) {
+    this.#onmessage = v ?? null;
+    if (this.#onmessage !== null && this.#early.length > 0) this.#flush();
+  }
+  get onmessage() { return this.#onmessage; }
   set binaryType(v) { this.#set('binaryType', v); }
   get binaryType() { return this.#get('binaryType') ?? 'arraybuffer'; }
-  set onmessage(v) { this.#set('onmessage', v); }
-  get onmessage() { return this.#get('onmessage') ?? null; }
   set onclose(v) { this.#set('onclose', v); }
   get onclose() { return this.#get('onclose') ?? null; }
   set onbufferedamountlow(v) { this.#set('onbufferedamountlow', v); }
@@ -200,7 +225,7 @@ class WorkerPeerConnection extends EventTarget {
 
   /** @param {string} label @param {RTCDataChannelInit} [options] */
   createDataChannel(label, options = {}) {
-    const c = new PendingChannel(label);
+    const c = new WorkerChannel(label);
     const dc = ++serial;
     channels.set(dc, c);
     post({ rtc: 'dc', pc: this.id, dc, label, options: { ordered: options.ordered ?? true } });
@@ -270,6 +295,6 @@ class WorkerPeerConnection extends EventTarget {
       channel.close();
       return;
     }
-    this.ondatachannel?.({ channel });
+    this.ondatachannel?.({ channel: new WorkerChannel(channel.label, channel) });
   }
 }
