@@ -93,6 +93,10 @@ export class Distribution {
     this.forwarding = new Map();
     /** @type {Map<string, Set<string>>} remote pid key → local pid keys linked to it (for peer-down signals) */
     this.watchers = new Map();
+    /** @type {Map<string, Promise<void>>} environments whose definitions are being copied here */
+    this.envLoading = new Map();
+    /** @type {Map<string, {version: number}>} program environments copied from other nodes, and the version copied */
+    this.replicas = new Map();
     /** @type {Map<string, Pid>} published services */
     this.services = new Map();
     /** @type {Map<string, string>} "host:port" → node id */
@@ -164,11 +168,32 @@ export class Distribution {
 
   // ------------------------------------------------------------------ outgoing (node.remote hooks)
 
+  /**
+   * Encode a frame or request, appending the versions of the program environments its
+   * procedures come from (so a node holding a copy of such an environment refreshes it
+   * when the original has new definitions).
+   * @param {any[]} frame
+   */
+  encode(frame) {
+    /** @type {any[]} */
+    const envs = [];
+    const seen = new Set();
+    const bytes = encodeValue([...frame, envs], {
+      onCode: (unit) => {
+        const env = unit?.env;
+        if (!env || seen.has(env.id) || env.id === 'rt' || env.id.startsWith('lib:')) return;
+        seen.add(env.id);
+        envs.push([env.id, env.version]);
+      },
+    });
+    return bytes;
+  }
+
   /** @param {string} to @param {any[]} frame */
   emit(to, frame) {
     let bytes;
     try {
-      bytes = encodeValue(frame);
+      bytes = this.encode(frame);
     } catch (e) {
       this.log(`cannot send to ${to.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
       return false;
@@ -248,22 +273,55 @@ export class Distribution {
     this.stats.received++;
     const prev = this.inbound.get(from);
     if (prev === undefined) {
-      // fast path: decode synchronously when all code is present
+      // fast path: decode synchronously when all code is present and ready
       let frame;
+      /** @type {Set<string>} */
+      const loading = new Set();
       try {
-        frame = this.decode(bytes);
+        frame = this.decode(bytes, loading);
       } catch (e) {
-        if (e instanceof MissingCode) {
-          this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.handleFrame(from, f, bytes)));
+        if (!(e instanceof MissingCode)) {
+          this.log(`bad frame from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
           return;
         }
-        this.log(`bad frame from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+      }
+      if (frame !== undefined && loading.size === 0 && !this.stale(frame)) {
+        this.handleFrame(from, frame, bytes);
         return;
       }
-      this.handleFrame(from, frame, bytes);
-      return;
     }
-    this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.handleFrame(from, f, bytes)));
+    this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.refresh(from, f).then(() => this.handleFrame(from, f, bytes))));
+  }
+
+  /**
+   * Whether a frame names a program environment this node holds a copy of that is
+   * older than the sender's.
+   * @param {any} frame
+   */
+  stale(frame) {
+    const envs = Array.isArray(frame) ? frame[frame.length - 1] : null;
+    if (!Array.isArray(envs) || envs.length === 0) return false;
+    for (const e of envs) {
+      const r = this.replicas.get(String(e[0]));
+      if (r !== undefined && r.version < Number(e[1])) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Bring copies of program environments up to the versions a frame names.
+   * @param {string} from @param {any} frame
+   */
+  async refresh(from, frame) {
+    const envs = Array.isArray(frame) ? frame[frame.length - 1] : null;
+    if (!Array.isArray(envs)) return;
+    for (const [id, version] of envs) {
+      const r = this.replicas.get(String(id));
+      if (r !== undefined && r.version < Number(version)) {
+        const env = this.node.environments.get(String(id));
+        if (env) await this.loadGlobals(from, env, true);
+      }
+    }
   }
 
   /** @param {string} from @param {() => Promise<void>} step */
@@ -276,23 +334,42 @@ export class Distribution {
     });
   }
 
-  /** @param {Uint8Array} bytes */
-  decode(bytes) {
-    return decodeValue(bytes, { resolveCode });
+  /**
+   * @param {Uint8Array} bytes
+   * @param {Set<string>} [loading] collects the environments the value's code belongs to
+   *   whose definitions are still being copied here
+   */
+  decode(bytes, loading) {
+    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, { resolveCode });
+    return decodeValue(bytes, {
+      resolveCode: (hash, env) => {
+        const unit = resolveCode(hash, env);
+        if (this.envLoading.has(env)) loading.add(env);
+        return unit;
+      },
+    });
   }
 
   /**
-   * Decode, fetching missing code from `from` (bounded number of rounds).
-   * @param {string} from @param {Uint8Array} bytes
+   * Decode, fetching missing code from `from` (bounded number of rounds), then wait
+   * until the environments of that code have their definitions (unless `wait` is false:
+   * the answer that brings those definitions must not wait for itself).
+   * @param {string} from @param {Uint8Array} bytes @param {boolean} [wait]
    */
-  async decodeFetching(from, bytes) {
+  async decodeFetching(from, bytes, wait = true) {
     for (let round = 0; round < 256; round++) {
+      /** @type {Set<string>} */
+      const loading = new Set();
+      let value;
       try {
-        return this.decode(bytes);
+        value = this.decode(bytes, loading);
       } catch (e) {
         if (!(e instanceof MissingCode)) throw e;
         await this.obtainUnit(from, e.hash, e.env);
+        continue;
       }
+      if (wait) for (const env of loading) await this.envLoading.get(env);
+      return value;
     }
     throw new CodecError('too many units missing to decode a frame');
   }
@@ -364,8 +441,9 @@ export class Distribution {
     try {
       const req = await this.decodeFetching(from, bytes);
       if (!Array.isArray(req)) throw new CodecError('malformed request');
+      if (this.stale(req)) await this.refresh(from, req);
       const value = await this.answer(from, req);
-      return encodeValue([true, value]);
+      return this.encode([true, value]);
     } catch (e) {
       const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
@@ -396,12 +474,13 @@ export class Distribution {
 
   /**
    * Send a request, decode the answer (fetching code it needs from the same node).
-   * @param {string} to @param {any[]} req
+   * @param {string} to @param {any[]} req @param {boolean} [wait] see decodeFetching
    */
-  async call(to, req) {
-    const bytes = await this.mesh.request(to, encodeValue(req), { timeoutMs: this.timeoutMs });
-    const r = await this.decodeFetching(to, bytes);
-    if (!Array.isArray(r) || r.length !== 2) throw new CodecError('malformed answer');
+  async call(to, req, wait = true) {
+    const bytes = await this.mesh.request(to, this.encode(req), { timeoutMs: this.timeoutMs });
+    const r = await this.decodeFetching(to, bytes, wait);
+    if (!Array.isArray(r) || r.length !== 3) throw new CodecError('malformed answer');
+    if (this.stale(r)) await this.refresh(to, r);
     if (r[0] !== true) throw new Error(String(r[1]));
     return r[1];
   }
@@ -415,13 +494,13 @@ export class Distribution {
     return [inst.wire.name ?? '', wireToData(inst.wire), inst.wire.debug ? [inst.wire.debug.file, inst.wire.debug.sites] : false];
   }
 
-  /** The global definitions of an environment: [[name value] ...]. @param {string} envId */
+  /** The global definitions of an environment: [version, [[name value] ...]]. @param {string} envId */
   envData(envId) {
     const env = envId.startsWith('lib:') ? libraryEnvs.get(envId) : this.node.environments.get(envId);
     if (!env) throw new Error(`this node has no environment ${envId}`);
     const out = [];
     for (const [name, cell] of env.cells) if (cell.v?.constructor?.name !== 'Unbound') out.push([name, copyMessage(cell.v)]);
-    return out;
+    return [env.version, out];
   }
 
   /**
@@ -465,22 +544,40 @@ export class Distribution {
     }
     const inst = instantiate(wire, hash, /** @type {Environment} */ (env), { deny: this.denied });
     registerUnitInstance(inst);
-    if (fresh) await this.loadGlobals(from, /** @type {Environment} */ (env));
+    if (fresh) {
+      // until the definitions are here, frames using this environment's code wait
+      const loaded = this.loadGlobals(from, /** @type {Environment} */ (env));
+      this.envLoading.set(envId, loaded);
+      try {
+        await loaded;
+      } finally {
+        this.envLoading.delete(envId);
+      }
+    }
   }
 
-  /** @param {string} from @param {Environment} env */
-  async loadGlobals(from, env) {
-    let globals;
+  /**
+   * Copy an environment's definitions from the node that has the original. A first
+   * load fills what is undefined here; a refresh (the original has changed) takes every
+   * definition from the original.
+   * @param {string} from @param {Environment} env @param {boolean} [refresh]
+   */
+  async loadGlobals(from, env, refresh = false) {
+    let answer;
     try {
-      globals = await this.call(from, [R_ENV, env.id]);
+      answer = await this.call(from, [R_ENV, env.id], false);
     } catch (e) {
       this.log(`the definitions of ${env.id} could not be fetched from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
       return;
     }
+    const [version, globals] = answer;
     for (const [name, value] of globals) {
       const cell = env.cell(name);
-      if (cell.v?.constructor?.name === 'Unbound') cell.v = value;
+      if (refresh || cell.v?.constructor?.name === 'Unbound') cell.v = value;
     }
+    const r = this.replicas.get(env.id);
+    if (r === undefined) this.replicas.set(env.id, { version: Number(version) });
+    else r.version = Math.max(r.version, Number(version));
   }
 
   /**

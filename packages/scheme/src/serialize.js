@@ -99,10 +99,12 @@ function isShareable(x) {
 /**
  * Encode a Scheme value.
  * @param {any} value
+ * @param {{onCode?: (unit: any) => void}} [opts] onCode: called with the unit instance of
+ *   every procedure and frame encoded (so a sender can say which environments travel)
  * @returns {Uint8Array}
  */
-export function encodeValue(value) {
-  const shared = findShared(value);
+export function encodeValue(value, opts = {}) {
+  const shared = findShared(value, opts.onCode);
   const w = new CborWriter();
   emit(value, w, shared);
   return w.bytes();
@@ -110,10 +112,10 @@ export function encodeValue(value) {
 
 /**
  * Objects reached more than once (count 2) — the ones that need tag 28/29.
- * @param {any} root
+ * @param {any} root @param {((unit: any) => void)|undefined} onCode
  * @returns {Map<any, number>} object → 1 (seen once) or 2 (shared)
  */
-function findShared(root) {
+function findShared(root, onCode) {
   /** @type {Map<any, number>} */
   const seen = new Map();
   const stack = [root];
@@ -122,6 +124,7 @@ function findShared(root) {
     if (x === null || typeof x !== 'object') continue;
     if (x instanceof Closure || x instanceof Frame) {
       const ref = codeRefOf(x.lam);
+      if (onCode !== undefined && seen.get(ref) === undefined) onCode(x.lam.unit);
       if (seen.has(ref)) seen.set(ref, 2);
       else seen.set(ref, 1);
     }

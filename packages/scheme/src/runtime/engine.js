@@ -86,12 +86,14 @@ export const mklist = (arr) => arrayToList(arr);
 
 /** A global variable's storage. */
 export class Cell {
-  /** @param {string} ns @param {string} name */
-  constructor(ns, name) {
+  /** @param {string} ns @param {string} name @param {{version: number}|null} [owner] the environment */
+  constructor(ns, name, owner = null) {
     this.ns = ns;
     this.name = name;
     /** @type {any} */
     this.v = new Unbound(this);
+    /** the environment, whose version counts definitions (so copies elsewhere know they are stale) */
+    this.owner = owner;
   }
 }
 
@@ -125,12 +127,14 @@ export function gv(cell) {
 export function gset(cell, x) {
   if (cell.v instanceof Unbound) schemeErrorOf('unbound', 'set!', `cannot set! ${cell.name}: it is not defined`);
   cell.v = x;
+  if (cell.owner !== null) cell.owner.version++;
   return VOID;
 }
 
 /** `define` of a global. @param {Cell} cell @param {any} x */
 export function gdef(cell, x) {
   cell.v = x;
+  if (cell.owner !== null) cell.owner.version++;
   return VOID;
 }
 

@@ -25,12 +25,14 @@ export class Environment {
     this.id = id;
     /** @type {Map<string, Cell>} */
     this.cells = new Map();
+    /** incremented by every define and set! of one of its globals */
+    this.version = 0;
   }
   /** The cell of `name`, created unbound if absent. @param {string} name */
   cell(name) {
     let c = this.cells.get(name);
     if (c === undefined) {
-      c = new Cell(this.id, name);
+      c = new Cell(this.id, name, this);
       this.cells.set(name, c);
     }
     return c;
