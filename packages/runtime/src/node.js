@@ -79,6 +79,8 @@ export class Process extends Thread {
     this.onExit = null;
     /** @type {string[]|null} nodes this process lived on before (migration) */
     this.visited = null;
+    /** @type {string|null} the name of the procedure it was started with (dashboard) */
+    this.name = null;
   }
 
   /** The process's Scheme thread (itself). */
@@ -172,6 +174,7 @@ export class TermiteNode {
   spawn(thunk, opts = {}) {
     const proc = this.newProcess(opts.priority);
     proc.clo = thunk;
+    proc.name = thunk?.lam?.name ?? null;
     proc.args = EMPTY_ARGS;
     proc.params = opts.params ?? this.defaultParams();
     this.poke();
@@ -185,6 +188,7 @@ export class TermiteNode {
   spawnCall(procedure, args) {
     const proc = this.newProcess(2);
     proc.clo = procedure;
+    proc.name = procedure?.lam?.name ?? null;
     proc.args = args;
     proc.params = this.defaultParams();
     this.poke();
@@ -511,7 +515,7 @@ export class TermiteNode {
       if (p === undefined || !p.alive || seen.has(p) || p === this.stdoutProcess) continue;
       seen.add(p);
       if (procs.length < maxProcesses) {
-        procs.push({ pid: `${p.pid.n}@${p.pid.node.slice(0, 8)}`, name: p.handler !== null ? 'handler' : (p.clo?.lam?.name ?? p.k?.lam?.name ?? 'process'), state: this.core.state(p.cpid), migrated: p.visited !== null });
+        procs.push({ pid: `${p.pid.n}@${p.pid.node.slice(0, 8)}`, name: p.handler !== null ? 'handler' : (p.name ?? p.clo?.lam?.name ?? p.k?.lam?.name ?? 'process'), state: this.core.state(p.cpid), migrated: p.visited !== null });
       }
     }
     const spaces = [...this.spaces.entries()].map(([name, s]) => ({ name, tuples: s.size }));
