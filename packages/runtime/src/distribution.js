@@ -40,9 +40,9 @@
  */
 import {
   encodeValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
-  primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire,
+  primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire, runtimeUnits, builtinUnit,
 } from '@termite/scheme/internal';
-import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList } from '@termite/scheme';
+import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList, schemeErrorOf } from '@termite/scheme';
 import { Pid, NodeRef } from './values.js';
 import { resolveCode, registerUnitInstance, unitsByHash, MissingCode } from './code.js';
 import { copyMessage } from './copy.js';
@@ -105,6 +105,8 @@ export class Distribution {
     this.fetching = new Map();
     /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
     this.inbound = new Map();
+    /** @type {Map<any, any>} runtime units as values from other nodes see them (see receivedCode) */
+    this.guardedUnits = new Map();
     this.stats = { sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0 };
     /** @type {((text: string) => Promise<any>)|null} REPL evaluation of this node (dashboards), if enabled */
     this.evaluate = opts.evaluate ?? null;
@@ -340,14 +342,57 @@ export class Distribution {
    *   whose definitions are still being copied here
    */
   decode(bytes, loading) {
-    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, { resolveCode });
+    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, { resolveCode: (hash, env) => this.receivedCode(hash, env) });
     return decodeValue(bytes, {
       resolveCode: (hash, env) => {
-        const unit = resolveCode(hash, env);
+        const unit = this.receivedCode(hash, env);
         if (this.envLoading.has(env)) loading.add(env);
         return unit;
       },
     });
+  }
+
+  /**
+   * The code a closure or frame received from another node runs. Runtime code is this
+   * node's own, linked to the real procedures, so received values could otherwise reach
+   * a denied procedure (a closure over `delete-file`, or over runtime code that calls
+   * it, with free values of the sender's choosing): such lambdas, and the top level of
+   * each runtime library, decode to stand-ins that raise an error naming the procedure.
+   * @param {string} hash @param {string} env
+   */
+  receivedCode(hash, env) {
+    const unit = resolveCode(hash, env);
+    if (unit !== builtinUnit && runtimeUnits.get(hash) !== unit) return unit;
+    let view = this.guardedUnits.get(unit);
+    if (view !== undefined) return view;
+    const denied = this.denied;
+    if (unit === builtinUnit) {
+      /** @type {Map<string, any>} */
+      const standIns = new Map();
+      view = {
+        lams: [],
+        lamsByName: {
+          get: (/** @type {string} */ name) => {
+            const lam = builtinUnit.lamsByName.get(name);
+            if (lam === undefined || !denied.has(name)) return lam;
+            if (!standIns.has(name)) standIns.set(name, deniedLambda(lam, name, `${name} is not allowed for code received from another node`));
+            return standIns.get(name);
+          },
+        },
+      };
+    } else {
+      view = {
+        lamsByName: unit.lamsByName,
+        lams: unit.lams.map((/** @type {any} */ lam, /** @type {number} */ i) => {
+          if (i === 0) return deniedLambda(lam, lam.name, `the top level of runtime library ${unit.wire.name} cannot be run by another node`);
+          const uses = deniedNameIn(unit.wire, i, denied);
+          if (uses === null) return lam;
+          return deniedLambda(lam, uses, uses === lam.name ? `${uses} is not allowed for code received from another node` : `${lam.name} calls ${uses}, which is not allowed for code received from another node`);
+        }),
+      };
+    }
+    this.guardedUnits.set(unit, view);
+    return view;
   }
 
   /**
@@ -819,6 +864,54 @@ export class Distribution {
     }
     return this.call(to, [R_SERVICE, name]);
   }
+}
+
+/**
+ * A lambda that raises instead of running (called, or resumed as a frame); it keeps
+ * its unit and index, so it still names the same code if sent on.
+ * @param {any} lam @param {string} who @param {string} message
+ */
+function deniedLambda(lam, who, message) {
+  const raise = () => schemeErrorOf('denied', who, message);
+  return { ...lam, fast: raise, resume: raise };
+}
+
+/**
+ * The first denied runtime procedure or primitive lambda `li` of a (trusted, well-formed)
+ * wire unit names in its body, or null.
+ * @param {any} wire @param {number} li @param {Set<string>} denied
+ */
+function deniedNameIn(wire, li, denied) {
+  /** @type {string|null} */
+  let found = null;
+  const name = (/** @type {string} */ n) => (denied.has(n) ? (found = n) !== null : false);
+  const global = (/** @type {number} */ g) => wire.globals[g][0] === 'rt' && name(wire.globals[g][1]);
+  const atom = (/** @type {any[]} */ a) => a[0] === 3 /* A_GLOBAL */ && global(a[1]);
+  const atoms = (/** @type {any[]} */ as) => as.some(atom);
+  const triv = (/** @type {any[]} */ t) => {
+    switch (t[0]) {
+      case 10: return name(wire.prims[t[1]]) || atoms(t.slice(2)); // T_PRIM
+      case 11: return atoms(t.slice(2)); // T_CLOSURE
+      case 12: case 13: return global(t[1]) || atom(t[2]); // T_GSET, T_GDEF
+      default: return atom(t);
+    }
+  };
+  const block = (/** @type {any[]} */ b) => b.some((ins) => {
+    switch (ins[0]) {
+      case 20: return triv(ins[1]); // K_RETURN
+      case 21: return atom(ins[1]) || atoms(ins[2]); // K_TAIL
+      case 22: return atom(ins[4]) || atoms(ins[5]); // K_CALL
+      case 23: return triv(ins[2]); // K_LET
+      case 24: return ins[1].some((/** @type {any[]} */ b) => atoms(b[2])); // K_FIX
+      case 25: return atom(ins[1]) || block(ins[2]) || block(ins[3]); // K_IF
+      case 26: return block(ins[3]); // K_JOIN
+      case 27: return ins[2] !== null && atom(ins[2]); // K_JUMP
+      case 28: return atoms(ins[1]); // K_LOOP
+      default: return false;
+    }
+  });
+  wire.lambdas[li].clauses.some((/** @type {any} */ c) => block(c.body));
+  return found;
 }
 
 /** @param {string} k */
