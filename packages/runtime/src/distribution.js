@@ -12,6 +12,8 @@
  *     KILL   [5, pid-node, pid-n]               terminate!
  *     MOVED  [6, pid-node, pid-n, node-id]      the process now lives on node-id
  *     GONE   [7, pid-node, pid-n]               the process ended: drop forwarding entries
+ *     ERROR  [8, message]                       a frame from the receiver was refused (undecodable, malformed,
+ *                                               unknown type, code it named unobtainable); logged, never answered
  *   requests (mesh.request), answered [#t value] or [#f error-message]:
  *     SPAWN   [20, thunk, params, link-to]      remote-spawn: start a process, answer its pid
  *     MIGRATE [21, process-state]               take over a running process
@@ -50,7 +52,9 @@ import { copyMessage } from './copy.js';
 /** The compiler's internal operations (see passes/inline-primitives.js). */
 const internalOpNames = new Set(['%make-box', '%unbox', '%set-box!', '%check-bound']);
 
-const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7;
+const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8;
+/** Frame names (for messages) and their lengths on the wire (the environment versions included). */
+const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4]];
 const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
 
 /**
@@ -283,7 +287,7 @@ export class Distribution {
         frame = this.decode(bytes, loading);
       } catch (e) {
         if (!(e instanceof MissingCode)) {
-          this.log(`bad frame from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+          this.refuse(from, e);
           return;
         }
       }
@@ -329,7 +333,7 @@ export class Distribution {
   /** @param {string} from @param {() => Promise<void>} step */
   chain(from, step) {
     const prev = this.inbound.get(from) ?? Promise.resolve();
-    const next = prev.then(step).catch((e) => this.log(`frame from ${from.slice(0, 12)} dropped: ${e instanceof Error ? e.message : e}`));
+    const next = prev.then(step).catch((e) => this.refuse(from, e));
     this.inbound.set(from, next);
     next.then(() => {
       if (this.inbound.get(from) === next) this.inbound.delete(from);
@@ -424,10 +428,24 @@ export class Distribution {
    */
   handleFrame(from, f, bytes) {
     if (!Array.isArray(f) || typeof f[0] !== 'number') {
-      this.log(`malformed frame from ${from.slice(0, 12)}`);
+      this.refuse(from, 'malformed frame: not a vector that starts with a frame type');
       return;
     }
     const [type, pnode, pn] = f;
+    if (type === F_ERROR) {
+      this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
+      return;
+    }
+    const shape = FRAMES[type];
+    if (!Number.isInteger(type) || shape == null) {
+      this.refuse(from, `unknown frame type ${type}`);
+      return;
+    }
+    if (f.length !== shape[1] || typeof pnode !== 'string' || !Number.isInteger(pn) ||
+        ((type === F_LINK || type === F_UNLINK) && !(f[3] instanceof Pid)) || (type === F_MOVED && typeof f[3] !== 'string')) {
+      this.refuse(from, `malformed ${shape[0]} frame`);
+      return;
+    }
     if (type === F_MOVED) {
       this.location.set(key(pnode, pn), String(f[3]));
       return;
@@ -471,9 +489,18 @@ export class Distribution {
       case F_KILL:
         this.node.terminate(pid);
         return;
-      default:
-        this.log(`unknown frame type ${type} from ${from.slice(0, 12)}`);
     }
+  }
+
+  /**
+   * Refuse a frame from `from`: a log line here and an ERROR frame to the sender, which
+   * logs it (an ERROR is never answered, so two nodes cannot bounce errors).
+   * @param {string} from @param {unknown} why an error or a message
+   */
+  refuse(from, why) {
+    const msg = why instanceof Error ? `${why.name}: ${why.message}` : String(why);
+    this.log(`frame from ${from.slice(0, 12)} refused: ${msg}`);
+    this.emit(from, [F_ERROR, msg.slice(0, 1000)]);
   }
 
   // ------------------------------------------------------------------ requests
