@@ -14,7 +14,7 @@
  * counted as a failure, so a hang can never hold CI until its own limit.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -25,7 +25,16 @@ const suites = [
   { name: 'c', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'test'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
   { name: 'fuzz', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'fuzz'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
   { name: 'unit', cmd: process.execPath, args: ['--test', '--test-reporter=spec', '--test-timeout=300000', ...unitTestDirs()], parse: 'node' },
+  // Chromium (Debian's, driven by playwright-core) on loopback against real daemons; one file at a time
+  { name: 'e2e', cmd: process.execPath, args: ['--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=180000', ...e2eTestFiles()], when: () => e2eTestFiles().length > 0, parse: 'node' },
 ];
+
+/** e2e/*.test.js (node --test does not expand globs on every Node version this project supports). */
+function e2eTestFiles() {
+  const dir = path.join(root, 'e2e');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort().map((f) => path.join('e2e', f));
+}
 
 function unitTestDirs() {
   const dirs = ['packages/core/test', 'packages/scheme/test', 'packages/runtime/test', 'packages/mesh/test', 'node-daemon/test'];
