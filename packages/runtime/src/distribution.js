@@ -44,7 +44,7 @@ import {
   encodeValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
   primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire, runtimeUnits, builtinUnit,
 } from '@termite/scheme/internal';
-import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList, schemeErrorOf } from '@termite/scheme';
+import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList, schemeErrorOf, Closure, writeString } from '@termite/scheme';
 import { Pid, NodeRef } from './values.js';
 import { resolveCode, registerUnitInstance, unitsByHash, MissingCode } from './code.js';
 import { copyMessage } from './copy.js';
@@ -584,7 +584,11 @@ export class Distribution {
     const k = `${hash} ${envId}`;
     let p = this.fetching.get(k);
     if (!p) {
-      p = this.fetchAndInstantiate(from, hash, envId);
+      p = this.fetchAndInstantiate(from, hash, envId).catch((e) => {
+        // the refusal names the unit (the sender sees this message)
+        if (e instanceof Error && !e.message.includes(hash.slice(0, 12))) e.message = `unit ${hash.slice(0, 16)}: ${e.message}`;
+        throw e;
+      });
       this.fetching.set(k, p);
       p.finally(() => this.fetching.delete(k)).catch(() => {});
     }
@@ -664,7 +668,11 @@ export class Distribution {
     if (bytes !== null) {
       shipped = decodeValue(bytes);
     } else {
-      shipped = await this.call(from, [R_CODE, hash]);
+      try {
+        shipped = await this.call(from, [R_CODE, hash]);
+      } catch (e) {
+        throw new CodecError(`unit ${hash.slice(0, 16)} could not be fetched from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+      }
       this.stats.codeFetched++;
     }
     if (!Array.isArray(shipped) || shipped.length !== 3) throw new CodecError(`malformed unit ${hash.slice(0, 16)}`);
@@ -732,6 +740,7 @@ export class Distribution {
 
   /** @param {string} from @param {any} thunk @param {any} params @param {any} linkTo */
   acceptSpawn(from, thunk, params, linkTo) {
+    if (!(thunk instanceof Closure)) throw new CodecError(`SPAWN needs a procedure to run, got ${writeString(thunk).slice(0, 100)}`);
     const proc = this.node.spawn(thunk, { params });
     if (linkTo instanceof Pid) {
       this.node.addLink(proc.pid, linkTo);
@@ -811,6 +820,9 @@ export class Distribution {
   acceptMigration(from, state) {
     if (!Array.isArray(state) || state.length !== 5 || !(state[0] instanceof Pid)) throw new CodecError('malformed process state');
     const [pid, thread, mailbox, links, visited] = state;
+    if (!Array.isArray(mailbox) || !Array.isArray(links) || !links.every((l) => l instanceof Pid) || !Array.isArray(visited)) {
+      throw new CodecError('malformed process state (mailbox, links and visited nodes must be vectors; links, of pids)');
+    }
     const proc = this.node.adopt(pid, threadFromData(thread, null));
     proc.visited = visited;
     proc.links = links.length > 0 ? links : null;
