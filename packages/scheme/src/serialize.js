@@ -403,7 +403,14 @@ const textDecoder = new TextDecoder('utf-8', { fatal: true });
  */
 export function decodeValue(bytes, opts = {}) {
   const d = new Decoder(bytes, opts);
-  const v = d.item(0);
+  let v;
+  try {
+    v = d.item(0);
+  } catch (e) {
+    // nesting within maxDepth can still exhaust the stack (tags cost two calls a level)
+    if (e instanceof RangeError) throw new CodecError(`value nested too deeply to decode (${e.message}) at byte ${d.pos}`);
+    throw e;
+  }
   if (d.pos !== bytes.length) throw new CodecError(`${bytes.length - d.pos} trailing bytes after the value`);
   return v;
 }
