@@ -12,6 +12,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { startDaemon, newToken, health, waitFor } from '../node-daemon/test/helpers/daemons.js';
 import { launchChromium } from './helpers/browser.js';
+import { createMeshNode, createIdentity } from '@termite/mesh';
+import { encodeValue, decodeValue } from '@termite/scheme';
 import { openTab, waitJoined, waitPeers, waitStatus, tabStatus, artifactsDir, saveTabLogs } from './helpers/mesh.js';
 
 const token = newToken();
@@ -81,6 +83,25 @@ test('a tab keeps its node id across a reload (identity in IndexedDB)', async ()
   assert.equal(st.daemonId, daemon.id);
   assert.match((await t.page.evaluate(() => /** @type {any} */ (window).termite.view.log.join('\n'))), /identity tab-\d+ from IndexedDB/);
   await waitPeers(daemon.url, [again], { timeoutMs: 20000 });
+});
+
+test('a tab evaluates Scheme text for no peer but the daemon that served it', async () => {
+  // a node of the mesh (it knows the token) that is not the tab's daemon asks a tab to evaluate text
+  const mesh = createMeshNode({ identity: await createIdentity(), token, webrtc: false });
+  await mesh.start();
+  try {
+    await mesh.connect(daemon.url, { timeoutMs: 10000 });
+    const tab = tabs[1];
+    await waitFor(() => mesh.isReachable(tab.id), 10000, `a route to tab ${tab.id}`);
+    const R_EVAL = 26; // packages/runtime/src/distribution.js
+    const answer = decodeValue(await mesh.request(tab.id, encodeValue([R_EVAL, '(+ 1 2)']), { timeoutMs: 10000 }));
+    assert.equal(answer[0], false);
+    assert.match(String(answer[1]), /does not evaluate code for that peer/);
+    // the tab is still in the mesh
+    assert.equal(await tab.page.textContent('#state'), 'Joined');
+  } finally {
+    await mesh.stop();
+  }
 });
 
 test('a page with a wrong token is refused and says why; the daemon logs the refusal and keeps serving good tabs', async () => {
