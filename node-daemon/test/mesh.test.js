@@ -6,6 +6,8 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startDaemon, runProgram, health, newToken, waitFor } from './helpers/daemons.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
@@ -138,4 +140,41 @@ test('a wrong token is refused with the reason, logged, and the daemon keeps ser
   await waitFor(() => /refused.*token|token.*refused/i.test(a.log()), 5000, 'the refusal in the daemon log');
   const good = await runProgram(`(display (on (make-node "127.0.0.1" ${a.port}) (lambda () 'fine)))`, { token, join: [a.url] });
   assert.equal(good.stdout, 'fine', good.stderr);
+});
+
+const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'mesh');
+
+test('work dispatch (paper §5.1): meters report load, every job runs on a least-loaded node and its result is right', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const b = await daemon({ token });
+  const r = await runProgram({ file: path.join(examples, 'dispatch.scm') }, { token, join: [a.url, b.url], timeoutMs: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const m = /\(jobs 24 correct #t nodes-used (\d+) nodes 3\)/.exec(r.stdout);
+  assert.ok(m, `unexpected output: ${r.stdout}\n${r.stderr}`);
+  assert.ok(Number(m[1]) >= 2, `jobs spread over ${m[1]} nodes`);
+});
+
+test('Linda matrix multiplication with workers on two daemons: one killed with SIGKILL mid-work, its rows are redone and the product is right', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  const b = await daemon({ token });
+  let killed = false;
+  const r = await runProgram({ file: path.join(examples, 'matrix-tabs.scm') }, {
+    token,
+    join: [a.url, b.url],
+    env: { MATRIX_N: '12', MATRIX_ROW_DELAY: '0.3' },
+    timeoutMs: 60_000,
+    onStdout: (out) => {
+      if (!killed && out.includes('(rows-done ')) {
+        killed = true;
+        void b.stop('SIGKILL');
+      }
+    },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(killed, 'a daemon was killed during the work');
+  const m = /\(rows 12 workers 2 reissued (\d+) product-correct #t\)/.exec(r.stdout);
+  assert.ok(m, `unexpected output: ${r.stdout}\n${r.stderr}`);
+  assert.ok(Number(m[1]) >= 1, 'the killed worker\'s rows were issued again');
 });

@@ -84,19 +84,25 @@ export function stopChild(child, signal) {
  * Run a program with `termite-node run` (joined to the given daemons); resolves with
  * its status and streams. Bounded by timeoutMs.
  * @param {string} source
- * @param {{token: string, join?: string[], env?: Record<string, string>, timeoutMs?: number}} opts
+ * `source` is the program's text, or `{file}` to run a file as it is; `onStdout` sees
+ * the output so far each time more arrives (to act in the middle of a run).
+ * @param {string | {file: string}} source
+ * @param {{token: string, join?: string[], env?: Record<string, string>, timeoutMs?: number, onStdout?: (all: string) => void}} opts
  * @returns {Promise<{status: number|null, stdout: string, stderr: string}>}
  */
 export function runProgram(source, opts) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'termite-mesh-test-'));
-  const file = path.join(dir, 'prog.scm');
-  writeFileSync(file, source);
+  const file = typeof source === 'string' ? path.join(dir, 'prog.scm') : source.file;
+  if (typeof source === 'string') writeFileSync(file, source);
   const args = [bin, 'run', file, '--token', opts.token, '--port', '0'];
   for (const j of opts.join ?? []) args.push('--join', j);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    opts.onStdout?.(stdout);
+  });
   child.stderr.on('data', (d) => (stderr += d));
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30000);

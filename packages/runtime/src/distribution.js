@@ -99,6 +99,8 @@ export class Distribution {
     this.watchers = new Map();
     /** @type {Map<string, Promise<void>>} environments whose definitions are being copied here */
     this.envLoading = new Map();
+    /** @type {Map<string, Promise<void>>} environments whose copy is being brought up to date */
+    this.refreshing = new Map();
     /** @type {Map<string, {version: number}>} program environments copied from other nodes, and the version copied */
     this.replicas = new Map();
     /** @type {Map<string, Pid>} published services */
@@ -322,10 +324,19 @@ export class Distribution {
     const envs = Array.isArray(frame) ? frame[frame.length - 1] : null;
     if (!Array.isArray(envs)) return;
     for (const [id, version] of envs) {
-      const r = this.replicas.get(String(id));
-      if (r !== undefined && r.version < Number(version)) {
+      // bounded: each round either finds the replica current or waits for one copy
+      for (let round = 0; round < 4; round++) {
+        const r = this.replicas.get(String(id));
+        if (r === undefined || r.version >= Number(version)) break;
         const env = this.node.environments.get(String(id));
-        if (env) await this.loadGlobals(from, env, true);
+        if (!env) break;
+        // one copy in flight per environment: frames that arrive meanwhile wait for it
+        let p = this.refreshing.get(env.id);
+        if (p === undefined) {
+          p = this.loadGlobals(from, env, true).finally(() => this.refreshing.delete(env.id));
+          this.refreshing.set(env.id, p);
+        }
+        await p;
       }
     }
   }
@@ -552,7 +563,9 @@ export class Distribution {
     const bytes = await this.mesh.request(to, this.encode(req), { timeoutMs: this.timeoutMs });
     const r = await this.decodeFetching(to, bytes, wait);
     if (!Array.isArray(r) || r.length !== 3) throw new CodecError('malformed answer');
-    if (this.stale(r)) await this.refresh(to, r);
+    // the answer that brings an environment's definitions is itself newer than our copy
+    // of it: refreshing before reading it would ask for the same answer again, forever
+    if (wait && this.stale(r)) await this.refresh(to, r);
     if (r[0] !== true) throw new Error(String(r[1]));
     return r[1];
   }

@@ -9,6 +9,18 @@ import { compileProgramText, linkProgram, SchemeError, describeError } from '@te
 import { registerUnitInstance } from './code.js';
 
 /**
+ * A program's environment id names this run, not just the program's code: other nodes
+ * keep replicas of its definitions under this id, and a second run of the same program
+ * (same unit hash) must not find the first run's definitions there.
+ * @param {{kind: string, hash: string}[]} units
+ */
+function programEnvId(units) {
+  const prog = units.find((u) => u.kind !== 'library');
+  const nonce = crypto.getRandomValues(new Uint32Array(2));
+  return `prog:${prog ? prog.hash.slice(0, 16) : ''}/${nonce[0].toString(16)}${nonce[1].toString(16)}`;
+}
+
+/**
  * @param {import('./node.js').TermiteNode} node
  * @param {string} text
  * @param {{file?: string, libraryPath?: string[], readFile?: (p: string) => string|null, trace?: any, onTrace?: any, onTime?: any}} [opts]
@@ -18,7 +30,7 @@ export async function runProgramOn(node, text, opts = {}) {
   let program;
   try {
     const units = compileProgramText(text, opts);
-    program = linkProgram(units);
+    program = linkProgram(units, { envId: programEnvId(units) });
     registerUnitInstance(program);
     node.environments.set(program.env.id, program.env);
   } catch (e) {

@@ -41,6 +41,8 @@ export const replSource = String.raw`
 `;
 
 let evaluators = 0;
+/** This JS process's nonce: REPL environment ids stay unique across restarts of a node. */
+const INSTANCE = crypto.getRandomValues(new Uint32Array(1))[0].toString(16);
 
 export class NodeEvaluator {
   /**
@@ -50,7 +52,7 @@ export class NodeEvaluator {
   constructor(node, opts = {}) {
     this.node = node;
     // the environment's id names it across the mesh: closures defined at this REPL refer to it
-    this.evaluator = new Evaluator({ ...opts, envId: opts.envId ?? `repl:${node.id}:${++evaluators}` });
+    this.evaluator = new Evaluator({ ...opts, envId: opts.envId ?? `repl:${node.id}:${INSTANCE}:${++evaluators}` });
     node.environments.set(this.evaluator.env.id, this.evaluator.env);
     this.evaluator.onUnit = registerUnitInstance;
     /** @type {import('./node.js').Process|null} the REPL's process */

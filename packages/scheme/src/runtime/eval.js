@@ -71,6 +71,8 @@ const sharedLibrary = (_key, lib) => libraryEnvs.has(lib.ns);
 export const evalOptions = { libraryPath: [], onUnit: null };
 
 let envCounter = 0;
+/** Environment ids are unique across JS processes too: nodes keep replicas keyed by id. */
+const INSTANCE = crypto.getRandomValues(new Uint32Array(2)).join('.');
 
 /** A first-class environment: what `eval` compiles and runs in. */
 export class EvalEnvironment {
@@ -82,7 +84,7 @@ export class EvalEnvironment {
     this.name = name;
     this.specs = specs;
     this.expandEnv = createEnvironment(specs, { readFile: readTextFile, libraryPath: evalOptions.libraryPath, sharedLibrary });
-    this.env = new Environment(`eval:${++envCounter}`);
+    this.env = new Environment(`eval:${INSTANCE}:${++envCounter}`);
   }
 }
 
