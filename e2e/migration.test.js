@@ -9,11 +9,12 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startDaemon, newToken, health } from '../node-daemon/test/helpers/daemons.js';
 import { launchChromium } from './helpers/browser.js';
-import { openTab, waitJoined, waitPeers, waitStatus, startProgram, runToEnd, saveTabLogs, artifactsDir, FIND_NODE } from './helpers/mesh.js';
+import { openTab, waitJoined, waitPeers, waitStatus, tabStatus, startProgram, runToEnd, saveTabLogs, artifactsDir, FIND_NODE } from './helpers/mesh.js';
 
 const token = newToken();
 /** @type {import('../node-daemon/test/helpers/daemons.js').Daemon} */
@@ -24,6 +25,7 @@ let chromium;
 let tabs = [];
 /** @type {import('./helpers/mesh.js').Program[]} */
 const programs = [];
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'termite-e2e-migration-'));
 
 before(async () => {
   [daemon, chromium] = await Promise.all([startDaemon({ token }), launchChromium()]);
@@ -39,6 +41,7 @@ after(async () => {
   for (const p of programs) await p.stop();
   await chromium?.close();
   await daemon?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** The prelude of every program: the daemon and the tabs as node references. */
@@ -51,9 +54,9 @@ function prelude() {
 `;
 }
 
-/** @param {string} source */
-async function run(source) {
-  const r = await runToEnd(prelude() + source, { token, join: [daemon.url], timeoutMs: 60000 });
+/** @param {string} source @param {string} [file] where to put it (default: a new temporary directory) */
+async function run(source, file) {
+  const r = await runToEnd(prelude() + source, { token, join: [daemon.url], timeoutMs: 60000, file });
   assert.equal(r.stderr, '', 'nothing on stderr');
   assert.equal(r.status, 0, `exit status; stdout:\n${r.stdout}`);
   return r.stdout;
@@ -164,6 +167,33 @@ test('on and remote-spawn target a tab like any node, with closures over local d
   await waitStatus(tabs[0], (s) => (s.counters.codeFetched ?? 0) > fetchedBefore, 5000, 'code fetched');
   const log = await tabs[0].page.evaluate(() => /** @type {any} */ (window).termite.view.log.join('\n'));
   assert.doesNotMatch(log, /start failed|uncaught/i);
+});
+
+test('a reloaded tab takes the code it was shipped from its IndexedDB cache, not from the network', async () => {
+  const tab = tabs[0];
+  const nonce = Math.random().toString(36).slice(2);
+  const source = String.raw`
+(define (cube x) (* x x x))
+(define (cubes n) (let loop ((i n) (acc '())) (if (= i 0) acc (loop (- i 1) (cons (cube i) acc)))))
+(write (on tab1 (lambda () (list "${nonce}" (cubes 5))))) (newline)
+`;
+  const expected = `("${nonce}" (1 8 27 64 125))\n`;
+  // the same file both times (a unit's hash covers its file name)
+  const file = path.join(scratch, `cached-${nonce}.scm`);
+  const fetched = (await tabStatus(tab)).counters.codeFetched ?? 0;
+  assert.equal(await run(source, file), expected);
+  await waitStatus(tab, (s) => (s.counters.codeFetched ?? 0) > fetched, 5000, 'the code fetched from the program');
+  // a new worker: nothing in memory; the same program from a new node
+  const id = tab.id;
+  await tab.page.reload();
+  assert.equal(await waitJoined(tab), id);
+  await waitPeers(daemon.url, [id], { timeoutMs: 20000 });
+  assert.equal(await run(source, file), expected);
+  const st = await tabStatus(tab);
+  const worker = tab.page.workers()[0];
+  const stats = await worker.evaluate(() => /** @type {any} */ (self).termite.codeCache.stats);
+  assert.equal(st.counters.codeFetched ?? 0, 0, `no code fetched from a peer after the reload; cache ${JSON.stringify(stats)}; log:\n${(await tab.page.evaluate(() => /** @type {any} */ (window).termite.view.log.join('\n')))}`);
+  assert.ok(stats.hits > 0, `code cache hits: ${JSON.stringify(stats)}`);
 });
 
 test('closing a tab raises an exit signal in the processes linked to its processes', async () => {

@@ -123,12 +123,13 @@ export const FIND_NODE = String.raw`
 
 /**
  * Start `termite-node run` on `source` joined to `join`, streaming its output.
- * @param {string} source @param {{token: string, join: string[]}} opts
+ * @param {string} source @param {{token: string, join: string[], file?: string}} opts
  * @returns {Program}
  */
 export function startProgram(source, opts) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'termite-e2e-'));
-  const file = path.join(dir, 'prog.scm');
+  // a unit's hash covers its file name: `file` runs the same code from the same path again
+  const dir = opts.file ? null : mkdtempSync(path.join(os.tmpdir(), 'termite-e2e-'));
+  const file = opts.file ?? path.join(/** @type {string} */ (dir), 'prog.scm');
   writeFileSync(file, source);
   const args = [bin, 'run', file, '--token', opts.token, '--port', '0'];
   for (const j of opts.join) args.push('--join', j);
@@ -151,7 +152,7 @@ export function startProgram(source, opts) {
   /** @type {Promise<number|null>} */
   const exited = new Promise((resolve) => {
     child.on('exit', (status) => {
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
       resolve(status);
       changed();
     });
@@ -190,7 +191,7 @@ export function startProgram(source, opts) {
 
 /**
  * Run a program to its end (bounded): its status and output.
- * @param {string} source @param {{token: string, join: string[], timeoutMs?: number}} opts
+ * @param {string} source @param {{token: string, join: string[], file?: string, timeoutMs?: number}} opts
  */
 export async function runToEnd(source, opts) {
   const p = startProgram(source, opts);
