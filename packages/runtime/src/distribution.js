@@ -400,7 +400,7 @@ export class Distribution {
         lamsByName: unit.lamsByName,
         lams: unit.lams.map((/** @type {any} */ lam, /** @type {number} */ i) => {
           if (i === 0) return deniedLambda(lam, lam.name, `the top level of runtime library ${unit.wire.name} cannot be run by another node`);
-          const uses = deniedNameIn(unit.wire, i, denied);
+          const uses = denied.has(lam.name) ? lam.name : deniedNameIn(unit.wire, i, denied);
           if (uses === null) return lam;
           return deniedLambda(lam, uses, uses === lam.name ? `${uses} is not allowed for code received from another node` : `${lam.name} calls ${uses}, which is not allowed for code received from another node`);
         }),
