@@ -128,8 +128,10 @@ test('a page with a wrong token is refused and says why; the daemon logs the ref
     const why = /** @type {string} */ (await t.page.textContent('#refusal'));
     assert.match(why, /wrong token/);
     assert.match(why, /bad token/);
-    t.id = (await tabStatus(t))?.id ?? '';
+    // the status (coalesced, after the state) names the refused node
+    t.id = (await waitStatus(t, (st) => st.state === 'refused' && typeof st.id === 'string', 5000, 'the refused status')).id;
     assert.match(t.id, /^[a-z2-7]{32}$/);
+    await t.page.waitForSelector(`#node-id:text("${t.id}")`, { timeout: 5000 });
   }
   // the daemon logged both refusals, naming the tab and the reason
   for (const t of [wrong, forged]) {
