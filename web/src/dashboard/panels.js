@@ -1,0 +1,202 @@
+// @ts-check
+/**
+ * The side panels: processes per node (the ones that just arrived highlighted and
+ * listed first), tuple spaces with their sizes, and the stream of recent migrations.
+ */
+import { el, nodeName, compact, clock, shortId } from './format.js';
+
+const ROWS = 7;
+const ROWS_SELECTED = 14;
+
+const STATE_LABEL = /** @type {Record<string, string>} */ ({
+  ready: 'ready',
+  running: 'running',
+  'waiting-message': 'receive',
+  'waiting-tuple': 'tuple',
+  'waiting-timer': 'timer',
+});
+
+/**
+ * @param {HTMLElement} root
+ * @param {import('./store.js').Store} store
+ * @param {string|null} selected
+ * @param {(id: string) => void} onSelect
+ */
+export function renderNodes(root, store, selected, onSelect) {
+  const now = Date.now();
+  /** @type {Map<string, HTMLElement>} */
+  const old = new Map();
+  for (const c of /** @type {HTMLElement[]} */ ([...root.children])) if (c.dataset.nodeId) old.set(c.dataset.nodeId, c);
+  /** @type {HTMLElement[]} */
+  const cards = [];
+  for (const n of store.ordered()) {
+    if (n.ghost) continue;
+    let card = old.get(n.id);
+    if (!card) {
+      card = el('div', { class: 'node-card', dataset: { nodeId: n.id } });
+      const id = n.id;
+      card.addEventListener('click', (e) => {
+        if (!(/** @type {HTMLElement} */ (e.target).closest('.proc'))) onSelect(id);
+      });
+    }
+    card.dataset.kind = n.kind ?? 'daemon';
+    card.classList.toggle('selected', n.id === selected);
+    card.classList.toggle('unreachable', Boolean(n.unreachable));
+    card.replaceChildren(...nodeCard(n, store, n.id === selected, now));
+    cards.push(card);
+  }
+  root.replaceChildren(...cards);
+}
+
+/** @param {any} n @param {import('./store.js').Store} store @param {boolean} selected @param {number} now */
+function nodeCard(n, store, selected, now) {
+  const kind = n.kind === 'tab' ? 'tab' : 'daemon';
+  const head = el(
+    'div',
+    { class: 'nc-head' },
+    el('span', { class: `kind-badge ${kind}`, text: kind === 'tab' ? 'TAB' : 'DAEMON' }),
+    el('span', { class: 'nc-name', text: kind === 'tab' ? shortId(n.id) : nodeName(n), title: n.id }),
+    n.id === store.self ? el('span', { class: 'nc-self', text: 'this daemon' }) : null,
+    el('span', { class: 'grow' }),
+    n.unreachable ? el('span', { class: 'nc-stat warn', text: 'unreachable' }) : el('span', { class: 'nc-stat', text: `${n.processes?.live ?? 0} proc` }),
+  );
+  if (n.unreachable) return [head];
+  const load = Math.max(0, Math.min(1, n.load ?? 0));
+  const meter = el(
+    'div',
+    { class: 'nc-meta' },
+    el('span', { class: 'meter', title: `busy ${Math.round(load * 100)}% of the time` }, el('span', { class: 'meter-fill' })),
+    el('span', { text: `${Math.round(load * 100)}% busy` }),
+    el('span', { text: `${compact(n.rates?.messages ?? 0)} msg/s` }),
+    el('span', { text: `↓${n.counters?.migrationsIn ?? 0} ↑${n.counters?.migrationsOut ?? 0}`, title: 'processes that arrived here ↓ and left ↑' }),
+  );
+  /** @type {HTMLElement} */ (meter.querySelector('.meter-fill')).style.width = `${(load * 100).toFixed(1)}%`;
+  const shown = /** @type {any[]} */ ([...(n.processes?.shown ?? [])]);
+  // arrivals first, then migrated processes, then by pid
+  const rank = (/** @type {any} */ p) => (store.arrivedHere(p.pid, n.id, now) ? 0 : p.migrated ? 1 : 2);
+  shown.sort((a, b) => rank(a) - rank(b));
+  const limit = selected ? ROWS_SELECTED : ROWS;
+  const list = el('ul', { class: 'procs' });
+  for (const p of shown.slice(0, limit)) list.append(procRow(p, n, store, now));
+  const hidden = (n.processes?.live ?? shown.length) - Math.min(limit, shown.length);
+  const parts = [head, meter];
+  if (shown.length === 0) parts.push(el('div', { class: 'nc-empty', text: 'no processes' }));
+  else parts.push(list);
+  if (hidden > 0) parts.push(el('div', { class: 'nc-more', text: `+ ${hidden} more` }));
+  return parts;
+}
+
+/** @param {any} p @param {any} n @param {import('./store.js').Store} store @param {number} now */
+function procRow(p, n, store, now) {
+  const arrived = store.arrivedHere(p.pid, n.id, now);
+  const st = String(p.state ?? '');
+  const from = arrived ? store.nodes.get(arrived.from) : null;
+  const name = procName(p.name);
+  return el(
+    'li',
+    { class: `proc${arrived ? ' arrived' : ''}${p.migrated ? ' migrated' : ''}${name.system ? ' system' : ''}`, dataset: { pid: p.pid, nodeId: n.id } },
+    pidView(p.pid),
+    el('span', { class: 'pname', text: name.text, title: name.title }),
+    arrived ? el('span', { class: 'from', text: `from ${from ? nodeName(from) : shortId(arrived.from)}` }) : p.migrated ? el('span', { class: 'mig-tag', text: 'moved', title: 'this process migrated here' }) : null,
+    el('span', { class: `state st-${st.split('-')[0]}`, text: STATE_LABEL[st] ?? st }),
+  );
+}
+
+/**
+ * @param {HTMLElement} root @param {HTMLElement} count
+ * @param {import('./store.js').Store} store
+ */
+export function renderSpaces(root, count, store) {
+  /** @type {{node: any, name: string, tuples: number}[]} */
+  const rows = [];
+  for (const n of store.ordered()) for (const s of n.spaces ?? []) rows.push({ node: n, name: String(s.name), tuples: s.tuples ?? 0 });
+  rows.sort((a, b) => b.tuples - a.tuples || a.name.localeCompare(b.name));
+  const max = Math.max(1, ...rows.map((r) => r.tuples));
+  const total = rows.reduce((s, r) => s + r.tuples, 0);
+  count.textContent = rows.length ? `${rows.length} · ${compact(total)} tuples` : '';
+  if (rows.length === 0) {
+    root.replaceChildren(el('div', { class: 'empty', text: 'No tuple spaces yet — (out \'(hello 1)) makes one.' }));
+    return;
+  }
+  root.replaceChildren(
+    ...rows.map((r) => {
+      const bar = el('span', { class: 'bar-fill' });
+      bar.style.width = `${Math.max(r.tuples > 0 ? 3 : 0, (r.tuples / max) * 100).toFixed(1)}%`;
+      return el(
+        'div',
+        { class: 'space', dataset: { space: r.name, nodeId: r.node.id, tuples: String(r.tuples) } },
+        el('span', { class: 'space-name', text: r.name === '' ? '(default)' : r.name, title: r.name }),
+        el('span', { class: `space-node ${r.node.kind === 'tab' ? 'tab' : 'daemon'}`, text: r.node.kind === 'tab' ? `tab ${shortId(r.node.id)}` : nodeName(r.node) }),
+        el('span', { class: 'bar' }, bar),
+        el('span', { class: 'space-count', text: compact(r.tuples) }),
+      );
+    }),
+  );
+}
+
+/**
+ * @param {HTMLElement} root @param {HTMLElement} count
+ * @param {import('./store.js').Store} store
+ * @param {Set<string>} fresh keys of migrations that just arrived (animated in)
+ */
+export function renderMigrations(root, count, store, fresh) {
+  count.textContent = `${store.migrationsTotal} total`;
+  const list = [...store.migrations].reverse().slice(0, 40);
+  if (list.length === 0) {
+    root.replaceChildren(el('li', { class: 'empty', text: 'No migrations seen yet. (migrate node) moves a running process.' }));
+    return;
+  }
+  root.replaceChildren(
+    ...list.map((m) => {
+      const from = store.nodes.get(m.from);
+      const to = store.nodes.get(m.to);
+      const k = migKey(m);
+      return el(
+        'li',
+        { class: `mig${fresh.has(k) ? ' new' : ''}`, dataset: { pid: m.pid, from: m.from, to: m.to } },
+        el('span', { class: 'time', text: clock(m.t) }),
+        pidView(m.pid),
+        el('span', { class: 'pname', text: procName(m.name).text }),
+        el(
+          'span',
+          { class: 'route' },
+          el('span', { class: `end ${from?.kind === 'tab' ? 'tab' : 'daemon'}`, text: label(from, m.from) }),
+          el('span', { class: 'arrow', text: '→' }),
+          el('span', { class: `end ${to?.kind === 'tab' ? 'tab' : 'daemon'}`, text: label(to, m.to) }),
+        ),
+      );
+    }),
+  );
+}
+
+/**
+ * A pid as the snapshot gives it (serial@node-prefix), the node part dimmed.
+ * @param {string} pid
+ */
+function pidView(pid) {
+  const at = String(pid).indexOf('@');
+  if (at < 0) return el('span', { class: 'pid', text: pid });
+  return el('span', { class: 'pid', title: pid }, String(pid).slice(0, at), el('span', { class: 'pid-node', text: String(pid).slice(at) }));
+}
+
+/**
+ * How a process is named: after the procedure it was started with; the runtime's own
+ * processes (%repl-server, handlers) are marked as such.
+ * @param {string|undefined} name
+ */
+export function procName(name) {
+  const n = String(name ?? 'process');
+  if (n === 'anonymous') return { text: 'λ', title: 'an anonymous procedure', system: false };
+  if (n === '%repl-server') return { text: 'REPL', title: 'the evaluator of this node\'s REPL (%repl-server)', system: true };
+  if (n === 'handler' || n.startsWith('%')) return { text: n, title: 'a process of the runtime', system: true };
+  return { text: n, title: n, system: false };
+}
+
+/** @param {any} m */
+export const migKey = (m) => `${m.t}|${m.pid}|${m.to}`;
+
+/** @param {any} n @param {string} id */
+function label(n, id) {
+  if (!n) return shortId(id);
+  return n.kind === 'tab' ? `tab ${shortId(n.id)}` : nodeName(n);
+}
