@@ -948,7 +948,8 @@ function deniedNameIn(wire, li, denied) {
       default: return atom(t);
     }
   };
-  const block = (/** @type {any[]} */ b) => b.some((ins) => {
+  /** @type {(b: any[]) => boolean} */
+  const block = (b) => b.some((ins) => {
     switch (ins[0]) {
       case 20: return triv(ins[1]); // K_RETURN
       case 21: return atom(ins[1]) || atoms(ins[2]); // K_TAIL

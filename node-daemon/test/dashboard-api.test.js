@@ -1,0 +1,244 @@
+// @ts-check
+/**
+ * The dashboard's HTTP API (node-daemon/src/dashboard-api.js, docs/dashboard.md) against
+ * real daemons (OS processes on free loopback ports, stopped by PID): the page and its
+ * headers, /api/state, the /api/events stream, /api/eval and its request checks (Host,
+ * same origin, JSON only), and what the monitor derives: another daemon of the mesh,
+ * a migration between them with the process's name, message rates.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { startDaemon, newToken, waitFor } from './helpers/daemons.js';
+
+/** @type {import('./helpers/daemons.js').Daemon} */
+let a;
+/** @type {import('./helpers/daemons.js').Daemon} */
+let b;
+const token = newToken();
+
+before(async () => {
+  b = await startDaemon({ token });
+  a = await startDaemon({ token, join: [`ws://127.0.0.1:${b.port}`] });
+});
+
+after(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+
+/**
+ * One HTTP request with full control of the headers (fetch would not send Host, Origin or
+ * Sec-Fetch-Site as given).
+ * @param {number} port
+ * @param {{method?: string, path: string, headers?: Record<string, string>, body?: string}} req
+ * @returns {Promise<{status: number, headers: http.IncomingHttpHeaders, text: string, json: any}>}
+ */
+function request(port, req) {
+  return new Promise((resolve, reject) => {
+    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers: req.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        let json = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: /** @type {number} */ (res.statusCode), headers: res.headers, text, json });
+      });
+    });
+    r.setTimeout(30000, () => r.destroy(new Error(`${req.method ?? 'GET'} ${req.path} took longer than 30 s`)));
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/**
+ * POST /api/eval as the dashboard does.
+ * @param {number} port @param {string} code @param {string} [node] @param {Record<string, string>} [headers]
+ */
+function evalOn(port, code, node, headers = {}) {
+  return request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ node, code }) });
+}
+
+/** @param {number} port */
+async function state(port) {
+  const r = await request(port, { path: '/api/state' });
+  assert.equal(r.status, 200, r.text);
+  return r.json;
+}
+
+test('GET / is the dashboard: one page with its script inlined under a strict CSP, no mesh token', async () => {
+  const r = await request(a.port, { path: '/' });
+  assert.equal(r.status, 200, r.text);
+  assert.match(String(r.headers['content-type']), /^text\/html/);
+  const csp = String(r.headers['content-security-policy']);
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'sha256-[A-Za-z0-9+/=]+'/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.equal(r.headers['x-frame-options'], 'DENY');
+  assert.match(r.text, /<svg id="graph"/);
+  assert.match(r.text, /id="open-worker"/);
+  assert.ok(!r.text.includes(token), 'the page does not carry the mesh token');
+  assert.ok(!r.text.includes('/*DASHBOARD-JS*/') && !r.text.includes('/*DASHBOARD-CSS*/'), 'script and style are inlined');
+  const again = await request(a.port, { path: '/', headers: { 'if-none-match': String(r.headers.etag) } });
+  assert.equal(again.status, 304);
+});
+
+test('GET /api/state: this daemon and the daemon it joined, with their link and counters', async () => {
+  /** @type {any} */
+  let s;
+  await waitFor(async () => {
+    s = await state(a.port);
+    return s.nodes.length === 2 && s.nodes.every((/** @type {any} */ n) => !n.unreachable);
+  }, 10000, 'both daemons in the snapshot');
+  assert.equal(s.ok, true);
+  assert.equal(s.self, a.id);
+  assert.equal(s.tickMs, 500);
+  assert.ok(Array.isArray(s.history) && Array.isArray(s.recentMigrations));
+  const [self, other] = s.nodes;
+  assert.equal(self.id, a.id, 'this daemon first');
+  assert.equal(other.id, b.id);
+  for (const n of s.nodes) {
+    assert.equal(n.kind, 'daemon');
+    assert.equal(typeof n.load, 'number');
+    assert.equal(typeof n.processes.live, 'number');
+    assert.ok(Array.isArray(n.processes.shown) && Array.isArray(n.spaces));
+    for (const k of ['messages', 'sent', 'received', 'migrationsIn', 'migrationsOut', 'spawned']) assert.equal(typeof n.counters[k], 'number', k);
+    for (const k of ['messages', 'migrationsIn', 'sent']) assert.equal(typeof n.rates[k], 'number', k);
+  }
+  assert.equal(self.address, `127.0.0.1:${a.port}`);
+  assert.deepEqual(self.peers.map((/** @type {any} */ p) => [p.id, p.transport]), [[b.id, 'websocket']]);
+});
+
+test('GET /api/events: a hello with everything, then ticks', async () => {
+  const events = await new Promise((resolve, reject) => {
+    /** @type {{event: string, data: any}[]} */
+    const got = [];
+    const req = http.get({ host: '127.0.0.1', port: a.port, path: '/api/events' }, (res) => {
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^text\/event-stream/);
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        buf += c;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) got.push({ event, data: JSON.parse(data) });
+          if (got.filter((e) => e.event === 'tick').length >= 2) {
+            req.destroy();
+            resolve(got);
+          }
+        }
+      });
+    });
+    req.setTimeout(10000, () => req.destroy(new Error('fewer than 2 ticks in 10 s')));
+    req.on('error', reject);
+  });
+  assert.equal(events[0].event, 'hello');
+  assert.equal(events[0].data.self, a.id);
+  assert.ok(Array.isArray(events[0].data.nodes) && Array.isArray(events[0].data.history));
+  const tick = events.find((/** @type {any} */ e) => e.event === 'tick').data;
+  for (const k of ['t', 'nodes', 'sample', 'migrations', 'migrationsTotal', 'error']) assert.ok(k in tick, k);
+});
+
+test('POST /api/eval evaluates on this daemon: values, errors, incomplete input', async () => {
+  const r = await evalOn(a.port, '(+ 1 2)');
+  assert.equal(r.status, 200);
+  assert.equal(r.json.ok, true);
+  assert.deepEqual(r.json.outputs, ['3']);
+  assert.equal(r.json.node, a.id, 'no node: this daemon');
+  assert.equal(typeof r.json.ms, 'number');
+  const two = await evalOn(a.port, '(define x 20) (display "hi") (* x 2)', a.id);
+  assert.deepEqual(two.json.outputs, ['hi', '40'], 'per expression: what it printed, then its value');
+  const bad = await evalOn(a.port, '(car 5)');
+  assert.equal(bad.status, 200);
+  assert.equal(bad.json.ok, false);
+  assert.match(bad.json.outputs[0], /^Error: car: expected a pair/);
+  const incomplete = await evalOn(a.port, '(+ 1');
+  assert.equal(incomplete.json.incomplete, true);
+});
+
+test('POST /api/eval on another daemon is refused by it (a daemon evaluates only for its own dashboard)', async () => {
+  const r = await evalOn(a.port, '(+ 1 2)', b.id);
+  assert.equal(r.status, 502);
+  assert.equal(r.json.ok, false);
+  assert.match(r.json.error, /does not evaluate code for that peer/);
+  const unknown = await evalOn(a.port, '(+ 1 2)', 'nosuchnode0000000000000000000000');
+  assert.equal(unknown.status, 502);
+  assert.equal(unknown.json.ok, false);
+});
+
+test('request checks: Host (DNS rebinding), same origin (CSRF), JSON only, method, size', async () => {
+  const port = a.port;
+  // a DNS name that is not this daemon's
+  const rebound = await request(port, { path: '/api/state', headers: { host: `evil.example:${port}` } });
+  assert.equal(rebound.status, 421);
+  assert.equal((await request(port, { path: '/', headers: { host: 'evil.example' } })).status, 421);
+  assert.equal((await request(port, { path: '/api/state', headers: { host: `localhost:${port}` } })).status, 200);
+  // a page of another origin
+  const cross = await evalOn(port, '(+ 1 2)', undefined, { origin: 'http://evil.example' });
+  assert.equal(cross.status, 403);
+  const crossSite = await evalOn(port, '(+ 1 2)', undefined, { 'sec-fetch-site': 'cross-site' });
+  assert.equal(crossSite.status, 403);
+  const sameSite = await evalOn(port, '(+ 1 2)', undefined, { 'sec-fetch-site': 'same-site' });
+  assert.equal(sameSite.status, 403, 'another port of the same host is another origin');
+  const same = await evalOn(port, '(+ 1 2)', undefined, { origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
+  assert.equal(same.status, 200);
+  assert.deepEqual(same.json.outputs, ['3']);
+  // a form post (a "simple" request a cross-origin page could send without a preflight)
+  const form = await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ code: '(+ 1 2)' }) });
+  assert.equal(form.status, 415);
+  const urlencoded = await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'code=(%2B 1 2)' });
+  assert.equal(urlencoded.status, 415);
+  // a CORS preflight is never granted
+  const preflight = await request(port, { method: 'OPTIONS', path: '/api/eval', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+  assert.notEqual(preflight.status, 204);
+  assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+  // method, body
+  assert.equal((await request(port, { path: '/api/eval' })).status, 405);
+  assert.equal((await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json' }, body: '{"code": ' })).status, 400);
+  assert.equal((await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json' }, body: '{"node": 1}' })).status, 400);
+  const big = await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: `'${'x'.repeat(70000)}` }) }).catch((e) => ({ status: 413, error: e }));
+  assert.equal(big.status, 413);
+  assert.equal((await request(port, { path: '/api/nothing' })).status, 404);
+});
+
+test('the monitor: a migration between the daemons is seen, with the process\'s name; messages are counted as rates', async () => {
+  const spawned = await evalOn(a.port, `(define (api-wanderer) (recv ((dest) (migrate dest))) (recv (x x) (after 60 'done)))
+(define w (spawn api-wanderer))
+(define (api-echo) (let loop () (recv ((from x) (! from x))) (loop)))
+(define (api-pinger) (let ((e (spawn api-echo))) (let loop () (! e (list (self) 1)) (recv (_ #t)) (recv (after 0.002 #t)) (loop))))
+(spawn api-pinger)
+w`);
+  assert.equal(spawned.json.ok, true, spawned.text);
+  const m = /#<pid (\d+)@(\w+)>/.exec(spawned.json.outputs.at(-1));
+  assert.ok(m);
+  const pid = `${m[1]}@${m[2].slice(0, 8)}`;
+  // seen on this daemon first
+  await waitFor(async () => (await state(a.port)).nodes[0].processes.shown.some((/** @type {any} */ p) => p.pid === pid && p.name === 'api-wanderer'), 10000, 'the process on daemon a');
+  const go = await evalOn(a.port, `(! w (list (make-node "127.0.0.1" ${b.port})))`);
+  assert.equal(go.json.ok, true, go.text);
+  /** @type {any} */
+  let s;
+  await waitFor(async () => {
+    s = await state(a.port);
+    return s.recentMigrations.some((/** @type {any} */ x) => x.pid === pid);
+  }, 10000, 'the migration in /api/state');
+  const mig = s.recentMigrations.find((/** @type {any} */ x) => x.pid === pid);
+  assert.deepEqual({ from: mig.from, to: mig.to, name: mig.name }, { from: a.id, to: b.id, name: 'api-wanderer' });
+  const there = s.nodes.find((/** @type {any} */ n) => n.id === b.id).processes.shown.find((/** @type {any} */ p) => p.pid === pid);
+  assert.equal(there?.name, 'api-wanderer', 'listed on daemon b under the name it was started with');
+  assert.equal(there?.migrated, true);
+  assert.ok(s.migrationsTotal >= 1);
+  await waitFor(async () => {
+    const st = await state(a.port);
+    return (st.history.at(-1)?.messages ?? 0) > 10 && st.nodes[0].rates.messages > 10;
+  }, 10000, 'a message rate in the history');
+});
