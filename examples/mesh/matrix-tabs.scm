@@ -39,7 +39,21 @@
 (out space 'b b)
 (let tasks ((i 0)) (if (< i n) (begin (out space 'task i) (tasks (+ i 1)))))
 
-(define nodes (mesh-nodes))
+;; The workers: the tabs in the mesh if there are any, otherwise every other node.
+;; MATRIX_WORKERS=k first waits (at most 20 s) until the mesh holds k candidates.
+(define wanted (string->number (or (get-environment-variable "MATRIX_WORKERS") "1")))
+(define (tabs-among nodes)
+  (let loop ((ns nodes) (acc '()))
+    (cond ((null? ns) (reverse acc))
+          ((eq? (on (car ns) (lambda () (node-kind))) 'tab) (loop (cdr ns) (cons (car ns) acc)))
+          (else (loop (cdr ns) acc)))))
+(define (candidates)
+  (let* ((all (mesh-nodes)) (tabs (tabs-among all)))
+    (if (null? tabs) all tabs)))
+(define nodes
+  (let wait ((tries 0))
+    (let ((ns (candidates)))
+      (if (or (>= (length ns) wanted) (> tries 100)) ns (begin (sleep 0.2) (wait (+ tries 1)))))))
 (define workers
   (map (lambda (node) (remote-spawn-link node (worker space))) (if (null? nodes) (list (current-node)) nodes)))
 

@@ -150,7 +150,7 @@ test('work dispatch (paper §5.1): meters report load, every job runs on a least
   const b = await daemon({ token });
   const r = await runProgram({ file: path.join(examples, 'dispatch.scm') }, { token, join: [a.url, b.url], timeoutMs: 60_000 });
   assert.equal(r.status, 0, r.stderr);
-  const m = /\(jobs 24 correct #t nodes-used (\d+) nodes 3\)/.exec(r.stdout);
+  const m = /\(jobs 24 correct #t nodes-used (\d+) tabs-used 0 nodes 3\)/.exec(r.stdout);
   assert.ok(m, `unexpected output: ${r.stdout}\n${r.stderr}`);
   assert.ok(Number(m[1]) >= 2, `jobs spread over ${m[1]} nodes`);
 });

@@ -38,7 +38,9 @@
  * drops its entry (GONE).
  *
  * Failure: links to processes on a node that goes down (the mesh's 'peer:down', after
- * a disconnection or missed heartbeats) raise exit signals in the linked processes.
+ * a disconnection or missed heartbeats) raise exit signals in the linked processes. A
+ * node reached through others is down when no neighbour offers a route to it any more
+ * (the mesh's 'routes' event, after its own neighbour lost it).
  */
 import {
   encodeValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
@@ -128,6 +130,7 @@ export class Distribution {
     mesh.onRequest((/** @type {string} */ from, /** @type {Uint8Array} */ bytes) => this.onRequest(from, bytes));
     mesh.on('peer:up', (/** @type {any} */ e) => this.notePeer(e.id));
     mesh.on('peer:down', (/** @type {any} */ e) => this.peerDown(e.id, e.reason));
+    mesh.on('routes', () => this.routesChanged());
   }
 
   // ------------------------------------------------------------------ addresses
@@ -252,6 +255,17 @@ export class Distribution {
     let set = this.watchers.get(k);
     if (!set) this.watchers.set(k, (set = new Set()));
     set.add(key(to.node, to.n));
+  }
+
+  /** Routes changed: a watched node that is no longer reachable at all is down. */
+  routesChanged() {
+    /** @type {Set<string>} */
+    const gone = new Set();
+    for (const k of this.watchers.keys()) {
+      const node = this.location.get(k) ?? splitKey(k)[0];
+      if (node !== this.node.id && !gone.has(node) && !this.mesh.isReachable(node)) gone.add(node);
+    }
+    for (const id of gone) this.peerDown(id, 'no route to it any more');
   }
 
   /** A node went away: every process linked to one of its processes gets an exit signal. @param {string} id @param {string} reason */

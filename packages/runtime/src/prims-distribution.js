@@ -102,6 +102,9 @@ definePrimitive('mesh-nodes', 0, 0, () => {
 
 definePrimitive('node-load', 0, 0, () => new Flonum(current('node-load').node.load()));
 
+/** `(node-kind)`: what kind of node this process runs on, the symbol daemon or tab. */
+definePrimitive('node-kind', 0, 0, () => Sym.intern(current('node-kind').node.kind));
+
 /** `(%node-id node)`: the id of a node (connecting to learn it when needed). */
 defineBuiltin('%node-id', function (/** @type {number} */ _d, /** @type {any} */ node) {
   checkNode(node, 'remote-space');
