@@ -86,6 +86,8 @@ function render(fresh) {
   const self = store.self ? store.nodes.get(store.self) : null;
   $('self-label').textContent = self ? `dashboard of daemon ${nodeName(self)}` : 'dashboard';
   document.body.dataset.self = store.self ?? '';
+  $('graph-hint').hidden = store.nodes.size !== 1;
+  $('join-hint').textContent = `--join ws://${location.host} --token …`;
 }
 
 // ---------------------------------------------------------------- connection
