@@ -41,7 +41,7 @@ export class Repl {
 
   greet() {
     this.dom.out.append(
-      el('div', { class: 'entry note' }, el('span', { text: 'Evaluate Scheme on any node of the mesh: pick it here or click it in the graph. Try ' }), el('code', { text: '(mesh-nodes)' }), el('span', { text: ' or ' }), el('code', { text: "(spawn (lambda () (migrate (car (mesh-nodes)))))" }), el('span', { text: '.' })),
+      el('div', { class: 'entry note' }, el('span', { text: 'Evaluate Scheme on this daemon or on a tab it served: pick it here or click it in the graph. Try ' }), el('code', { text: '(mesh-nodes)' }), el('span', { text: ' or ' }), el('code', { text: "(spawn (lambda () (migrate (car (mesh-nodes)))))" }), el('span', { text: '.' })),
     );
   }
 
@@ -53,22 +53,31 @@ export class Repl {
     const nodes = store.ordered().filter((n) => !n.ghost && !n.unreachable);
     const sel = this.dom.select;
     const want = this.target ?? store.self;
+    // another daemon evaluates only for its own dashboard: listed, not selectable
+    const usable = (/** @type {any} */ n) => n.id === store.self || n.kind === 'tab';
     const sig = nodes.map((n) => `${n.id}:${n.address}`).join(',');
     if (sel.dataset.sig !== sig) {
       sel.dataset.sig = sig;
       sel.replaceChildren(
-        ...nodes.map((n) => el('option', { value: n.id, text: `${n.kind === 'tab' ? `tab ${shortId(n.id)}` : nodeName(n)}${n.id === store.self ? ' (this daemon)' : ''}` })),
+        ...nodes.map((n) =>
+          el('option', {
+            value: n.id,
+            disabled: !usable(n),
+            text: `${n.kind === 'tab' ? `tab ${shortId(n.id)}` : nodeName(n)}${n.id === store.self ? ' (this daemon)' : usable(n) ? '' : ' — use its own dashboard'}`,
+          }),
+        ),
       );
     }
-    if (want && nodes.some((n) => n.id === want)) sel.value = want;
+    if (want && nodes.some((n) => n.id === want && usable(n))) sel.value = want;
     else if (store.self) sel.value = store.self;
     this.target = sel.value || null;
   }
 
   /** @param {string} id */
   choose(id) {
+    if (![...this.dom.select.options].some((o) => o.value === id && !o.disabled)) return;
     this.target = id;
-    if ([...this.dom.select.options].some((o) => o.value === id)) this.dom.select.value = id;
+    this.dom.select.value = id;
   }
 
   /** @param {KeyboardEvent} e */
