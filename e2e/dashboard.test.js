@@ -12,8 +12,11 @@
  *   - the REPL evaluates (+ 1 2) on the daemon and on a tab and shows 3; a bad
  *     expression shows the error
  *
- * A screenshot of the end state is saved as e2e/artifacts/dashboard.png (also when a
- * test fails). Nothing sleeps: every wait is for a DOM condition, with a bound.
+ *   - a tab that is closed leaves the graph
+ *
+ * Screenshots are saved under e2e/artifacts/: dashboard.png with both tabs and their
+ * processes, dashboard-end.png at the end (also when a test fails). Nothing sleeps:
+ * every wait is for a DOM condition, with a bound.
  *
  *   node --test e2e/dashboard.test.js
  */
@@ -35,6 +38,8 @@ let chromium = null;
 let dash;
 /** @type {string[]} the two tabs' node ids, sorted (the order of the daemon's (mesh-nodes)) */
 let tabs = [];
+/** @type {import('playwright-core').Page[]} the worker tabs */
+const tabPages = [];
 /** @type {string[]} */
 const pageErrors = [];
 
@@ -104,6 +109,8 @@ before(async () => {
   assert.equal(new URL(popup.url()).pathname, '/worker');
   const tab = await context.newPage();
   await tab.goto(`http://127.0.0.1:${daemon.port}/worker`);
+  tabPages.push(popup, tab);
+  await dash.bringToFront(); // as a user watching it: animations and frames run
   await dash.waitForFunction(() => document.querySelectorAll('#graph g.node[data-kind="tab"]').length === 2, null, WAIT);
   tabs = (await dash.locator('#graph g.node[data-kind="tab"]').evaluateAll((es) => es.map((e) => /** @type {string} */ (e.getAttribute('data-node-id'))))).sort();
 });
@@ -111,7 +118,7 @@ before(async () => {
 after(async () => {
   if (dash) {
     mkdirSync(artifacts, { recursive: true });
-    await dash.screenshot({ path: path.join(artifacts, 'dashboard.png') }).catch(() => {});
+    await dash.screenshot({ path: path.join(artifacts, 'dashboard-end.png') }).catch(() => {});
   }
   await chromium?.close();
   await daemon?.stop();
@@ -199,3 +206,25 @@ test('the REPL shows the error of a bad expression', async () => {
   assert.match(syntax.text, /unexpected/);
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the dashboard');
 });
+
+test('a tab that is closed leaves the graph', async () => {
+  mkdirSync(artifacts, { recursive: true });
+  await dash.screenshot({ path: path.join(artifacts, 'dashboard.png') });
+  const gone = tabs[0];
+  const page = /** @type {import('playwright-core').Page} */ (await findAsync(tabPages, async (p) => (await p.textContent('#node-id')) === gone));
+  assert.ok(page, 'the page of the tab');
+  await page.close();
+  await dash.locator(`#graph g.node[data-node-id=${css(gone)}]`).waitFor({ state: 'detached', timeout: 20000 });
+  await dash.locator(`.node-card[data-node-id=${css(gone)}]`).waitFor({ state: 'detached', timeout: 5000 });
+  assert.equal(await dash.locator('#graph g.node[data-kind="tab"]').count(), 1);
+  assert.equal(await dash.locator(`#repl-node option[value=${css(gone)}]`).count(), 0, 'no longer offered by the REPL');
+});
+
+/**
+ * @template T
+ * @param {T[]} xs @param {(x: T) => Promise<boolean>} f
+ */
+async function findAsync(xs, f) {
+  for (const x of xs) if (await f(x)) return x;
+  return undefined;
+}

@@ -122,9 +122,10 @@ export class Repl {
     if (code.trim() === '' || this.busy) return;
     const node = this.target ?? this.dom.select.value;
     const name = this.dom.select.selectedOptions[0]?.textContent ?? shortId(node);
+    const kind = name.startsWith('tab ') ? 'tab' : 'daemon';
     this.busy = true;
     this.dom.form.classList.add('busy');
-    const entry = el('div', { class: 'entry pending', dataset: { node, status: 'pending' } });
+    const entry = el('div', { class: 'entry pending', dataset: { node, kind, status: 'pending' } });
     entry.append(el('div', { class: 'in' }, el('span', { class: 'at', text: `${name.replace(/ \(this daemon\)$/, '')} ›` }), el('pre', { text: code })));
     this.dom.out.append(entry);
     this.dom.out.scrollTop = this.dom.out.scrollHeight;
