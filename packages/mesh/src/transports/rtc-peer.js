@@ -69,7 +69,16 @@ class NdcConnection extends BaseConnection {
 
   /** @param {Uint8Array} data */
   _send(data) {
-    this.dc.sendMessageBinary(data);
+    try {
+      this.dc.sendMessageBinary(data);
+    } catch (e) {
+      // libdatachannel closed the channel before its onClosed callback (from its own
+      // thread) reached us. The message is lost with the channel, as on any close; an
+      // exception here would unwind into a node-datachannel callback (a frame routed on
+      // from another channel) and abort the process (std::terminate on Napi::Error).
+      this.#error ??= e instanceof Error ? e.message : String(e);
+      queueMicrotask(() => this.#shut(`data channel closed (${this.#error})`));
+    }
   }
 
   _armDrain() {
