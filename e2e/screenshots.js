@@ -7,7 +7,7 @@
  * "Open worker tab" button), runs a small workload from the dashboard's API — processes
  * on every node, one that tours daemon → tab → tab → daemon, ping-pongs across the
  * mesh, tuple spaces filled and drained — lets the charts fill (FILL_S seconds, default
- * 45), then captures at 1600×1000:
+ * 45), then captures at 1440×900:
  *
  *   dashboard.png        the whole dashboard while a migration is in flight
  *   dashboard-repl.png   the REPL after evaluations on the daemon and on a tab
@@ -16,7 +16,7 @@
  * Everything is stopped by handle or PID at the end, also on failure.
  */
 import path from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startDaemon, newToken } from '../node-daemon/test/helpers/daemons.js';
 import { launchChromium } from './helpers/browser.js';
@@ -97,7 +97,7 @@ async function main(outDir) {
   let chromium = null;
   try {
     chromium = await launchChromium();
-    const context = await chromium.browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 });
+    const context = await chromium.browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
     const base = `http://127.0.0.1:${daemon.port}`;
     const dash = await context.newPage();
     dash.on('pageerror', (e) => console.error(`# dashboard error: ${e.message}`));
@@ -116,24 +116,24 @@ async function main(outDir) {
     const fill = Number(process.env.FILL_S ?? 45);
     console.error(`# workload started; letting the charts fill for ${fill} s`);
     await dash.waitForTimeout(fill * 1000);
-    // a few evaluations in the dashboard's REPL: on the daemon, then on a tab
+    // a few evaluations in the dashboard's REPL: on the daemon, on a tab (chosen by a
+    // click in the graph), on the daemon again
     await replEval(dash, '(length (mesh-nodes))');
-    await replEval(dash, "(rdp results 'square ?integer ?integer)");
     // the first tab of the daemon's (mesh-nodes): the one with the cache space
     const tab = (await dash.$$eval('#graph g.node[data-kind="tab"]', (es) => es.map((e) => String(e.getAttribute('data-node-id'))))).sort()[0];
     await dash.click(`#graph g.node[data-node-id="${tab}"]`);
     await replEval(dash, '(current-node)');
     await replEval(dash, "(tuple-count (make-space 'cache) 'entry ?integer)");
+    await dash.selectOption('#repl-node', daemon.id);
+    await replEval(dash, "(rdp results 'square 12 ?integer)");
     await replEval(dash, '(car 5)');
     await dash.mouse.move(800, 990); // no tooltip
     await dash.$eval('#nodes', (e) => (e.scrollTop = 0));
     // the main picture: a migration in flight (the comet half-way), the process lists
     // showing the previous arrival
     await dash.waitForFunction(() => {
-      const t = document.querySelector('#graph .comet-trail');
-      if (!t) return false;
-      const n = (/** @type {string} */ a) => Number(t.getAttribute(a));
-      return Math.hypot(n('x2') - n('x1'), n('y2') - n('y1')) > 50; // half-way, at full speed
+      const p = Number(document.querySelector('#graph .comet')?.getAttribute('data-progress') ?? 0);
+      return p > 0.45 && p < 0.7; // half-way
     }, null, { timeout: 10000, polling: 'raf' });
     await dash.screenshot({ path: path.join(outDir, 'dashboard.png') });
     await dash.locator('.repl-panel').screenshot({ path: path.join(outDir, 'dashboard-repl.png') });
@@ -142,6 +142,10 @@ async function main(outDir) {
       await link.hover();
       await dash.waitForSelector('#tooltip:not([hidden])', { timeout: 5000 });
       await dash.locator('.graph-panel').screenshot({ path: path.join(outDir, 'dashboard-link.png') });
+    }
+    for (const f of ['dashboard.png', 'dashboard-repl.png', 'dashboard-link.png']) {
+      const kb = Math.round(statSync(path.join(outDir, f)).size / 1024);
+      console.error(`# ${f}: ${kb} KB${kb > 300 ? ' (over the 300 KB the README wants)' : ''}`);
     }
     console.error(`# screenshots in ${path.relative(process.cwd(), outDir) || '.'}`);
   } finally {

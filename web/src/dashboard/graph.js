@@ -384,6 +384,7 @@ export class MeshGraph {
       const x = a.x + (b.x - a.x) * e;
       const y = a.y + (b.y - a.y) * e;
       const back = Math.max(0, e - 0.22);
+      head.setAttribute('data-progress', e.toFixed(2));
       head.setAttribute('cx', x.toFixed(1));
       head.setAttribute('cy', y.toFixed(1));
       trail.setAttribute('x1', (a.x + (b.x - a.x) * back).toFixed(1));
