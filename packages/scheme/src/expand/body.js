@@ -59,6 +59,7 @@ export function bindLocal(scope, id) {
  * `(lambda formals . body)` as a Lambda node.
  * @param {any} formals @param {any} body the list of body forms @param {Scope} env
  * @param {Unit} u @param {Loc|null} loc @param {string|null} name
+ * @returns {Generator<any, any, any>}
  */
 export function* expandLambda(formals, body, env, u, loc, name) {
   const f = parseFormals(formals, 'lambda', formals, loc);
@@ -73,6 +74,7 @@ export function* expandLambda(formals, body, env, u, loc, name) {
  * Expand a body in `scope` (a fresh scope the caller made, holding the parameters).
  * @param {any} body list of forms @param {Scope} scope @param {Unit} u @param {Loc|null} loc
  * @param {string} who the enclosing form, for messages
+ * @returns {Generator<any, any, any>}
  */
 export function* expandBody(body, scope, u, loc, who) {
   const forms = listOf(body, who, body, loc, 'a body must be a proper list of forms');

@@ -214,6 +214,7 @@ const ACCESSORS = ['car', 'cadr', 'caddr', 'cadddr'];
  * the list is a hidden variable; at top level (GlobalDefs only) it is parked in the
  * first variable, which is set to its own element last.
  * @param {Extract<Item, {t: 'values'}>} item @param {Scope} env @param {Unit} u
+ * @returns {Generator<any, any, any>}
  */
 function* valuesBindings(item, env, u) {
   const loc = item.loc;

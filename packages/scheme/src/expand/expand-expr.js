@@ -99,6 +99,7 @@ function expandApplication(x, env, u, loc) {
 
 /**
  * @param {any} head @param {any[]} items @param {Scope} env @param {Unit} u @param {Loc|null} loc
+ * @returns {Generator<any, any, any>}
  */
 function* expandCall(head, items, env, u, loc) {
   const fn = yield expandExpr(head, env, u, loc);
@@ -110,6 +111,7 @@ function* expandCall(head, items, env, u, loc) {
 /**
  * Expand a sequence of expressions (not a body: no definitions) to one node.
  * @param {any[]} forms non-empty @param {Scope} env @param {Unit} u @param {Loc|null} loc
+ * @returns {Generator<any, any, any>}
  */
 export function* expandSequence(forms, env, u, loc) {
   const es = [];

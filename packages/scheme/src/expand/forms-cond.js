@@ -30,6 +30,7 @@ import { syntaxError } from './errors.js';
  * Shared with guard.
  * @param {any[]} clauses @param {Scope} env @param {Unit} u @param {Loc|null} loc
  * @param {string} who @param {() => any} fallback
+ * @returns {Generator<any, any, any>}
  */
 export function* expandCondClauses(clauses, env, u, loc, who, fallback) {
   /** @type {((rest: any) => any)[]} */
@@ -63,7 +64,7 @@ export function* expandCondClauses(clauses, env, u, loc, who, fallback) {
   return node;
 }
 
-/** @param {any[]} forms @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any[]} forms @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandSeq(forms, env, u, loc) {
   const es = [];
   for (const f of forms) es.push(yield expandExpr(f, env, u, loc));
@@ -76,7 +77,7 @@ function* expandCond(x, env, u, loc) {
   return yield* expandCondClauses(clauses, env, u, loc, 'cond', () => voidConst(loc));
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandCase(x, env, u, loc) {
   const ops = operands(x, 'case', loc, 1, Infinity, '(case key clause ...)');
   const keyNode = yield expandExpr(ops[0], env, u, loc);
@@ -122,7 +123,7 @@ function listFrom(a) {
 
 /** @param {boolean} isAnd */
 function andOr(isAnd) {
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const ops = listOf(x.cdr, isAnd ? 'and' : 'or', x, loc);
     if (ops.length === 0) return Const(isAnd, loc);
@@ -143,7 +144,7 @@ function andOr(isAnd) {
 /** @param {boolean} isWhen */
 function whenUnless(isWhen) {
   const who = isWhen ? 'when' : 'unless';
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const ops = operands(x, who, loc, 2, Infinity, `(${who} test expression ...)`);
     const test = yield expandExpr(ops[0], env, u, loc);

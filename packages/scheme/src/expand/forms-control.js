@@ -31,14 +31,14 @@ import { syntaxError } from './errors.js';
 
 /** @param {string} who @param {string} hook */
 function promiseForm(who, hook) {
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const [e] = operands(x, who, loc, 1, 1, `(${who} expression)`);
     return rtCall(hook, [Lambda([], null, yield expandExpr(e, env, u, loc), null, loc)], loc);
   };
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandParameterize(x, env, u, loc) {
   const ops = operands(x, 'parameterize', loc, 2, Infinity, '(parameterize ((parameter value) ...) body ...)');
   const params = [];
@@ -53,7 +53,7 @@ function* expandParameterize(x, env, u, loc) {
   return rtCall('%parameterize', [rtCall('list', params, loc), rtCall('list', values, loc), Lambda([], null, body, null, loc)], loc);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandGuard(x, env, u, loc) {
   const ops = operands(x, 'guard', loc, 2, Infinity, '(guard (variable clause ...) body ...)');
   const spec = ops[0] instanceof Pair ? listOf(ops[0], 'guard', x, loc) : [];

@@ -33,7 +33,7 @@ function* expandQuote(x, env, u, loc) {
   return Const(strip(d), loc);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandIf(x, env, u, loc) {
   const ops = operands(x, 'if', loc, 2, 3, '(if test consequent [alternative])');
   const test = yield expandExpr(ops[0], env, u, loc);
@@ -42,7 +42,7 @@ function* expandIf(x, env, u, loc) {
   return If(test, then, els, loc);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandSet(x, env, u, loc) {
   const [id, e] = operands(x, 'set!', loc, 2, 2, '(set! variable expression)');
   if (!isIdentifier(id)) syntaxError('set!', 'expected a variable to assign', x, loc);
@@ -63,12 +63,12 @@ function* expandSet(x, env, u, loc) {
 /** @param {string} ns */
 const describeNs = (ns) => (ns === 'rt' ? 'the standard libraries' : ns.startsWith('lib:') ? `library ${ns.slice(4)}` : ns);
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandBegin(x, env, u, loc) {
   return yield sequenceOrVoid(listOf(x.cdr, 'begin', x, loc), env, u, loc);
 }
 
-/** @param {any[]} forms @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any[]} forms @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* sequenceOrVoid(forms, env, u, loc) {
   if (forms.length === 0) return voidConst(loc);
   const es = [];
@@ -76,13 +76,13 @@ function* sequenceOrVoid(forms, env, u, loc) {
   return Seq(es, loc);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandLambdaForm(x, env, u, loc) {
   const ops = operands(x, 'lambda', loc, 2, Infinity, '(lambda formals body ...)');
   return yield expandLambda(ops[0], x.cdr.cdr, env, u, loc, null);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandCaseLambda(x, env, u, loc) {
   const clauses = [];
   for (const c of listOf(x.cdr, 'case-lambda', x, loc)) {
@@ -95,12 +95,12 @@ function* expandCaseLambda(x, env, u, loc) {
 
 /** `include` / `include-ci` in an expression: a `begin` of the file's forms. @param {boolean} ci */
 const expandInclude = (ci) =>
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   function* (x, env, u, loc) {
     return yield sequenceOrVoid(includedForms(x, loc, u, ci), env, u, loc);
   };
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandCondExpand(x, env, u, loc) {
   return yield sequenceOrVoid(condExpandForms(x, loc, u), env, u, loc);
 }

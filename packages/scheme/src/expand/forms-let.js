@@ -48,7 +48,7 @@ function parseBindings(bindings, who, x, loc, unique) {
   return out;
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandLet(x, env, u, loc) {
   const ops = operands(x, 'let', loc, 2, Infinity, '(let ((variable init) ...) body ...)');
   if (isIdentifier(ops[0])) return yield* namedLet(x, ops, env, u, loc);
@@ -63,6 +63,7 @@ function* expandLet(x, env, u, loc) {
 
 /**
  * @param {any} x @param {any[]} ops @param {Scope} env @param {Unit} u @param {Loc|null} loc
+ * @returns {Generator<any, any, any>}
  */
 function* namedLet(x, ops, env, u, loc) {
   if (ops.length < 3) syntaxError('let', 'expected (let name ((variable init) ...) body ...)', x, loc);
@@ -78,7 +79,7 @@ function* namedLet(x, ops, env, u, loc) {
   return Call(Letrec([loop], [lambda], LocalRef(loop, loc), loc), inits, loc);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandLetStar(x, env, u, loc) {
   const ops = operands(x, 'let*', loc, 2, Infinity, '(let* ((variable init) ...) body ...)');
   const bs = parseBindings(ops[0], 'let*', x, loc, false);
@@ -97,7 +98,7 @@ function* expandLetStar(x, env, u, loc) {
 
 /** @param {string} who */
 function letrecForm(who) {
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const ops = operands(x, who, loc, 2, Infinity, `(${who} ((variable init) ...) body ...)`);
     const bs = parseBindings(ops[0], who, x, loc, true);
@@ -113,7 +114,7 @@ function letrecForm(who) {
 /** @param {boolean} sequential let*-values */
 function letValuesForm(sequential) {
   const who = sequential ? 'let*-values' : 'let-values';
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const ops = operands(x, who, loc, 2, Infinity, `(${who} ((formals init) ...) body ...)`);
     const bs = listOf(ops[0], who, x, loc).map((b) => {
@@ -145,7 +146,7 @@ function letValuesForm(sequential) {
   };
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandDo(x, env, u, loc) {
   const ops = operands(x, 'do', loc, 2, Infinity, '(do ((variable init [step]) ...) (test expression ...) command ...)');
   const specs = listOf(ops[0], 'do', x, loc).map((s) => {

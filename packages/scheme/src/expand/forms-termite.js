@@ -74,7 +74,7 @@ function* chainClauses(clauses, value, env, u, loc, who, onMatch, last) {
   return node;
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandMatch(x, env, u, loc) {
   const ops = operands(x, 'match', loc, 1, Infinity, '(match expression (pattern [(where guard)] body ...) ...)');
   const init = yield expandExpr(ops[0], env, u, loc);
@@ -84,12 +84,12 @@ function* expandMatch(x, env, u, loc) {
   return Let([v], [init], body, loc);
 }
 
-/** @param {any} b @param {Scope} scope @param {Unit} u @param {Loc|null} loc @param {string} who */
+/** @param {any} b @param {Scope} scope @param {Unit} u @param {Loc|null} loc @param {string} who @returns {Generator<any, any, any>} */
 function* bodyIn(b, scope, u, loc, who) {
   return yield expandBody(b, new Scope(scope), u, loc, who);
 }
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandRecv(x, env, u, loc) {
   let clauses = listOf(x.cdr, 'recv', x, loc);
   /** @type {any} */
@@ -109,6 +109,7 @@ function* expandRecv(x, env, u, loc) {
     clauses = clauses.slice(0, -1);
   }
   const msg = new Var('msg');
+  /** @returns {Generator<any, any, any>} */
   const thunk = function* (/** @type {any} */ b, /** @type {Scope} */ scope) {
     return Lambda([], null, yield expandBody(b, new Scope(scope), u, loc, 'recv'), null, loc);
   };
@@ -119,7 +120,7 @@ function* expandRecv(x, env, u, loc) {
 
 /** @param {string} who @param {string} hook */
 function handlerForm(who, hook) {
-  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const ops = operands(x, who, loc, 2, Infinity, `(${who} handler body ...)`);
     const handler = yield expandExpr(ops[0], env, u, loc);

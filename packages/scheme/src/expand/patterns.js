@@ -43,6 +43,7 @@ import { syntaxError } from './errors.js';
  * @param {Unit} u @param {Loc|null} loc @param {string} who
  * @param {(scope: Scope) => any} success generator function: the clause's result, in the pattern's scope
  * @param {() => any} fail builds (a fresh copy of) the failure node
+ * @returns {Generator<any, any, any>}
  */
 export function* compileClause(pattern, guard, value, env, u, loc, who, success, fail) {
   const scope = new Scope(env);

@@ -26,7 +26,7 @@ import { syntaxError } from './errors.js';
 
 const KEYWORDS = new Set(['quasiquote', 'unquote', 'unquote-splicing']);
 
-/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc */
+/** @param {any} x @param {Scope} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
 function* expandQuasiquote(x, env, u, loc) {
   const [t] = operands(x, 'quasiquote', loc, 1, 1, '(quasiquote template)');
   return yield qq(t, 1, env, u, loc);
@@ -123,6 +123,7 @@ function wrap(keyword, inner, loc) {
 /**
  * @param {{node: any, splice: boolean}[]} elems @param {any} tail node or null for ()
  * @param {Loc|null} loc
+ * @returns {any} a Core node
  */
 function buildList(elems, tail, loc) {
   const hasSplice = elems.some((e) => e.splice);

@@ -58,7 +58,7 @@ export function makeTransformer(spec, env, u, loc, name) {
  */
 function localSyntax(rec) {
   const who = rec ? 'letrec-syntax' : 'let-syntax';
-  /** @param {any} x @param {ScopeT} env @param {Unit} u @param {Loc|null} loc */
+  /** @param {any} x @param {ScopeT} env @param {Unit} u @param {Loc|null} loc @returns {Generator<any, any, any>} */
   return function* (x, env, u, loc) {
     const ops = operands(x, who, loc, 2, Infinity, `(${who} ((keyword transformer) ...) body ...)`);
     const scope = new Scope(env);
