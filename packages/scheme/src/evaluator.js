@@ -104,6 +104,7 @@ export class Evaluator {
    * @returns {{ok: boolean, text: string, values: any[]}}
    */
   evalDatum(datum) {
+    /** @type {string[]} */
     const printed = [];
     const saved = consoleSinks.stdout;
     consoleSinks.stdout = (s) => printed.push(s);

@@ -118,7 +118,7 @@ export function printCore(n, writeDatum = defaultWriteDatum) {
       case 'Call': return `(${[n.fn, ...n.args].map(p).join(' ')})`;
       case 'Let':
       case 'Letrec': {
-        const bs = n.vars.map((v, i) => `(${v} ${p(n.inits[i])})`).join(' ');
+        const bs = n.vars.map((/** @type {any} */ v, /** @type {number} */ i) => `(${v} ${p(n.inits[i])})`).join(' ');
         return `(${n.t === 'Let' ? 'let' : 'letrec*'} (${bs}) ${p(n.body)})`;
       }
       case 'PrimCall': return `(%${n.prim} ${n.args.map(p).join(' ')})`;

@@ -40,6 +40,7 @@ export class Join {
  * @returns {string}
  */
 export function printCps(n, writeDatum) {
+  /** @type {string[]} */
   const lines = [];
   /** @param {any} n @param {string} ind */
   const term = (n, ind) => {
@@ -55,7 +56,7 @@ export function printCps(n, writeDatum) {
           n = n.body; continue;
         case 'Fix':
           lines.push(`${ind}(fix ${n.vars.join(' ')})`);
-          n.lambdas.forEach((l, i) => lines.push(`${ind}  ${n.vars[i]} = ${triv(l, ind + '  ')}`));
+          n.lambdas.forEach((/** @type {any} */ l, /** @type {number} */ i) => lines.push(`${ind}  ${n.vars[i]} = ${triv(l, ind + '  ')}`));
           n = n.body; continue;
         case 'If':
           lines.push(`${ind}(if ${triv(n.test, ind)}`);
@@ -79,7 +80,7 @@ export function printCps(n, writeDatum) {
       case 'Const': return `'${writeDatum(n.value)}`;
       case 'LocalRef': return String(n.v);
       case 'GlobalRef': return `${n.g.ns}::${n.g.name}`;
-      case 'PrimCall': return `(%${n.prim}${n.args.map((a) => ' ' + triv(a, ind)).join('')})`;
+      case 'PrimCall': return `(%${n.prim}${n.args.map((/** @type {any} */ a) => ' ' + triv(a, ind)).join('')})`;
       case 'GlobalSet': return `(set! ${n.g.ns}::${n.g.name} ${triv(n.e, ind)})`;
       case 'GlobalDef': return `(define ${n.g.ns}::${n.g.name} ${triv(n.e, ind)})`;
       case 'Lambda': {
@@ -88,7 +89,7 @@ export function printCps(n, writeDatum) {
         const body = lines.splice(save).join('\n');
         return `(lambda${n.name ? ':' + n.name : ''} (${n.params.join(' ')}${n.rest ? ' . ' + n.rest : ''})\n${body})`;
       }
-      case 'CaseLambda': return `(case-lambda ${n.clauses.map((c) => triv(c, ind)).join(' ')})`;
+      case 'CaseLambda': return `(case-lambda ${n.clauses.map((/** @type {any} */ c) => triv(c, ind)).join(' ')})`;
       default: throw new Error(`printCps: unknown triv ${n && n.t}`);
     }
   };

@@ -69,6 +69,7 @@ export class IRCheckError extends Error {
  * @param {any} unit @param {(x: any) => string} writeDatum
  */
 export function printWire(unit, writeDatum) {
+  /** @type {string[]} */
   const out = [];
   const atom = (/** @type {any} */ a) => {
     switch (a[0]) {
@@ -83,8 +84,8 @@ export function printWire(unit, writeDatum) {
   };
   const triv = (/** @type {any} */ t) => {
     switch (t[0]) {
-      case T_PRIM: return `(%${unit.prims[t[1]]}${t.slice(2).map((a) => ' ' + atom(a)).join('')})`;
-      case T_CLOSURE: return `(closure L${t[1]}${t.slice(2).map((a) => ' ' + atom(a)).join('')})`;
+      case T_PRIM: return `(%${unit.prims[t[1]]}${t.slice(2).map((/** @type {any} */ a) => ' ' + atom(a)).join('')})`;
+      case T_CLOSURE: return `(closure L${t[1]}${t.slice(2).map((/** @type {any} */ a) => ' ' + atom(a)).join('')})`;
       case T_GSET: return `(set! ${unit.globals[t[1]].join('::')} ${atom(t[2])})`;
       case T_GDEF: return `(define ${unit.globals[t[1]].join('::')} ${atom(t[2])})`;
       default: return atom(t);

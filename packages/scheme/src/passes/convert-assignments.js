@@ -27,7 +27,7 @@ export function convertAssignments(node) {
       case 'Let':
         return {
           ...n,
-          inits: n.inits.map((e, i) => (assigned.has(n.vars[i]) ? PrimCall('%make-box', [recur(e)], n.loc) : recur(e))),
+          inits: n.inits.map((/** @type {any} */ e, /** @type {number} */ i) => (assigned.has(n.vars[i]) ? PrimCall('%make-box', [recur(e)], n.loc) : recur(e))),
           body: recur(n.body),
         };
       case 'Lambda': {

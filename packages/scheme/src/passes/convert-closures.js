@@ -72,6 +72,7 @@ class UnitBuilder {
    */
   debugInfo(file) {
     const sites = this.lambdas.map((lam) => {
+      /** @type {([number, number]|null)[]} */
       const out = [];
       forEachSite(lam, (ins, site) => {
         const loc = this.locs.get(ins);
@@ -310,6 +311,7 @@ class ClauseContext {
 function collectFree(node, unit) {
   const bound = new Set();
   const seen = new Set();
+  /** @type {any[]} */
   const out = [];
   /** @param {any} v */
   const use = (v) => {

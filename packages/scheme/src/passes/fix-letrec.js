@@ -36,7 +36,7 @@ export function fixLetrec(node) {
 function convertLetrec(n, assigned) {
   const { vars, inits } = n;
   const count = vars.length;
-  const position = new Map(vars.map((v, i) => [v, i]));
+  const position = new Map(vars.map((/** @type {any} */ v, /** @type {number} */ i) => [v, i]));
   // group[i]: index of the first binding of i's lambda group (or i itself)
   const group = new Array(count);
   for (let i = 0; i < count; i++) {
@@ -73,7 +73,7 @@ function convertLetrec(n, assigned) {
       : Let([vars[i]], [init], result, n.loc);
     i--;
   }
-  const pending = vars.filter((v) => declared.has(v));
+  const pending = vars.filter((/** @type {any} */ v) => declared.has(v));
   return pending.length === 0 ? result : Let(pending, pending.map(() => Const(UNASSIGNED)), result, n.loc);
 }
 

@@ -44,6 +44,7 @@ export const MAX_DEPTH = 800;
  * @returns {string} the body of `new Function('$', body)`, returning the lambda table
  */
 export function generateJs(unit) {
+  /** @type {string[]} */
   const out = [];
   out.push(`'use strict';`);
   out.push(`const {U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY} = $;`);
@@ -53,6 +54,7 @@ export function generateJs(unit) {
     if (!internalOps.has(name)) out.push(`const P${i} = $.P[${i}];`);
   });
   unit.lambdas.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const LAM${i} = $.LAM[${i}];`));
+  /** @type {string[]} */
   const table = [];
   unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
     const gen = new LambdaGen(unit, lam, i, out);
@@ -99,7 +101,9 @@ class LambdaGen {
       return `[L${index}, L${index}$r]`;
     }
     // case-lambda: one fast form and one resume form per clause, plus dispatchers
+    /** @type {string[]} */
     const cases = [];
+    /** @type {string[]} */
     const resumes = [];
     let maxLabel = 0;
     lam.clauses.forEach((/** @type {any} */ cl, /** @type {number} */ k) => {
@@ -172,6 +176,7 @@ class LambdaGen {
     if (cl.nlocals > 0) lines.push(`  let ${range(0, cl.nlocals).map((i) => 'l' + i).join(', ')};`);
     this.emitFreeLoads(cl.body, lines);
     const writer = new BlockWriter(this, cl, 'resume');
+    /** @type {string[]} */
     const restore = [];
     writer.collectCalls(cl.body, (ins) => {
       const [, label, dest, live] = ins;
@@ -316,10 +321,10 @@ class BlockWriter {
           const args = ins[1].map((/** @type {any} */ a) => this.atom(a));
           if (this.mode === 'fast') {
             const temps = args.map((/** @type {string} */ a, /** @type {number} */ k) => `t${k} = ${a}`);
-            if (args.length > 0) lines.push(`${ind}{ const ${temps.join(', ')}; ${args.map((_, k) => `l${k} = t${k};`).join(' ')} }`);
+            if (args.length > 0) lines.push(`${ind}{ const ${temps.join(', ')}; ${args.map((/** @type {any} */ _, /** @type {number} */ k) => `l${k} = t${k};`).join(' ')} }`);
             lines.push(`${ind}continue loop;`);
           } else {
-            lines.push(`${ind}return c[CALL](d + 1${args.map((a) => ', ' + a).join('')});`);
+            lines.push(`${ind}return c[CALL](d + 1${args.map((/** @type {any} */ a) => ', ' + a).join('')});`);
           }
           return;
         }
