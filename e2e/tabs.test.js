@@ -10,11 +10,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { startDaemon, newToken, health, waitFor } from '../node-daemon/test/helpers/daemons.js';
 import { launchChromium } from './helpers/browser.js';
 import { createMeshNode, createIdentity } from '@termite/mesh';
 import { encodeValue, decodeValue } from '@termite/scheme';
-import { openTab, waitJoined, waitPeers, waitStatus, tabStatus, artifactsDir, saveTabLogs } from './helpers/mesh.js';
+import { openTab, waitJoined, waitPeers, waitStatus, tabStatus, artifactsDir, saveTabLogs, startProgram, runToEnd, FIND_NODE } from './helpers/mesh.js';
 
 const token = newToken();
 /** @type {import('../node-daemon/test/helpers/daemons.js').Daemon} */
@@ -25,6 +26,8 @@ let chromium;
 let context;
 /** @type {import('./helpers/mesh.js').Tab[]} */
 const tabs = [];
+/** @type {import('./helpers/mesh.js').Program[]} */
+const programs = [];
 
 before(async () => {
   [daemon, chromium] = await Promise.all([startDaemon({ token }), launchChromium()]);
@@ -33,6 +36,8 @@ before(async () => {
 
 after(async () => {
   await saveTabLogs('tabs', tabs).catch(() => {});
+  if (daemon) writeFileSync(path.join(artifactsDir(), 'tabs-daemon.log'), `${daemon.log()}\n[exit: ${daemon.child.exitCode ?? daemon.child.signalCode ?? 'running'}]\n`);
+  for (const p of programs) await p.stop();
   await chromium?.close();
   await daemon?.stop();
 });
@@ -177,4 +182,56 @@ test('the daemon serves the worker page only to requests that name it by address
   const wasm = /** @type {any} */ (await get(`127.0.0.1:${daemon.port}`, '/assets/wasm/termite_core.wasm'));
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers['content-type'], 'application/wasm');
+});
+
+test('the daemon survives a tab reloaded again and again while frames are routed to it', async () => {
+  const [victim, other] = [tabs[2], tabs[1]];
+  // For 12 s, processes on the daemon and on another tab send to a sink on the victim
+  // tab without pause, starting a new sink whenever the tab comes back; meanwhile the
+  // test reloads the victim. (A send on a data channel the peer had just closed used to
+  // abort the daemon.)
+  const flood = startProgram(`${FIND_NODE}
+(define daemon (make-node "127.0.0.1" ${daemon.port}))
+(define victim (find-node "${victim.id}"))
+(define me (self))
+(define (flooder deadline)
+  (lambda ()
+    (let again ()
+      (if (> (current-second) deadline)
+          (! me 'done)
+          (begin
+            (guard (e (#t (recv (after 0.1 #t))))
+              (let ((sink (remote-spawn victim (lambda () (let drain () (?) (drain))))))
+                (let send ((j 0))
+                  (if (< (current-second) deadline)
+                      (begin
+                        (! sink (make-vector 1000 j))
+                        (if (= 0 (modulo j 50)) (recv (after 0.001 #t)))
+                        (send (+ j 1)))))))
+            (again))))))
+(define deadline (+ (current-second) 12))
+(remote-spawn daemon (flooder deadline))
+(remote-spawn (find-node "${other.id}") (flooder deadline))
+(display "flooding") (newline)
+(? 60) (? 60)
+(display "flood over") (newline)
+`, { token, join: [daemon.url] });
+  programs.push(flood);
+  await flood.waitOutput(/flooding\n/, 20000, 'the flood');
+  let reloads = 0;
+  while (!flood.stdout().includes('flood over') || reloads < 3) {
+    await victim.page.reload();
+    await waitJoined(victim, 30000);
+    reloads++;
+    assert.equal(daemon.child.exitCode, null, `the daemon exited after reload ${reloads}:\n${daemon.log().slice(-2000)}`);
+    assert.equal(daemon.child.signalCode, null);
+  }
+  await flood.waitOutput(/flood over\n/, 60000, 'the end of the flood');
+  assert.equal(await flood.exited, 0, flood.stderr());
+  assert.doesNotMatch(daemon.log(), /terminate called|uncaught/i);
+  // and the reloaded tab still runs code for the mesh
+  await waitPeers(daemon.url, [victim.id], { timeoutMs: 20000 });
+  const r = await runToEnd(`${FIND_NODE}(write (on (find-node "${victim.id}") (lambda () (node-id (current-node)))))`, { token, join: [daemon.url], timeoutMs: 30000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, `"${victim.id}"`);
 });
