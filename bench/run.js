@@ -31,7 +31,7 @@ const SCRIPTS = [
   { file: 'scheme.js', limitS: 900 }, // issue 3: scheme.*, js.*, biwa.*
   { file: 'erlang/run-erlang.js', limitS: 600 }, // erlang.* (until ring/pingpong/mesh scripts run them beside ours)
   { file: 'processes.js', limitS: 900 }, // issue 4: ring.*, pingpong.local, linda.*, processes.idle_bytes
-  // { file: 'mesh.js', limitS: 900 },      // issue 5: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
+  { file: 'mesh.js', limitS: 900 }, // issue 5: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
   // { file: 'browser.js', limitS: 900 },   // browser figures
 ];
 

@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Issue 5's benchmarks: two nodes (two OS processes) on this machine, each figure beside
+ * its ceiling or reference measured in the same run.
+ *
+ *   node bench/mesh.js [PREFIX]        (npm run bench -- mesh: every figure below)
+ *
+ *   pingpong.ws.2node        rt/s  a small message between two Scheme processes on a
+ *                                  daemon and a joined node (bench/programs/mesh.scm)
+ *   raw.ws.2node             rt/s  the same ping-pong over a bare `ws` socket (mesh-raw.js)
+ *   pingpong.webrtc.2node    rt/s  the mesh pair upgraded to WebRTC (MeshNode.upgrade)
+ *   raw.webrtc.2node         rt/s  bare node-datachannel
+ *   remote_spawn.2node       µs    remote spawn of a closure over local data + its reply
+ *   migrate.2node            ms    a process hopping between the two nodes, reporting after
+ *                                  each hop: median of the hops
+ *   payload.1k.ws.2node, payload.64k.ws.2node   rt/s of a bytevector echoed
+ *   raw.ws.1k.2node, raw.ws.64k.2node           the same bytes over a bare `ws` socket
+ *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node
+ *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
+ *
+ * The Scheme side is a real daemon (`termite-node --port 0`) and a node joined to it
+ * (bench/mesh-node.js: what `termite-node run --join` does, plus the WebRTC upgrade).
+ * Ping-pong over WebSocket alternates with its raw ceiling (PASSES passes of ROUNDS
+ * timed rounds each, after a warm-up) so both see the same load; the figure is the
+ * median of all rounds, and the ratio is also given per pass. Every OS process started
+ * here is stopped by its PID (process group); every loop is bounded by a count.
+ * Env: BENCH_MESH_SCALE scales the counts (default 1), BENCH_MESH_PASSES (default 2).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { Reporter, prefixFromArgv, runChild, startChild, stopChild, waitFor, summarize } from './lib/index.js';
+import { erlangInstalled, erlangTwoNode, TWO_NODE_GROUPS } from './erlang/run-erlang.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
+const program = path.join(here, 'programs', 'mesh.scm');
+const prefix = prefixFromArgv();
+// `mesh` (or a prefix of it) selects every figure of this script
+const rep = new Reporter(prefix.startsWith('mesh') || 'mesh'.startsWith(prefix) ? '' : prefix);
+const SCALE = Number(process.env.BENCH_MESH_SCALE ?? 1);
+const PASSES = Math.max(1, Math.min(5, Number(process.env.BENCH_MESH_PASSES ?? 2)));
+const ROUNDS = 3;
+const RAW_SMALL = 32; // bytes of the raw ping-pong's message, about a mesh SEND frame's size
+
+/** @typedef {import('./lib/timing.js').Stats} Stats */
+
+/** @param {string} stdout @returns {Map<string, number[]>} */
+function results(stdout) {
+  /** @type {Map<string, number[]>} */
+  const m = new Map();
+  for (const line of stdout.split('\n')) {
+    const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
+    if (r && Number.isFinite(Number(r[3]))) m.set(r[1], [...(m.get(r[1]) ?? []), Number(r[3])]);
+  }
+  return m;
+}
+
+/** @type {Map<string, number[]>} samples of every figure, over passes */
+const samples = new Map();
+/** @type {Map<string, number[]>} per-pass ratios */
+const passRatios = new Map();
+/** @param {Map<string, number[]>} m */
+function keep(m) {
+  for (const [k, v] of m) samples.set(k, [...(samples.get(k) ?? []), ...v]);
+}
+
+/** @param {string} what @param {() => Promise<void>} f */
+async function guarded(what, f) {
+  try {
+    await f();
+  } catch (e) {
+    rep.comment(`${what}: not measured: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+/** Start the daemon; resolves with its handle, port and id. @param {string} token */
+async function startDaemon(token) {
+  let log = '';
+  const h = startChild(process.execPath, [bin, '--port', '0', '--token', token], { onLine: (l) => { log += `${l}\n`; } });
+  /** @type {RegExpExecArray | null} */
+  let m = null;
+  const up = await waitFor(() => (m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)) !== null || !h.running(), 20000, 50);
+  if (!up || !m) {
+    await stopChild(h);
+    throw new Error(`the daemon did not start: ${log.slice(-500)}`);
+  }
+  const mm = /** @type {RegExpExecArray} */ (m);
+  return { h, id: mm[1], port: Number(mm[2]), log: () => log };
+}
+
+/** Start the raw echo server. */
+async function startEcho() {
+  let out = '';
+  const h = startChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
+  /** @type {RegExpExecArray | null} */
+  let m = null;
+  const up = await waitFor(() => (m = /^port (\d+)/m.exec(out)) !== null || !h.running(), 10000, 20);
+  if (!up || !m) {
+    await stopChild(h);
+    throw new Error(`the raw echo server did not start: ${h.stderr().slice(-300)}`);
+  }
+  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]) };
+}
+
+/**
+ * @param {{port: number, id: string}} d @param {string} token
+ * @param {string} groups @param {{webrtc?: boolean, scale?: number}} [o]
+ */
+async function runMesh(d, token, groups, o = {}) {
+  const args = [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${d.port}`, '--token', token];
+  if (o.webrtc) args.push('--webrtc', d.id);
+  const r = await runChild(process.execPath, args, {
+    timeoutMs: 120000,
+    env: { ...process.env, PEER_PORT: String(d.port), MESH_GROUPS: groups, NAME_SUFFIX: o.webrtc ? 'webrtc' : 'ws', ROUNDS: String(ROUNDS), SCALE: String((o.scale ?? 1) * SCALE) },
+  });
+  if (r.timedOut || r.code !== 0) throw new Error(`mesh-node ${groups}${o.webrtc ? ' (webrtc)' : ''} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
+  return results(r.stdout);
+}
+
+/** @param {'ws'|'webrtc'} mode @param {number} port @param {number} bytes @param {number} count */
+async function runRaw(mode, port, bytes, count) {
+  const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
+  if (r.timedOut || r.code !== 0) throw new Error(`raw ${mode} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
+  return results(r.stdout);
+}
+
+/** Print a figure from the samples under `key` (as printed by a child) as `name`. @param {string} name @param {string} key @param {string} unit @param {string} note */
+function figure(name, key, unit, note) {
+  const v = samples.get(key);
+  if (!v || v.length === 0) return;
+  const st = summarize(v);
+  rep.bench(name, st.median, unit, { stats: st, note });
+}
+
+/** `bench <a>.vs_<label>.ratio` and the ratio comment (run.js takes medians of those). */
+function ratio(/** @type {string} */ a, /** @type {string} */ b, /** @type {string} */ label, /** @type {{min?: number, max?: number, label?: string}} */ target) {
+  const r = rep.ratio(a, b);
+  if (!Number.isFinite(r)) return;
+  rep.bench(`${a}.vs_${label}.ratio`, Number(r.toFixed(3)), 'x');
+  rep.ratioComment(a, b, target);
+}
+
+const token = `bench-${randomBytes(9).toString('hex')}`;
+const want = (/** @type {string[]} */ ...names) => rep.wantsAny(names);
+/** @type {Awaited<ReturnType<typeof startDaemon>> | null} */
+let daemon = null;
+/** @type {Awaited<ReturnType<typeof startEcho>> | null} */
+let echo = null;
+try {
+  daemon = await startDaemon(token);
+  echo = await startEcho();
+  const d = daemon;
+  const e = echo;
+  rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds`);
+
+  // ping-pong over WebSocket, alternating with its raw ceiling
+  if (want('pingpong.ws.2node', 'raw.ws.2node')) {
+    for (let p = 1; p <= PASSES; p++) {
+      /** @type {Map<string, number[]>} */
+      const pass = new Map();
+      await guarded('raw.ws.2node', async () => {
+        const m = await runRaw('ws', e.port, RAW_SMALL, 8000);
+        keep(m);
+        for (const [k, v] of m) pass.set(k, v);
+      });
+      await guarded('pingpong.ws.2node', async () => {
+        const m = await runMesh(d, token, 'pingpong');
+        keep(m);
+        for (const [k, v] of m) pass.set(k, v);
+      });
+      const a = pass.get('pingpong.ws.2node');
+      const b = pass.get('raw.ws');
+      if (a && b) passRatios.set('pingpong.ws.2node / raw.ws.2node', [...(passRatios.get('pingpong.ws.2node / raw.ws.2node') ?? []), summarize(a).median / summarize(b).median]);
+    }
+  }
+  if (want('pingpong.webrtc.2node', 'raw.webrtc.2node')) {
+    await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
+    await guarded('pingpong.webrtc.2node', async () => keep(await runMesh(d, token, 'pingpong', { webrtc: true, scale: 0.5 })));
+  }
+  const groups = [];
+  if (want('remote_spawn.2node')) groups.push('remote_spawn');
+  if (want('migrate.2node')) groups.push('migrate');
+  if (want('payload.1k.ws.2node')) groups.push('payload1k');
+  if (want('payload.64k.ws.2node')) groups.push('payload64k');
+  if (groups.length > 0) await guarded(groups.join(', '), async () => keep(await runMesh(d, token, groups.join(' '))));
+  if (want('payload.1k.ws.2node', 'raw.ws.1k.2node')) await guarded('raw.ws.1k.2node', async () => keep(await runRaw('ws', e.port, 1024, 6000)));
+  if (want('payload.64k.ws.2node', 'raw.ws.64k.2node')) await guarded('raw.ws.64k.2node', async () => keep(await runRaw('ws', e.port, 65536, 1500)));
+} catch (err) {
+  rep.comment(`mesh figures not measured: ${err instanceof Error ? err.message : err}`);
+} finally {
+  if (echo) await stopChild(echo.h);
+  if (daemon) await stopChild(daemon.h);
+}
+
+// Erlang's two nodes, after ours (not at the same time: 2 cores)
+/** @type {Map<string, Stats>} */
+let erl = new Map();
+const erlGroups = /** @type {(keyof typeof TWO_NODE_GROUPS)[]} */ (Object.keys(TWO_NODE_GROUPS)).filter((g) => rep.wants(TWO_NODE_GROUPS[g]) || rep.wants(TWO_NODE_GROUPS[g].slice('erlang.'.length)));
+if (erlGroups.length > 0) {
+  if (!erlangInstalled()) rep.comment('erlang not installed (erl/erlc not on PATH): erlang.* figures skipped');
+  else await guarded('erlang two-node figures', async () => { erl = await erlangTwoNode(erlGroups); });
+}
+
+figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'daemon + joined node, WebSocket over loopback; (pid . 0) to an echo process and back');
+figure('raw.ws.2node', 'raw.ws', 'rt/s', `bare ws, ${RAW_SMALL}-byte binary message, echoed`);
+for (const [n, st] of erl) if (n === 'erlang.pingpong.2node') rep.bench(n, st.median, 'rt/s', { stats: st, note: 'two Erlang nodes, loopback TCP' });
+figure('pingpong.webrtc.2node', 'pingpong.webrtc.2node', 'rt/s', 'the same pair after MeshNode.upgrade to a WebRTC data channel');
+figure('raw.webrtc.2node', 'raw.webrtc', 'rt/s', `bare node-datachannel, ${RAW_SMALL}-byte message`);
+figure('remote_spawn.2node', 'remote_spawn.ws.2node', 'us', 'closure over local data spawned on the daemon, answers with a value computed from it');
+for (const [n, st] of erl) if (n === 'erlang.remote_spawn.2node') rep.bench(n, st.median, 'us', { stats: st });
+figure('migrate.2node', 'migrate.ws.2node', 'ms', 'median single hop (migrate + report back), per round');
+figure('payload.1k.ws.2node', 'payload.1k.ws.2node', 'rt/s', '1 KiB bytevector echoed');
+figure('raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB');
+figure('payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed');
+figure('raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB');
+for (const [n, st] of erl) if (n.startsWith('erlang.payload.')) rep.bench(n, st.median, 'rt/s', { stats: st });
+
+ratio('pingpong.ws.2node', 'raw.ws.2node', 'raw', { min: 0.85, label: 'ours / bare ws' });
+for (const [k, v] of passRatios) rep.comment(`ratio ${k} per pass: ${v.map((x) => x.toFixed(2)).join(', ')}`);
+ratio('pingpong.ws.2node', 'erlang.pingpong.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
+ratio('pingpong.webrtc.2node', 'raw.webrtc.2node', 'raw', { min: 0.85, label: 'ours / bare data channel' });
+ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1, label: 'ours / Erlang (time: lower is better)' });
+if (rep.get('migrate.2node') !== undefined) rep.comment(`migrate.2node target <= 0.3 ms: ${(rep.get('migrate.2node') ?? Infinity) <= 0.3 ? 'met' : 'NOT met'}`);
+ratio('payload.1k.ws.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
+ratio('payload.64k.ws.2node', 'erlang.payload.64k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
+ratio('payload.1k.ws.2node', 'raw.ws.1k.2node', 'raw', {});
+ratio('payload.64k.ws.2node', 'raw.ws.64k.2node', 'raw', {});
