@@ -178,3 +178,35 @@ test('Linda matrix multiplication with workers on two daemons: one killed with S
   assert.ok(m, `unexpected output: ${r.stdout}\n${r.stderr}`);
   assert.ok(Number(m[1]) >= 1, 'the killed worker\'s rows were issued again');
 });
+
+test('on raises in the caller when the node it runs on dies, and a refused request raises with the other node\'s reason', async () => {
+  const token = newToken();
+  const a = await daemon({ token });
+  let killed = false;
+  const r = await runProgram(
+    `
+(define a (make-node "127.0.0.1" ${a.port}))
+(display (guard (e (#t (list 'refused (error-object-message e)))) (remote-service 'nope a))) (newline)
+(display (on a (lambda () 'first-call-answered))) (newline)
+(display (guard (e ((error-object? e) (list 'raised (error-object-message e))))
+  (on a (lambda () (display 'started) (? )))))
+(newline)
+`,
+    {
+      token,
+      join: [a.url],
+      timeoutMs: 30_000,
+      onStdout: (out) => {
+        if (!killed && out.includes('started')) {
+          killed = true;
+          void a.stop('SIGKILL');
+        }
+      },
+    },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(lines[0], /^\(refused .*no service named nope/);
+  assert.equal(lines[1], 'first-call-answered');
+  assert.match(lines[2], /^started\(raised node [a-z2-7]+ is unreachable/);
+});

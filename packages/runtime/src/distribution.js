@@ -544,7 +544,7 @@ export class Distribution {
     } catch (e) {
       const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
-      return encodeValue([false, msg]);
+      return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
     }
   }
 

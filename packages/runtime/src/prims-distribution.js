@@ -26,7 +26,7 @@ function checkNode(x, who) {
   return x;
 }
 
-definePrimitive('make-node', 2, 2, (host, port) => {
+definePrimitive('make-node', 2, 2, (/** @type {any} */ host, /** @type {any} */ port) => {
   if (typeof host !== 'string') schemeErrorOf('type', 'make-node', 'expected a host name string', host);
   if (typeof port !== 'number' || port < 1 || port > 65535) schemeErrorOf('type', 'make-node', 'expected a port number', port);
   // the node listening there may be this one: then it is equal? to (current-node)
@@ -77,7 +77,7 @@ defineBuiltin('migrate', function (/** @type {number} */ _d, /** @type {any} */ 
   return unwind(PEND_SUSPEND, proc.waiting);
 }, 1, 0);
 
-definePrimitive('publish-service', 2, 2, (name, pid) => {
+definePrimitive('publish-service', 2, 2, (/** @type {any} */ name, /** @type {any} */ pid) => {
   const { remote } = distribution('publish-service');
   const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'publish-service', 'expected a symbol or string', name);
   remote.services.set(text, checkPid(pid, 'publish-service'));
@@ -90,7 +90,7 @@ defineBuiltin('remote-service', function (/** @type {number} */ _d, /** @type {a
   return blockOn('remote-service', (_proc, remote) => remote.remoteService(text, node));
 }, 2, 0);
 
-definePrimitive('node-id', 1, 1, (node) => {
+definePrimitive('node-id', 1, 1, (/** @type {any} */ node) => {
   const ref = checkNode(node, 'node-id');
   return ref.id ?? false;
 });
@@ -114,24 +114,27 @@ defineBuiltin('%node-id', function (/** @type {number} */ _d, /** @type {any} */
 
 /** Scheme part: `on` runs a thunk on a node and returns its value (or raises its error). */
 export const distributionSource = String.raw`
-(define (on node thunk)
-  (let ((me (self)) (tag (make-tag)))
-    (remote-spawn node
-      (lambda ()
-        (! me (list tag (guard (e (#t (list 'error e))) (list 'ok (thunk)))))))
-    (recv ((,tag ('ok v)) v)
-          ((,tag ('error e)) (raise e)))))
+;; The remote process is linked to the caller while it runs, so a failure of its node is
+;; an exit signal raised in the caller's receive, not a wait for ever; the link is
+;; removed once the answer is in (a later failure of that node is no business of ours).
+(define (%call-on node thunk)
+  (let* ((me (self))
+         (tag (make-tag))
+         (pid (remote-spawn-link node
+                (lambda ()
+                  (! me (list tag (guard (e (#t (list 'error e))) (list 'ok (thunk)))))))))
+    (let ((answer (recv ((,tag answer) answer))))
+      (unlink pid)
+      (if (eq? (car answer) 'ok) (cadr answer) (raise (cadr answer))))))
+
+(define (on node thunk) (%call-on node thunk))
 
 ;; Centralised spaces: an operation on a space held by another node runs there, in a
 ;; process of its own, and the answer comes back as a message (so a blocking in waits
 ;; like any receive, and a failure of that node is an exit signal, not a hang).
 (define (%remote-linda op space args)
-  (let ((me (self)) (tag (make-tag)) (proc (%linda-procedure op)))
-    (remote-spawn (space-node space)
-      (lambda ()
-        (! me (list tag (guard (e (#t (list 'error e))) (list 'ok (apply proc args)))))))
-    (recv ((,tag ('ok v)) v)
-          ((,tag ('error e)) (raise e)))))
+  (let ((proc (%linda-procedure op)))
+    (%call-on (space-node space) (lambda () (apply proc args)))))
 
 (define (%linda-procedure op)
   (case op
