@@ -839,7 +839,8 @@ export class Distribution {
       last = m.seq;
       c = m.seq + 1;
     }
-    const visited = [...(proc.visited ?? []), this.node.id];
+    // each node once (a process hopping back and forth would otherwise ship a list growing by one id per hop)
+    const visited = proc.visited?.includes(this.node.id) ? proc.visited : [...(proc.visited ?? []), this.node.id];
     return { state: [proc.pid, thread, mailbox, proc.links ?? [], visited], shippedUpTo: last };
   }
 
