@@ -141,13 +141,13 @@ export class Box {
  * Filled in by the code store when a unit is loaded.
  * @typedef {object} LambdaInfo
  * @property {any} unit      the Unit (code store) that holds this lambda
- * @property {number} index  index of the lambda within its unit
+ * @property {number|string} index  index of the lambda within its unit (a builtin's: its name)
  * @property {string} name   procedure name for messages (`"fib"`, `"anonymous"`)
  * @property {number} nreq   number of required parameters
  * @property {number} nopt   number of optional parameters (from case-lambda / #!optional), 0 usually
  * @property {boolean} rest  whether extra arguments are collected in a list
  * @property {Function} fast direct-style entry: fast(closure, depth, ...args)
- * @property {Function} resume resumable twin: resume(frame, value)
+ * @property {Function|null} resume resumable twin: resume(frame, value); null for builtins, which leave no frames
  */
 
 /**

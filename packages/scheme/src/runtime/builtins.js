@@ -53,13 +53,13 @@ function adapter(p) {
   const { fn, min, max } = p;
   if (min === max) {
     switch (min) {
-      case 0: return function (/** @type {number} */ _d) { return arguments.length !== 1 ? arity(this, arguments.length - 1) : fn(); };
-      case 1: return function (/** @type {number} */ _d, /** @type {any} */ a) { return arguments.length !== 2 ? arity(this, arguments.length - 1) : fn(a); };
-      case 2: return function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b) { return arguments.length !== 3 ? arity(this, arguments.length - 1) : fn(a, b); };
-      case 3: return function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return arguments.length !== 4 ? arity(this, arguments.length - 1) : fn(a, b, c); };
+      case 0: return /** @this {Closure} */ function (/** @type {number} */ _d) { return arguments.length !== 1 ? arity(this, arguments.length - 1) : fn(); };
+      case 1: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a) { return arguments.length !== 2 ? arity(this, arguments.length - 1) : fn(a); };
+      case 2: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b) { return arguments.length !== 3 ? arity(this, arguments.length - 1) : fn(a, b); };
+      case 3: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return arguments.length !== 4 ? arity(this, arguments.length - 1) : fn(a, b, c); };
     }
   }
-  return function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
+  return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
     if (args.length < min || (max >= 0 && args.length > max)) return arity(this, args.length);
     return fn(...args);
   };
@@ -82,9 +82,9 @@ export function installPrimitives() {
  */
 export const MAX_APPLY_ARGUMENTS = 50000;
 
-/** `(apply f a ... list)` — a tail call, so it needs no frame of its own. */
+/** `(apply f a ... list)` — a tail call, so it needs no frame of its own. @this {Closure} the apply procedure */
 function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any[]} */ ...rest) {
-  if (arguments.length < 3) return arity(/** @type {any} */ (this), arguments.length - 1);
+  if (arguments.length < 3) return arity(this, arguments.length - 1);
   if (!(f instanceof Closure)) schemeErrorOf('type', 'apply', 'not a procedure', f);
   const last = rest.pop();
   const args = rest.length === 0 ? listToArray(last, 'apply') : rest.concat(listToArray(last, 'apply'));

@@ -95,7 +95,8 @@ function loop(th) {
         if (fr === null) return SLICE_DONE;
         if (--R.fuel < 0) return SLICE_YIELD;
         th.k = fr.next;
-        r = fr.lam.resume(fr, th.val);
+        // frames are pushed only by compiled code, whose lambdas the linker gave a resume
+        r = /** @type {Function} */ (fr.lam.resume)(fr, th.val);
       }
     } catch (e) {
       R.uhead = R.utail = null;

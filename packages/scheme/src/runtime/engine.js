@@ -157,7 +157,8 @@ Object.defineProperty(Object.prototype, CALL, {
   configurable: true,
 });
 
-export const EMPTY = Object.freeze([]);
+/** The free values of a closure that has none; frozen, typed as any closure's fv (free values are never written in place). */
+export const EMPTY = /** @type {any[]} */ (Object.freeze(/** @type {any[]} */ ([])));
 
 /** What generated code receives as `$` (with the unit's own tables added). */
 export const codeRuntime = {

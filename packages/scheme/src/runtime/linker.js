@@ -83,8 +83,8 @@ const sourceCache = new Map();
  */
 export function instantiate(wire, hash, env, opts = {}) {
   const deny = opts.deny ?? null;
-  const G = wire.globals.map(([ns, name]) => (ns === 'rt' && deny?.has(name) ? deniedCell(name) : envOf(ns, env).cell(name)));
-  const P = wire.prims.map((name) => {
+  const G = wire.globals.map((/** @type {[string, string]} */ [ns, name]) => (ns === 'rt' && deny?.has(name) ? deniedCell(name) : envOf(ns, env).cell(name)));
+  const P = wire.prims.map((/** @type {string} */ name) => {
     if (internalOps.has(name)) return null;
     if (deny?.has(name)) return deniedPrimitive(name);
     const p = primitives.get(name);
@@ -92,9 +92,9 @@ export function instantiate(wire, hash, env, opts = {}) {
     return p.fn;
   });
   // literal constants are immutable (R7RS): mutating one is an error, not a silent change
-  const K = wire.consts.map((k) => (k === UNIT_HASH ? hash : freezeLiteral(k)));
+  const K = wire.consts.map((/** @type {any} */ k) => (k === UNIT_HASH ? hash : freezeLiteral(k)));
   const instance = { hash, wire, env, lams: /** @type {any[]} */ ([]), top: /** @type {any} */ (null) };
-  const LAM = wire.lambdas.map((lam, index) => {
+  const LAM = wire.lambdas.map((/** @type {any} */ lam, /** @type {number} */ index) => {
     const c0 = lam.clauses[0];
     return {
       unit: instance,
@@ -114,7 +114,7 @@ export function instantiate(wire, hash, env, opts = {}) {
   }
   const sourceName = `termite:${hash.slice(0, 16)}.js`;
   const fns = new Function('$', `${source}\n//# sourceURL=${sourceName}`)({ ...codeRuntime, K, G, P, LAM });
-  LAM.forEach((lam, i) => {
+  LAM.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
     lam.fast = fns[i][0];
     lam.resume = fns[i][1];
   });

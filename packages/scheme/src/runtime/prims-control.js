@@ -24,28 +24,28 @@ function thread() {
 
 // ---------------------------------------------------------------- dynamic state
 definePrimitive('%winders', 0, 0, () => thread().winders);
-definePrimitive('%set-winders!', 1, 1, (w) => {
+definePrimitive('%set-winders!', 1, 1, (/** @type {any} */ w) => {
   thread().winders = w;
   return VOID;
 });
 definePrimitive('%handlers', 0, 0, () => thread().handlers);
-definePrimitive('%set-handlers!', 1, 1, (h) => {
+definePrimitive('%set-handlers!', 1, 1, (/** @type {any} */ h) => {
   thread().handlers = h;
   return VOID;
 });
 definePrimitive('%params', 0, 0, () => thread().params);
-definePrimitive('%set-params!', 1, 1, (p) => {
+definePrimitive('%set-params!', 1, 1, (/** @type {any} */ p) => {
   thread().params = p;
   return VOID;
 });
 
 // ---------------------------------------------------------------- multiple values
-definePrimitive('values', 0, -1, (...vals) => (vals.length === 1 ? vals[0] : new Values(vals)), { pure: true });
-definePrimitive('%values?', 1, 1, (v) => v instanceof Values, { pure: true });
-definePrimitive('%values->list', 1, 1, (v) => arrayToList(v.vals), { pure: true });
+definePrimitive('values', 0, -1, (/** @type {any[]} */ ...vals) => (vals.length === 1 ? vals[0] : new Values(vals)), { pure: true });
+definePrimitive('%values?', 1, 1, (/** @type {any} */ v) => v instanceof Values, { pure: true });
+definePrimitive('%values->list', 1, 1, (/** @type {any} */ v) => arrayToList(v.vals), { pure: true });
 
 // ---------------------------------------------------------------- procedures
-definePrimitive('procedure?', 1, 1, (x) => x instanceof Closure, { pure: true });
+definePrimitive('procedure?', 1, 1, (/** @type {any} */ x) => x instanceof Closure, { pure: true });
 
 // ---------------------------------------------------------------- parameters
 /**
@@ -127,8 +127,8 @@ function paramKeyOf(p) {
 }
 
 definePrimitive('%make-parameter', 2, 2, makeParameter);
-definePrimitive('%parameter-converter', 1, 1, (p) => paramKeyOf(p).converter);
-definePrimitive('%params-extend', 3, 3, (alist, params, vals) => {
+definePrimitive('%parameter-converter', 1, 1, (/** @type {any} */ p) => paramKeyOf(p).converter);
+definePrimitive('%params-extend', 3, 3, (/** @type {any} */ alist, /** @type {any} */ params, /** @type {any} */ vals) => {
   const ps = listToArray(params, 'parameterize');
   const vs = listToArray(vals, 'parameterize');
   let out = alist;
@@ -137,29 +137,29 @@ definePrimitive('%params-extend', 3, 3, (alist, params, vals) => {
 });
 
 // ---------------------------------------------------------------- records
-definePrimitive('%make-record-type', 4, 4, (name, fields, ordinal, unitHash) => {
+definePrimitive('%make-record-type', 4, 4, (/** @type {any} */ name, /** @type {any} */ fields, /** @type {any} */ ordinal, /** @type {any} */ unitHash) => {
   const fieldNames = Array.from(fields, (f) => (f instanceof Sym ? f.name : String(f)));
   const typeName = name instanceof Sym ? name.name : String(name);
   return internRecordType(`${unitHash}:${ordinal}`, typeName, fieldNames);
 });
-definePrimitive('%make-record', 1, -1, (rtd, ...vals) => new Record(rtd, vals));
-definePrimitive('%record?', 2, 2, (x, rtd) => x instanceof Record && x.rtd === rtd, { pure: true });
-definePrimitive('%record-ref', 4, 4, (x, rtd, i, who) => {
+definePrimitive('%make-record', 1, -1, (/** @type {any} */ rtd, /** @type {any[]} */ ...vals) => new Record(rtd, vals));
+definePrimitive('%record?', 2, 2, (/** @type {any} */ x, /** @type {any} */ rtd) => x instanceof Record && x.rtd === rtd, { pure: true });
+definePrimitive('%record-ref', 4, 4, (/** @type {any} */ x, /** @type {any} */ rtd, /** @type {any} */ i, /** @type {any} */ who) => {
   if (x instanceof Record && x.rtd === rtd) return x.f[i];
   return schemeErrorOf('type', who instanceof Sym ? who.name : String(who), `expected a record of type ${rtd.name}`, x);
 });
-definePrimitive('%record-set!', 5, 5, (x, rtd, i, v, who) => {
+definePrimitive('%record-set!', 5, 5, (/** @type {any} */ x, /** @type {any} */ rtd, /** @type {any} */ i, /** @type {any} */ v, /** @type {any} */ who) => {
   if (x instanceof Record && x.rtd === rtd) {
     x.f[i] = v;
     return VOID;
   }
   return schemeErrorOf('type', who instanceof Sym ? who.name : String(who), `expected a record of type ${rtd.name}`, x);
 });
-definePrimitive('record?', 1, 1, (x) => x instanceof Record, { pure: true });
-definePrimitive('record-type-name', 1, 1, (x) => (x instanceof Record ? Sym.intern(x.rtd.name) : schemeErrorOf('type', 'record-type-name', 'expected a record', x)));
+definePrimitive('record?', 1, 1, (/** @type {any} */ x) => x instanceof Record, { pure: true });
+definePrimitive('record-type-name', 1, 1, (/** @type {any} */ x) => (x instanceof Record ? Sym.intern(x.rtd.name) : schemeErrorOf('type', 'record-type-name', 'expected a record', x)));
 
 // ---------------------------------------------------------------- errors
-definePrimitive('%make-error', 4, 4, (message, irritants, kind, who) =>
+definePrimitive('%make-error', 4, 4, (/** @type {any} */ message, /** @type {any} */ irritants, /** @type {any} */ kind, /** @type {any} */ who) =>
   new ErrorObject(String(message), irritants, kind instanceof Sym ? kind.name : String(kind), who instanceof Sym ? who.name : who === false ? null : String(who)));
 
 /**
@@ -168,11 +168,11 @@ definePrimitive('%make-error', 4, 4, (message, irritants, kind, who) =>
  * carries the location of the user's call and is not continuable), e.g.
  * `(%error 'type 'map "expected a list" 5)`.
  */
-definePrimitive('%error', 3, -1, (kind, who, message, ...irritants) =>
+definePrimitive('%error', 3, -1, (/** @type {any} */ kind, /** @type {any} */ who, /** @type {any} */ message, /** @type {any[]} */ ...irritants) =>
   schemeErrorOf(kind instanceof Sym ? kind.name : String(kind), who instanceof Sym ? who.name : String(who), String(message), ...irritants));
 
 // ---------------------------------------------------------------- misc
 definePrimitive('%list?', 1, 1, isList, { pure: true });
-definePrimitive('%procedure-name', 1, 1, (p) => (p instanceof Closure ? p.lam.name : false));
-definePrimitive('%callable?', 1, 1, (x) => x !== null && x !== undefined && x[CALL] !== Object.prototype[/** @type {any} */ (CALL)], { pure: true });
+definePrimitive('%procedure-name', 1, 1, (/** @type {any} */ p) => (p instanceof Closure ? p.lam.name : false));
+definePrimitive('%callable?', 1, 1, (/** @type {any} */ x) => x !== null && x !== undefined && x[CALL] !== /** @type {{[k: symbol]: unknown}} */ (Object.prototype)[CALL], { pure: true });
 export { RecordType };
