@@ -52,12 +52,12 @@ export function seconds(x, who) {
 // ------------------------------------------------------------------ identity
 
 definePrimitive('self', 0, 0, () => current('self').pid);
-definePrimitive('pid?', 1, 1, (x) => x instanceof Pid, { pure: true });
-definePrimitive('tag?', 1, 1, (x) => x instanceof Tag, { pure: true });
-definePrimitive('node?', 1, 1, (x) => x instanceof NodeRef, { pure: true });
+definePrimitive('pid?', 1, 1, (/** @type {any} */ x) => x instanceof Pid, { pure: true });
+definePrimitive('tag?', 1, 1, (/** @type {any} */ x) => x instanceof Tag, { pure: true });
+definePrimitive('node?', 1, 1, (/** @type {any} */ x) => x instanceof NodeRef, { pure: true });
 definePrimitive('make-tag', 0, 0, () => current('make-tag').node.makeTag());
 definePrimitive('current-node', 0, 0, () => current('current-node').node.ref);
-definePrimitive('pid-node', 1, 1, (pid) => {
+definePrimitive('pid-node', 1, 1, (/** @type {any} */ pid) => {
   const node = current('pid-node').node;
   checkPid(pid, 'pid-node');
   if (pid.node === node.id) return node.ref;
@@ -66,7 +66,7 @@ definePrimitive('pid-node', 1, 1, (pid) => {
 
 // ------------------------------------------------------------------ sending
 
-definePrimitive('!', 2, 2, (pid, msg) => {
+definePrimitive('!', 2, 2, (/** @type {any} */ pid, /** @type {any} */ msg) => {
   const node = current('!').node;
   node.send(checkPid(pid, '!'), msg);
   return VOID;
@@ -81,8 +81,8 @@ function spawnFrom(thunk, who) {
   return proc.node.spawn(thunk, { params: proc.params });
 }
 
-definePrimitive('spawn', 1, 1, (thunk) => spawnFrom(thunk, 'spawn').pid);
-definePrimitive('spawn-link', 1, 1, (thunk) => {
+definePrimitive('spawn', 1, 1, (/** @type {any} */ thunk) => spawnFrom(thunk, 'spawn').pid);
+definePrimitive('spawn-link', 1, 1, (/** @type {any} */ thunk) => {
   const me = current('spawn-link');
   const child = spawnFrom(thunk, 'spawn-link');
   me.node.addLink(me.pid, child.pid);
@@ -92,7 +92,7 @@ definePrimitive('spawn-link', 1, 1, (thunk) => {
 
 /** @param {string} name @param {(node: any, me: Pid, other: Pid) => void} f */
 function linkPrimitive(name, f) {
-  definePrimitive(name, 1, 1, (pid) => {
+  definePrimitive(name, 1, 1, (/** @type {any} */ pid) => {
     const me = current(name);
     f(me.node, me.pid, checkPid(pid, name));
     return VOID;
@@ -114,7 +114,7 @@ linkPrimitive('unlink', (node, me, other) => {
   node.removeLink(other, me);
 });
 
-definePrimitive('process-alive?', 1, 1, (pid) => {
+definePrimitive('process-alive?', 1, 1, (/** @type {any} */ pid) => {
   const node = current('process-alive?').node;
   checkPid(pid, 'process-alive?');
   if (pid.node === node.id) return node.local(pid) !== null;
@@ -126,10 +126,11 @@ definePrimitive('process-alive?', 1, 1, (pid) => {
 /**
  * `(? [timeout [default]])`: the oldest message. With a timeout (seconds) and no
  * message by then: the default, or the symbol `timeout` is raised.
+ * @this {Closure} the ? procedure
  */
 function receiveCode(/** @type {number} */ _d, /** @type {any} */ timeout, /** @type {any} */ dflt) {
   const n = arguments.length - 1;
-  if (n > 2) return arity(/** @type {any} */ (this), n);
+  if (n > 2) return arity(this, n);
   const proc = current('?');
   const node = proc.node;
   if (proc.signalled) throw raiseSignal(proc);
@@ -148,19 +149,19 @@ const PLAIN_RECEIVE = Object.freeze({ kind: W_RECEIVE, hasDefault: false, dflt: 
 const SCAN = Object.freeze({ kind: W_SCAN });
 
 /** `(%mbox-peek cursor)` → #(seq message) for the oldest message with seq ≥ cursor, or #f. */
-definePrimitive('%mbox-peek', 1, 1, (cursor) => {
+definePrimitive('%mbox-peek', 1, 1, (/** @type {any} */ cursor) => {
   const proc = current('recv');
   const m = proc.node.core.peek(proc.cpid, cursor);
   return m === undefined ? false : [m.seq, m.value];
 });
 /** `(%mbox-take seq)` removes that message. */
-definePrimitive('%mbox-take', 1, 1, (seq) => {
+definePrimitive('%mbox-take', 1, 1, (/** @type {any} */ seq) => {
   const proc = current('recv');
   const v = proc.node.core.take(proc.cpid, seq);
   return v === undefined ? false : v;
 });
 /** `(%deadline seconds-or-#f)` → the absolute time (ms) a wait should end, or #f. */
-definePrimitive('%deadline', 1, 1, (s) => {
+definePrimitive('%deadline', 1, 1, (/** @type {any} */ s) => {
   if (s === false) return false;
   const proc = current('recv');
   const ms = seconds(s, 'recv');
@@ -196,7 +197,7 @@ function sleepCode(/** @type {number} */ _d, /** @type {any} */ s) {
 }
 defineBuiltin('sleep', sleepCode, 1, 0);
 
-definePrimitive('terminate!', 1, 1, (pid) => {
+definePrimitive('terminate!', 1, 1, (/** @type {any} */ pid) => {
   const me = current('terminate!');
   checkPid(pid, 'terminate!');
   if (pid.node === me.pid.node && pid.n === me.pid.n) throw raiseValue(terminatedError(pid));
@@ -206,17 +207,17 @@ definePrimitive('terminate!', 1, 1, (pid) => {
 
 // ------------------------------------------------------------------ output helpers of the papers
 
-definePrimitive('print', 0, -1, (...xs) => {
+definePrimitive('print', 0, -1, (/** @type {any[]} */ ...xs) => {
   for (const x of xs) writeOut(displayString(x));
   return VOID;
 });
-definePrimitive('println', 0, -1, (...xs) => {
+definePrimitive('println', 0, -1, (/** @type {any[]} */ ...xs) => {
   for (const x of xs) writeOut(displayString(x));
   writeOut('\n');
   return VOID;
 });
-definePrimitive('timeout?', 1, 1, (x) => x === TIMEOUT_SYMBOL());
-definePrimitive('%log', 1, 1, (text) => {
+definePrimitive('timeout?', 1, 1, (/** @type {any} */ x) => x === TIMEOUT_SYMBOL());
+definePrimitive('%log', 1, 1, (/** @type {any} */ text) => {
   current('log').node.log(typeof text === 'string' ? text : displayString(text));
   return VOID;
 });

@@ -17,7 +17,7 @@ import { definePrimitive } from '@termite/scheme/internal';
 import { current } from './prims-processes.js';
 import { Pid } from './values.js';
 
-definePrimitive('%process-port', 1, 1, (pid) => {
+definePrimitive('%process-port', 1, 1, (/** @type {any} */ pid) => {
   if (!(pid instanceof Pid)) throw new Error('%process-port: expected a pid');
   return makeProcessPort(current('%process-port').node, pid);
 });
@@ -90,6 +90,7 @@ export class NodeEvaluator {
     if (this.server === null || !this.server.alive) {
       this.server = node.spawnCall(rtEnv.cell('%repl-server').v, []);
     }
+    /** @type {string[]} */
     const printed = [];
     const collector = node.spawnHandler((s) => {
       printed.push(String(s));
