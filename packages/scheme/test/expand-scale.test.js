@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { read } from './fixtures/expand/helpers.js';
 import { expandProgram } from '../src/expand/index.js';
 
-/** A 1,000-line program of ordinary definitions. */
-function thousandLines() {
+/** A program of `blocks` × 10 lines of ordinary definitions. @param {number} [blocks] */
+function thousandLines(blocks = 100) {
   const lines = [];
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < blocks; i++) {
     lines.push(
       `(define (walk-${i} tree acc)`,
       `  (cond ((null? tree) acc)`,
@@ -26,19 +26,29 @@ function thousandLines() {
   return lines.join('\n');
 }
 
-test('a 1,000-line program expands in tens of milliseconds once warm (and far under a second cold)', (ctx) => {
-  const datums = read(thousandLines(), 'big.scm');
-  let t = performance.now();
-  expandProgram(datums, { file: 'big.scm' });
-  const cold = performance.now() - t;
-  for (let i = 0; i < 3; i++) expandProgram(datums, { file: 'big.scm' });
-  t = performance.now();
-  const { units } = expandProgram(datums, { file: 'big.scm' });
-  const warm = performance.now() - t;
+/** The best of `n` warm expansions of `datums`, in ms. @param {any[]} datums @param {number} n */
+function bestOf(datums, n) {
+  let best = Infinity;
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    expandProgram(datums, { file: 'big.scm' });
+    best = Math.min(best, performance.now() - t);
+  }
+  return best;
+}
+
+// Speed itself is a benchmark's business (a shared machine makes absolute bounds flaky);
+// what a test can hold is the shape: expansion time grows linearly with the program.
+test('a 1,000-line program expands completely, and 4,000 lines take about four times as long, not sixteen', (ctx) => {
+  const small = read(thousandLines(100), 'big.scm');
+  const large = read(thousandLines(400), 'bigger.scm');
+  const { units } = expandProgram(small, { file: 'big.scm' });
   assert.equal(units[0].body.es.length, 100 * 9, 'per block: 2 procedures, 6 record definitions, 1 expression');
-  ctx.diagnostic(`1,000 lines: ${cold.toFixed(1)} ms cold, ${warm.toFixed(1)} ms warm`);
-  assert.ok(cold < 1500, `cold expansion took ${cold.toFixed(0)} ms`);
-  assert.ok(warm < 250, `warm expansion took ${warm.toFixed(0)} ms`);
+  bestOf(large, 1); // warm
+  const t1 = bestOf(small, 5);
+  const t4 = bestOf(large, 5);
+  ctx.diagnostic(`1,000 lines: ${t1.toFixed(1)} ms warm; 4,000 lines: ${t4.toFixed(1)} ms (${(t4 / t1).toFixed(1)}×)`);
+  assert.ok(t4 < 10 * t1, `4,000 lines took ${(t4 / t1).toFixed(1)}× as long as 1,000 (linear is 4×, quadratic 16×)`);
 });
 
 test('a quoted 100,000-element list is passed through as the very datum read', () => {
