@@ -105,10 +105,27 @@ function isShareable(x) {
  */
 export function encodeValue(value, opts = {}) {
   const shared = findShared(value, opts.onCode);
-  const w = new CborWriter();
-  emit(value, w, shared);
-  return w.bytes();
+  // one writer reused from call to call (re-entered, a fresh one): a large value no
+  // longer costs a chain of doubling buffers, a small one no buffer at all; the bytes
+  // are copied out once, and a buffer grown past SCRATCH_KEEP is not kept
+  const w = scratchBusy ? new CborWriter() : scratch;
+  const mine = w === scratch;
+  if (mine) scratchBusy = true;
+  try {
+    emit(value, w, shared);
+    return w.bytes();
+  } finally {
+    if (mine) {
+      scratchBusy = false;
+      w.pos = 0;
+      if (w.buf.length > SCRATCH_KEEP) w.buf = new Uint8Array(256);
+    }
+  }
 }
+
+const SCRATCH_KEEP = 1 << 20;
+const scratch = new CborWriter();
+let scratchBusy = false;
 
 /**
  * Objects reached more than once (count 2) — the ones that need tag 28/29.
