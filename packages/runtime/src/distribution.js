@@ -499,7 +499,9 @@ export class Distribution {
     }
     switch (type) {
       case F_SEND:
-        this.node.send(pid, f[3]);
+        // just decoded: no one else holds this value, so it is delivered without a copy
+        this.node.stats.messages++;
+        this.node.core.send(proc.cpid, f[3]);
         this.node.poke();
         return;
       case F_SIGNAL:
