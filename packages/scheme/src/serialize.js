@@ -457,7 +457,12 @@ class Decoder {
     this.maxDepth = opts.maxDepth ?? 10000;
     /** @type {any[]} values marked with tag 28, in order */
     this.shared = [];
-    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    /** @type {DataView | null} made on first use (floats, 64-bit integers): most values need none */
+    this.view = null;
+  }
+
+  get dv() {
+    return this.view ?? (this.view = new DataView(this.b.buffer, this.b.byteOffset, this.b.byteLength));
   }
 
   /** @param {string} what */
