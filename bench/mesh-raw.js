@@ -114,7 +114,7 @@ if (mode === 'echo') {
     };
     send(msg);
   });
-  await trip(Math.max(1, count >> 1));
+  await trip(count); // warm-up: as many round trips as a timed round
   for (let r = 1; r <= rounds; r++) {
     const t0 = performance.now();
     await trip(count);

@@ -22,7 +22,7 @@
  * The Scheme side is a real daemon (`termite-node --port 0`) and a node joined to it
  * (bench/mesh-node.js: what `termite-node run --join` does, plus the WebRTC upgrade).
  * Ping-pong over WebSocket alternates with its raw ceiling (PASSES passes of ROUNDS
- * timed rounds each, after a warm-up) so both see the same load; the figure is the
+ * timed rounds each, after warm-up rounds) so both see the same load; the figure is the
  * median of all rounds, and the ratio is also given per pass. Every OS process started
  * here is stopped by its PID (process group); every loop is bounded by a count.
  * Env: BENCH_MESH_SCALE scales the counts (default 1), BENCH_MESH_PASSES (default 2).

@@ -2,7 +2,7 @@
 ;; daemon (another OS process) at 127.0.0.1:PEER_PORT. MESH_GROUPS selects them (space
 ;; separated: pingpong remote_spawn migrate payload1k payload64k); NAME_SUFFIX names the
 ;; transport (ws or webrtc). Prints "result <name> <round> <value>" per timed round,
-;; after one untimed warm-up round. Every loop is bounded by its count.
+;; after two untimed warm-up rounds. Every loop is bounded by its count.
 (define peer (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
 (define groups (or (get-environment-variable "MESH_GROUPS") "pingpong"))
 (define suffix (or (get-environment-variable "NAME_SUFFIX") "ws"))
@@ -17,8 +17,11 @@
           (else (loop (+ i 1))))))
 (define (result name round value)
   (display "result ") (display name) (display " ") (display round) (display " ") (display value) (newline))
-;; (timed-rounds name n run per): warm-up, then `rounds` timed runs of (run n); value (per n secs)
+;; (timed-rounds name n run per): two warm-up runs (both nodes' JITs reach their steady
+;; state: the first timed round was otherwise up to 2.5x slower than the third), then
+;; `rounds` timed runs of (run n); value (per n secs)
 (define (timed-rounds name n run per)
+  (run n)
   (run n)
   (do ((r 1 (+ r 1))) ((> r rounds))
     (let ((t0 (now)))
@@ -81,6 +84,7 @@
         (let ((v (list->vector (list-sort < xs))))
           (vector-ref v (quotient (vector-length v) 2))))
       (define n (* 2 (count 200)))
+      (hops n)
       (hops n)
       (do ((r 1 (+ r 1))) ((> r rounds))
         (result (string-append "migrate." suffix ".2node") r (* 1000 (median (hops n)))))))
