@@ -69,7 +69,7 @@ export function startDaemon(opts) {
  * @param {import('node:child_process').ChildProcess} child @param {NodeJS.Signals} signal
  */
 export function stopChild(child, signal) {
-  return new Promise((resolve) => {
+  return /** @type {Promise<void>} */ (new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
     child.once('exit', () => {
@@ -77,13 +77,12 @@ export function stopChild(child, signal) {
       resolve();
     });
     child.kill(signal);
-  });
+  }));
 }
 
 /**
  * Run a program with `termite-node run` (joined to the given daemons); resolves with
  * its status and streams. Bounded by timeoutMs.
- * @param {string} source
  * `source` is the program's text, or `{file}` to run a file as it is; `onStdout` sees
  * the output so far each time more arrives (to act in the middle of a run).
  * @param {string | {file: string}} source

@@ -136,6 +136,7 @@ function graphCopy(root) {
     if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true || Object.isFrozen(x)) return x;
     const seen = memo.get(x);
     if (seen !== undefined) return seen;
+    /** @type {any} the copy, filled in later (its parts may refer back to it) */
     let out;
     if (x instanceof Pair) {
       out = new Pair(null, null);
@@ -152,9 +153,10 @@ function graphCopy(root) {
       out = x.slice();
     } else if (x instanceof Closure) {
       if (x.fv === null || x.fv.length === 0) return x;
-      out = new Closure(x.fn, x.lam, new Array(x.fv.length));
+      const fv = x.fv;
+      out = new Closure(x.fn, x.lam, new Array(fv.length));
       fill.push(() => {
-        for (let i = 0; i < x.fv.length; i++) out.fv[i] = copy(x.fv[i]);
+        for (let i = 0; i < fv.length; i++) out.fv[i] = copy(fv[i]);
       });
     } else if (x instanceof Box) {
       out = new Box(null);

@@ -710,7 +710,7 @@ export class Distribution {
     checkWire(wire, this.policy());
     const actual = hashWire(wire);
     if (actual !== hash) throw new CodecError(`unit ${hash.slice(0, 16)} does not match its hash (got ${actual.slice(0, 16)})`);
-    if (Array.isArray(debug)) wire.debug = { file: String(debug[0]), sites: debug[1] };
+    if (Array.isArray(debug)) /** @type {any} */ (wire).debug = { file: String(debug[0]), sites: debug[1] };
     if (bytes === null && this.codeCache) await this.codeCache.put(hash, encodeValue(shipped));
     return wire;
   }

@@ -44,7 +44,8 @@ const FUEL = 4000;
 const LOOP_MS = 8;
 
 const TIMEOUT = Sym.intern('timeout');
-const EMPTY_ARGS = Object.freeze([]);
+/** Arguments of a call without any: frozen, never written (the driver only reads args). */
+const EMPTY_ARGS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
 /** The core's process table: 21 bits of slot index. */
 const SLOTS = 0x200000;
 const SLOT_MASK = 0x1fffff;
@@ -59,7 +60,7 @@ export class Process extends Thread {
    * @param {TermiteNode} node @param {Pid} pid @param {number} cpid the core's pid
    */
   constructor(node, pid, cpid) {
-    super(null, null);
+    super(null, /** @type {any} */ (null)); // a process gets its entry and arguments when it starts
     this.owner = this;
     this.node = node;
     this.pid = pid;
