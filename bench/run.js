@@ -32,7 +32,7 @@ const SCRIPTS = [
   { file: 'erlang/run-erlang.js', limitS: 600 }, // erlang.* (until ring/pingpong/mesh scripts run them beside ours)
   { file: 'processes.js', limitS: 900 }, // issue 4: ring.*, pingpong.local, linda.*, processes.idle_bytes
   { file: 'mesh.js', limitS: 900 }, // issue 5: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
-  // { file: 'browser.js', limitS: 900 },   // browser figures
+  { file: 'browser.js', limitS: 420 }, // browser issue: pingpong.*.browser, raw.*.browser, *.tabs, first_migration.browser, tabs.joined
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

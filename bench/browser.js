@@ -1,0 +1,634 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Browser figures: a daemon (`termite-node`, its own OS process), Debian's Chromium
+ * (e2e/helpers/browser.js: loopback WebRTC recipe 2) with worker tabs on the daemon's
+ * /worker page, and each ping-pong beside the bare transport measured in the same run
+ * with the same browser.
+ *
+ *   node bench/browser.js [PREFIX]     (npm run bench -- browser: every figure below)
+ *
+ *   pingpong.ws.browser       rt/s  a Scheme process on a tab (`/worker?webrtc=0`: the tab
+ *                                   stays on its WebSocket) pings an echo process on the daemon
+ *   raw.ws.browser            rt/s  a page's bare WebSocket <-> a Node `ws` echo server
+ *                                   (bench/mesh-raw.js echo, its own OS process)
+ *   pingpong.webrtc.browser   rt/s  the same over the tab's data channel to the daemon
+ *   raw.webrtc.browser        rt/s  a page's bare RTCPeerConnection data channel <->
+ *                                   node-datachannel (mesh-raw.js echo, signalled over ws)
+ *   pingpong.webrtc.tabs      rt/s  Scheme processes on two tabs (their tab <-> tab data channel)
+ *   raw.webrtc.tabs           rt/s  two pages' bare RTCPeerConnections (signalled by this script)
+ *   first_migration.browser   ms    from page.goto of a fresh worker tab (new browser context:
+ *                                   new identity, empty caches) until a process that a watcher
+ *                                   on the (already running) daemon migrated into it reports
+ *                                   from there; median of FIRST_SAMPLES tabs
+ *   tabs.joined               tabs  worker tabs one daemon holds with every one answering an
+ *                                   `on` round trip from the daemon: tabs opened in batches until
+ *                                   one fails to join within JOIN_BOUND_MS, a round trip fails, or
+ *                                   the cap (BENCH_TABS_CAP, default 40) is reached
+ *   <figure>.vs_raw           x     pingpong / raw of the same run
+ *
+ * The ping-pong message is small: (pid . 0) for Scheme, 32 bytes for the raw transports
+ * (about a mesh SEND frame). Every ping-pong runs ROUNDS timed rounds after a warm-up;
+ * Scheme and raw alternate in PASSES passes, so both meet the same load; a figure is the
+ * median of all its rounds and the ratio is also given per pass. The daemon and the echo
+ * server are stopped by PID (process group), Chromium by its handle then its PID; every
+ * wait is bounded.
+ * Env: BENCH_BROWSER_PASSES (default 2), BENCH_BROWSER_COUNT (round trips per round,
+ * default 1000), BENCH_TABS_CAP (default 40).
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { Reporter, prefixFromArgv, startChild, stopChild, waitFor, summarize } from './lib/index.js';
+import { launchChromium } from '../e2e/helpers/browser.js';
+import { openTab, waitJoined, waitPeers, waitStatus, startProgram, FIND_NODE } from '../e2e/helpers/mesh.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
+const prefix = prefixFromArgv();
+// `browser` (or a prefix of it) selects every figure of this script
+const rep = new Reporter(prefix.startsWith('browser') || 'browser'.startsWith(prefix) ? '' : prefix);
+const PASSES = Math.max(1, Math.min(5, Number(process.env.BENCH_BROWSER_PASSES ?? 2)));
+const COUNT = Math.max(50, Number(process.env.BENCH_BROWSER_COUNT ?? 1000));
+const ROUNDS = 3;
+const RAW_BYTES = 32;
+const FIRST_SAMPLES = 3;
+const TABS_CAP = Math.max(1, Math.min(100, Number(process.env.BENCH_TABS_CAP ?? 40)));
+const TABS_BATCH = 5;
+const JOIN_BOUND_MS = 30000;
+const SCRIPT_BUDGET_MS = 270000; // stop starting new work after this (run.js's limit is higher)
+const started = Date.now();
+const overBudget = () => Date.now() - started > SCRIPT_BUDGET_MS;
+
+/** @typedef {import('./lib/timing.js').Stats} Stats */
+/** @typedef {import('../e2e/helpers/mesh.js').Tab} Tab */
+
+/** @type {Map<string, number[]>} samples (rounds) of each figure */
+const samples = new Map();
+/** @type {Map<string, number[]>} per-pass ratios */
+const passRatios = new Map();
+/** @param {string} k @param {number[]} v */
+const keep = (k, v) => samples.set(k, [...(samples.get(k) ?? []), ...v]);
+
+/** @param {string} what @param {() => Promise<void>} f */
+async function guarded(what, f) {
+  try {
+    await f();
+  } catch (e) {
+    rep.comment(`${what}: not measured: ${e instanceof Error ? e.message.split('\n').slice(0, 6).join(' | ') : e}`);
+  }
+}
+
+/** Start a daemon; resolves with its handle, port, id and URL. @param {string} token */
+async function startDaemon(token) {
+  let log = '';
+  const h = startChild(process.execPath, [bin, '--port', '0', '--token', token], { onLine: (l) => { log += `${l}\n`; } });
+  /** @type {RegExpExecArray | null} */
+  let m = null;
+  const up = await waitFor(() => (m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)) !== null || !h.running(), 20000, 50);
+  if (!up || !m) {
+    await stopChild(h);
+    throw new Error(`the daemon did not start: ${log.slice(-500)}`);
+  }
+  const mm = /** @type {RegExpExecArray} */ (m);
+  const port = Number(mm[2]);
+  return { h, id: mm[1], port, url: `ws://127.0.0.1:${port}`, log: () => log };
+}
+
+/** The raw echo server (bench/mesh-raw.js echo): WebSocket echo + node-datachannel answerer. */
+async function startEcho() {
+  let out = '';
+  const h = startChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
+  /** @type {RegExpExecArray | null} */
+  let m = null;
+  const up = await waitFor(() => (m = /^port (\d+)/m.exec(out)) !== null || !h.running(), 10000, 20);
+  if (!up || !m) {
+    await stopChild(h);
+    throw new Error(`the raw echo server did not start: ${h.stderr().slice(-300)}`);
+  }
+  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]) };
+}
+
+/** A blank page on 127.0.0.1 for the raw transports (served by this process). */
+function startBlankServer() {
+  const srv = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end('<!doctype html><title>raw</title><body>raw transports</body>');
+  });
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = /** @type {import('node:net').AddressInfo} */ (srv.address());
+      resolve({ srv, url: `http://127.0.0.1:${a.port}/` });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Page-side code of the raw transports (run by page.evaluate; self-contained functions)
+
+/**
+ * In a page: open a WebSocket (and, for webrtc, a data channel to node-datachannel
+ * signalled over it) to the echo server; ping-pong `count` messages of `bytes` bytes,
+ * a warm-up of count/2 then `rounds` timed rounds; returns round trips/s per round.
+ * @param {{port: number, mode: 'ws'|'webrtc', bytes: number, count: number, rounds: number}} a
+ */
+async function pageRawEcho(a) {
+  const bound = (/** @type {Promise<any>} */ p, /** @type {number} */ ms, /** @type {string} */ what) => Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
+  const ws = new WebSocket(`ws://127.0.0.1:${a.port}/`);
+  ws.binaryType = 'arraybuffer';
+  await bound(new Promise((res, rej) => { ws.onopen = res; ws.onerror = () => rej(new Error('ws error')); }), 10000, 'ws open');
+  const msg = new Uint8Array(a.bytes).fill(7);
+  /** @type {(m: Uint8Array) => void} */
+  let send;
+  /** @type {(() => void) | null} */
+  let onReply = null;
+  /** @type {RTCPeerConnection | null} */
+  let pc = null;
+  if (a.mode === 'ws') {
+    send = (m) => ws.send(m);
+    ws.onmessage = () => onReply?.();
+  } else {
+    // loopback-rewrite (packages/mesh/src/transports/candidates.js): IPv4 host candidates to 127.0.0.1, nothing else
+    const rewrite = (/** @type {string} */ c) => {
+      const f = c.replace(/^a=/, '').trim().split(/\s+/);
+      if (f.length < 8 || f[2].toLowerCase() !== 'udp' || f[7] !== 'host' || !/^\d{1,3}(\.\d{1,3}){3}$/.test(f[4])) return null;
+      f[4] = '127.0.0.1';
+      return f.join(' ');
+    };
+    const p = (pc = new RTCPeerConnection({ iceServers: [] }));
+    const dc = p.createDataChannel('raw', { ordered: true });
+    dc.binaryType = 'arraybuffer';
+    /** @type {{candidate: string, mid: string}[]} */
+    const held = [];
+    let answered = false;
+    p.onicecandidate = (e) => {
+      const c = e.candidate && e.candidate.candidate ? rewrite(e.candidate.candidate) : null;
+      if (!c) return;
+      const m = { candidate: c, mid: e.candidate?.sdpMid ?? '0' };
+      if (answered) ws.send(JSON.stringify({ kind: 'candidate', ...m }));
+      else held.push(m);
+    };
+    ws.onmessage = async (e) => {
+      const m = JSON.parse(String(e.data));
+      if (m.kind === 'answer') {
+        await p.setRemoteDescription({ type: 'answer', sdp: m.sdp });
+        answered = true;
+        for (const c of held.splice(0)) ws.send(JSON.stringify({ kind: 'candidate', ...c }));
+      } else if (m.kind === 'candidate') await p.addIceCandidate({ candidate: m.candidate, sdpMid: m.mid });
+    };
+    const offer = await p.createOffer();
+    await p.setLocalDescription(offer);
+    ws.send(JSON.stringify({ kind: 'offer', sdp: p.localDescription?.sdp }));
+    await bound(new Promise((res) => { if (dc.readyState === 'open') res(undefined); else dc.onopen = res; }), 15000, 'data channel open');
+    send = (m) => dc.send(m);
+    dc.onmessage = () => onReply?.();
+  }
+  const trip = (/** @type {number} */ n) => new Promise((resolve) => {
+    let left = n;
+    onReply = () => {
+      if (--left === 0) resolve(undefined);
+      else send(msg);
+    };
+    send(msg);
+  });
+  await bound(trip(Math.max(1, a.count >> 1)), 60000, 'warm-up');
+  const out = [];
+  for (let r = 0; r < a.rounds; r++) {
+    const t0 = performance.now();
+    await bound(trip(a.count), 60000, 'round');
+    out.push((a.count * 1000) / (performance.now() - t0));
+  }
+  pc?.close();
+  ws.close();
+  return out;
+}
+
+/** In a page: a peer connection with one data channel (or waiting for one); signalling by the caller. */
+function pageRtcSetup() {
+  /** @type {any} */
+  const w = window;
+  const rewrite = (/** @type {string} */ c) => {
+    const f = c.replace(/^a=/, '').trim().split(/\s+/);
+    if (f.length < 8 || f[2].toLowerCase() !== 'udp' || f[7] !== 'host' || !/^\d{1,3}(\.\d{1,3}){3}$/.test(f[4])) return null;
+    f[4] = '127.0.0.1';
+    return f.join(' ');
+  };
+  const pc = new RTCPeerConnection({ iceServers: [] });
+  /** @type {{candidate: string, sdpMid: string}[]} */
+  const cands = [];
+  pc.onicecandidate = (e) => {
+    const c = e.candidate && e.candidate.candidate ? rewrite(e.candidate.candidate) : null;
+    if (c) cands.push({ candidate: c, sdpMid: e.candidate?.sdpMid ?? '0' });
+  };
+  const gathered = new Promise((res) => {
+    pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') res(undefined); };
+  });
+  w.rawRtc = { pc, cands, gathered, dc: null };
+  /** @param {RTCDataChannel} dc */
+  const bind = (dc) => {
+    dc.binaryType = 'arraybuffer';
+    w.rawRtc.dc = dc;
+    w.rawRtc.open = new Promise((res) => { if (dc.readyState === 'open') res(undefined); else dc.onopen = res; });
+  };
+  w.rawRtc.bind = bind;
+  pc.ondatachannel = (e) => {
+    bind(e.channel);
+    e.channel.onmessage = (m) => e.channel.send(m.data); // the echo side
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Scheme programs (run with `termite-node run --join` through the daemon)
+
+/**
+ * An echo process on node B, and a pinger on node A that pings it `count` times per
+ * round and reports each round's rate to this program, which prints
+ * "result NAME ROUND RATE".
+ * @param {{port: number, a: string, b: string, name: string, count: number, rounds: number}} o
+ */
+function pingPongProgram(o) {
+  return `${FIND_NODE}
+(define me (self))
+(define a (find-node "${o.a}"))
+(define b (find-node "${o.b}"))
+(define echo (remote-spawn b (lambda () (let loop () (let ((m (?))) (! (car m) (cdr m)) (loop))))))
+(remote-spawn a
+  (lambda ()
+    (define (now) (/ (current-jiffy) (exact->inexact (jiffies-per-second))))
+    (define (pp n) (let ((p (self))) (let loop ((i 0)) (if (< i n) (begin (! echo (cons p 0)) (?) (loop (+ i 1)))))))
+    (pp (quotient ${o.count} 2))
+    (do ((r 1 (+ r 1))) ((> r ${o.rounds}))
+      (let ((t0 (now)))
+        (pp ${o.count})
+        (! me (list 'result r (/ ${o.count} (- (now) t0))))))
+    (! me 'done)))
+(let loop ()
+  (recv
+    (('result r x) (display "result ${o.name} ") (display r) (display " ") (display x) (newline) (loop))
+    ('done (display "done") (newline))
+    (after 120 (display "timeout") (newline))))
+`;
+}
+
+/**
+ * A watcher on the daemon: whenever a node it has not seen appears among its peers, it
+ * spawns a process that migrates there and reports "arrived ID" through this program.
+ * @param {{port: number, count: number}} o
+ */
+function firstMigrationProgram(o) {
+  return `
+(define daemon (make-node "127.0.0.1" ${o.port}))
+(define me (self))
+(remote-spawn daemon
+  (lambda ()
+    (define (fresh ns seen)
+      (cond ((null? ns) #f)
+            ((member (node-id (car ns)) seen) (fresh (cdr ns) seen))
+            (else (car ns))))
+    (! me 'watching)
+    (let watch ((seen (map node-id (mesh-nodes))) (k 0))
+      (if (< k ${o.count})
+          (let ((n (fresh (mesh-nodes) seen)))
+            (if n
+                (begin
+                  (spawn (lambda () (migrate n) (! me (list 'arrived (node-id (current-node))))))
+                  (watch (cons (node-id n) seen) (+ k 1)))
+                (begin (recv (after 0.002 #t)) (watch seen k))))))))
+(let loop ((k 0))
+  (if (< k ${o.count})
+      (recv
+        ('watching (display "watching") (newline) (loop k))
+        (('arrived id) (display "arrived ") (display id) (newline) (loop (+ k 1)))
+        (after 300 (display "timeout") (newline)))))
+`;
+}
+
+/**
+ * From the daemon: an \`on\` round trip to each of the tabs at once; prints
+ * "answered N" (those that answered within 20 s).
+ * @param {{port: number, ids: string[]}} o
+ */
+function tabsAnswerProgram(o) {
+  return `
+(define daemon (make-node "127.0.0.1" ${o.port}))
+(define me (self))
+(define ids '(${o.ids.map((id) => `"${id}"`).join(' ')}))
+(remote-spawn daemon
+  (lambda ()
+    (define (node-named id)
+      (let loop ((ns (mesh-nodes))) (cond ((null? ns) #f) ((equal? (node-id (car ns)) id) (car ns)) (else (loop (cdr ns))))))
+    (define here (self))
+    (for-each (lambda (id)
+                (spawn (lambda ()
+                         (let ((n (node-named id)))
+                           (! here (if n (guard (e (#t 'failed)) (on n (lambda () (node-id (current-node))))) 'missing))))))
+              ids)
+    (let loop ((k 0) (ok 0))
+      (if (< k ${o.ids.length})
+          (recv (x (loop (+ k 1) (if (member x ids) (+ ok 1) ok)))
+                (after 20 (! me ok)))
+          (! me ok)))))
+(recv (x (display "answered ") (display x) (newline)) (after 30 (display "timeout") (newline)))
+`;
+}
+
+/** @param {string} stdout @returns {Map<string, number[]>} */
+function results(stdout) {
+  /** @type {Map<string, number[]>} */
+  const m = new Map();
+  for (const line of stdout.split('\n')) {
+    const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
+    if (r && Number.isFinite(Number(r[3]))) m.set(r[1], [...(m.get(r[1]) ?? []), Number(r[3])]);
+  }
+  return m;
+}
+
+/**
+ * Run the ping-pong program between nodes a (pinger) and b (echo); its rounds.
+ * @param {{port: number, url: string}} d @param {string} token @param {string} a @param {string} b @param {string} name
+ */
+async function meshPingPong(d, token, a, b, name) {
+  const prog = startProgram(pingPongProgram({ port: d.port, a, b, name, count: COUNT, rounds: ROUNDS }), { token, join: [d.url] });
+  try {
+    await prog.waitOutput(/^(done|timeout)$/m, 150000, `the ping-pong ${name}`);
+  } finally {
+    await prog.stop();
+  }
+  const v = results(prog.stdout()).get(name);
+  if (!v || v.length === 0) throw new Error(`no result from the program: ${prog.stdout().slice(-300)} ${prog.stderr().slice(-500)}`);
+  return v;
+}
+
+/**
+ * Alternate raw and mesh ping-pong for PASSES passes; keep their rounds and per-pass ratios.
+ * @param {string} mesh @param {string} raw @param {() => Promise<number[]>} runMesh @param {() => Promise<number[]>} runRaw
+ */
+async function alternate(mesh, raw, runMesh, runRaw) {
+  for (let p = 1; p <= PASSES; p++) {
+    if (p > 1 && overBudget()) {
+      rep.comment(`${mesh}: pass ${p} skipped (the script's time budget is spent)`);
+      break;
+    }
+    /** @type {number[] | null} */
+    let r = null;
+    /** @type {number[] | null} */
+    let m = null;
+    await guarded(raw, async () => { r = await runRaw(); keep(raw, r); });
+    await guarded(mesh, async () => { m = await runMesh(); keep(mesh, m); });
+    if (r && m) {
+      const k = `${mesh} / ${raw}`;
+      passRatios.set(k, [...(passRatios.get(k) ?? []), summarize(m).median / summarize(r).median]);
+    }
+  }
+}
+
+/** Print a figure from its samples. @param {string} name @param {string} unit @param {string} note */
+function figure(name, unit, note) {
+  const v = samples.get(name);
+  if (!v || v.length === 0) return;
+  const st = summarize(v);
+  rep.bench(name, st.median, unit, { stats: st, note });
+}
+
+/** `bench <a>.vs_raw <x> x`, the ratio comment, and the per-pass ratios. @param {string} a @param {string} b */
+function ratio(a, b) {
+  const r = rep.ratio(a, b);
+  if (!Number.isFinite(r)) return;
+  rep.bench(`${a}.vs_raw`, Number(r.toFixed(3)), 'x');
+  rep.ratioComment(a, b, { min: 0.85, label: 'ping-pong >= 0.85x raw' });
+  const per = passRatios.get(`${a} / ${b}`);
+  if (per && per.length > 0) rep.comment(`ratio ${a} / ${b} per pass: ${per.map((x) => x.toFixed(2)).join(', ')}`);
+}
+
+// ---------------------------------------------------------------------------------------
+
+const token = `bench-${randomBytes(9).toString('hex')}`;
+const want = (/** @type {string[]} */ ...names) => rep.wantsAny(names);
+/** @type {Awaited<ReturnType<typeof startDaemon>> | null} */
+let daemon = null;
+/** @type {Awaited<ReturnType<typeof startEcho>> | null} */
+let echo = null;
+/** @type {import('../e2e/helpers/browser.js').Chromium | null} */
+let chromium = null;
+/** @type {{srv: http.Server, url: string} | null} */
+let blank = null;
+
+const wantPP = want('pingpong.ws.browser', 'raw.ws.browser', 'pingpong.webrtc.browser', 'raw.webrtc.browser', 'pingpong.webrtc.tabs', 'raw.webrtc.tabs');
+const wantFirst = want('first_migration.browser');
+const wantTabs = want('tabs.joined');
+
+try {
+  if (!wantPP && !wantFirst && !wantTabs) process.exit(0);
+  [daemon, chromium] = await Promise.all([startDaemon(token), launchChromium()]);
+  const d = daemon;
+  const browser = chromium.browser;
+  rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); Chromium pid ${chromium.pid} (${browser.version()}); ${PASSES} passes x ${ROUNDS} rounds of ${COUNT} round trips`);
+
+  // --- first_migration.browser: fresh tabs, the daemon already running --------------------
+  if (wantFirst) {
+    await guarded('first_migration.browser', async () => {
+      const prog = startProgram(firstMigrationProgram({ port: d.port, count: FIRST_SAMPLES }), { token, join: [d.url] });
+      try {
+        await prog.waitOutput(/^watching$/m, 30000, 'the watcher on the daemon');
+        const times = [];
+        for (let i = 1; i <= FIRST_SAMPLES; i++) {
+          const ctx = await browser.newContext();
+          try {
+            const page = await ctx.newPage();
+            const t0 = performance.now();
+            const [, m] = await Promise.all([
+              page.goto(`http://127.0.0.1:${d.port}/worker`),
+              prog.waitOutput(new RegExp(`(?:arrived \\S+\\n[^]*?){${i - 1}}arrived (\\S+)\\n`), 30000, `arrival ${i}`),
+            ]);
+            const ms = performance.now() - t0;
+            const id = (m[1] ?? '');
+            const tabId = await waitJoined({ page, id: '', errors: [] }, 10000);
+            if (!prog.stdout().includes(`arrived ${tabId}`)) throw new Error(`the process arrived at ${id}, not at the new tab ${tabId}`);
+            times.push(ms);
+          } finally {
+            await ctx.close().catch(() => {});
+          }
+        }
+        const st = summarize(times);
+        rep.bench('first_migration.browser', st.median, 'ms', { stats: st, note: `page.goto of a fresh tab (new context) until a process migrated into it reports; ${times.map((t) => Math.round(t)).join(', ')} ms` });
+        rep.comment(`first_migration.browser <= 1000 ms: ${st.median <= 1000 ? 'met' : 'NOT met'}`);
+      } finally {
+        await prog.stop();
+      }
+    });
+  }
+
+  // --- ping-pong: tab <-> daemon on WebSocket, data channel; tab <-> tab ------------------
+  if (wantPP) {
+    echo = await startEcho();
+    blank = /** @type {{srv: http.Server, url: string}} */ (await startBlankServer());
+    const e = echo;
+    const rawCtx = await browser.newContext();
+    const rawPage = await rawCtx.newPage();
+    await rawPage.goto(blank.url);
+    const rawEcho = (/** @type {'ws'|'webrtc'} */ mode) => rawPage.evaluate(pageRawEcho, { port: e.port, mode, bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS });
+
+    if (want('pingpong.ws.browser', 'raw.ws.browser')) {
+      await guarded('pingpong.ws.browser', async () => {
+        const ctx = await browser.newContext();
+        try {
+          const tab = await openTab(ctx, d.port, '?webrtc=0');
+          const id = await waitJoined(tab, JOIN_BOUND_MS);
+          await waitPeers(d.url, [id], { transport: 'websocket', timeoutMs: 20000 });
+          await alternate('pingpong.ws.browser', 'raw.ws.browser', () => meshPingPong(d, token, id, d.id, 'pingpong.ws.browser'), () => rawEcho('ws'));
+          const h = await waitPeers(d.url, [id], { timeoutMs: 5000 });
+          const p = h.peers.find((/** @type {any} */ x) => x.id === id);
+          if (p?.transport !== 'websocket') rep.comment(`pingpong.ws.browser: the tab's link is ${p?.transport}, not websocket`);
+        } finally {
+          await ctx.close().catch(() => {});
+        }
+      });
+    }
+
+    if (want('pingpong.webrtc.browser', 'raw.webrtc.browser', 'pingpong.webrtc.tabs', 'raw.webrtc.tabs')) {
+      await guarded('pingpong.webrtc', async () => {
+        const ctx = await browser.newContext();
+        try {
+          const tabs = [await openTab(ctx, d.port), await openTab(ctx, d.port)];
+          const ids = await Promise.all(tabs.map((t) => waitJoined(t, JOIN_BOUND_MS)));
+          await waitPeers(d.url, ids, { transport: 'webrtc', timeoutMs: 30000 });
+          if (want('pingpong.webrtc.browser', 'raw.webrtc.browser')) {
+            await alternate('pingpong.webrtc.browser', 'raw.webrtc.browser', () => meshPingPong(d, token, ids[0], d.id, 'pingpong.webrtc.browser'), () => rawEcho('webrtc'));
+          }
+          if (want('pingpong.webrtc.tabs', 'raw.webrtc.tabs')) {
+            for (const [i, t] of tabs.entries()) {
+              const other = ids[1 - i];
+              await waitStatus(t, (st) => st.links.some((/** @type {any} */ l) => l.id === other && l.transport === 'webrtc'), 30000, 'a WebRTC link to the other tab');
+            }
+            // raw: two pages' bare RTCPeerConnections, signalled through this script
+            const rctx = await browser.newContext();
+            try {
+              const [pa, pb] = [await rctx.newPage(), await rctx.newPage()];
+              await Promise.all([pa.goto(/** @type {any} */ (blank).url), pb.goto(/** @type {any} */ (blank).url)]);
+              await Promise.all([pa.evaluate(pageRtcSetup), pb.evaluate(pageRtcSetup)]);
+              const offer = await pa.evaluate(async () => {
+                const r = /** @type {any} */ (window).rawRtc;
+                r.bind(r.pc.createDataChannel('raw', { ordered: true }));
+                await r.pc.setLocalDescription(await r.pc.createOffer());
+                await Promise.race([r.gathered, new Promise((res) => setTimeout(res, 5000))]);
+                return { sdp: r.pc.localDescription.sdp, cands: r.cands };
+              });
+              const answer = await pb.evaluate(async (o) => {
+                const r = /** @type {any} */ (window).rawRtc;
+                await r.pc.setRemoteDescription({ type: 'offer', sdp: o.sdp.split('\r\n').filter((/** @type {string} */ l) => !l.startsWith('a=candidate:')).join('\r\n') });
+                for (const c of o.cands) await r.pc.addIceCandidate(c);
+                await r.pc.setLocalDescription(await r.pc.createAnswer());
+                await Promise.race([r.gathered, new Promise((res) => setTimeout(res, 5000))]);
+                return { sdp: r.pc.localDescription.sdp, cands: r.cands };
+              }, offer);
+              await pa.evaluate(async (o) => {
+                const r = /** @type {any} */ (window).rawRtc;
+                await r.pc.setRemoteDescription({ type: 'answer', sdp: o.sdp.split('\r\n').filter((/** @type {string} */ l) => !l.startsWith('a=candidate:')).join('\r\n') });
+                for (const c of o.cands) await r.pc.addIceCandidate(c);
+                await Promise.race([r.open, new Promise((_, rej) => setTimeout(() => rej(new Error('page <-> page data channel did not open within 15 s')), 15000))]);
+              }, answer);
+              await pb.waitForFunction(() => /** @type {any} */ (window).rawRtc.dc?.readyState === 'open', null, { timeout: 15000 });
+              const rawTabs = () => pa.evaluate(async (a) => {
+                const dc = /** @type {any} */ (window).rawRtc.dc;
+                const msg = new Uint8Array(a.bytes).fill(7);
+                const trip = (/** @type {number} */ n) => new Promise((resolve, reject) => {
+                  let left = n;
+                  const t = setTimeout(() => reject(new Error('no echo within 60 s')), 60000);
+                  dc.onmessage = () => {
+                    if (--left === 0) { clearTimeout(t); resolve(undefined); } else dc.send(msg);
+                  };
+                  dc.send(msg);
+                });
+                await trip(Math.max(1, a.count >> 1));
+                const out = [];
+                for (let r = 0; r < a.rounds; r++) {
+                  const t0 = performance.now();
+                  await trip(a.count);
+                  out.push((a.count * 1000) / (performance.now() - t0));
+                }
+                return out;
+              }, { bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS });
+              await alternate('pingpong.webrtc.tabs', 'raw.webrtc.tabs', () => meshPingPong(d, token, ids[0], ids[1], 'pingpong.webrtc.tabs'), rawTabs);
+            } finally {
+              await rctx.close().catch(() => {});
+            }
+          }
+        } finally {
+          await ctx.close().catch(() => {});
+        }
+      });
+    }
+    await rawCtx.close().catch(() => {});
+    const notes = {
+      'pingpong.ws.browser': 'tab (/worker?webrtc=0) pinging an echo process on the daemon, (pid . 0)',
+      'raw.ws.browser': `page WebSocket <-> Node ws echo, ${RAW_BYTES} bytes`,
+      'pingpong.webrtc.browser': 'tab pinging an echo process on the daemon over their data channel',
+      'raw.webrtc.browser': `page RTCPeerConnection <-> node-datachannel echo, ${RAW_BYTES} bytes`,
+      'pingpong.webrtc.tabs': 'tab pinging an echo process on another tab over their data channel',
+      'raw.webrtc.tabs': `page <-> page RTCPeerConnection, ${RAW_BYTES} bytes`,
+    };
+    for (const [name, note] of Object.entries(notes)) figure(name, 'rt/s', note);
+    ratio('pingpong.ws.browser', 'raw.ws.browser');
+    ratio('pingpong.webrtc.browser', 'raw.webrtc.browser');
+    ratio('pingpong.webrtc.tabs', 'raw.webrtc.tabs');
+  }
+
+  // --- tabs.joined: on a fresh daemon, tabs opened in batches ------------------------------
+  if (wantTabs) {
+    await guarded('tabs.joined', async () => {
+      if (daemon) await stopChild(daemon.h);
+      daemon = null;
+      const d2 = (daemon = await startDaemon(token));
+      const ctx = await browser.newContext();
+      /** @type {string[]} */
+      const ids = [];
+      let why = `the cap (${TABS_CAP}) reached`;
+      const t0 = performance.now();
+      try {
+        while (ids.length < TABS_CAP) {
+          if (overBudget()) {
+            why = 'the script\'s time budget was spent';
+            break;
+          }
+          const n = Math.min(TABS_BATCH, TABS_CAP - ids.length);
+          const batch = await Promise.all(Array.from({ length: n }, () => openTab(ctx, d2.port, '?fresh=1')));
+          const joined = await Promise.allSettled(batch.map((t) => waitJoined(t, JOIN_BOUND_MS)));
+          const ok = joined.filter((j) => j.status === 'fulfilled').map((j) => /** @type {PromiseFulfilledResult<string>} */ (j).value);
+          if (ok.length < n) {
+            why = `${n - ok.length} tab(s) of a batch did not join within ${JOIN_BOUND_MS / 1000} s`;
+            break;
+          }
+          const all = [...ids, ...ok];
+          const prog = startProgram(tabsAnswerProgram({ port: d2.port, ids: all }), { token, join: [d2.url] });
+          let answered = 0;
+          try {
+            const m = await prog.waitOutput(/^(answered (\d+)|timeout)$/m, 45000, 'the on round trips');
+            answered = Number(m[2] ?? 0);
+          } finally {
+            await prog.stop();
+          }
+          if (answered < all.length) {
+            why = `only ${answered} of ${all.length} tabs answered an \`on\` round trip within 20 s`;
+            break;
+          }
+          ids.push(...ok);
+          rep.comment(`tabs.joined: ${ids.length} tabs answering (${Math.round((performance.now() - t0) / 1000)} s)`);
+        }
+      } finally {
+        await ctx.close().catch(() => {});
+      }
+      rep.bench('tabs.joined', ids.length, 'tabs', { note: `cap ${TABS_CAP}, batches of ${TABS_BATCH}; stopped: ${why}` });
+    });
+  }
+} catch (err) {
+  rep.comment(`browser figures not measured: ${err instanceof Error ? err.message : err}`);
+} finally {
+  await chromium?.close();
+  if (echo) await stopChild(echo.h);
+  if (daemon) await stopChild(daemon.h);
+  blank?.srv.close();
+}
+rep.comment(`bench/browser.js took ${Math.round((Date.now() - started) / 1000)} s`);
+process.exit(0);
