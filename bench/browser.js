@@ -34,9 +34,12 @@
  * server are stopped by PID (process group), Chromium by its handle then its PID; every
  * wait is bounded.
  * Env: BENCH_BROWSER_PASSES (default 2), BENCH_BROWSER_COUNT (round trips per round,
- * default 1000), BENCH_TABS_CAP (default 40).
+ * default 1000), BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs
+ * after this many seconds, default 150), BENCH_FIRST_SAMPLES (default 3),
+ * BENCH_FIRST_SUFFIX (appended to /worker for first_migration, e.g. `?webrtc=0`).
  */
 import http from 'node:http';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -53,11 +56,12 @@ const PASSES = Math.max(1, Math.min(5, Number(process.env.BENCH_BROWSER_PASSES ?
 const COUNT = Math.max(50, Number(process.env.BENCH_BROWSER_COUNT ?? 1000));
 const ROUNDS = 3;
 const RAW_BYTES = 32;
-const FIRST_SAMPLES = 3;
+const FIRST_SAMPLES = Number(process.env.BENCH_FIRST_SAMPLES ?? 3);
 const TABS_CAP = Math.max(1, Math.min(100, Number(process.env.BENCH_TABS_CAP ?? 40)));
 const TABS_BATCH = 5;
 const JOIN_BOUND_MS = 30000;
 const SCRIPT_BUDGET_MS = 270000; // stop starting new work after this (run.js's limit is higher)
+const TABS_PHASE_MS = Number(process.env.BENCH_TABS_PHASE_S ?? 150) * 1000; // tabs.joined: no new batch after this
 const started = Date.now();
 const overBudget = () => Date.now() - started > SCRIPT_BUDGET_MS;
 
@@ -182,7 +186,7 @@ async function pageRawEcho(a) {
     await p.setLocalDescription(offer);
     ws.send(JSON.stringify({ kind: 'offer', sdp: p.localDescription?.sdp }));
     await bound(new Promise((res) => { if (dc.readyState === 'open') res(undefined); else dc.onopen = res; }), 15000, 'data channel open');
-    send = (m) => dc.send(m);
+    send = (m) => dc.send(/** @type {any} */ (m));
     dc.onmessage = () => onReply?.();
   }
   const trip = (/** @type {number} */ n) => new Promise((resolve) => {
@@ -439,7 +443,7 @@ try {
             const page = await ctx.newPage();
             const t0 = performance.now();
             const [, m] = await Promise.all([
-              page.goto(`http://127.0.0.1:${d.port}/worker`),
+              page.goto(`http://127.0.0.1:${d.port}/worker${process.env.BENCH_FIRST_SUFFIX ?? ''}`),
               prog.waitOutput(new RegExp(`(?:arrived \\S+\\n[^]*?){${i - 1}}arrived (\\S+)\\n`), 30000, `arrival ${i}`),
             ]);
             const ms = performance.now() - t0;
@@ -447,6 +451,13 @@ try {
             const tabId = await waitJoined({ page, id: '', errors: [] }, 10000);
             if (!prog.stdout().includes(`arrived ${tabId}`)) throw new Error(`the process arrived at ${id}, not at the new tab ${tabId}`);
             times.push(ms);
+            // where the time went: the worker's start-up marks, ms after the page's navigation start
+            const marks = await page.evaluate(() => {
+              const v = /** @type {any} */ (window).termite.view;
+              const m = v.status?.timing ?? {};
+              return Object.entries(m).map(([k, t]) => `${k} ${Math.round(/** @type {number} */ (t) - v.pageStart)}`).join(', ');
+            }).catch(() => '');
+            if (marks) rep.comment(`first_migration.browser sample ${i}: ${Math.round(ms)} ms; worker marks (ms after navigation start): ${marks}`);
           } finally {
             await ctx.close().catch(() => {});
           }
@@ -588,10 +599,11 @@ try {
       const t0 = performance.now();
       try {
         while (ids.length < TABS_CAP) {
-          if (overBudget()) {
-            why = 'the script\'s time budget was spent';
+          if (overBudget() || performance.now() - t0 > TABS_PHASE_MS) {
+            why = `the time bound was reached (${Math.round((performance.now() - t0) / 1000)} s; a batch takes longer as tabs are added)`;
             break;
           }
+          const tb = performance.now();
           const n = Math.min(TABS_BATCH, TABS_CAP - ids.length);
           const batch = await Promise.all(Array.from({ length: n }, () => openTab(ctx, d2.port, '?fresh=1')));
           const joined = await Promise.allSettled(batch.map((t) => waitJoined(t, JOIN_BOUND_MS)));
@@ -614,7 +626,7 @@ try {
             break;
           }
           ids.push(...ok);
-          rep.comment(`tabs.joined: ${ids.length} tabs answering (${Math.round((performance.now() - t0) / 1000)} s)`);
+          rep.comment(`tabs.joined: ${ids.length} tabs answering (batch ${((performance.now() - tb) / 1000).toFixed(1)} s, ${Math.round((performance.now() - t0) / 1000)} s in all; load average ${loadavg()[0].toFixed(1)})`);
         }
       } finally {
         await ctx.close().catch(() => {});
