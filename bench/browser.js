@@ -311,7 +311,8 @@ function firstMigrationProgram(o) {
 
 /**
  * From the daemon: an \`on\` round trip to each of the tabs at once; prints
- * "answered N" (those that answered within 20 s).
+ * "answered N failed F missing M silent S" (silent: no answer within 20 s) and, if any
+ * failed, "error MESSAGE" for the first failure.
  * @param {{port: number, ids: string[]}} o
  */
 function tabsAnswerProgram(o) {
@@ -327,14 +328,23 @@ function tabsAnswerProgram(o) {
     (for-each (lambda (id)
                 (spawn (lambda ()
                          (let ((n (node-named id)))
-                           (! here (if n (guard (e (#t 'failed)) (on n (lambda () (node-id (current-node))))) 'missing))))))
+                           (! here (if n
+                                       (guard (e (#t (list 'failed (if (error-object? e) (error-object-message e) e))))
+                                         (if (equal? (on n (lambda () (node-id (current-node)))) id) (list 'ok) (list 'failed "wrong node")))
+                                       (list 'missing)))))))
               ids)
-    (let loop ((k 0) (ok 0))
+    (let loop ((k 0) (ok 0) (failed 0) (missing 0) (err #f))
       (if (< k ${o.ids.length})
-          (recv (x (loop (+ k 1) (if (member x ids) (+ ok 1) ok)))
-                (after 20 (! me ok)))
-          (! me ok)))))
-(recv (x (display "answered ") (display x) (newline)) (after 30 (display "timeout") (newline)))
+          (recv (('ok) (loop (+ k 1) (+ ok 1) failed missing err))
+                (('failed m) (loop (+ k 1) ok (+ failed 1) missing (or err m)))
+                (('missing) (loop (+ k 1) ok failed (+ missing 1) err))
+                (after 20 (! me (list ok failed missing (- ${o.ids.length} k) err))))
+          (! me (list ok failed missing 0 err))))))
+(recv ((ok failed missing silent err)
+       (display "answered ") (display ok) (display " failed ") (display failed)
+       (display " missing ") (display missing) (display " silent ") (display silent) (newline)
+       (if err (begin (display "error ") (display err) (newline))))
+      (after 30 (display "timeout") (newline)))
 `;
 }
 
@@ -615,14 +625,19 @@ try {
           const all = [...ids, ...ok];
           const prog = startProgram(tabsAnswerProgram({ port: d2.port, ids: all }), { token, join: [d2.url] });
           let answered = 0;
+          let detail = '';
           try {
-            const m = await prog.waitOutput(/^(answered (\d+)|timeout)$/m, 45000, 'the on round trips');
+            const m = await prog.waitOutput(/^(answered (\d+) (.*)|timeout)$/m, 45000, 'the on round trips');
             answered = Number(m[2] ?? 0);
+            detail = m[3] ?? 'no report within 30 s';
+            await new Promise((r) => setTimeout(r, 100)); // the error line, if any
+            const em = /^error (.*)$/m.exec(prog.stdout());
+            if (em) detail += `; first error: ${em[1].slice(0, 160)}`;
           } finally {
             await prog.stop();
           }
           if (answered < all.length) {
-            why = `only ${answered} of ${all.length} tabs answered an \`on\` round trip within 20 s`;
+            why = `only ${answered} of ${all.length} tabs answered an \`on\` round trip within 20 s (${detail})`;
             break;
           }
           ids.push(...ok);
