@@ -62,7 +62,7 @@ if (mode === 'echo') {
   const name = `raw.${mode}${bytes > 64 ? `.${bytes}` : ''}`;
   const ws = new WebSocket(`ws://127.0.0.1:${portS}/`);
   await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
+    ws.once('open', () => resolve(undefined));
     ws.once('error', reject);
   });
   /** @type {(m: Uint8Array) => void} */

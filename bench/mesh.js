@@ -179,6 +179,7 @@ try {
     await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
     await guarded('pingpong.webrtc.2node', async () => keep(await runMesh(d, token, 'pingpong', { webrtc: true, scale: 0.5 })));
   }
+  /** @type {string[]} */
   const groups = [];
   if (want('remote_spawn.2node')) groups.push('remote_spawn');
   if (want('migrate.2node')) groups.push('migrate');

@@ -3,7 +3,8 @@
 /**
  * `npm test`: every suite of the project, in order — the C core's tests (native, under
  * AddressSanitizer and UBSan), the fuzzers for a bounded time, the JavaScript unit tests
- * of every package, the multi-node tests and the end-to-end tests in Chromium. Each
+ * of every package, the type check (tsc --strict over the JSDoc-typed sources), the
+ * multi-node tests and the end-to-end tests in Chromium. Each
  * suite's own summary is parsed; the last line is the total, `N passed, N failed`, and
  * the exit status is non-zero if anything failed or a suite could not run.
  *
@@ -20,10 +21,12 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** @type {{name: string, cmd: string, args: string[], when?: () => boolean, parse: 'c'|'node'}[]} */
+/** @type {{name: string, cmd: string, args: string[], when?: () => boolean, parse: 'c'|'node'|'exit'}[]} */
 const suites = [
   { name: 'c', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'test'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
   { name: 'fuzz', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'fuzz'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
+  // one check: tsc's exit status (its errors are printed; it has no pass count)
+  { name: 'typecheck', cmd: process.execPath, args: [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], parse: 'exit' },
   { name: 'unit', cmd: process.execPath, args: ['--test', '--test-reporter=spec', '--test-timeout=300000', ...unitTestDirs()], parse: 'node' },
   // Chromium (Debian's, driven by playwright-core) on loopback against real daemons; one file at a time
   { name: 'e2e', cmd: process.execPath, args: ['--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=180000', ...e2eTestFiles()], when: () => e2eTestFiles().length > 0, parse: 'node' },
@@ -68,7 +71,9 @@ for (const s of suites) {
     failed++;
     continue;
   }
-  const counts = s.parse === 'c' ? parseC(output) : parseNode(output);
+  const counts = s.parse === 'c' ? parseC(output)
+    : s.parse === 'node' ? parseNode(output)
+    : code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
   if (counts === null) {
     problems.push(`${s.name}: no summary line in its output (exit ${code})`);
     failed++;

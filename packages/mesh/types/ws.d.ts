@@ -13,6 +13,7 @@ declare module 'ws' {
     readonly bufferedAmount: number;
     binaryType: 'nodebuffer' | 'arraybuffer' | 'fragments';
     send(data: Uint8Array | string, cb?: (err?: Error) => void): void;
+    send(data: Uint8Array | string, options: { binary?: boolean; compress?: boolean; fin?: boolean }, cb?: (err?: Error) => void): void;
     close(code?: number, reason?: string): void;
     terminate(): void;
     on(event: 'message', listener: (data: Buffer, isBinary: boolean) => void): this;
