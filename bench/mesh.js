@@ -142,13 +142,19 @@ function ratio(/** @type {string} */ a, /** @type {string} */ b, /** @type {stri
   rep.ratioComment(a, b, target);
 }
 
+/** Thrown when the prefix selects no figure that needs the daemon. */
+const SKIP = Symbol('skip');
 const token = `bench-${randomBytes(9).toString('hex')}`;
 const want = (/** @type {string[]} */ ...names) => rep.wantsAny(names);
 /** @type {Awaited<ReturnType<typeof startDaemon>> | null} */
 let daemon = null;
 /** @type {Awaited<ReturnType<typeof startEcho>> | null} */
 let echo = null;
+/** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
+const DAEMON_FIGURES = ['pingpong.ws.2node', 'raw.ws.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
+  'remote_spawn.2node', 'migrate.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
 try {
+  if (!want(...DAEMON_FIGURES)) throw SKIP;
   daemon = await startDaemon(token);
   echo = await startEcho();
   const d = daemon;
@@ -189,7 +195,7 @@ try {
   if (want('payload.1k.ws.2node', 'raw.ws.1k.2node')) await guarded('raw.ws.1k.2node', async () => keep(await runRaw('ws', e.port, 1024, 6000)));
   if (want('payload.64k.ws.2node', 'raw.ws.64k.2node')) await guarded('raw.ws.64k.2node', async () => keep(await runRaw('ws', e.port, 65536, 1500)));
 } catch (err) {
-  rep.comment(`mesh figures not measured: ${err instanceof Error ? err.message : err}`);
+  if (err !== SKIP) rep.comment(`mesh figures not measured: ${err instanceof Error ? err.message : err}`);
 } finally {
   if (echo) await stopChild(echo.h);
   if (daemon) await stopChild(daemon.h);
