@@ -3,7 +3,8 @@
  * The browser bundles, built in memory with esbuild when the daemon starts (well under
  * a second) and served under /assets/ (node-daemon/src/web.js):
  *
- *   /assets/js/worker.js         the compute worker: core, Scheme runtime, runtime, mesh
+ *   /assets/js/worker.js         the compute worker: core, Scheme runtime, runtime, mesh,
+ *                                and the runtime library precompiled to wire IR
  *   /assets/js/worker-page.js    the worker page's script
  *   /assets/wasm/termite_core.wasm   the C core (application/wasm)
  *   /assets/js/*.js.map          source maps
@@ -18,6 +19,8 @@
  * importer — that is a bug to fix at its source with a `.browser.js` variant.
  */
 import { build } from 'esbuild';
+import { loadTermiteLibrary } from '@termite/runtime';
+import { precompiledRuntime } from '@termite/scheme/internal';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -56,7 +59,14 @@ export function entryPoints() {
  */
 export async function buildWebAssets(opts = {}) {
   const t0 = performance.now();
+  // The runtime library as this process compiled it (wire IR, not JavaScript): the
+  // worker instantiates these units instead of compiling the sources at start-up
+  // (@termite/scheme's boot.js, "precompiled runtime library"). The daemon loads the
+  // library anyway; this only makes it happen now.
+  loadTermiteLibrary();
+  const runtimeUnits = Buffer.from(precompiledRuntime()).toString('base64');
   const result = await build({
+    define: { TERMITE_PRECOMPILED_RUNTIME: JSON.stringify(runtimeUnits) },
     entryPoints: entryPoints(),
     bundle: true,
     platform: 'browser',

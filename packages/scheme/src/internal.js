@@ -7,7 +7,7 @@ export { R, U, CALL, unwind, arity, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_
 export { Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, driverHooks, ESCAPE, DIE } from './runtime/driver.js';
 export { definePrimitive, primitives } from './runtime/registry.js';
 export { defineBuiltin, installPrimitives, builtinUnit } from './runtime/builtins.js';
-export { boot, consoleSinks, loadRuntimeSource, runtimeUnits } from './runtime/boot.js';
+export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from './runtime/boot.js';
 export { rtEnv, libraryEnvs, Environment, instantiate, LinkError } from './runtime/linker.js';
 export { registerValueCodec, encodeValue, decodeValue, CodecError, internRecordType } from './serialize.js';
 export * as tags from './serialize.js';

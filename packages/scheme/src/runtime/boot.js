@@ -25,7 +25,12 @@ import { driverHooks, Thread, runToCompletion } from './driver.js';
 import { preludeSource } from './prelude-source.js';
 import { readAll } from '../reader.js';
 import { expandProgram, STANDARD_LIBRARIES } from '../expand/index.js';
-import { compileUnit } from '../pipeline.js';
+import { compileUnit, wireToData, wireFromData } from '../pipeline.js';
+import { checkWire } from '../ir/check-wire.js';
+import { WIRE_VERSION } from '../ir/wire.js';
+import { internalOps } from '../passes/inline-primitives.js';
+import { primitives } from './registry.js';
+import { encodeValue, decodeValue } from '../serialize.js';
 import { mapCore } from '../passes/walk-core.js';
 import { writeString } from '../printer.js';
 
@@ -109,6 +114,22 @@ export function loadRuntimeSource(source, name) {
   const procedures = [...rtEnv.cells.keys()].filter((n) => rtEnv.has(n));
   const key = `(termite runtime-environment ${name})`;
   STANDARD_LIBRARIES[key] = { syntax: [...syntax], procedures };
+  const context = compileContext(source, syntax, procedures);
+  const { hash, wire } = fromPrecompiled(name, context) ?? compileRuntimeSource(source, name, key);
+  compiledHere.set(name, { context, hash, data: wireToData(wire) });
+  // No source map: an error signalled inside the runtime library is reported at the
+  // location of the user's code that called it (driver.js locateError skips frames of
+  // code without one), not at a line of the library's source.
+  const unit = instantiate({ ...wire, debug: undefined }, hash, rtEnv);
+  runtimeUnits.set(hash, unit);
+  const r = runToCompletion(new Thread(unit.top, []));
+  if (!r.ok) throw new Error(`the runtime library ${name} failed to load: ${writeString(r.error)}`);
+  installPrimitives();
+  return unit;
+}
+
+/** @param {string} source @param {string} name @param {string} key the pseudo-library */
+function compileRuntimeSource(source, name, key) {
   const file = `${name}.scm`;
   const datums = [readAll(`(import ${key})`)[0], ...readAll(source, { file })];
   const { units } = expandProgram(datums, { file });
@@ -119,16 +140,112 @@ export function loadRuntimeSource(source, name) {
     if ((n.t === 'GlobalDef' || n.t === 'GlobalSet') && n.g.ns === '.') return { ...n, g: { ns: 'rt', name: n.g.name }, e: recur(n.e) };
     return undefined;
   });
-  const { hash, wire } = compileUnit({ ...core, body, name });
-  // No source map: an error signalled inside the runtime library is reported at the
-  // location of the user's code that called it (driver.js locateError skips frames of
-  // code without one), not at a line of the library's source.
-  const unit = instantiate({ ...wire, debug: undefined }, hash, rtEnv);
-  runtimeUnits.set(hash, unit);
-  const r = runToCompletion(new Thread(unit.top, []));
-  if (!r.ok) throw new Error(`the runtime library ${name} failed to load: ${writeString(r.error)}`);
-  installPrimitives();
-  return unit;
+  return compileUnit({ ...core, body, name });
+}
+
+// ---- precompiled runtime library ----------------------------------------------------
+//
+// Compiling the runtime sources is most of a node's start-up (about 150 ms in Node, 300-
+// 550 ms in a browser worker). A daemon hands the browser workers it serves the wire
+// units it compiled itself (web/src/build.js puts them in the worker bundle), and the
+// worker instantiates those instead of compiling. A unit is used only if it was compiled
+// in the same context: the same source, the same primitives and the same runtime
+// procedures and syntax visible to it (compileContext), so it is the unit the worker
+// would have compiled itself, with the same hash (migrated code names runtime units by
+// hash). The units come inside the worker's own bundle, from the origin that served its
+// JavaScript, so they are trusted as much as that code: the hash they come with is taken
+// as it is (recomputing it would cost a third of the gain). They are still checked like
+// received code (checkWire); a unit that fails is compiled from source instead. Nothing
+// here is JavaScript: the worker generates its code from the IR as always.
+
+/** What this process compiled or loaded, by source name. @type {Map<string, {context: string, hash: string, data: any}>} */
+const compiledHere = new Map();
+/** Units supplied by the host, by source name. @type {Map<string, {context: string, hash: string, data: any}>} */
+const supplied = new Map();
+
+/** How runtime units came to be: for start-up diagnostics and tests. */
+export const precompiledStats = { used: 0, compiled: 0, rejected: /** @type {string[]} */ ([]) };
+
+/**
+ * A digest of everything a runtime source's compilation depends on.
+ * @param {string} source @param {Set<string>} syntax @param {string[]} procedures
+ */
+function compileContext(source, syntax, procedures) {
+  const prims = [...primitives.keys()].sort().join(' ');
+  const text = `${WIRE_VERSION}\0${source}\0${prims}\0${[...syntax].sort().join(' ')}\0${[...procedures].sort().join(' ')}`;
+  return `${text.length}:${stringHash(text, 0x9e3779b9)}${stringHash(text, 0x85ebca6b)}`;
+}
+
+/**
+ * A fast 32-bit hash of a string's code units (FNV-1a with a seed), as 8 hex digits.
+ * Not cryptographic: the context check guards against compiling in another context by
+ * mistake, not against an adversary (the units arrive with the worker's own code).
+ * @param {string} s @param {number} seed
+ */
+function stringHash(s, seed) {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The supplied unit for `name` if it was compiled in this context and passes the checks.
+ * @param {string} name @param {string} context
+ * @returns {{hash: string, wire: any} | null}
+ */
+function fromPrecompiled(name, context) {
+  const pre = supplied.get(name);
+  supplied.delete(name);
+  if (pre === undefined || pre.context !== context) {
+    if (pre !== undefined) precompiledStats.rejected.push(`${name}: compiled in another context`);
+    precompiledStats.compiled++;
+    return null;
+  }
+  try {
+    const wire = wireFromData(pre.data, name);
+    checkWire(wire, {
+      primitiveAllowed: (p) => primitives.has(p) || internalOps.has(p),
+      globalAllowed: (ns) => ns === 'rt',
+    });
+    precompiledStats.used++;
+    return { hash: pre.hash, wire };
+  } catch (e) {
+    precompiledStats.rejected.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+    precompiledStats.compiled++;
+    return null;
+  }
+}
+
+/**
+ * The runtime units this process has loaded so far, encoded (CBOR) for
+ * supplyPrecompiledRuntime in another process.
+ * @returns {Uint8Array}
+ */
+export function precompiledRuntime() {
+  return encodeValue([...compiledHere].map(([name, u]) => [name, u.context, u.hash, u.data]));
+}
+
+/**
+ * Offer units from precompiledRuntime() for the runtime sources this process will load.
+ * Call before the first boot(); malformed input is ignored (everything is compiled).
+ * @param {Uint8Array} bytes
+ * @returns {number} how many units were offered
+ */
+export function supplyPrecompiledRuntime(bytes) {
+  let list;
+  try {
+    list = decodeValue(bytes);
+  } catch (e) {
+    precompiledStats.rejected.push(`undecodable: ${e instanceof Error ? e.message : String(e)}`);
+    return 0;
+  }
+  if (!Array.isArray(list)) return 0;
+  for (const entry of list) {
+    if (!Array.isArray(entry) || entry.length !== 4) continue;
+    const [name, context, hash, data] = entry;
+    if (typeof name === 'string' && typeof context === 'string' && typeof hash === 'string') supplied.set(name, { context, hash, data });
+  }
+  return supplied.size;
 }
 
 export { builtinUnit };
