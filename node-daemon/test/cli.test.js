@@ -127,3 +127,16 @@ test('--help documents the commands and options; a bad option exits 2 with the r
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--port must be an integer/);
 });
+
+test('the package entry point (import "termite-node") starts a node that serves /health and stops', async () => {
+  const lib = await import('termite-node');
+  for (const name of ['startHost', 'startDaemon', 'runFile', 'startRepl', 'main', 'parseCommandLine']) assert.equal(typeof lib[name], 'function', name);
+  const host = await lib.startHost({ host: '127.0.0.1', port: 0, join: [], token: undefined, data: undefined, stdout: () => {}, log: () => {} });
+  try {
+    const health = await (await fetch(`${host.url}/health`, { signal: AbortSignal.timeout(10000) })).json();
+    assert.equal(health.ok, true);
+    assert.equal(health.id, host.identity.id);
+  } finally {
+    await host.stop();
+  }
+});
