@@ -273,6 +273,10 @@ class Monitor {
      * @type {Map<string, {node: string, name: string, t: number}>}
      */
     this.seen = new Map();
+    /** node id → the last arrival number taken from its snapshot (Distribution#arrivals) @type {Map<string, number>} */
+    this.arrivalSeqs = new Map();
+    /** `${pid}>${node}` → tick time of a migration taken from arrivals, so the sightings do not list it again @type {Map<string, number>} */
+    this.fromArrivals = new Map();
     /** @type {Map<string, {kind: string, address: string|null}>} what each node was when last reached */
     this.known = new Map();
     this.prevT = 0;
@@ -408,17 +412,36 @@ class Monitor {
     }
     /** @type {Migration[]} */
     const moved = [];
-    if (gap) this.seen.clear();
+    if (gap) {
+      this.seen.clear();
+      this.arrivalSeqs.clear();
+    }
+    // every migration a node recorded since the last tick, even one that came and went
+    // between two ticks (a node seen for the first time brings only its later ones)
+    for (const n of nodes) {
+      if (!n || n.unreachable || !Array.isArray(n.arrivals)) continue;
+      const last = this.arrivalSeqs.get(n.id);
+      for (const a of n.arrivals) {
+        if (last === undefined || !(a.seq > last)) continue;
+        moved.push({ t, pid: a.pid, name: this.seen.get(a.pid)?.name ?? a.name, from: a.from, to: n.id });
+        this.fromArrivals.set(`${a.pid}>${n.id}`, t);
+      }
+      this.arrivalSeqs.set(n.id, n.arrivals.at(-1)?.seq ?? last ?? 0);
+    }
+    chainHops(moved, (pid) => this.seen.get(pid)?.node ?? birthNode(pid, nodes));
+    // and what the process lists show: a pid listed on another node than before (nodes
+    // that report no arrivals, or a move the arrivals already gave is not listed twice)
     for (const n of nodes) {
       if (!n || n.unreachable) continue;
       for (const p of n.processes?.shown ?? []) {
         const was = this.seen.get(p.pid);
         if (was !== undefined && p.migrated) p.name = was.name;
-        if (was !== undefined && was.node !== n.id) moved.push({ t, pid: p.pid, name: p.name, from: was.node, to: n.id });
+        if (was !== undefined && was.node !== n.id && !this.fromArrivals.has(`${p.pid}>${n.id}`)) moved.push({ t, pid: p.pid, name: p.name, from: was.node, to: n.id });
         this.seen.set(p.pid, { node: n.id, name: p.name, t });
       }
     }
     for (const [pid, s] of this.seen) if (t - s.t > SEEN_MS) this.seen.delete(pid);
+    for (const [k, at] of this.fromArrivals) if (t - at > SEEN_MS) this.fromArrivals.delete(k);
     this.migrations.push(...moved);
     if (this.migrations.length > RECENT_MIGRATIONS) this.migrations.splice(0, this.migrations.length - RECENT_MIGRATIONS);
     this.counters = counters;
@@ -503,6 +526,42 @@ function readBody(req, max) {
 }
 
 // ------------------------------------------------------------------ request checks
+
+/**
+ * The node a process was spawned on (its pid names it: `n@<first 8 characters of the id>`).
+ * @param {string} pid @param {any[]} nodes
+ */
+function birthNode(pid, nodes) {
+  const prefix = pid.slice(pid.indexOf('@') + 1);
+  return nodes.find((n) => typeof n?.id === 'string' && n.id.startsWith(prefix))?.id;
+}
+
+/**
+ * Put the hops of each process in the order it made them. Nodes report their arrivals
+ * without a common clock, so one tick's hops of a process come in node order; they are
+ * chained instead, from the node where the process was last seen (or was spawned).
+ * @param {Migration[]} moves (changed in place) @param {(pid: string) => string | undefined} lastSeenOn
+ */
+export function chainHops(moves, lastSeenOn) {
+  /** @type {Map<string, Migration[]>} */
+  const byPid = new Map();
+  for (const m of moves) byPid.set(m.pid, [...(byPid.get(m.pid) ?? []), m]);
+  for (const [pid, hops] of byPid) {
+    if (hops.length < 2) continue;
+    const ordered = [];
+    const left = [...hops];
+    let at = lastSeenOn(pid);
+    while (left.length > 0) {
+      const i = Math.max(0, left.findIndex((h) => h.from === at));
+      const [h] = left.splice(i, 1);
+      ordered.push(h);
+      at = h.to;
+    }
+    // write them back into the places the pid's hops had
+    let k = 0;
+    for (let j = 0; j < moves.length; j++) if (moves[j].pid === pid) moves[j] = ordered[k++];
+  }
+}
 
 /**
  * The Host header must be an IP address, `localhost`, or the name the daemon was told

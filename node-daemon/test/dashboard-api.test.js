@@ -242,3 +242,23 @@ w`);
     return (st.history.at(-1)?.messages ?? 0) > 10 && st.nodes[0].rates.messages > 10;
   }, 10000, 'a message rate in the history');
 });
+
+test('the monitor lists a migration out and back that happens between two samples (each node reports its arrivals)', async () => {
+  await state(a.port); // the monitor is sampling, and has seen both daemons once
+  await waitFor(async () => (await state(a.port)).nodes.filter((/** @type {any} */ n) => !n.unreachable).length === 2, 10000, 'both daemons sampled');
+  const r = await evalOn(a.port, `(define (api-boomerang home) (migrate (make-node "127.0.0.1" ${b.port})) (migrate home) (! home-waiter 'back))
+(define home-waiter (self))
+(define bp (spawn (lambda () (api-boomerang (current-node)))))
+(recv ('back bp) (after 10 'lost))`);
+  assert.equal(r.json.ok, true, r.text);
+  const m = /#<pid (\d+)@(\w+)>/.exec(r.json.outputs.at(-1));
+  assert.ok(m, r.text);
+  const pid = `${m[1]}@${m[2].slice(0, 8)}`;
+  /** @type {any[]} */
+  let moves = [];
+  await waitFor(async () => {
+    moves = (await state(a.port)).recentMigrations.filter((/** @type {any} */ x) => x.pid === pid);
+    return moves.length >= 2;
+  }, 10000, 'both hops in /api/state');
+  assert.deepEqual(moves.map((x) => [x.from, x.to]), [[a.id, b.id], [b.id, a.id]]);
+});

@@ -64,6 +64,9 @@ const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_S
  * library is every runtime procedure except these): the file system, the host's
  * environment and command line, leaving the host process, and evaluation of text.
  */
+/** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
+const ARRIVALS_KEPT = 32;
+
 export const DEFAULT_DENIED = new Set([
   'open-input-file', 'open-output-file', 'open-binary-input-file', 'open-binary-output-file',
   'call-with-input-file', 'call-with-output-file', 'with-input-from-file', 'with-output-to-file',
@@ -116,6 +119,13 @@ export class Distribution {
     /** @type {Map<any, any>} runtime units as values from other nodes see them (see receivedCode) */
     this.guardedUnits = new Map();
     this.stats = { sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0 };
+    /**
+     * The last ARRIVALS_KEPT processes that migrated here, oldest first, numbered: a
+     * dashboard that samples every node now and then still sees a process that came and
+     * left between two samples. @type {{seq: number, pid: string, from: string, name: string}[]}
+     */
+    this.arrivals = [];
+    this.arrivalSeq = 0;
     /** @type {((text: string) => Promise<any>)|null} REPL evaluation of this node (dashboards), if enabled */
     this.evaluate = opts.evaluate ?? null;
     /**
@@ -860,7 +870,8 @@ export class Distribution {
     this.location.delete(key(pid.node, pid.n));
     this.forwarding.delete(key(pid.node, pid.n));
     this.stats.migrationsIn++;
-    void from;
+    this.arrivals.push({ seq: ++this.arrivalSeq, pid: `${pid.n}@${pid.node.slice(0, 8)}`, from, name: proc.name ?? proc.k?.lam?.name ?? 'process' });
+    if (this.arrivals.length > ARRIVALS_KEPT) this.arrivals.shift();
     return true;
   }
 
@@ -878,6 +889,7 @@ export class Distribution {
   snapshot() {
     const snap = /** @type {any} */ (this.node.snapshot());
     snap.peers = this.mesh.peers().map((/** @type {any} */ p) => ({ id: p.id, transport: p.transport, rttMs: p.rttMs }));
+    snap.arrivals = this.arrivals.slice();
     return snap;
   }
 
