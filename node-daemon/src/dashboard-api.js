@@ -545,7 +545,11 @@ function birthNode(pid, nodes) {
 export function chainHops(moves, lastSeenOn) {
   /** @type {Map<string, Migration[]>} */
   const byPid = new Map();
-  for (const m of moves) byPid.set(m.pid, [...(byPid.get(m.pid) ?? []), m]);
+  for (const m of moves) {
+    const hops = byPid.get(m.pid);
+    if (hops) hops.push(m);
+    else byPid.set(m.pid, [m]);
+  }
   for (const [pid, hops] of byPid) {
     if (hops.length < 2) continue;
     const ordered = [];

@@ -64,7 +64,7 @@ export async function buildWebAssets(opts = {}) {
   // (@termite/scheme's boot.js, "precompiled runtime library"). The daemon loads the
   // library anyway; this only makes it happen now.
   loadTermiteLibrary();
-  const runtimeUnits = Buffer.from(precompiledRuntime()).toString('base64');
+  const runtimeUnits = Buffer.from(precompiledRuntime()).toString('base64url');
   const result = await build({
     define: { TERMITE_PRECOMPILED_RUNTIME: JSON.stringify(runtimeUnits) },
     entryPoints: entryPoints(),

@@ -46,4 +46,5 @@ export { webSocketTransport } from './transports/websocket.js';
 export { webRTCTransport } from './transports/webrtc.js';
 export { filterCandidate, filterSdp } from './transports/candidates.js';
 export { T as FRAME_TYPES, VERSION as PROTOCOL_VERSION } from './frames.js';
+export { base64url, fromBase64url } from './bytes.js';
 export * from './errors.js';

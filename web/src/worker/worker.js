@@ -22,7 +22,7 @@
 import { installRtcProxy, handleRtcMessage } from './rtc-proxy.js';
 import { loadCore } from '@termite/core';
 import { createNode, Distribution, NodeEvaluator, loadTermiteLibrary } from '@termite/runtime';
-import { createMeshNode, createLogger } from '@termite/mesh';
+import { createMeshNode, createLogger, fromBase64url } from '@termite/mesh';
 import { supplyPrecompiledRuntime, precompiledStats } from '@termite/scheme/internal';
 import { indexedDbCodeCache } from './code-cache.js';
 import { tabIdentity } from './identity-slot.js';
@@ -146,14 +146,6 @@ function joinedText(peers) {
   return `in the mesh through daemon ${String(daemonId).slice(0, 12)} over ${d ? d.transport : 'a route'}${tabs ? `; direct links to ${tabs} tab${tabs > 1 ? 's' : ''}` : ''}`;
 }
 
-/** @param {string} b64 */
-function base64Bytes(b64) {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 /** @param {WorkerConfig} cfg */
 async function start(cfg) {
   // 1. the .wasm downloads and compiles while the Scheme runtime loads
@@ -162,7 +154,7 @@ async function start(cfg) {
   await Promise.resolve();
   // the runtime library as the daemon compiled it (build.js puts it in this bundle)
   // @ts-ignore -- a constant esbuild's `define` substitutes; absent outside the bundle
-  if (typeof TERMITE_PRECOMPILED_RUNTIME === 'string') supplyPrecompiledRuntime(base64Bytes(TERMITE_PRECOMPILED_RUNTIME)); // eslint-disable-line no-undef
+  if (typeof TERMITE_PRECOMPILED_RUNTIME === 'string') supplyPrecompiledRuntime(fromBase64url(TERMITE_PRECOMPILED_RUNTIME)); // eslint-disable-line no-undef
   loadTermiteLibrary();
   mark('runtime-loaded');
   log(`runtime library: ${precompiledStats.used} units precompiled by the daemon, ${precompiledStats.compiled} compiled here${precompiledStats.rejected.length ? ` (${precompiledStats.rejected.join('; ')})` : ''}`);

@@ -114,9 +114,10 @@ export function loadRuntimeSource(source, name) {
   const procedures = [...rtEnv.cells.keys()].filter((n) => rtEnv.has(n));
   const key = `(termite runtime-environment ${name})`;
   STANDARD_LIBRARIES[key] = { syntax: [...syntax], procedures };
-  const context = compileContext(source, syntax, procedures);
-  const { hash, wire } = fromPrecompiled(name, context) ?? compileRuntimeSource(source, name, key);
-  compiledHere.set(name, { context, hash, data: wireToData(wire) });
+  // what the compilation depends on, kept as it is now; digested only when needed
+  const inputs = { source, prims: [...primitives.keys()], syntax: [...syntax], procedures };
+  const { hash, wire } = fromPrecompiled(name, inputs) ?? compileRuntimeSource(source, name, key);
+  loadedHere.set(name, { inputs, hash, wire });
   // No source map: an error signalled inside the runtime library is reported at the
   // location of the user's code that called it (driver.js locateError skips frames of
   // code without one), not at a line of the library's source.
@@ -145,7 +146,7 @@ function compileRuntimeSource(source, name, key) {
 
 // ---- precompiled runtime library ----------------------------------------------------
 //
-// Compiling the runtime sources is most of a node's start-up (about 150 ms in Node, 300-
+// Compiling the runtime sources is most of a node's start-up (about 110 ms in Node, 300-
 // 550 ms in a browser worker). A daemon hands the browser workers it serves the wire
 // units it compiled itself (web/src/build.js puts them in the worker bundle), and the
 // worker instantiates those instead of compiling. A unit is used only if it was compiled
@@ -158,8 +159,13 @@ function compileRuntimeSource(source, name, key) {
 // received code (checkWire); a unit that fails is compiled from source instead. Nothing
 // here is JavaScript: the worker generates its code from the IR as always.
 
-/** What this process compiled or loaded, by source name. @type {Map<string, {context: string, hash: string, data: any}>} */
-const compiledHere = new Map();
+/**
+ * What a runtime source's compilation depends on.
+ * @typedef {{source: string, prims: string[], syntax: string[], procedures: string[]}} CompileInputs
+ */
+
+/** What this process compiled or loaded, by source name. @type {Map<string, {inputs: CompileInputs, hash: string, wire: any}>} */
+const loadedHere = new Map();
 /** Units supplied by the host, by source name. @type {Map<string, {context: string, hash: string, data: any}>} */
 const supplied = new Map();
 
@@ -167,12 +173,13 @@ const supplied = new Map();
 export const precompiledStats = { used: 0, compiled: 0, rejected: /** @type {string[]} */ ([]) };
 
 /**
- * A digest of everything a runtime source's compilation depends on.
- * @param {string} source @param {Set<string>} syntax @param {string[]} procedures
+ * A digest of everything a runtime source's compilation depends on (computed only by a
+ * process that is offered units or hands them out, not at every start-up).
+ * @param {CompileInputs} inputs
  */
-function compileContext(source, syntax, procedures) {
-  const prims = [...primitives.keys()].sort().join(' ');
-  const text = `${WIRE_VERSION}\0${source}\0${prims}\0${[...syntax].sort().join(' ')}\0${[...procedures].sort().join(' ')}`;
+function compileContext(inputs) {
+  const sorted = (/** @type {string[]} */ xs) => [...xs].sort().join(' ');
+  const text = `${WIRE_VERSION}\0${inputs.source}\0${sorted(inputs.prims)}\0${sorted(inputs.syntax)}\0${sorted(inputs.procedures)}`;
   return `${text.length}:${stringHash(text, 0x9e3779b9)}${stringHash(text, 0x85ebca6b)}`;
 }
 
@@ -190,13 +197,13 @@ function stringHash(s, seed) {
 
 /**
  * The supplied unit for `name` if it was compiled in this context and passes the checks.
- * @param {string} name @param {string} context
+ * @param {string} name @param {CompileInputs} inputs
  * @returns {{hash: string, wire: any} | null}
  */
-function fromPrecompiled(name, context) {
+function fromPrecompiled(name, inputs) {
   const pre = supplied.get(name);
   supplied.delete(name);
-  if (pre === undefined || pre.context !== context) {
+  if (pre === undefined || pre.context !== compileContext(inputs)) {
     if (pre !== undefined) precompiledStats.rejected.push(`${name}: compiled in another context`);
     precompiledStats.compiled++;
     return null;
@@ -222,7 +229,7 @@ function fromPrecompiled(name, context) {
  * @returns {Uint8Array}
  */
 export function precompiledRuntime() {
-  return encodeValue([...compiledHere].map(([name, u]) => [name, u.context, u.hash, u.data]));
+  return encodeValue([...loadedHere].map(([name, u]) => [name, compileContext(u.inputs), u.hash, wireToData(u.wire)]));
 }
 
 /**
