@@ -112,6 +112,6 @@ test('R7RS §4 examples: my-or against user bindings of temp, let and if; => sha
   assert.equal(run("(write `(1 `,(+ 1 ,(+ 2 3)) 4))"), '(1 (quasiquote (unquote (+ 1 5))) 4)');
 });
 
-test('R7RS §4.3.2 be-like-begin: a macro-defined macro whose expansion is a begin of several constants', { todo: 'compiler: convert-closures throws "unfilled placeholder in a CPS sequence" for (write (begin 1 2 3)) — reported to the lead' }, () => {
+test('R7RS §4.3.2 be-like-begin: a macro-defined macro whose expansion is a begin of several constants', () => {
   assert.equal(run('(define-syntax be-like-begin (syntax-rules () ((be-like-begin name) (define-syntax name (syntax-rules () ((name expr (... ...)) (begin expr (... ...)))))))) (be-like-begin sequence) (write (sequence 1 2 3 4))'), '4');
 });

@@ -29,12 +29,75 @@ const TAIL = null;
 let joinCounter = 0;
 
 /**
+ * Jump contexts (made by convertIf). They are cheap and pure, so unlike other contexts
+ * they may be invoked more than once: a non-tail `if` nested in an arm of another
+ * reuses the outer join point instead of making its own.
+ * @type {WeakSet<Function>}
+ */
+const jumpContexts = new WeakSet();
+
+/**
+ * Conversions postponed to keep the compiler's JS stack shallow: a subterm converted in
+ * a TAIL or jump context (an arm of an `if`, a lambda body, a `let` body) is not
+ * needed to build the term around it, so it is left as a placeholder and converted
+ * later by cpsConvert's loop. The depth of JS recursion then follows only the nesting
+ * of operands, not of `if` chains (a `cond` of thousands of clauses) or bodies.
+ * @type {{hole: any, node: any, k: ((a: any) => any) | null}[]}
+ */
+let postponed = [];
+
+/**
  * Convert a Core expression in tail position (a lambda body or a unit body).
  * @param {any} node
  * @returns {any} an L2 Term
  */
 export function cpsConvert(node) {
-  return convert(node, TAIL);
+  const outer = postponed;
+  postponed = [];
+  try {
+    const root = convert(node, TAIL);
+    for (let work = postponed.pop(); work !== undefined; work = postponed.pop()) {
+      fill(work.hole, convert(work.node, work.k));
+    }
+    return root;
+  } finally {
+    postponed = outer;
+  }
+}
+
+/**
+ * The conversion of `n` in context `k`, or a placeholder for it when it can wait.
+ * @param {any} n @param {((a: any) => any) | null} k
+ */
+function convertLater(n, k) {
+  if (k !== TAIL && !jumpContexts.has(k)) return convert(n, k);
+  const hole = { t: 'Hole' };
+  postponed.push({ hole, node: n, k });
+  return hole;
+}
+
+/** Placeholders that were handed on before being filled, by placeholder. @type {WeakMap<any, any[]>} */
+const aliasesOf = new WeakMap();
+
+/**
+ * Fill placeholder `hole` with `term`. A context may hand its own placeholder back as
+ * the term (an atom in effect position, the last element of a nested `begin`); then
+ * `hole` is filled when that one is, so a placeholder is never copied while empty.
+ * @param {any} hole @param {any} term
+ */
+function fill(hole, term) {
+  if (term.t === 'Hole') {
+    const aliases = aliasesOf.get(term);
+    if (aliases) aliases.push(hole);
+    else aliasesOf.set(term, [hole]);
+    return;
+  }
+  Object.assign(hole, term);
+  const aliases = aliasesOf.get(hole);
+  if (aliases) {
+    aliasesOf.delete(hole);
+    for (const a of aliases) fill(a, term);
+  }
 }
 
 /**
@@ -61,7 +124,7 @@ function convert(n, k) {
     case 'Call':
       return convertOperator(n.fn, (f) => convertArgs(n.args, 0, [], (args) => makeCall(f, args, k, n.loc)));
     case 'Let':
-      return convertLet(n, 0, k);
+      return convertLet(n, k);
     case 'Fix':
       return { t: 'Fix', vars: n.vars, lambdas: n.lambdas.map(convertLambda), body: convert(n.body, k) };
     default:
@@ -93,7 +156,7 @@ function convertTriv(n, use) {
 
 /** @param {any} n a Core Lambda */
 function convertLambda(n) {
-  return { t: 'Lambda', params: n.params, rest: n.rest, body: convert(n.body, TAIL), name: n.name, loc: n.loc };
+  return { t: 'Lambda', params: n.params, rest: n.rest, body: convertLater(n.body, TAIL), name: n.name, loc: n.loc };
 }
 
 /**
@@ -134,13 +197,34 @@ function convertOperator(fn, use) {
 }
 
 /**
- * Convert operands left to right into atoms.
+ * Convert operands left to right into atoms, without nesting JS calls per operand: each
+ * operand's context records its atom and returns a placeholder, filled afterwards with
+ * the conversion of what follows (as in convertSeq). JS recursion depth is then the
+ * nesting depth of operands, one level per operand, not the size of what follows.
  * @param {any[]} args @param {number} i @param {any[]} acc @param {(atoms: any[]) => any} use
  * @returns {any}
  */
 function convertArgs(args, i, acc, use) {
-  if (i === args.length) return use(acc);
-  return convert(args[i], (a) => convertArgs(args, i + 1, [...acc, a], use));
+  const atoms = acc.slice();
+  /** @type {any} */
+  let root = null;
+  /** @type {any} */
+  let hole = null;
+  for (; i < args.length; i++) {
+    const next = { t: 'Hole' };
+    /** @type {any} */
+    let atom = null;
+    const term = convert(args[i], (a) => { atom = a; return next; });
+    atoms.push(atom);
+    if (term === next) continue; // an atom: nothing was emitted
+    if (hole === null) root = term;
+    else fill(hole, term);
+    hole = next;
+  }
+  const rest = use(atoms);
+  if (hole === null) return rest;
+  fill(hole, rest);
+  return root;
 }
 
 /**
@@ -156,18 +240,19 @@ function makeCall(f, args, k, loc) {
  * @param {any} test atom @param {any} n Core If @param {((a: any) => any) | null} k
  */
 function convertIf(test, n, k) {
-  if (k === TAIL) {
-    return { t: 'If', test, then: convert(n.then, TAIL), else: convert(n.else, TAIL) };
+  if (k === TAIL || jumpContexts.has(k)) {
+    return { t: 'If', test, then: convertLater(n.then, k), else: convertLater(n.else, k) };
   }
   const j = new Join(++joinCounter);
   const v = new Var('j');
   const jump = (/** @type {any} */ a) => ({ t: 'Jump', j, e: a });
+  jumpContexts.add(jump);
   return {
     t: 'LetJoin',
     j,
     v,
     jbody: k({ t: 'LocalRef', v, loc: n.loc }),
-    body: { t: 'If', test, then: convert(n.then, jump), else: convert(n.else, jump) },
+    body: { t: 'If', test, then: convertLater(n.then, jump), else: convertLater(n.else, jump) },
   };
 }
 
@@ -192,7 +277,7 @@ function convertSeq(es, k) {
     // an atom in effect position emits nothing: the hole to fill stays the same
     if (!last && term === next) continue;
     if (hole === null) root = term;
-    else Object.assign(hole, term);
+    else fill(hole, term);
     hole = next;
   }
   return root;
@@ -200,27 +285,46 @@ function convertSeq(es, k) {
 
 /**
  * Let binds its variables directly to the triv or call result (no copy through a
- * temporary), in order.
- * @param {any} n Core Let @param {number} i @param {((a: any) => any) | null} k
+ * temporary), in order. The bindings are chained through placeholders like a sequence,
+ * and the body is converted later when its context allows (a chain of nested `let`s,
+ * as `let*` makes, then costs no JS stack).
+ * @param {any} n Core Let @param {((a: any) => any) | null} k
  * @returns {any}
  */
-function convertLet(n, i, k) {
-  if (i === n.vars.length) return convert(n.body, k);
-  const v = n.vars[i];
-  const init = n.inits[i];
-  const rest = () => convertLet(n, i + 1, k);
-  switch (init.t) {
-    case 'Call':
-      return convertOperator(init.fn, (f) =>
-        convertArgs(init.args, 0, [], (args) => ({ t: 'Call', fn: f, args, v, body: rest(), loc: init.loc })));
-    case 'PrimCall':
-    case 'Lambda':
-    case 'CaseLambda':
-    case 'GlobalRef':
-    case 'GlobalSet':
-    case 'GlobalDef':
-      return convertTriv(init, (triv) => ({ t: 'Let', v, e: triv, body: rest() }));
-    default:
-      return convert(init, (a) => ({ t: 'Let', v, e: a, body: rest() }));
+function convertLet(n, k) {
+  /** @type {any} */
+  let root = null;
+  /** @type {any} */
+  let hole = null;
+  for (let i = 0; i < n.vars.length; i++) {
+    const v = n.vars[i];
+    const init = n.inits[i];
+    const next = { t: 'Hole' };
+    let term;
+    switch (init.t) {
+      case 'Call':
+        term = convertOperator(init.fn, (f) =>
+          convertArgs(init.args, 0, [], (args) => ({ t: 'Call', fn: f, args, v, body: next, loc: init.loc })));
+        break;
+      case 'PrimCall':
+      case 'Lambda':
+      case 'CaseLambda':
+      case 'GlobalRef':
+      case 'GlobalSet':
+      case 'GlobalDef':
+        term = convertTriv(init, (triv) => ({ t: 'Let', v, e: triv, body: next }));
+        break;
+      default:
+        term = convert(init, (a) => ({ t: 'Let', v, e: a, body: next }));
+    }
+    if (hole === null) root = term;
+    else fill(hole, term);
+    hole = next;
   }
+  if (hole === null) return convert(n.body, k);
+  // The chain's last placeholder is itself what the postponed body fills. (convert never
+  // returns a postponed placeholder: callers copy what it returns into their own.)
+  if (k === TAIL || jumpContexts.has(k)) postponed.push({ hole, node: n.body, k });
+  else fill(hole, convert(n.body, k));
+  return root;
 }

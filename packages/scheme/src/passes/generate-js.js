@@ -6,7 +6,7 @@
  * strategy d4 — direct style with unwinding into data frames by a returned sentinel):
  *
  *   fast form    function L5(d, l0, l1)   `this` is the closure, d the JS stack depth.
- *                Structured code: K_IF → if/else, K_JOIN → `jN: { inner }` followed by
+ *                Structured code: K_IF → an `if` whose else-code follows it, K_JOIN → `jN: { inner }` followed by
  *                the join's code, K_LOOP → `continue` of a loop around the body.
  *                After every non-tail call:
  *                  l2 = f[CALL](d + 1, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
@@ -303,12 +303,15 @@ class BlockWriter {
           lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + 1${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           return;
         case K_IF:
+          // The then-block ends in a terminal, so the else-block follows the `if`
+          // unnested: a chain of thousands of tests (a big `cond`) is flat JS, which
+          // neither this loop nor V8's parser has to recurse through.
           lines.push(`${ind}if (${this.atom(ins[1])} !== false) {`);
           this.run(ins[2], 0, ind + '  ', lines);
-          lines.push(`${ind}} else {`);
-          this.run(ins[3], 0, ind + '  ', lines);
           lines.push(`${ind}}`);
-          return;
+          block = ins[3];
+          i = -1;
+          break;
         case K_JUMP: {
           const [, j, a] = ins;
           const param = this.joinParam(block, j);

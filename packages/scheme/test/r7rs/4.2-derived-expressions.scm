@@ -24,12 +24,12 @@
         (cons 'cond clauses)
         (loop (- i 1) (cons `((= x ,i) ,i) clauses)))))
 (test 299 (eval `(let ((x 299)) ,(big-cond 300)) (environment '(scheme base))))
-(test-xfail "compiler bug: cps-convert recurses on the JS stack once per nesting level, so a cond of 600 clauses (600 nested ifs) overflows it"
-            599 (eval `(let ((x 599)) ,(big-cond 600)) (environment '(scheme base))))
+(test 599 (eval `(let ((x 599)) ,(big-cond 600)) (environment '(scheme base))))
+(test 1999 (eval `(let ((x 1999)) ,(big-cond 2000)) (environment '(scheme base))))
+(test 'none (eval `(let ((x -1)) ,(big-cond 2000)) (environment '(scheme base))))
 (define (nested-sum n) (let loop ((i 0) (e 0)) (if (= i n) e (loop (+ i 1) `(+ 1 ,e)))))
 (test 300 (eval (nested-sum 300) (environment '(scheme base))))
-(test-xfail "compiler bug: cps-convert recurses on the JS stack once per nesting level, so (+ 1 (+ 1 ...)) 1000 deep overflows it"
-            1000 (eval (nested-sum 1000) (environment '(scheme base))))
+(test 1000 (eval (nested-sum 1000) (environment '(scheme base))))
 
 (test-group "4.2.1 Conditionals: case")
 (test 'composite (case (* 2 3) ((2 3 5 7) 'prime) ((1 4 6 8 9) 'composite)))
