@@ -512,7 +512,7 @@ export class Distribution {
         // just decoded: no one else holds this value, so it is delivered without a copy
         this.node.stats.messages++;
         this.node.core.send(proc.cpid, f[3]);
-        this.node.poke();
+        this.node.pokeAfterTask();
         return;
       case F_SIGNAL:
         this.node.signal(pid, f[3]);

@@ -139,6 +139,8 @@ export class TermiteNode {
     this.stdoutSink = opts.stdout ?? ((s) => void s);
     this.log = opts.log ?? ((s) => void s);
     this.scheduled = false;
+    /** whether a run at the end of the current task is queued (pokeAfterTask) */
+    this.runQueued = false;
     /** @type {any} */ this.timer = null;
     this.stopped = false;
     this.t0 = performance.now();
@@ -458,10 +460,30 @@ export class TermiteNode {
     soon(() => this.runLoop());
   }
 
+  /**
+   * Run the scheduler at the end of the current task, for a message that arrived from
+   * the network: that event's task has nothing else to do, so waiting for poke()'s
+   * next task (a MessageChannel round in a browser worker) would only add latency to
+   * every remote round trip. Microtasks never interrupt running JS, so this cannot
+   * re-enter the loop; the loop itself still yields to the event loop by poke().
+   */
+  pokeAfterTask() {
+    if (this.runQueued || this.stopped) return;
+    this.runQueued = true;
+    queueMicrotask(() => {
+      this.runQueued = false;
+      this.runLoop();
+    });
+  }
+
   /** Run ready processes for up to LOOP_MS, then give the event loop a turn. */
   runLoop() {
     this.scheduled = false;
     if (this.stopped) return;
+    if (this.timer !== null) {
+      clearTimeout(this.timer); // reschedule() sets it again if a timer is still due
+      this.timer = null;
+    }
     const core = this.core;
     const start = this.now();
     core.advance(0, start);

@@ -160,3 +160,26 @@ test('idle processes are cheap: bytes per process waiting in ?', { timeout: 120_
     assert.ok(heapPer > 0 && heapPer < 1024, `heap bytes per process: ${heapPer}`);
   });
 });
+
+test('a message delivered from the network runs its receiver before the next task, not a task later', async () => {
+  const { createNode } = await import('@termite/runtime');
+  const node = await createNode({});
+  try {
+    const pid = node.spawnScheme('(lambda () (?) (? 0.001 #f))');
+    const proc = /** @type {any} */ (node.local(pid));
+    // let it reach its receive (bounded: a few event-loop turns)
+    for (let i = 0; i < 1000 && !node.isWaiting(proc); i++) await new Promise((r) => setImmediate(r));
+    assert.ok(node.isWaiting(proc), 'the process never waited for a message');
+    /** @type {boolean | null} */
+    let tookIt = null;
+    // queued before the delivery: it sees whether the receiver already ran
+    setImmediate(() => { tookIt = proc.waiting?.hasDefault === true; }); // in its second receive
+    // what the distribution layer does for a SEND frame
+    node.core.send(proc.cpid, 1);
+    node.pokeAfterTask();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(tookIt, true);
+  } finally {
+    node.stop();
+  }
+});
