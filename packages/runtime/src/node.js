@@ -453,11 +453,7 @@ export class TermiteNode {
   poke() {
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
-    if (this.timer !== null) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    soon(() => this.runLoop());
+    soon(() => this.runLoop()); // which cancels the pending timer, if any
   }
 
   /**
@@ -481,7 +477,8 @@ export class TermiteNode {
     this.scheduled = false;
     if (this.stopped) return;
     if (this.timer !== null) {
-      clearTimeout(this.timer); // reschedule() sets it again if a timer is still due
+      // every run cancels the wake-up timer; reschedule() sets it again if still due
+      clearTimeout(this.timer);
       this.timer = null;
     }
     const core = this.core;

@@ -161,12 +161,10 @@ test('idle processes are cheap: bytes per process waiting in ?', { timeout: 120_
   });
 });
 
-test('a message delivered from the network runs its receiver before the next task, not a task later', async () => {
-  const { createNode } = await import('@termite/runtime');
-  const node = await createNode({});
-  try {
+test('a message delivered from the network runs its receiver before the next task, not a task later', () =>
+  withNode(async ({ node }) => {
     const pid = node.spawnScheme('(lambda () (?) (? 0.001 #f))');
-    const proc = /** @type {any} */ (node.local(pid));
+    const proc = node.local(pid);
     // let it reach its receive (bounded: a few event-loop turns)
     for (let i = 0; i < 1000 && !node.isWaiting(proc); i++) await new Promise((r) => setImmediate(r));
     assert.ok(node.isWaiting(proc), 'the process never waited for a message');
@@ -179,7 +177,4 @@ test('a message delivered from the network runs its receiver before the next tas
     node.pokeAfterTask();
     await new Promise((r) => setImmediate(r));
     assert.equal(tookIt, true);
-  } finally {
-    node.stop();
-  }
-});
+  }));

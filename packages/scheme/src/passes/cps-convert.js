@@ -101,6 +101,30 @@ function fill(hole, term) {
 }
 
 /**
+ * Terms linked through placeholders, built without nesting JS calls: each term added
+ * ends in the placeholder that the next one fills (operands, `let` bindings, the
+ * elements of a sequence).
+ */
+class Chain {
+  /** @type {any} */ root = null;
+  /** @type {any} */ hole = null;
+
+  /** Append `term`, which ends in placeholder `next`. @param {any} term @param {any} next */
+  link(term, next) {
+    if (this.hole === null) this.root = term;
+    else fill(this.hole, term);
+    this.hole = next;
+  }
+
+  /** The whole chain, ending in `last`. @param {any} last */
+  close(last) {
+    if (this.hole === null) return last;
+    fill(this.hole, last);
+    return this.root;
+  }
+}
+
+/**
  * @param {any} n Core node
  * @param {((a: any) => any) | null} k TAIL or the meta-continuation
  * @returns {any} Term
@@ -122,7 +146,7 @@ function convert(n, k) {
     case 'Seq':
       return convertSeq(n.es, k);
     case 'Call':
-      return convertOperator(n.fn, (f) => convertArgs(n.args, 0, [], (args) => makeCall(f, args, k, n.loc)));
+      return convertOperator(n.fn, (f) => convertArgs(n.args, (args) => makeCall(f, args, k, n.loc)));
     case 'Let':
       return convertLet(n, k);
     case 'Fix':
@@ -141,7 +165,7 @@ function convertTriv(n, use) {
     case 'GlobalRef':
       return use(n);
     case 'PrimCall':
-      return convertArgs(n.args, 0, [], (args) => use({ t: 'PrimCall', prim: n.prim, args, loc: n.loc }));
+      return convertArgs(n.args, (args) => use({ t: 'PrimCall', prim: n.prim, args, loc: n.loc }));
     case 'Lambda':
       return use(convertLambda(n));
     case 'CaseLambda':
@@ -199,32 +223,23 @@ function convertOperator(fn, use) {
 /**
  * Convert operands left to right into atoms, without nesting JS calls per operand: each
  * operand's context records its atom and returns a placeholder, filled afterwards with
- * the conversion of what follows (as in convertSeq). JS recursion depth is then the
- * nesting depth of operands, one level per operand, not the size of what follows.
- * @param {any[]} args @param {number} i @param {any[]} acc @param {(atoms: any[]) => any} use
+ * the conversion of what follows. JS recursion depth is then the nesting depth of
+ * operands, not the size of what follows.
+ * @param {any[]} args @param {(atoms: any[]) => any} use
  * @returns {any}
  */
-function convertArgs(args, i, acc, use) {
-  const atoms = acc.slice();
-  /** @type {any} */
-  let root = null;
-  /** @type {any} */
-  let hole = null;
-  for (; i < args.length; i++) {
+function convertArgs(args, use) {
+  const atoms = [];
+  const chain = new Chain();
+  for (const arg of args) {
     const next = { t: 'Hole' };
     /** @type {any} */
     let atom = null;
-    const term = convert(args[i], (a) => { atom = a; return next; });
+    const term = convert(arg, (a) => { atom = a; return next; });
     atoms.push(atom);
-    if (term === next) continue; // an atom: nothing was emitted
-    if (hole === null) root = term;
-    else fill(hole, term);
-    hole = next;
+    if (term !== next) chain.link(term, next); // else an atom: nothing was emitted
   }
-  const rest = use(atoms);
-  if (hole === null) return rest;
-  fill(hole, rest);
-  return root;
+  return chain.close(use(atoms));
 }
 
 /**
@@ -266,21 +281,14 @@ function convertIf(test, n, k) {
  * @returns {any}
  */
 function convertSeq(es, k) {
-  /** @type {any} */
-  let root = null;
-  /** @type {any} */
-  let hole = null;
-  for (let i = 0; i < es.length; i++) {
-    const last = i === es.length - 1;
-    const next = last ? null : { t: 'Hole' };
-    const term = convert(es[i], last ? k : () => next);
+  const chain = new Chain();
+  for (let i = 0; i < es.length - 1; i++) {
+    const next = { t: 'Hole' };
+    const term = convert(es[i], () => next);
     // an atom in effect position emits nothing: the hole to fill stays the same
-    if (!last && term === next) continue;
-    if (hole === null) root = term;
-    else fill(hole, term);
-    hole = next;
+    if (term !== next) chain.link(term, next);
   }
-  return root;
+  return chain.close(convert(es[es.length - 1], k));
 }
 
 /**
@@ -292,19 +300,15 @@ function convertSeq(es, k) {
  * @returns {any}
  */
 function convertLet(n, k) {
-  /** @type {any} */
-  let root = null;
-  /** @type {any} */
-  let hole = null;
+  const chain = new Chain();
   for (let i = 0; i < n.vars.length; i++) {
     const v = n.vars[i];
     const init = n.inits[i];
     const next = { t: 'Hole' };
-    let term;
     switch (init.t) {
       case 'Call':
-        term = convertOperator(init.fn, (f) =>
-          convertArgs(init.args, 0, [], (args) => ({ t: 'Call', fn: f, args, v, body: next, loc: init.loc })));
+        chain.link(convertOperator(init.fn, (f) =>
+          convertArgs(init.args, (args) => ({ t: 'Call', fn: f, args, v, body: next, loc: init.loc }))), next);
         break;
       case 'PrimCall':
       case 'Lambda':
@@ -312,19 +316,14 @@ function convertLet(n, k) {
       case 'GlobalRef':
       case 'GlobalSet':
       case 'GlobalDef':
-        term = convertTriv(init, (triv) => ({ t: 'Let', v, e: triv, body: next }));
+        chain.link(convertTriv(init, (triv) => ({ t: 'Let', v, e: triv, body: next })), next);
         break;
       default:
-        term = convert(init, (a) => ({ t: 'Let', v, e: a, body: next }));
+        chain.link(convert(init, (a) => ({ t: 'Let', v, e: a, body: next })), next);
     }
-    if (hole === null) root = term;
-    else fill(hole, term);
-    hole = next;
   }
-  if (hole === null) return convert(n.body, k);
-  // The chain's last placeholder is itself what the postponed body fills. (convert never
-  // returns a postponed placeholder: callers copy what it returns into their own.)
-  if (k === TAIL || jumpContexts.has(k)) postponed.push({ hole, node: n.body, k });
-  else fill(hole, convert(n.body, k));
-  return root;
+  // convert never returns a postponed placeholder (callers copy what it returns)
+  if (chain.hole === null) return convert(n.body, k);
+  // a postponed body's placeholder is aliased by the chain's end and fills it in turn
+  return chain.close(convertLater(n.body, k));
 }

@@ -6,8 +6,9 @@
  * strategy d4 — direct style with unwinding into data frames by a returned sentinel):
  *
  *   fast form    function L5(d, l0, l1)   `this` is the closure, d the JS stack depth.
- *                Structured code: K_IF → an `if` whose else-code follows it, K_JOIN → `jN: { inner }` followed by
- *                the join's code, K_LOOP → `continue` of a loop around the body.
+ *                Structured code: K_IF → an `if` whose else-code follows it unnested,
+ *                K_JOIN → `jN: { inner }` followed by the join's code, K_LOOP →
+ *                `continue` of a loop around the body.
  *                After every non-tail call:
  *                  l2 = f[CALL](d + 1, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
  *                so when anything below unwinds (pre-emption, call/cc, a blocking receive,
