@@ -64,7 +64,10 @@ test('three tabs join the daemon, which lists them as peers; every link is upgra
   // tabs open data channels to each other (the one with the smaller id dials)
   for (const t of opened) {
     const others = ids.filter((id) => id !== t.id);
-    const s = await waitStatus(t, (st) => others.every((id) => st.links.some((/** @type {any} */ l) => l.id === id && l.kind === 'tab' && l.transport === 'webrtc')), 30000, 'WebRTC links to the other tabs');
+    // each end of a link is up when it has the other's handshake, so the tab may see its
+    // data channel to the daemon up a little after the daemon did: wait for both views
+    const rtcTo = (/** @type {any} */ st, /** @type {string} */ id, /** @type {string} */ kind) => st.links.some((/** @type {any} */ l) => l.id === id && l.kind === kind && l.transport === 'webrtc');
+    const s = await waitStatus(t, (st) => rtcTo(st, daemon.id, 'daemon') && others.every((id) => rtcTo(st, id, 'tab')), 30000, 'WebRTC links to the daemon and the other tabs');
     const d = s.links.find((/** @type {any} */ l) => l.id === daemon.id);
     assert.equal(d?.kind, 'daemon');
     assert.equal(d?.transport, 'webrtc');
