@@ -179,7 +179,10 @@ typedef struct tm_bytes {
   size_t len;           /* number of bytes */
 } tm_bytes;
 
-#define TM_XFER_MAGIC 0x544d5801u /* "TMX" + layout version 1 */
+#define TM_XFER_MAGIC 0x544d5802u /* "TMX" + layout version 2 */
+
+/* Bytes of tm_xfer.keep. */
+#define TM_XFER_KEEP 256
 
 /*
  * The transfer area. One per core, allocated by tm_core_create at a fixed
@@ -187,8 +190,11 @@ typedef struct tm_bytes {
  * JavaScript writes encoded tuples/templates into `data` and passes that
  * address to the calls in section 5; the core copies results into `data`.
  * The scratch fields let a wasm caller pass out-parameter addresses without
- * allocating. packages/core/src/layout.js mirrors this layout and a test
- * compares it with tm_xfer_layout().
+ * allocating. `keep` is the caller's: input bytes it passes again and
+ * again (the JS binding keeps its recently used templates there, so a
+ * repeated template is not copied into `data` for every call); the core
+ * reads it only as an input and never writes it. packages/core/src/layout.js
+ * mirrors this layout and a test compares it with tm_xfer_layout().
  */
 typedef struct tm_xfer {
   uint32_t magic;  /* TM_XFER_MAGIC */
@@ -199,12 +205,14 @@ typedef struct tm_xfer {
   double f64[2];   /* scratch out-parameters (times) */
   uint32_t reason; /* wake reason of the pid returned by the last next */
   uint32_t pad;    /* keeps the size a multiple of 8 */
+  uint8_t keep[TM_XFER_KEEP]; /* the caller's inputs; never written by the core */
 } tm_xfer;
 
 enum {
   TM_XFER_OFF_MAGIC = 0, TM_XFER_OFF_CAP, TM_XFER_OFF_DATA,
   TM_XFER_OFF_RESULT_BYTES, TM_XFER_OFF_RESULT_LEN, TM_XFER_OFF_U32,
-  TM_XFER_OFF_F64, TM_XFER_OFF_REASON, TM_XFER_SIZE, TM_XFER_FIELDS
+  TM_XFER_OFF_F64, TM_XFER_OFF_REASON, TM_XFER_OFF_KEEP, TM_XFER_SIZE,
+  TM_XFER_FIELDS
 };
 
 /* The core's transfer area. Owned by the core; never NULL. */

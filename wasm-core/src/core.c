@@ -198,6 +198,7 @@ uint32_t tm_xfer_layout(uint32_t field) {
     case TM_XFER_OFF_U32: return offsetof(tm_xfer, u32);
     case TM_XFER_OFF_F64: return offsetof(tm_xfer, f64);
     case TM_XFER_OFF_REASON: return offsetof(tm_xfer, reason);
+    case TM_XFER_OFF_KEEP: return offsetof(tm_xfer, keep);
     case TM_XFER_SIZE: return sizeof(tm_xfer);
     default: return ~0u;
   }

@@ -12,7 +12,7 @@
 import { Formal, Sym, decodeFrom, encode, encodeInto } from './codec.js';
 import { CoreDestroyedError, InvalidArgumentError, errorFor } from './errors.js';
 import {
-  CLOCKS, HANDLE_MAX, MAX_DEPTH, PRIORITY_DEFAULT, REASONS, STATES, Status, XFER, XFER_MAGIC,
+  CLOCKS, HANDLE_MAX, MAX_DEPTH, PRIORITY_DEFAULT, REASONS, STATES, Status, XFER, XFER_KEEP, XFER_MAGIC,
 } from './layout.js';
 
 /** Returned by blocking operations whose process now waits. */
@@ -42,6 +42,10 @@ export const TIMED_OUT = Symbol.for('termite.core.timed-out');
  */
 
 /** @typedef {{ [name: string]: Function } & { memory: WebAssembly.Memory }} Exports */
+
+/** Templates remembered by _putTemplate, and the bytes of `keep` each may use. */
+const TEMPLATE_SLOTS = 4;
+const TEMPLATE_SLOT_BYTES = XFER_KEEP / TEMPLATE_SLOTS;
 
 /** Every later call on a destroyed core throws. */
 const destroyedExports = /** @type {Exports} */ (/** @type {unknown} */ (new Proxy({}, {
@@ -114,15 +118,16 @@ export class Core {
     this.outF64 = this.xfer + XFER.F64;
     this.outResult = this.xfer + XFER.RESULT_BYTES;
     /**
-     * Encodings of recently used templates: the array, a copy of its
-     * elements when it was encoded, and the bytes. See _putTemplate.
+     * Recently used templates: the array and a copy of its elements when
+     * it was encoded; slot k's bytes stay in the transfer area's `keep`
+     * field at tmplAt(k), tmplLen[k] of them. See _putTemplate.
      * @type {(unknown[] | undefined)[]} */
     this.tmplArr = [undefined, undefined, undefined, undefined];
     /** @type {unknown[][]} */
     this.tmplVals = [[], [], [], []];
-    /** @type {Uint8Array[]} */
-    this.tmplBytes = [new Uint8Array(0), new Uint8Array(0), new Uint8Array(0), new Uint8Array(0)];
+    this.tmplLen = [0, 0, 0, 0];
     this.tmplNext = 0;
+    this.keep = this.xfer + XFER.KEEP;
   }
 
   /** Rebuild the typed-array views (after the wasm memory grew). */
@@ -152,47 +157,40 @@ export class Core {
   /**
    * _put for a template. Loops pass the same template array again and
    * again: an array seen recently whose elements are still the same (===)
-   * is copied from its last encoding. Only arrays whose elements are all
+   * is not encoded again; its bytes from last time are still in the
+   * transfer area's `keep` field, which the core never writes, and are
+   * passed from there without a copy. Only arrays whose elements are all
    * immutable (primitives, Formal, Sym) are remembered, so equal elements
    * mean equal bytes; the core still validates what it receives.
    * @param {unknown[]} template
    */
   _putTemplate(template) {
     const arrs = this.tmplArr;
-    for (let k = 0; k < arrs.length; k++) {
+    for (let k = 0; k < TEMPLATE_SLOTS; k++) {
       if (arrs[k] !== template) continue;
       const vals = this.tmplVals[k], n = vals.length;
       if (template.length !== n) break;
       let i = 0;
       while (i < n && template[i] === vals[i]) i++;
       if (i < n) break;
-      return this._putSmall(this.tmplBytes[k]);
+      this.data = this.keep + k * TEMPLATE_SLOT_BYTES;
+      return this.tmplLen[k];
     }
     const len = this._put(template);
-    if (len <= 64 && Array.isArray(template) && template.length <= 8) {
+    if (len <= TEMPLATE_SLOT_BYTES && Array.isArray(template) && template.length <= 8) {
       for (let i = 0; i < template.length; i++) {
         const v = template[i];
         if (typeof v === 'object' ? v !== null && !(v instanceof Formal) && !(v instanceof Sym)
           : typeof v === 'function') return len;
       }
       const k = this.tmplNext;
-      this.tmplNext = (k + 1) & 3;
+      this.tmplNext = (k + 1) % TEMPLATE_SLOTS;
       arrs[k] = template;
       this.tmplVals[k] = template.slice();
-      this.tmplBytes[k] = /** @type {Uint8Array} */ (this.u8).slice(this.data, this.data + len);
+      this.tmplLen[k] = len;
+      /** @type {Uint8Array} */ (this.u8).copyWithin(this.keep + k * TEMPLATE_SLOT_BYTES, this.data, this.data + len);
     }
     return len;
-  }
-
-  /** Copy a few encoded bytes into the transfer area. @param {Uint8Array} bytes */
-  _putSmall(bytes) {
-    if (this._stale) this._views();
-    const u32 = /** @type {Uint32Array} */ (this.u32), x = this.xfer >> 2, data = u32[x + 2], n = bytes.length;
-    if (n > u32[x + 1]) return this._putBytes(bytes);
-    const u8 = /** @type {Uint8Array} */ (this.u8);
-    this.data = data;
-    for (let i = 0; i < n; i++) u8[data + i] = bytes[i];
-    return n;
   }
 
   /** Copy encoded bytes into the transfer area. @param {Uint8Array} bytes */

@@ -16,14 +16,18 @@ export const XFER = Object.freeze({
   U32: 20,
   F64: 40,
   REASON: 56,
-  SIZE: 64,
+  KEEP: 64,
+  SIZE: 320,
 });
 
 /** Field numbers understood by tm_xfer_layout(), in XFER's order. */
-export const XFER_FIELDS = Object.freeze(['MAGIC', 'CAP', 'DATA', 'RESULT_BYTES', 'RESULT_LEN', 'U32', 'F64', 'REASON', 'SIZE']);
+export const XFER_FIELDS = Object.freeze(['MAGIC', 'CAP', 'DATA', 'RESULT_BYTES', 'RESULT_LEN', 'U32', 'F64', 'REASON', 'KEEP', 'SIZE']);
 
-/** TM_XFER_MAGIC: "TMX" + layout version 1. */
-export const XFER_MAGIC = 0x544d5801;
+/** TM_XFER_MAGIC: "TMX" + layout version 2. */
+export const XFER_MAGIC = 0x544d5802;
+
+/** TM_XFER_KEEP: bytes of the area's `keep` field. */
+export const XFER_KEEP = 256;
 
 /** tm_status values. */
 export const Status = Object.freeze({

@@ -112,3 +112,30 @@ test('large tuples grow the transfer area and come back intact', () => {
   s.destroy();
   core.check();
 });
+
+test('a template used again is matched as it is now, across memory growth and more templates than the cache holds', () => {
+  const s = core.createSpace();
+  const t = ['job', formal.integer];
+  for (let i = 0; i < 3; i++) s.out(['job', i]);
+  assert.deepEqual(s.inp(t), ['job', 0]);
+  assert.deepEqual(s.inp(t), ['job', 1], 'the remembered encoding');
+  // a changed element is a different template, not the remembered one
+  t[1] = 2;
+  assert.deepEqual(s.rdp(t), ['job', 2]);
+  t[1] = formal.string;
+  assert.equal(s.rdp(t), undefined);
+  t[1] = formal.integer;
+  // more distinct templates than the cache remembers, each used twice
+  const others = Array.from({ length: 10 }, (_, i) => [`k${i}`, formal.any]);
+  for (const o of others) s.out([o[0], 'v']);
+  for (const o of others) assert.equal(s.rdp(o)?.[0], o[0]);
+  for (const o of others) assert.deepEqual(s.inp(o), [o[0], 'v']);
+  // the memory grows (the data area moves); the remembered template still works
+  const memoryBytes = core.memory.buffer.byteLength;
+  s.out(['big', new Uint8Array(4 << 20)]);
+  assert.ok(core.memory.buffer.byteLength > memoryBytes, 'the memory grew');
+  assert.deepEqual(s.inp(t), ['job', 2]);
+  assert.equal(s.inp(t), undefined);
+  s.destroy();
+  core.check();
+});
