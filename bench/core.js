@@ -13,7 +13,9 @@
  * Rates are per second of this process's CPU time (process.cpuUsage), not
  * of wall time: the machines this runs on are shared, and a process that
  * gets 40% of a core would otherwise report 40% of its speed. Core and
- * reference are measured the same way in the same run, so ratios hold.
+ * reference are measured the same way in the same run, in alternating
+ * rounds (core, reference, core, ...), and a ratio is the median of the
+ * per-round ratios, so a slow spell of the machine falls on both.
  * BENCH_ROUNDS and BENCH_ROUND_MS (CPU ms per round) override the defaults.
  *
  *   core.out_in / jsref.out_in       out(['ping', 42]) + inp(['ping', formal.integer])
@@ -54,17 +56,46 @@ function median(xs) {
 function measure(step, per) {
   const rates = [];
   for (let r = 0; r <= ROUNDS; r++) {
-    let ops = 0;
-    const t0 = cpuMs();
-    let t = t0;
-    for (let guard = 0; t - t0 < ROUND_MS && guard < 1e9; guard++) {
-      for (let k = 0; k < 256; k++) step();
-      ops += 256 * per;
-      t = cpuMs();
-    }
-    if (r > 0) rates.push((ops * 1000) / (t - t0));
+    const rate = round(step, per);
+    if (r > 0) rates.push(rate);
   }
   return median(rates);
+}
+
+/**
+ * Measure two implementations of the same operations in alternating rounds
+ * (a, b, a, b, ...), so that a slow spell of this noisy machine falls on
+ * both rather than on whichever ran during it. Returns each one's median
+ * rate and the median of the per-round ratios a/b.
+ * @param {() => void} stepA @param {() => void} stepB @param {number} per
+ * @returns {{ a: number, b: number, ratio: number }}
+ */
+function measurePair(stepA, stepB, per) {
+  const as = [], bs = [], ratios = [];
+  for (let r = 0; r <= ROUNDS; r++) {
+    const a = round(stepA, per), b = round(stepB, per);
+    if (r === 0) continue;
+    as.push(a);
+    bs.push(b);
+    ratios.push(a / b);
+  }
+  return { a: median(as), b: median(bs), ratio: median(ratios) };
+}
+
+/**
+ * Run `step` for ROUND_MS of CPU time; operations per second.
+ * @param {() => void} step @param {number} per
+ */
+function round(step, per) {
+  let ops = 0;
+  const t0 = cpuMs();
+  let t = t0;
+  for (let guard = 0; t - t0 < ROUND_MS && guard < 1e9; guard++) {
+    for (let k = 0; k < 256; k++) step();
+    ops += 256 * per;
+    t = cpuMs();
+  }
+  return (ops * 1000) / (t - t0);
 }
 
 /** CPU time of this process in ms. */
@@ -73,15 +104,8 @@ function cpuMs() {
   return (u.user + u.system) / 1000;
 }
 
-/** @type {Map<string, number>} */
-const results = new Map();
-
-/** @param {string} a @param {string} b */
-const ratio = (a, b) => (results.get(a) ?? NaN) / (results.get(b) ?? NaN);
-
 /** @param {string} name @param {number} value @param {string} unit */
 function report(name, value, unit) {
-  results.set(name, value);
   console.log(`bench ${name} ${Math.round(value)} ${unit}`);
 }
 
@@ -91,19 +115,19 @@ async function outIn() {
   const core = await loadCore();
   const space = core.createSpace();
   const tmpl = ['ping', formal.integer];
-  report('core.out_in', measure(() => {
-    space.out(['ping', 42]);
-    if (space.inp(tmpl) === undefined) throw new Error('lost a tuple');
-  }, 1), 'pairs/s');
-  core.destroy();
-
   const ref = new RefSpace();
   const rtmpl = ['ping', refFormal.integer];
-  report('jsref.out_in', measure(() => {
+  const m = measurePair(() => {
+    space.out(['ping', 42]);
+    if (space.inp(tmpl) === undefined) throw new Error('lost a tuple');
+  }, () => {
     ref.out(['ping', 42]);
     if (ref.inp(rtmpl) === undefined) throw new Error('lost a tuple');
-  }, 1), 'pairs/s');
-  console.log(`# out_in ratio core/jsref = ${(ratio('core.out_in', 'jsref.out_in')).toFixed(2)} (target >= 0.5)`);
+  }, 1);
+  core.destroy();
+  report('core.out_in', m.a, 'pairs/s');
+  report('jsref.out_in', m.b, 'pairs/s');
+  console.log(`# out_in ratio core/jsref = ${m.ratio.toFixed(2)} (median of ${ROUNDS} alternating rounds; target >= 0.5)`);
 }
 
 // ---- selective matching among 100,000 ----------------------------------------
@@ -114,30 +138,29 @@ async function match100k() {
   const core = await loadCore();
   const space = core.createSpace();
   for (let i = 0; i < N; i++) space.out(['A', i, i * 3, `value ${i}`]);
+  const ref = new RefSpace();
+  for (let i = 0; i < N; i++) ref.out(['A', i, i * 3, `value ${i}`]);
   let k = 12345;
-  /** Pseudo-random index, the same sequence for both implementations. */
+  /** Pseudo-random index (one sequence, drawn from by both implementations). */
   const pick = () => (k = (k * 1103515245 + 12345) & 0x7fffffff) % N;
-  report('core.match_100k', measure(() => {
+  const m = measurePair(() => {
     const i = pick();
     const t = space.inp(['A', i, formal.integer, formal.any]);
     if (t === undefined) throw new Error('missing tuple');
     space.out(t);
     if (space.rdp(['A', pick(), formal.integer, formal.any]) === undefined) throw new Error('missing tuple');
-  }, 2), 'ops/s');
-  if (space.size !== N) throw new Error(`space holds ${space.size}`);
-  core.destroy();
-
-  const ref = new RefSpace();
-  for (let i = 0; i < N; i++) ref.out(['A', i, i * 3, `value ${i}`]);
-  k = 12345;
-  report('jsref.match_100k', measure(() => {
+  }, () => {
     const i = pick();
     const t = ref.inp(['A', i, refFormal.integer, refFormal.any]);
     if (t === undefined) throw new Error('missing tuple');
     ref.out(t);
     if (ref.rdp(['A', pick(), refFormal.integer, refFormal.any]) === undefined) throw new Error('missing tuple');
-  }, 2), 'ops/s');
-  console.log(`# match_100k ratio core/jsref = ${(ratio('core.match_100k', 'jsref.match_100k')).toFixed(1)} (target >= 10)`);
+  }, 2);
+  if (space.size !== N) throw new Error(`space holds ${space.size}`);
+  core.destroy();
+  report('core.match_100k', m.a, 'ops/s');
+  report('jsref.match_100k', m.b, 'ops/s');
+  console.log(`# match_100k ratio core/jsref = ${m.ratio.toFixed(1)} (median of ${ROUNDS} alternating rounds; target >= 10)`);
 }
 
 // ---- scheduler ---------------------------------------------------------------------
