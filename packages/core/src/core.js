@@ -120,7 +120,7 @@ export class Core {
     /**
      * Recently used templates: the array and a copy of its elements when
      * it was encoded; slot k's bytes stay in the transfer area's `keep`
-     * field at tmplAt(k), tmplLen[k] of them. See _putTemplate.
+     * field at _tmplAt(k), tmplLen[k] of them. See _putTemplate.
      * @type {(unknown[] | undefined)[]} */
     this.tmplArr = [undefined, undefined, undefined, undefined];
     /** @type {unknown[][]} */
@@ -173,7 +173,7 @@ export class Core {
       let i = 0;
       while (i < n && template[i] === vals[i]) i++;
       if (i < n) break;
-      this.data = this.keep + k * TEMPLATE_SLOT_BYTES;
+      this.data = this._tmplAt(k);
       return this.tmplLen[k];
     }
     const len = this._put(template);
@@ -188,9 +188,14 @@ export class Core {
       arrs[k] = template;
       this.tmplVals[k] = template.slice();
       this.tmplLen[k] = len;
-      /** @type {Uint8Array} */ (this.u8).copyWithin(this.keep + k * TEMPLATE_SLOT_BYTES, this.data, this.data + len);
+      /** @type {Uint8Array} */ (this.u8).copyWithin(this._tmplAt(k), this.data, this.data + len);
     }
     return len;
+  }
+
+  /** Where template slot k's bytes are kept (inside the transfer area's `keep`). @param {number} k */
+  _tmplAt(k) {
+    return this.keep + k * TEMPLATE_SLOT_BYTES;
   }
 
   /** Copy encoded bytes into the transfer area. @param {Uint8Array} bytes */
