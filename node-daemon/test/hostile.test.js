@@ -139,6 +139,38 @@ test('the control: a closure whose IR the peer serves is fetched, checked and ru
   assert.equal(writeString(sent[3]), '(answer 42)');
 });
 
+test('MOVED is believed only from the node the process\'s messages go to: another peer cannot redirect them to itself', async () => {
+  // a process on the daemon that sends one message to `to`, spawned by the peer
+  const u = unitOf('(lambda (to) (lambda () (! to \'hello)))');
+  peer.units.set(u.hash, ['hostile', u.data, false]);
+  const inner = u.lambdas.findIndex((l) => l.nfree === 1);
+  /** @param {Pid} to */
+  const sendFromDaemon = async (to) => {
+    const answer = await peer.request([R.SPAWN, closureRef(u.hash, freshEnv(), inner, [to]), null, false, []]);
+    assert.equal(answer[0], true, String(answer[1]));
+  };
+  /** @param {typeof peer} p @param {Pid} pid */
+  const arrives = (p, pid) => p.frame((f) => f[0] === F.SEND && f[1] === pid.node && f[2] === pid.n && writeString(f[3]) === 'hello', `hello for ${pid.n}@${pid.node.slice(0, 8)} at ${p.id.slice(0, 8)}`);
+
+  // the peer claims that the witness's process 7 now lives on the peer: refused, logged
+  const victim = new Pid(witness.id, 7);
+  peer.send([F.MOVED, victim.node, victim.n, peer.id, []]);
+  const refusal = await peer.errorFrame(/^MOVED for process 7 of /);
+  assert.match(String(refusal[1]), new RegExp(`from ${peer.id.slice(0, 12)}, which is not where this node sends its messages \\(${witness.id.slice(0, 12)}\\)$`));
+  await logged(peer.id, String(refusal[1]));
+  // ... and the daemon still sends that process's messages to the witness, none to the peer
+  await sendFromDaemon(victim);
+  await arrives(witness, victim);
+  assert.ok(!peer.frames.some((f) => f[0] === F.SEND && f[1] === victim.node), 'the peer got none of the witness\'s messages');
+
+  // the control: the peer's own process 8 moved to the witness, said by the peer (its host)
+  const own = new Pid(peer.id, 8);
+  peer.send([F.MOVED, own.node, own.n, witness.id, []]); // no answer; the link keeps it before the SPAWN
+  await sendFromDaemon(own);
+  await arrives(witness, own);
+  await stillServing();
+});
+
 test('SPAWN, MIGRATE and SEND naming code nobody can supply are refused, naming the unit', async () => {
   const nobody = 'ab'.repeat(32);
   const thunk = closureRef(nobody, freshEnv(), 1);

@@ -482,7 +482,13 @@ export class Distribution {
       return;
     }
     if (type === F_MOVED) {
-      this.location.set(key(pnode, pn), String(f[3]));
+      // Only the node this one would send the process's messages to can say it moved
+      // on (it forwarded one, or the process left it); believed from any other peer, a
+      // MOVED would let that peer take this node's messages for anyone's processes.
+      // A late duplicate from the previous host says what is already known: ignored.
+      const k = key(pnode, pn), at = this.location.get(k) ?? pnode, to = String(f[3]);
+      if (from === at) this.location.set(k, to);
+      else if (to !== at) this.refuse(from, `MOVED for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${at.slice(0, 12)})`);
       return;
     }
     if (type === F_GONE) {
