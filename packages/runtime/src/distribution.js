@@ -59,14 +59,14 @@ const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 
 const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4]];
 const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
 
+/** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
+const ARRIVALS_KEPT = 32;
+
 /**
  * Runtime procedures a node does not let code from elsewhere call (the allowed
  * library is every runtime procedure except these): the file system, the host's
  * environment and command line, leaving the host process, and evaluation of text.
  */
-/** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
-const ARRIVALS_KEPT = 32;
-
 export const DEFAULT_DENIED = new Set([
   'open-input-file', 'open-output-file', 'open-binary-input-file', 'open-binary-output-file',
   'call-with-input-file', 'call-with-output-file', 'with-input-from-file', 'with-output-to-file',
@@ -486,8 +486,8 @@ export class Distribution {
       // on (it forwarded one, or the process left it); believed from any other peer, a
       // MOVED would let that peer take this node's messages for anyone's processes.
       // A late duplicate from the previous host says what is already known: ignored.
-      const k = key(pnode, pn), at = this.location.get(k) ?? pnode, to = String(f[3]);
-      if (from === at) this.location.set(k, to);
+      const at = this.whereIs(new Pid(pnode, pn)), to = String(f[3]);
+      if (from === at) this.location.set(key(pnode, pn), to);
       else if (to !== at) this.refuse(from, `MOVED for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${at.slice(0, 12)})`);
       return;
     }
