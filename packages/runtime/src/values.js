@@ -107,24 +107,28 @@ export const pidHooks = {
 
 registerValueCodec({
   cls: Pid,
+  leaf: true,
   tag: TAG_PID,
   encode: (x) => [x.node, x.n],
   decode: ([node, n]) => pidHooks.intern(new Pid(text(node, 'pid node'), serial(n, 'pid serial'))),
 });
 registerValueCodec({
   cls: Tag,
+  leaf: true,
   tag: TAG_TAG,
   encode: (x) => [x.node, x.n],
   decode: ([node, n]) => new Tag(text(node, 'tag node'), serial(n, 'tag serial')),
 });
 registerValueCodec({
   cls: NodeRef,
+  leaf: true,
   tag: TAG_NODE,
   encode: (x) => [x.id ?? false, x.host ?? false, x.port ?? false],
   decode: ([id, host, port]) => new NodeRef(id === false ? null : text(id, 'node id'), host === false ? null : text(host, 'node host'), port === false ? null : serial(port, 'node port')),
 });
 registerValueCodec({
   cls: SpaceRef,
+  leaf: true,
   tag: TAG_SPACE,
   encode: (x) => [x.node, x.name],
   decode: ([node, name]) => new SpaceRef(text(node, 'space node'), text(name, 'space name')),
@@ -133,6 +137,7 @@ registerValueCodec({
 // C core's matcher expects in a template.
 registerValueCodec({
   cls: Formal,
+  leaf: true,
   tag: TAG_FORMAL,
   single: true,
   encode: (x) => [x.code === 11 ? [11, x.tag] : x.code],

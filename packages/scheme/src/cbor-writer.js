@@ -131,21 +131,27 @@ export class CborWriter {
 
   /** @param {string} s */
   text(s) {
-    // ASCII fast path
-    let ascii = s.length < 64;
-    if (ascii) {
-      for (let i = 0; i < s.length; i++) {
-        if (s.charCodeAt(i) > 0x7f) {
-          ascii = false;
-          break;
-        }
+    const n = s.length;
+    if (n < 64) {
+      // short ASCII text (symbols, node ids, most strings): one pass, no TextEncoder
+      this.ensure(n + 2);
+      const b = this.buf;
+      let pos = this.pos + (n < 24 ? 1 : 2);
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        b[pos++] = c;
       }
-    }
-    if (ascii) {
-      this.head(3, s.length);
-      this.ensure(s.length);
-      for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
-      return;
+      if (i === n) {
+        if (n < 24) b[this.pos] = 0x60 | n;
+        else {
+          b[this.pos] = 0x78;
+          b[this.pos + 1] = n;
+        }
+        this.pos = pos;
+        return;
+      }
     }
     const bytes = textEncoder.encode(s);
     this.head(3, bytes.length);
@@ -216,4 +222,67 @@ function toHalf(x) {
     return sign | frac;
   }
   return -1;
+}
+
+/** The size of a SlabWriter's buffers. */
+const SLAB_BYTES = 16384;
+
+/**
+ * A writer for many short-lived encodings in a row (messages): each one is written
+ * straight into a shared buffer (a slab) after the previous one, and handed out as a
+ * view of it, so an encoding costs neither a buffer of its own nor a copy. Creating an
+ * ArrayBuffer costs about as much as encoding a small message (~1 µs here, against
+ * ~0.3 µs for a view). A view keeps its slab alive, as Node's pooled Buffers do; an
+ * encoding that outgrows the slab moves to a buffer of its own.
+ */
+export class SlabWriter extends CborWriter {
+  constructor() {
+    super(SLAB_BYTES);
+    /** Where the encoding in progress starts in buf. */
+    this.start = 0;
+  }
+
+  /** Start an encoding (aligned after the previous one; a fresh slab when little is left). */
+  begin() {
+    const at = (this.pos + 7) & ~7;
+    if (this.buf.length - at < 256) {
+      this.buf = new Uint8Array(SLAB_BYTES);
+      this.pos = this.start = 0;
+      return;
+    }
+    this.pos = this.start = at;
+  }
+
+  /** @param {number} n */
+  ensure(n) {
+    if (this.pos + n <= this.buf.length) return;
+    const used = this.pos - this.start;
+    let size = Math.max(SLAB_BYTES, this.buf.length);
+    while (size < used + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(this.start, this.pos));
+    this.buf = next;
+    this.start = 0;
+    this.pos = used;
+  }
+
+  /** The encoding just written, as a view; the next one starts after it. */
+  end() {
+    const out = this.buf.subarray(this.start, this.pos);
+    // a buffer grown for one large encoding is that encoding's alone
+    if (this.buf.length > SLAB_BYTES) {
+      this.buf = new Uint8Array(SLAB_BYTES);
+      this.pos = this.start = 0;
+    }
+    return out;
+  }
+
+  /** Drop the encoding in progress (after an error). */
+  abandon() {
+    this.pos = this.start;
+  }
+
+  bytes() {
+    return this.buf.slice(this.start, this.pos);
+  }
 }

@@ -16,7 +16,7 @@
  * itself shared. The decoder resolves code through a caller-supplied `resolveCode`
  * (which may load the unit; a node that lacks it must fetch the IR before decoding).
  */
-import { CborWriter } from './cbor-writer.js';
+import { CborWriter, SlabWriter } from './cbor-writer.js';
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
   ErrorObject, Special, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED, arrayToList, CALL,
@@ -62,18 +62,34 @@ export class CodecError extends Error {
  * @property {number} tag
  * @property {boolean} [shareable] whether identity must be preserved
  * @property {boolean} [single] the tag wraps one value (encode returns [value]) instead of an array
+ * @property {boolean} [leaf] encode never returns an object that the value's other parts
+ *   could also reach (only atoms, or arrays made afresh), so sharing is not looked for below it
  * @property {(x: any) => any[]} encode   fields (Scheme values) of x
  * @property {(fields: any[], ctx: DecodeContext) => any} decode
  */
-/** @type {Map<Function, ExtensionCodec>} */
-const extensionsByClass = new Map();
 /** @type {Map<number, ExtensionCodec>} */
 const extensionsByTag = new Map();
 
+/**
+ * The encoder finds a registered codec on its class's prototype, under this key: one
+ * property load per object encoded (a Map keyed by constructor cost a hash lookup).
+ */
+const CODEC = Symbol('value codec');
+
 /** @param {ExtensionCodec} codec */
 export function registerValueCodec(codec) {
-  extensionsByClass.set(codec.cls, codec);
   extensionsByTag.set(codec.tag, codec);
+  codec.cls.prototype[CODEC] = codec;
+}
+
+/**
+ * The extension codec of an object's own class (a subclass of a registered class
+ * has none of its own), or undefined.
+ * @param {any} x @returns {ExtensionCodec | undefined}
+ */
+function extensionOf(x) {
+  const codec = x[CODEC];
+  return codec !== undefined && codec.cls === x.constructor ? codec : undefined;
 }
 
 /**
@@ -92,7 +108,7 @@ function isShareable(x) {
   return (
     x instanceof Pair || Array.isArray(x) || x instanceof Uint8Array || x instanceof Closure ||
     x instanceof Frame || x instanceof Box || x instanceof Record || x instanceof RecordType ||
-    x instanceof ErrorObject || x instanceof Values || (x !== null && typeof x === 'object' && extensionsByClass.get(x.constructor)?.shareable === true)
+    x instanceof ErrorObject || x instanceof Values || (x !== null && typeof x === 'object' && extensionOf(x)?.shareable === true)
   );
 }
 
@@ -105,61 +121,120 @@ function isShareable(x) {
  */
 export function encodeValue(value, opts = {}) {
   const shared = findShared(value, opts.onCode);
-  // one writer reused from call to call (re-entered, a fresh one): a large value no
-  // longer costs a chain of doubling buffers, a small one no buffer at all; the bytes
-  // are copied out once, and a buffer grown past SCRATCH_KEEP is not kept
-  const w = scratchBusy ? new CborWriter() : scratch;
-  const mine = w === scratch;
-  if (mine) scratchBusy = true;
+  // the bytes go straight into a shared slab (SlabWriter); re-entered (an extension
+  // codec encoding while an encoding is in progress), a writer of its own
+  if (scratchBusy) {
+    const own = new CborWriter();
+    emit(value, own, shared);
+    return own.bytes();
+  }
+  scratchBusy = true;
+  scratch.begin();
   try {
-    emit(value, w, shared);
-    return w.bytes();
+    emit(value, scratch, shared);
+    return scratch.end();
+  } catch (e) {
+    scratch.abandon();
+    throw e;
   } finally {
-    if (mine) {
-      scratchBusy = false;
-      w.pos = 0;
-      if (w.buf.length > SCRATCH_KEEP) w.buf = new Uint8Array(256);
-    }
+    scratchBusy = false;
   }
 }
 
-const SCRATCH_KEEP = 1 << 20;
-const scratch = new CborWriter();
+const scratch = new SlabWriter();
 let scratchBusy = false;
 
 /**
- * Objects reached more than once (count 2) — the ones that need tag 28/29.
+ * Objects reached more than once (count 2) — the ones that need tag 28/29 — or null
+ * when no object is (the common case: emit then skips every identity lookup).
  * @param {any} root @param {((unit: any) => void)|undefined} onCode
- * @returns {Map<any, number>} object → 1 (seen once) or 2 (shared)
+ * @returns {SeenCounts | null} object → 1 (seen once) or 2 (shared)
  */
 function findShared(root, onCode) {
-  /** @type {Map<any, number>} */
-  const seen = new Map();
+  const seen = new SeenCounts();
+  let sharing = false;
   const stack = [root];
   while (stack.length > 0) {
     const x = stack.pop();
     if (x === null || typeof x !== 'object') continue;
+    if (x instanceof Pair) {
+      // the commonest case first; a pair is shareable and has no code
+      if (seen.bump(x)) sharing = true;
+      else stack.push(x.car, x.cdr);
+      continue;
+    }
+    // a codec whose fields are never objects (pids, tags, node references): nothing
+    // below it can be shared, and its fields need not be listed
+    const ext = extensionOf(x);
+    if (ext !== undefined && ext.leaf === true) continue;
     if (x instanceof Closure || x instanceof Frame) {
       const ref = codeRefOf(x.lam);
       if (onCode !== undefined && seen.get(ref) === undefined) onCode(x.lam.unit);
-      if (seen.has(ref)) seen.set(ref, 2);
-      else seen.set(ref, 1);
+      if (seen.bump(ref)) sharing = true;
     }
     if (!isShareable(x)) {
       if (x instanceof Record || x instanceof ErrorObject) continue;
-      const ext = extensionsByClass.get(x.constructor);
       if (ext) for (const f of ext.encode(x)) stack.push(f);
       continue;
     }
-    const n = seen.get(x);
-    if (n !== undefined) {
-      seen.set(x, 2);
-      continue;
-    }
-    seen.set(x, 1);
-    pushChildren(x, stack);
+    if (seen.bump(x)) sharing = true;
+    else pushChildren(x, stack);
   }
-  return seen;
+  return sharing ? seen : null;
+}
+
+/** How many encodings of small values keep their seen objects in arrays. */
+const SEEN_SMALL = 16;
+
+/**
+ * Objects seen by findShared and how often (1 or 2). A message is usually a few
+ * objects: they are kept in two short arrays searched linearly, which costs less than
+ * a Map's hashing; past SEEN_SMALL objects a Map takes over.
+ */
+class SeenCounts {
+  constructor() {
+    /** @type {any[]} */
+    this.keys = [];
+    /** @type {number[]} */
+    this.counts = [];
+    /** @type {Map<any, number> | null} */
+    this.map = null;
+  }
+
+  /** @param {any} x @returns {number | undefined} */
+  get(x) {
+    if (this.map !== null) return this.map.get(x);
+    const i = this.keys.indexOf(x);
+    return i < 0 ? undefined : this.counts[i];
+  }
+
+  /**
+   * Count one more sighting of x; true if it had been seen before (it is shared).
+   * @param {any} x
+   */
+  bump(x) {
+    const map = this.map;
+    if (map !== null) {
+      const had = map.has(x);
+      map.set(x, had ? 2 : 1);
+      return had;
+    }
+    const i = this.keys.indexOf(x);
+    if (i >= 0) {
+      this.counts[i] = 2;
+      return true;
+    }
+    if (this.keys.length < SEEN_SMALL) {
+      this.keys.push(x);
+      this.counts.push(1);
+      return false;
+    }
+    const m = new Map();
+    for (let k = 0; k < this.keys.length; k++) m.set(this.keys[k], this.counts[k]);
+    m.set(x, 1);
+    this.map = m;
+    return false;
+  }
 }
 
 /** @param {any} x @param {any[]} stack */
@@ -183,7 +258,7 @@ function pushChildren(x, stack) {
   } else if (x instanceof Values) {
     for (const v of x.vals) stack.push(v);
   } else {
-    const ext = extensionsByClass.get(x.constructor);
+    const ext = extensionOf(x);
     if (ext) for (const f of ext.encode(x)) stack.push(f);
   }
 }
@@ -192,73 +267,40 @@ const CLOSE = Symbol('close'); // no-op marker kept for readability of the work 
 
 /**
  * Emit in preorder with an explicit work stack.
- * @param {any} root @param {CborWriter} w @param {Map<any, number>} shared
+ * @param {any} root @param {CborWriter} w @param {SeenCounts | null} shared
  */
 function emit(root, w, shared) {
   /** @type {Map<any, number>} */
-  const marks = new Map();
+  const marks = shared === null ? EMPTY_MARKS : new Map();
   let nextMark = 0;
   const work = [root];
   while (work.length > 0) {
     const x = work.pop();
-    if (x === CLOSE) continue;
-    // atoms
-    if (typeof x === 'number') {
-      w.int(x);
-      continue;
-    }
-    if (typeof x === 'string') {
-      w.text(x);
-      continue;
-    }
-    if (typeof x === 'boolean') {
-      w.bool(x);
-      continue;
+    switch (typeof x) {
+      case 'number':
+        w.int(x);
+        continue;
+      case 'string':
+        w.text(x);
+        continue;
+      case 'boolean':
+        w.bool(x);
+        continue;
+      case 'bigint':
+        w.bigint(x);
+        continue;
+      case 'object':
+        break;
+      default:
+        if (x === CLOSE) continue;
+        throw new CodecError(`cannot serialize a JavaScript ${typeof x}`);
     }
     if (x === null) {
       w.nil();
       continue;
     }
-    if (typeof x === 'bigint') {
-      w.bigint(x);
-      continue;
-    }
-    if (x instanceof Flonum) {
-      w.float(x.v);
-      continue;
-    }
-    if (x instanceof Sym) {
-      if (x.interned) {
-        w.tag(TAG_SYMBOL);
-        w.text(x.name);
-      } else {
-        w.tag(TAG_UNINTERNED);
-        w.text(x.name);
-      }
-      continue;
-    }
-    if (x instanceof Char) {
-      w.tag(TAG_CHAR);
-      w.head(0, x.code);
-      continue;
-    }
-    if (x instanceof Ratnum) {
-      w.tag(TAG_RATIONAL);
-      w.array(2);
-      w.bigint(x.num);
-      w.bigint(x.den);
-      continue;
-    }
-    if (x instanceof Special) {
-      const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : x === UNASSIGNED ? TAG_UNASSIGNED : -1;
-      if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
-      w.tag(tag);
-      w.nil();
-      continue;
-    }
-    if (typeof x !== 'object') throw new CodecError(`cannot serialize a JavaScript ${typeof x}`);
-    // objects with identity
-    if (shared.get(x) === 2) {
+    // objects with identity (only findShared's objects can be shared: atoms below never are)
+    if (shared !== null && shared.get(x) === 2) {
       const m = marks.get(x);
       if (m !== undefined) {
         w.tag(TAG_SHAREDREF);
@@ -268,10 +310,23 @@ function emit(root, w, shared) {
       marks.set(x, nextMark++);
       w.tag(TAG_SHAREABLE);
     }
+    // pids, tags, node references...: looked up first, the commonest objects in messages
+    const ext = extensionOf(x);
+    if (ext !== undefined) {
+      const fields = ext.encode(x);
+      w.tag(ext.tag);
+      if (ext.single) {
+        work.push(fields[0]);
+        continue;
+      }
+      w.array(fields.length);
+      for (let i = fields.length - 1; i >= 0; i--) work.push(fields[i]);
+      continue;
+    }
     if (x instanceof Pair) {
       const elems = [x.car];
       let p = x.cdr;
-      while (p instanceof Pair && shared.get(p) !== 2) {
+      while (p instanceof Pair && (shared === null || shared.get(p) !== 2)) {
         elems.push(p.car);
         p = p.cdr;
       }
@@ -291,6 +346,7 @@ function emit(root, w, shared) {
       for (let i = x.length - 1; i >= 0; i--) work.push(x[i]);
       continue;
     }
+    if (emitAtom(x, w)) continue;
     if (x instanceof Uint8Array) {
       w.byteString(x);
       continue;
@@ -308,7 +364,7 @@ function emit(root, w, shared) {
       // a chain of frames, flat until a shared frame (which becomes the tail)
       const frames = [x];
       let f = x.next;
-      while (f !== null && shared.get(f) !== 2) {
+      while (f !== null && (shared === null || shared.get(f) !== 2)) {
         frames.push(f);
         f = f.next;
       }
@@ -371,21 +427,42 @@ function emit(root, w, shared) {
       for (let i = x.vals.length - 1; i >= 0; i--) work.push(x.vals[i]);
       continue;
     }
-    const ext = extensionsByClass.get(x.constructor);
-    if (ext) {
-      const fields = ext.encode(x);
-      w.tag(ext.tag);
-      if (ext.single) {
-        work.push(fields[0]);
-        continue;
-      }
-      w.array(fields.length);
-      for (let i = fields.length - 1; i >= 0; i--) work.push(fields[i]);
-      continue;
-    }
     throw new CodecError(`cannot serialize ${x.constructor?.name ?? 'this object'}`);
   }
 }
+
+/**
+ * Emit an object that is a value without identity (a flonum, symbol, character,
+ * rational or special constant); false if x is none of these.
+ * @param {object} x @param {CborWriter} w
+ */
+function emitAtom(x, w) {
+  if (x instanceof Flonum) {
+    w.float(x.v);
+  } else if (x instanceof Sym) {
+    w.tag(x.interned ? TAG_SYMBOL : TAG_UNINTERNED);
+    w.text(x.name);
+  } else if (x instanceof Char) {
+    w.tag(TAG_CHAR);
+    w.head(0, x.code);
+  } else if (x instanceof Ratnum) {
+    w.tag(TAG_RATIONAL);
+    w.array(2);
+    w.bigint(x.num);
+    w.bigint(x.den);
+  } else if (x instanceof Special) {
+    const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : x === UNASSIGNED ? TAG_UNASSIGNED : -1;
+    if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
+    w.tag(tag);
+    w.nil();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** The marks of an encoding with no shared objects (never written). */
+const EMPTY_MARKS = new Map();
 
 class FrameBody {
   /** @param {Frame} frame */
@@ -413,6 +490,40 @@ function isCodeRef(x) {
 /** @typedef {Decoder} DecodeContext */
 
 const textDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Text up to this many bytes is decoded by shortText when it is ASCII. */
+const SHORT_TEXT = 64;
+/** Recently decoded short strings, by a hash of their bytes (node ids recur in every frame). */
+const TEXT_CACHE_SIZE = 256;
+/** @type {string[]} */
+const textCache = new Array(TEXT_CACHE_SIZE).fill('');
+
+/**
+ * The ASCII text of b[at, at+n) without a TextDecoder call or a subarray (both cost
+ * more than the decoding of a short string), null if it is not ASCII. A string seen
+ * recently with the same bytes is returned again instead of a new one.
+ * @param {Uint8Array} b @param {number} at @param {number} n
+ * @returns {string | null}
+ */
+function shortText(b, at, n) {
+  let h = n;
+  for (let i = 0; i < n; i++) {
+    const c = b[at + i];
+    if (c > 0x7f) return null;
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  const slot = (h ^ (h >>> 16)) & (TEXT_CACHE_SIZE - 1);
+  const cached = textCache[slot];
+  if (cached.length === n) {
+    let i = 0;
+    while (i < n && cached.charCodeAt(i) === b[at + i]) i++;
+    if (i === n) return cached;
+  }
+  let s = '';
+  for (let i = 0; i < n; i++) s += String.fromCharCode(b[at + i]);
+  textCache[slot] = s;
+  return s;
+}
 
 /**
  * Decode one Scheme value; the bytes must hold exactly one CBOR item.
@@ -459,6 +570,8 @@ class Decoder {
     this.shared = [];
     /** @type {DataView | null} made on first use (floats, 64-bit integers): most values need none */
     this.view = null;
+    /** @type {number | bigint} the argument of the head read last */
+    this.arg = 0;
   }
 
   get dv() {
@@ -470,24 +583,34 @@ class Decoder {
     throw new CodecError(`${what} at byte ${this.pos}`);
   }
 
-  /** @returns {[number, number|bigint]} major type and argument */
+  /**
+   * Read an item's head: returns its major type and leaves its argument in this.arg
+   * (a number, or a bigint past 2^53; no array is made per item).
+   * @returns {number}
+   */
   head() {
-    if (this.pos >= this.b.length) this.fail('truncated input');
-    const ib = this.b[this.pos++];
+    const b = this.b;
+    if (this.pos >= b.length) this.fail('truncated input');
+    const ib = b[this.pos++];
     const major = ib >> 5;
     const ai = ib & 31;
-    if (ai < 24) return [major, ai];
+    if (ai < 24) {
+      this.arg = ai;
+      return major;
+    }
     const need = ai === 24 ? 1 : ai === 25 ? 2 : ai === 26 ? 4 : ai === 27 ? 8 : -1;
     if (need < 0) this.fail(ai === 31 ? 'indefinite lengths are not allowed' : 'reserved additional information');
-    if (this.pos + need > this.b.length) this.fail('truncated input');
-    let n = 0;
+    if (this.pos + need > b.length) this.fail('truncated input');
     if (need === 8) {
       const big = this.dv.getBigUint64(this.pos);
       this.pos += 8;
-      return [major, big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big];
+      this.arg = big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+      return major;
     }
-    for (let i = 0; i < need; i++) n = n * 256 + this.b[this.pos++];
-    return [major, n];
+    let n = 0;
+    for (let i = 0; i < need; i++) n = n * 256 + b[this.pos++];
+    this.arg = n;
+    return major;
   }
 
   /** @param {number|bigint} n */
@@ -500,7 +623,8 @@ class Decoder {
   item(depth, register = null) {
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`);
     const start = this.pos;
-    const [major, arg] = this.head();
+    const major = this.head();
+    const arg = this.arg;
     switch (major) {
       case 0: return typeof arg === 'bigint' ? arg : arg;
       case 1: return typeof arg === 'bigint' ? -1n - arg : arg >= Number.MAX_SAFE_INTEGER ? -1n - BigInt(arg) : -1 - arg;
@@ -513,14 +637,19 @@ class Decoder {
       }
       case 3: {
         const n = this.count(arg);
-        let s;
+        const s = n <= SHORT_TEXT ? shortText(this.b, this.pos, n) : null;
+        if (s !== null) {
+          this.pos += n;
+          return s;
+        }
+        let t;
         try {
-          s = textDecoder.decode(this.b.subarray(this.pos, this.pos + n));
+          t = textDecoder.decode(this.b.subarray(this.pos, this.pos + n));
         } catch {
           this.fail('invalid UTF-8 in a text string');
         }
         this.pos += n;
-        return s;
+        return t;
       }
       case 4: {
         const n = this.count(arg);
@@ -583,7 +712,8 @@ class Decoder {
         return v;
       }
       case TAG_SHAREDREF: {
-        const [major, n] = this.head();
+        const major = this.head();
+        const n = this.arg;
         if (major !== 0 || typeof n !== 'number' || n >= this.shared.length) this.fail('bad shared reference');
         const v = this.shared[/** @type {number} */ (n)];
         if (v === undefined) this.fail('shared reference to a value still being decoded');
@@ -693,7 +823,8 @@ class Decoder {
 
   /** @param {boolean} dotted @param {number} depth @param {((x: any) => void) | null} register */
   list(dotted, depth, register) {
-    const [major, arg] = this.head();
+    const major = this.head();
+    const arg = this.arg;
     if (major !== 4) this.fail('list must wrap an array');
     const n = this.count(arg);
     if (n === 0 || (dotted && n < 2)) this.fail('list too short');
@@ -715,7 +846,8 @@ class Decoder {
 
   /** @param {number} depth @param {((x: any) => void) | null} register */
   closure(depth, register) {
-    const [major, arg] = this.head();
+    const major = this.head();
+    const arg = this.arg;
     if (major !== 4) this.fail('closure must wrap an array');
     const n = this.count(arg);
     if (n < 2) this.fail('closure too short');
@@ -745,7 +877,8 @@ class Decoder {
 
   /** @param {number} depth @param {((x: any) => void) | null} register */
   frames(depth, register) {
-    const [major, arg] = this.head();
+    const major = this.head();
+    const arg = this.arg;
     if (major !== 4) this.fail('frames must wrap an array');
     const n = this.count(arg);
     if (n < 2) this.fail('frame chain too short');
@@ -754,7 +887,8 @@ class Decoder {
     /** @type {Frame|null} */
     let last = null;
     for (let i = 0; i < n - 1; i++) {
-      const [m2, a2] = this.head();
+      const m2 = this.head();
+      const a2 = this.arg;
       if (m2 !== 4) this.fail('frame must be an array');
       const len = this.count(a2);
       if (len < 3) this.fail('frame too short');
