@@ -1,0 +1,86 @@
+// @ts-check
+/**
+ * The value codec's fast paths (serialize.js, cbor-writer.js): encodings handed out as
+ * views of a shared slab must stay intact while later messages are encoded after them;
+ * sharing and cycles must still be found when a message has more objects than the
+ * small seen-table holds; short text decoded from the string cache must be the text of
+ * the bytes, also when two strings fall into the same cache slot.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
+
+/** @param {Uint8Array} a */
+const hex = (a) => Buffer.from(a).toString('hex');
+
+test('an encoding stays intact while thousands of later ones fill and replace the slab', () => {
+  const first = encodeValue([1, 'abc', Sym.intern('q')]);
+  const copy = hex(first);
+  /** @type {Uint8Array[]} */
+  const kept = [];
+  for (let i = 0; i < 5000; i++) {
+    const e = encodeValue(['x'.repeat(i % 300), i]);
+    if (i % 97 === 0) kept.push(e);
+  }
+  assert.equal(hex(first), copy);
+  for (const e of kept) {
+    const [s, i] = decodeValue(e);
+    assert.equal(s, 'x'.repeat(i % 300));
+  }
+});
+
+test('a value larger than the slab encodes whole, and the next small one after it too', () => {
+  const big = new Uint8Array(100_000).fill(7);
+  const e = encodeValue([big, 'tail']);
+  const [b, t] = decodeValue(e);
+  assert.equal(b.length, 100_000);
+  assert.equal(b[99_999], 7);
+  assert.equal(t, 'tail');
+  assert.deepEqual(decodeValue(encodeValue(['after', 2])), ['after', 2]);
+});
+
+test('an encoding that fails leaves the writer usable', () => {
+  assert.throws(() => encodeValue([1, () => 1]), /cannot serialize a JavaScript function/);
+  assert.deepEqual(decodeValue(encodeValue(['ok', 1])), ['ok', 1]);
+});
+
+test('sharing is kept in a message with more objects than the small seen-table', () => {
+  const shared = new Pair(1, null);
+  const many = [];
+  for (let i = 0; i < 40; i++) many.push(new Pair(i, null));
+  many.push(shared, shared);
+  const back = decodeValue(encodeValue(many));
+  assert.equal(back.length, 42);
+  assert.equal(back[40], back[41], 'the shared pair decodes to one object');
+  assert.notEqual(back[0], back[1]);
+});
+
+test('a cycle survives the round trip', () => {
+  const cyc = new Pair(1, null);
+  cyc.cdr = cyc;
+  const back = decodeValue(encodeValue(cyc));
+  assert.equal(back.cdr, back);
+  const vec = [1, 2];
+  vec.push(vec);
+  const v = decodeValue(encodeValue(vec));
+  assert.equal(v[2], v);
+});
+
+test('short text from the decode cache is always the text of the bytes', () => {
+  // many distinct strings of the same length: slots of the 256-entry cache are reused
+  for (let i = 0; i < 3000; i++) {
+    const s = `node-${i.toString(36).padStart(8, '0')}`;
+    assert.equal(decodeValue(encodeValue(s)), s);
+  }
+  assert.equal(decodeValue(encodeValue('')), '');
+  assert.equal(decodeValue(encodeValue('x'.repeat(64))), 'x'.repeat(64));
+  assert.equal(decodeValue(encodeValue('héllo wörld')), 'héllo wörld');
+  assert.throws(() => decodeValue(new Uint8Array([0x62, 0xff, 0xfe])), /invalid UTF-8/);
+});
+
+test('text lengths at the head-size boundaries encode as the shortest CBOR head', () => {
+  assert.equal(hex(encodeValue('a'.repeat(23))).slice(0, 2), '77');
+  assert.equal(hex(encodeValue('a'.repeat(24))).slice(0, 4), '7818');
+  assert.equal(hex(encodeValue('a'.repeat(63))).slice(0, 4), '783f');
+  assert.equal(hex(encodeValue('a'.repeat(300))).slice(0, 6), '79012c');
+});
