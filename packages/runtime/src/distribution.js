@@ -171,6 +171,12 @@ export class Distribution {
     return peer.id;
   }
 
+  /** decodeValue's options for a frame when no environment is being copied here (made once). */
+  decodeOptions = { resolveCode: (/** @type {string} */ hash, /** @type {string} */ env) => this.receivedCode(hash, env) };
+
+  /** onFrame's set of environments still loading (cleared for each frame). @type {Set<string>} */
+  loadingScratch = new Set();
+
   /** A NodeRef for a node id (with its address when known). @param {string} id */
   nodeRefOf(id) {
     if (id === this.node.id) return this.node.ref;
@@ -184,6 +190,8 @@ export class Distribution {
 
   /** Where to send for a pid. @param {Pid} pid */
   whereIs(pid) {
+    // most nodes forward for no process: no key string to build then
+    if (this.location.size === 0) return pid.node;
     return this.location.get(key(pid.node, pid.n)) ?? pid.node;
   }
 
@@ -198,17 +206,30 @@ export class Distribution {
   encode(frame) {
     /** @type {any[]} */
     const envs = [];
-    const seen = new Set();
-    const bytes = encodeValue([...frame, envs], {
-      onCode: (unit) => {
-        const env = unit?.env;
-        if (!env || seen.has(env.id) || env.id === 'rt' || env.id.startsWith('lib:')) return;
-        seen.add(env.id);
-        envs.push([env.id, env.version]);
-      },
-    });
-    return bytes;
+    this.encodingEnvs = envs;
+    try {
+      return encodeValue([...frame, envs], this.encodeOptions);
+    } finally {
+      this.encodingEnvs = null;
+    }
   }
+
+  /**
+   * encodeValue's options for encode(), made once (a message costs no closure): each
+   * program environment a procedure comes from is listed once in encodingEnvs.
+   */
+  encodeOptions = {
+    onCode: (/** @type {any} */ unit) => {
+      const env = unit?.env;
+      const envs = this.encodingEnvs;
+      if (!env || envs === null || env.id === 'rt' || env.id.startsWith('lib:')) return;
+      for (const e of envs) if (e[0] === env.id) return;
+      envs.push([env.id, env.version]);
+    },
+  };
+
+  /** The environment list of the frame encode() is encoding. @type {any[] | null} */
+  encodingEnvs = null;
 
   /** @param {string} to @param {any[]} frame */
   emit(to, frame) {
@@ -307,8 +328,10 @@ export class Distribution {
     if (prev === undefined) {
       // fast path: decode synchronously when all code is present and ready
       let frame;
-      /** @type {Set<string>} */
-      const loading = new Set();
+      // decode fills it only while environments are being copied here (rarely); it is
+      // read before anything below can call onFrame again
+      const loading = this.loadingScratch;
+      loading.clear();
       try {
         frame = this.decode(bytes, loading);
       } catch (e) {
@@ -381,7 +404,7 @@ export class Distribution {
    *   whose definitions are still being copied here
    */
   decode(bytes, loading) {
-    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, { resolveCode: (hash, env) => this.receivedCode(hash, env) });
+    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, this.decodeOptions);
     return decodeValue(bytes, {
       resolveCode: (hash, env) => {
         const unit = this.receivedCode(hash, env);

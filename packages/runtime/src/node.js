@@ -466,11 +466,22 @@ export class TermiteNode {
   pokeAfterTask() {
     if (this.runQueued || this.stopped) return;
     this.runQueued = true;
-    queueMicrotask(() => {
-      this.runQueued = false;
-      this.runLoop();
-    });
+    // a reaction of a settled promise, not queueMicrotask: Node wraps each
+    // queueMicrotask callback in a new AsyncResource (~0.3 µs a message here)
+    SETTLED.then(this.runAfterTask);
   }
+
+  /** pokeAfterTask's microtask; an error escapes as from queueMicrotask, uncaught. */
+  runAfterTask = () => {
+    this.runQueued = false;
+    try {
+      this.runLoop();
+    } catch (e) {
+      queueMicrotask(() => {
+        throw e;
+      });
+    }
+  };
 
   /** Run ready processes for up to LOOP_MS, then give the event loop a turn. */
   runLoop() {
@@ -691,6 +702,9 @@ function randomId() {
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+/** A settled promise: its then() queues a microtask. */
+const SETTLED = Promise.resolve();
 
 /** Every live node in this realm (for pid interning on decode). @type {Set<TermiteNode>} */
 const nodes = new Set();
