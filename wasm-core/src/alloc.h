@@ -11,6 +11,9 @@
 #include "termite_core.h"
 
 #define TM_INTERNAL __attribute__((visibility("hidden")))
+/* Error paths stay out of line (their message buffers would enlarge the
+ * frames of the hot and recursive callers). */
+#define TM_COLD __attribute__((noinline, cold))
 
 /* Small blocks are rounded up to 16-byte classes and recycled through
  * per-class free lists, so steady-state churn (tuples, chains) does not

@@ -36,7 +36,6 @@ typedef struct tm_rd {
 
 /* Error paths stay out of line: their message buffers must not enlarge
  * the frames of the recursive reader (that bounds the stack per level). */
-#define TM_COLD __attribute__((noinline, cold))
 #define TM_NOINLINE __attribute__((noinline))
 
 /* Record a failure at byte `at` with the field context. */

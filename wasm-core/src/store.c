@@ -44,14 +44,19 @@ typedef struct tm_item {
 
 /* ---- spaces ------------------------------------------------------------ */
 
-static tm_space *space_get(tm_core *c, uint32_t id, tm_status *st) {
+static TM_COLD tm_space *no_space(tm_core *c, uint32_t id, tm_status *st) {
+  *st = tm_fail(c, TM_E_NO_SPACE, "no such space: id %u (it was destroyed "
+                "or never created)", id);
+  return NULL;
+}
+
+/* Every operation starts here: the check stays inline, the message not. */
+static inline tm_space *space_get(tm_core *c, uint32_t id, tm_status *st) {
   uint32_t i = id & TM_ID_INDEX_MASK, gen = id >> TM_ID_INDEX_BITS;
   if (id != 0 && i < c->store.hwm && c->store.spaces[i].live &&
       c->store.spaces[i].gen == gen)
     return &c->store.spaces[i];
-  *st = tm_fail(c, TM_E_NO_SPACE, "no such space: id %u (it was destroyed "
-                "or never created)", id);
-  return NULL;
+  return no_space(c, id, st);
 }
 
 tm_status tm_space_create(tm_core *c, uint32_t *id) {
@@ -109,32 +114,17 @@ static void memo_add(tm_core *c, tm_item *it) {
   it->memo = m;
 }
 
-/* Parse and canonicalise a tuple (memo 0) or a template (memo 1) into
- * *it. Templates go through the parse memo (loops repeat them); tuples,
- * which mostly differ from one out to the next, do not. */
-static tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
-                            int memo, tm_item *it) {
+/* Parse and canonicalise bytes the memo does not hold into *it (see
+ * parse_item); templates that pass the one-pass scan join the memo. */
+static tm_status parse_new(tm_core *c, const uint8_t *in, size_t len,
+                           int memo, tm_item *it) {
   const char *what = memo ? "template" : "tuple";
   size_t head;
   uint32_t i;
-  tm_memo *m;
   tm_status st;
   it->tf = c->tf;
   it->memo = NULL;
   it->compiled = it->keyed = 0;
-  if (memo && in != NULL && (m = memo_find(c, in, len)) != NULL) {
-    /* seen, so valid: what validating and compiling it found is known */
-    it->b = in;
-    it->len = len;
-    it->arity = m->arity;
-    it->nformal = m->nformal;
-    it->off = m->off;
-    it->tf = m->tf;
-    it->memo = m;
-    it->compiled = m->compiled;
-    it->keyed = m->keyed;
-    return TM_OK;
-  }
   st = in != NULL ? tm_cbor_scan_array(c, in, len, &it->arity, c->offs,
                                        &it->nformal)
                   : TM_NOMATCH;
@@ -158,6 +148,28 @@ static tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
   for (i = 0; i < it->arity; i++)
     if (tm_match_is_formal(it->b + it->off[i], it->off[i + 1] - it->off[i]))
       it->nformal++;
+  return TM_OK;
+}
+
+/* Parse and canonicalise a tuple (memo 0) or a template (memo 1) into
+ * *it. Templates go through the parse memo (loops repeat them); tuples,
+ * which mostly differ from one out to the next, do not. A memo hit stays
+ * inline: it is the common case of a template. */
+static inline tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
+                                   int memo, tm_item *it) {
+  tm_memo *m;
+  if (!memo || in == NULL || (m = memo_find(c, in, len)) == NULL)
+    return parse_new(c, in, len, memo, it);
+  /* seen, so valid: what validating and compiling it found is known */
+  it->b = in;
+  it->len = len;
+  it->arity = m->arity;
+  it->nformal = m->nformal;
+  it->off = m->off;
+  it->tf = m->tf;
+  it->memo = m;
+  it->compiled = m->compiled;
+  it->keyed = m->keyed;
   return TM_OK;
 }
 
@@ -636,7 +648,6 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   tm_item it;
   tm_chain *group;
   uint32_t k;
-  memset(&p, 0, sizeof p);
   if (sp == NULL) return st;
   if ((st = parse_item(c, in, len, 0, &it)) != TM_OK) return st;
   if (it.nformal > 0) return formal_in_tuple(c, &it);
@@ -657,6 +668,7 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
     sp->ntuples++;
     return TM_OK;
   }
+  memset(&p, 0, sizeof p);
   p.nlink = 1;
   if (group != NULL && (group->indexed || group->count >= TM_INDEX_MIN)) {
     p.nlink = it.arity + 1;
