@@ -264,8 +264,11 @@ export class TermiteNode {
     if (this.byCore[proc.cpid & SLOT_MASK] === proc) this.byCore[proc.cpid & SLOT_MASK] = undefined;
     const slot = proc.pid.n % SLOTS;
     if (proc.pid.node === this.id && this.bySlot[slot] === proc) this.bySlot[slot] = undefined;
-    const k = `${proc.pid.node}/${proc.pid.n}`;
-    if (this.guests.get(k) === proc) this.guests.delete(k);
+    if (this.guests.size > 0) {
+      // only a process that migrated here is a guest: no key string for the others
+      const k = `${proc.pid.node}/${proc.pid.n}`;
+      if (this.guests.get(k) === proc) this.guests.delete(k);
+    }
     if (proc.pid.p === proc) proc.pid.p = null;
   }
 
