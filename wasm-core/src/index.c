@@ -181,6 +181,8 @@ static void table_remove(tm_index *ix, tm_chain *ch) {
   }
   ix->slots[i] = NULL;
   ix->used--;
+  for (k = 0; k < TM_INDEX_SMALL; k++)
+    if (ix->small[k] == ch) ix->small[k] = NULL;
 }
 
 void tm_index_trim_slow(tm_core *c, size_t *acct, tm_index *ix,
@@ -253,5 +255,10 @@ tm_status tm_index_check(tm_core *c, const tm_index *ix) {
   if (nempty != ix->nempty)
     return tm_fail(c, TM_E_CORRUPT, "index: %u empty chains in the table, "
                    "%u listed", nempty, ix->nempty);
+  for (i = 0; i < TM_INDEX_SMALL; i++)
+    if (ix->small[i] != NULL && tm_index_find(ix, ix->small[i]->key) !=
+                                    ix->small[i])
+      return tm_fail(c, TM_E_CORRUPT, "index: remembered arity chain %u is "
+                     "not in the table", i);
   return TM_OK;
 }

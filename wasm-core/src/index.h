@@ -39,12 +39,19 @@ typedef struct tm_chain {
                                      field chains (store.c) */
 } tm_chain;
 
+/* Arity chains of arities below this are also remembered by arity. */
+#define TM_INDEX_SMALL 8
+
 typedef struct tm_index {
   tm_chain **slots;       /* cap slots, NULL = free; linear probing */
   uint32_t cap;           /* 0 or a power of two */
   uint32_t used;          /* chains in the table (incl. empty ones) */
   tm_chain *ehead, *etail; /* empty chains, least recently emptied first */
   uint32_t nempty;        /* chains on the empty list */
+  tm_chain *small[TM_INDEX_SMALL]; /* small[a]: NULL or the chain in the
+                                      table whose key is arity a's arity
+                                      key (store.c fills it; a chain
+                                      leaving the table leaves it) */
 } tm_index;
 
 /* Most empty chains kept for reuse (hot keys stay allocated). */

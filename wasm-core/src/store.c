@@ -59,6 +59,19 @@ static inline tm_space *space_get(tm_core *c, uint32_t id, tm_status *st) {
   return no_space(c, id, st);
 }
 
+/* The arity chain of `arity` (NULL if there is none): small arities are
+ * remembered in the index, so the common lookup is one load. */
+static inline tm_chain *arity_chain(tm_core *c, tm_space *sp,
+                                    uint32_t arity) {
+  tm_chain *ch;
+  if (arity >= TM_INDEX_SMALL)
+    return tm_index_find(&sp->ix, tm_arity_key(c, arity));
+  if ((ch = sp->ix.small[arity]) != NULL) return ch;
+  ch = tm_index_find(&sp->ix, c->akey[arity]);
+  sp->ix.small[arity] = ch; /* only a chain in the table, or NULL */
+  return ch;
+}
+
 tm_status tm_space_create(tm_core *c, uint32_t *id) {
   tm_store *s = &c->store;
   uint32_t i;
@@ -173,6 +186,56 @@ static inline tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
   return TM_OK;
 }
 
+/*
+ * The small-tuple fast path. A tuple of fewer than TM_INDEX_SMALL fields
+ * and at most TM_MEMO_BYTES bytes, every field an integer in its shortest
+ * head of at most 5 bytes, ASCII text of fewer than 24 bytes, false, true
+ * or null, is canonical CBOR as it stands: one pass over the bytes checks
+ * that and records the field offsets. Anything else (formals, floats,
+ * nesting, malformed or non-canonical bytes) returns 0 and takes the
+ * general path, which has the messages.
+ */
+static inline uint32_t scan_small(const tm_core *c, const uint8_t *in,
+                                  size_t len, uint32_t *off) {
+  uint32_t n, i, q = 1, j, k, acc;
+  if (in == NULL || len < 2 || len > TM_MEMO_BYTES ||
+      len > c->cfg.max_item_bytes)
+    return 0;
+  n = (uint32_t)in[0] - 0x81u;
+  if (n >= TM_INDEX_SMALL - 1) return 0;
+  n++;
+  for (i = 0; i < n; i++) {
+    uint32_t b, left;
+    if (q >= len) return 0;
+    off[i] = q;
+    b = in[q];
+    left = (uint32_t)len - q; /* bytes from the head on, >= 1 */
+    if (b < 0x18 || (b - 0x20u) < 0x18 || (b - 0xf4u) < 3) {
+      q++;
+    } else if ((b - 0x60u) < 0x18) { /* short text: ASCII is valid UTF-8 */
+      k = b - 0x60u;
+      if (left <= k) return 0;
+      for (j = 1, acc = 0; j <= k; j++) acc |= in[q + j];
+      if (acc & 0x80) return 0;
+      q += 1 + k;
+    } else if ((b & 0xdf) == 0x18) { /* 1-byte argument, >= 24 */
+      if (left < 2 || in[q + 1] < 24) return 0;
+      q += 2;
+    } else if ((b & 0xdf) == 0x19) { /* 2-byte argument, >= 256 */
+      if (left < 3 || in[q + 1] == 0) return 0;
+      q += 3;
+    } else if ((b & 0xdf) == 0x1a) { /* 4-byte argument, >= 65536 */
+      if (left < 5 || (in[q + 1] | in[q + 2]) == 0) return 0;
+      q += 5;
+    } else {
+      return 0;
+    }
+  }
+  if (q != len) return 0;
+  off[n] = q;
+  return n;
+}
+
 /* ---- tuples ------------------------------------------------------------ */
 
 static size_t tuple_size(uint32_t arity, size_t len) {
@@ -250,7 +313,7 @@ static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
   tm_chain *best, *ch;
   *st = template_compile(c, it);
   if (*st != TM_OK) return NULL;
-  best = tm_index_find(&sp->ix, tm_arity_key(c, it->arity));
+  best = arity_chain(c, sp, it->arity);
   if (best == NULL || best->count == 0) return NULL;
   *indexed = (int)best->indexed;
   if (!best->indexed) return best; /* a small group: walk it */
@@ -292,6 +355,43 @@ static tm_tuple *find_tuple(tm_core *c, tm_space *sp, tm_item *it,
   return NULL;
 }
 
+/*
+ * The fast path of a search: a template the parse memo holds, compiled,
+ * of a small arity whose group is not indexed. Walks the group with the
+ * memo's compiled fields, comparing bytes. Returns the oldest match;
+ * NULL with *st TM_BLOCKED when the fast path decided there is none, or
+ * NULL with *st TM_OK when the general path must decide.
+ */
+static inline tm_tuple *find_small(tm_core *c, tm_space *sp,
+                                   const uint8_t *tmpl, size_t len,
+                                   tm_status *st) {
+  tm_memo *m = tmpl != NULL ? memo_find(c, tmpl, len) : NULL;
+  tm_chain *g;
+  tm_entry *e;
+  uint32_t n, i, arity;
+  if (m == NULL || !m->compiled || m->arity >= TM_INDEX_SMALL) return NULL;
+  arity = m->arity;
+  g = arity_chain(c, sp, arity);
+  if (g != NULL && g->indexed) return NULL;
+  for (e = g != NULL ? g->head : NULL, n = 0; e != NULL && n < g->count;
+       e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+    const uint32_t *off = TM_TUPLE_OFF(t);
+    const uint8_t *tb = TM_TUPLE_BYTES(t);
+#ifdef TM_DEBUG
+    c->examined++;
+#endif
+    if (t->arity != arity) continue; /* a key collision */
+    for (i = 0; i < arity; i++)
+      if (!tm_match_field_bytes(&m->tf[i], m->b, tb + off[i],
+                                off[i + 1] - off[i]))
+        break;
+    if (i == arity) return t;
+  }
+  *st = TM_BLOCKED; /* decided: no match */
+  return NULL;
+}
+
 /* Copy the tuple out, and remove it for `in`. */
 static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
                       tm_bytes *out) {
@@ -320,6 +420,9 @@ static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   out->bytes = NULL;
   out->len = 0;
   if (sp == NULL) return st;
+  if ((t = find_small(c, sp, tmpl, len, &st)) != NULL)
+    return take(c, sp, t, remove, out);
+  if (st != TM_OK) return st == TM_BLOCKED ? TM_NOMATCH : st;
   if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
   t = find_tuple(c, sp, &it, &st);
   if (st != TM_OK) return st;
@@ -649,10 +752,30 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   tm_chain *group;
   uint32_t k;
   if (sp == NULL) return st;
+  if (sp->nwaiters == 0) {
+    /* a small tuple for a small group nobody waits on: scan, copy, link */
+    uint32_t off[TM_INDEX_SMALL + 1], n = scan_small(c, in, len, off);
+    if (n != 0 && (group = arity_chain(c, sp, n)) != NULL &&
+        !group->indexed && group->count < TM_INDEX_MIN) {
+      tm_tuple *t = tm_mem_alloc_small(c, &sp->bytes, tuple_size(n, len));
+      if (t == NULL) return tm_nomem(c, "storing a tuple");
+      t->len = (uint32_t)len;
+      t->arity = n;
+      for (k = 0; k <= n; k++) {
+        t->ent[k].slot = k;
+        t->ent[k].chain = NULL;
+      }
+      tm_copy(TM_TUPLE_OFF(t), off, (n + 1) * sizeof(uint32_t));
+      tm_copy(TM_TUPLE_BYTES(t), in, len);
+      tm_index_link(&sp->ix, group, &t->ent[0]);
+      sp->ntuples++;
+      return TM_OK;
+    }
+  }
   if ((st = parse_item(c, in, len, 0, &it)) != TM_OK) return st;
   if (it.nformal > 0) return formal_in_tuple(c, &it);
   c->keys[0] = tm_arity_key(c, it.arity);
-  c->chains[0] = group = tm_index_find(&sp->ix, c->keys[0]);
+  c->chains[0] = group = arity_chain(c, sp, it.arity);
   if (group != NULL && !group->indexed && group->count < TM_INDEX_MIN &&
       sp->nwaiters == 0) {
     /* the common case on its own: a small group, nobody waiting, so no
