@@ -101,10 +101,16 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
 /* The memo entry holding exactly these bytes, or NULL. */
 static tm_memo *memo_find(tm_core *c, const uint8_t *in, size_t len) {
   uint32_t k;
+  tm_memo *m;
   if (len == 0 || len > TM_MEMO_BYTES) return NULL; /* 0 marks free entries */
+  m = &c->memo[c->memo_last]; /* loops repeat one template: no loop */
+  if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
   for (k = 0; k < TM_MEMO_ENTRIES; k++) {
-    tm_memo *m = &c->memo[k];
-    if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
+    m = &c->memo[k];
+    if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) {
+      c->memo_last = k;
+      return m;
+    }
   }
   return NULL;
 }
@@ -215,8 +221,15 @@ static inline uint32_t scan_small(const tm_core *c, const uint8_t *in,
     } else if ((b - 0x60u) < 0x18) { /* short text: ASCII is valid UTF-8 */
       k = b - 0x60u;
       if (left <= k) return 0;
-      for (j = 1, acc = 0; j <= k; j++) acc |= in[q + j];
-      if (acc & 0x80) return 0;
+      if (k >= 4 && k <= 8) { /* two overlapping words, no loop */
+        uint32_t w0, w1;
+        memcpy(&w0, in + q + 1, 4);
+        memcpy(&w1, in + q + 1 + k - 4, 4);
+        if ((w0 | w1) & 0x80808080u) return 0;
+      } else {
+        for (j = 1, acc = 0; j <= k; j++) acc |= in[q + j];
+        if (acc & 0x80) return 0;
+      }
       q += 1 + k;
     } else if ((b & 0xdf) == 0x18) { /* 1-byte argument, >= 24 */
       if (left < 2 || in[q + 1] < 24) return 0;
