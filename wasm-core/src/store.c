@@ -199,23 +199,18 @@ static inline tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
  * or null, is canonical CBOR as it stands: one pass over the bytes checks
  * that and records the field offsets. Anything else (formals, floats,
  * nesting, malformed or non-canonical bytes) returns 0 and takes the
- * general path, which has the messages.
+ * general path, which has the messages. n is the arity of the head in[0];
+ * the offsets go to off[0..n] (the new tuple's), valid if it returns 1.
  */
-static inline uint32_t scan_small(const tm_core *c, const uint8_t *in,
-                                  size_t len, uint32_t *off) {
-  uint32_t n, i, q = 1, j, k, acc;
-  if (in == NULL || len < 2 || len > TM_MEMO_BYTES ||
-      len > c->cfg.max_item_bytes)
-    return 0;
-  n = (uint32_t)in[0] - 0x81u;
-  if (n >= TM_INDEX_SMALL - 1) return 0;
-  n++;
+static inline int scan_small(const uint8_t *in, uint32_t len, uint32_t n,
+                             uint32_t *off) {
+  uint32_t i, q = 1, j, k, acc;
   for (i = 0; i < n; i++) {
     uint32_t b, left;
     if (q >= len) return 0;
     off[i] = q;
     b = in[q];
-    left = (uint32_t)len - q; /* bytes from the head on, >= 1 */
+    left = len - q; /* bytes from the head on, >= 1 */
     if (b < 0x18 || (b - 0x20u) < 0x18 || (b - 0xf4u) < 3) {
       q++;
     } else if ((b - 0x60u) < 0x18) { /* short text: ASCII is valid UTF-8 */
@@ -244,9 +239,8 @@ static inline uint32_t scan_small(const tm_core *c, const uint8_t *in,
       return 0;
     }
   }
-  if (q != len) return 0;
   off[n] = q;
-  return n;
+  return q == len;
 }
 
 /* ---- tuples ------------------------------------------------------------ */
@@ -424,11 +418,24 @@ static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
   return TM_OK;
 }
 
-static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
-                         size_t len, int remove, tm_bytes *out) {
+/* find_op past the small path: parse, pick a chain, walk it. */
+static TM_NOINLINE tm_status find_general(tm_core *c, tm_space *sp,
+                                          const uint8_t *tmpl, size_t len,
+                                          int remove, tm_bytes *out) {
+  tm_status st = TM_OK;
+  tm_item it;
+  tm_tuple *t;
+  if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
+  t = find_tuple(c, sp, &it, &st);
+  if (st != TM_OK) return st;
+  if (t == NULL) return TM_NOMATCH;
+  return take(c, sp, t, remove, out);
+}
+
+static inline tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                                size_t len, int remove, tm_bytes *out) {
   tm_status st = TM_OK;
   tm_space *sp = space_get(c, id, &st);
-  tm_item it;
   tm_tuple *t;
   out->bytes = NULL;
   out->len = 0;
@@ -436,11 +443,7 @@ static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   if ((t = find_small(c, sp, tmpl, len, &st)) != NULL)
     return take(c, sp, t, remove, out);
   if (st != TM_OK) return st == TM_BLOCKED ? TM_NOMATCH : st;
-  if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
-  t = find_tuple(c, sp, &it, &st);
-  if (st != TM_OK) return st;
-  if (t == NULL) return TM_NOMATCH;
-  return take(c, sp, t, remove, out);
+  return find_general(c, sp, tmpl, len, remove, out);
 }
 
 tm_status tm_space_inp(tm_core *c, uint32_t id, const uint8_t *tmpl,
@@ -755,8 +758,9 @@ static uint32_t commit_wake(tm_core *c, tm_outplan *p) {
   return n;
 }
 
-static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
-                        size_t len, uint32_t *woken) {
+static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
+                                    const uint8_t *in, size_t len,
+                                    uint32_t *woken) {
   tm_status st = TM_OK;
   tm_space *sp = space_get(c, id, &st);
   tm_outplan p;
@@ -765,26 +769,6 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   tm_chain *group;
   uint32_t k;
   if (sp == NULL) return st;
-  if (sp->nwaiters == 0) {
-    /* a small tuple for a small group nobody waits on: scan, copy, link */
-    uint32_t off[TM_INDEX_SMALL + 1], n = scan_small(c, in, len, off);
-    if (n != 0 && (group = arity_chain(c, sp, n)) != NULL &&
-        !group->indexed && group->count < TM_INDEX_MIN) {
-      tm_tuple *t = tm_mem_alloc_small(c, &sp->bytes, tuple_size(n, len));
-      if (t == NULL) return tm_nomem(c, "storing a tuple");
-      t->len = (uint32_t)len;
-      t->arity = n;
-      for (k = 0; k <= n; k++) {
-        t->ent[k].slot = k;
-        t->ent[k].chain = NULL;
-      }
-      tm_copy(TM_TUPLE_OFF(t), off, (n + 1) * sizeof(uint32_t));
-      tm_copy(TM_TUPLE_BYTES(t), in, len);
-      tm_index_link(&sp->ix, group, &t->ent[0]);
-      sp->ntuples++;
-      return TM_OK;
-    }
-  }
   if ((st = parse_item(c, in, len, 0, &it)) != TM_OK) return st;
   if (it.nformal > 0) return formal_in_tuple(c, &it);
   c->keys[0] = tm_arity_key(c, it.arity);
@@ -835,11 +819,55 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   return TM_OK;
 }
 
+/*
+ * The small path of an out: a small tuple (scan_small) for a small group
+ * of a space nobody waits on. The tuple block is allocated first and the
+ * scan writes the offsets into it, so the bytes are read once and copied
+ * once. TM_NOMATCH: not taken, nothing changed (the general path decides).
+ */
+static inline tm_status out_small(tm_core *c, uint32_t id, const uint8_t *in,
+                                  size_t len) {
+  uint32_t i = id & TM_ID_INDEX_MASK, n;
+  tm_space *sp;
+  tm_chain *g;
+  tm_tuple *t;
+  if (id == 0 || i >= c->store.hwm) return TM_NOMATCH;
+  sp = &c->store.spaces[i];
+  if (!sp->live || sp->gen != id >> TM_ID_INDEX_BITS || sp->nwaiters != 0 ||
+      in == NULL || len < 2 || len > TM_MEMO_BYTES ||
+      len > c->cfg.max_item_bytes)
+    return TM_NOMATCH;
+  n = (uint32_t)in[0] - 0x81u; /* arity - 1 */
+  if (n >= TM_INDEX_SMALL - 1) return TM_NOMATCH;
+  n++;
+  g = arity_chain(c, sp, n);
+  if (g == NULL || g->indexed || g->count >= TM_INDEX_MIN) return TM_NOMATCH;
+  t = tm_mem_alloc_small(c, &sp->bytes, tuple_size(n, len));
+  if (t == NULL) return tm_nomem(c, "storing a tuple");
+  t->arity = n;
+  t->len = (uint32_t)len;
+  if (!scan_small(in, (uint32_t)len, n, TM_TUPLE_OFF(t))) {
+    tuple_free(c, sp, t); /* back to its pool */
+    return TM_NOMATCH;
+  }
+  for (i = 0; i <= n; i++) {
+    t->ent[i].slot = i;
+    t->ent[i].chain = NULL;
+  }
+  tm_copy(TM_TUPLE_BYTES(t), in, len);
+  tm_index_link(&sp->ix, g, &t->ent[0]);
+  sp->ntuples++;
+  return TM_OK;
+}
+
 tm_status tm_space_out(tm_core *c, uint32_t id, const uint8_t *tuple,
                        size_t len, uint32_t *woken) {
+  tm_status st;
   TM_API_CHECK(c != NULL);
   if (woken != NULL) *woken = 0;
-  return tm_done(c, out_op(c, id, tuple, len, woken));
+  st = out_small(c, id, tuple, len);
+  if (st == TM_NOMATCH) st = out_op(c, id, tuple, len, woken);
+  return tm_done(c, st);
 }
 
 /* ---- waiters --------------------------------------------------------------- */
