@@ -440,8 +440,20 @@ static inline tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   out->bytes = NULL;
   out->len = 0;
   if (sp == NULL) return st;
-  if ((t = find_small(c, sp, tmpl, len, &st)) != NULL)
-    return take(c, sp, t, remove, out);
+  if ((t = find_small(c, sp, tmpl, len, &st)) != NULL) {
+    tm_xfer *x = c->xfer;
+    if (t->len > x->cap) return take(c, sp, t, remove, out);
+    tm_copy(x->data, TM_TUPLE_BYTES(t), t->len);
+    out->bytes = x->data;
+    out->len = t->len;
+    if (remove) { /* tuple_remove for a group that is not indexed */
+      tm_index_unlink(&sp->ix, &t->ent[0]);
+      sp->ntuples--;
+      tuple_free(c, sp, t);
+      tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
+    }
+    return TM_OK;
+  }
   if (st != TM_OK) return st == TM_BLOCKED ? TM_NOMATCH : st;
   return find_general(c, sp, tmpl, len, remove, out);
 }
