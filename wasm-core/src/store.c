@@ -98,21 +98,26 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
   return tm_done(c, TM_OK);
 }
 
-/* The memo entry holding exactly these bytes, or NULL. */
-static tm_memo *memo_find(tm_core *c, const uint8_t *in, size_t len) {
+/* The memo entry holding exactly these bytes, or NULL (memo_find). */
+static TM_NOINLINE tm_memo *memo_scan(tm_core *c, const uint8_t *in,
+                                      size_t len) {
   uint32_t k;
-  tm_memo *m;
-  if (len == 0 || len > TM_MEMO_BYTES) return NULL; /* 0 marks free entries */
-  m = &c->memo[c->memo_last]; /* loops repeat one template: no loop */
-  if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
   for (k = 0; k < TM_MEMO_ENTRIES; k++) {
-    m = &c->memo[k];
+    tm_memo *m = &c->memo[k];
     if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) {
       c->memo_last = k;
       return m;
     }
   }
   return NULL;
+}
+
+static inline tm_memo *memo_find(tm_core *c, const uint8_t *in, size_t len) {
+  tm_memo *m;
+  if (len == 0 || len > TM_MEMO_BYTES) return NULL; /* 0 marks free entries */
+  m = &c->memo[c->memo_last]; /* loops repeat one template: inline, no loop */
+  if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
+  return memo_scan(c, in, len);
 }
 
 /* Record a validated item (small enough) in the memo, replacing the
@@ -389,10 +394,20 @@ static inline tm_tuple *find_small(tm_core *c, tm_space *sp,
     c->examined++;
 #endif
     if (t->arity != arity) continue; /* a key collision */
-    for (i = 0; i < arity; i++)
-      if (!tm_match_field_bytes(&m->tf[i], m->b, tb + off[i],
-                                off[i + 1] - off[i]))
+    for (i = 0; i < arity; i++) {
+      const tm_tfield *tf = &m->tf[i];
+      const uint8_t *f = tb + off[i];
+      uint32_t flen = off[i + 1] - off[i];
+      if (tf->formal == TM_ACTUAL) { /* the common cases without a call */
+        if (flen != tf->len || !tm_bytes_equal(m->b + tf->off, f, flen))
+          break;
+      } else if (tf->formal == TM_FORMAL_INTEGER) {
+        if (f[0] >> 5 > TM_MT_NINT && f[0] != 0xc2 && f[0] != 0xc3) break;
+      } else if (tf->formal != TM_FORMAL_ANY &&
+                 !tm_match_type(tf->formal, tf->tag, f)) {
         break;
+      }
+    }
     if (i == arity) return t;
   }
   *st = TM_BLOCKED; /* decided: no match */
