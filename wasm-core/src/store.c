@@ -1034,6 +1034,9 @@ tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
 /* Every memo entry says what validating and compiling its bytes says. */
 tm_status tm_store_check_memo(tm_core *c) {
   uint32_t k, i, arity = 0, nformal = 0;
+  if (c->memo_last >= TM_MEMO_ENTRIES)
+    return tm_fail(c, TM_E_CORRUPT, "parse memo: last hit %u out of range",
+                   c->memo_last);
   for (k = 0; k < TM_MEMO_ENTRIES; k++) {
     const tm_memo *m = &c->memo[k];
     if (m->len == 0) continue;
@@ -1184,6 +1187,11 @@ static tm_status space_check(tm_core *c, uint32_t id) {
   uint32_t nt = 0, nw = 0;
   if (sp == NULL) return st;
   if ((st = tm_index_check(c, &sp->ix)) != TM_OK) return st;
+  for (nt = 0; nt < TM_INDEX_SMALL; nt++) /* remembered arity chains */
+    if (sp->ix.small[nt] != NULL && sp->ix.small[nt]->key != c->akey[nt])
+      return tm_fail(c, TM_E_CORRUPT, "store: the chain remembered for "
+                     "arity %u is not its arity chain", nt);
+  nt = 0;
   bytes = sp->ix.cap ? tm_mem_size((size_t)sp->ix.cap * sizeof(tm_chain *)) : 0;
   if ((st = check_members(c, id, sp, &bytes, &nt, &nw)) != TM_OK) return st;
   if (nt != sp->ntuples || nw != sp->nwaiters)
