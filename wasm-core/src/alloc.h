@@ -14,6 +14,10 @@
 /* Error paths stay out of line (their message buffers would enlarge the
  * frames of the hot and recursive callers). */
 #define TM_COLD __attribute__((noinline, cold))
+/* Out of line, not cold: general paths kept apart from a fast path, so the
+ * fast path's function stays small (in wasm, a big function's locals cost
+ * the small path too). */
+#define TM_NOINLINE __attribute__((noinline))
 
 /* Small blocks are rounded up to 16-byte classes and recycled through
  * per-class free lists, so steady-state churn (tuples, chains) does not

@@ -34,9 +34,9 @@ typedef struct tm_rd {
   long field;       /* top-level array element being read, or -1 */
 } tm_rd;
 
-/* Error paths stay out of line: their message buffers must not enlarge
- * the frames of the recursive reader (that bounds the stack per level). */
-#define TM_NOINLINE __attribute__((noinline))
+/* Error paths stay out of line (TM_NOINLINE, alloc.h): their message
+ * buffers must not enlarge the frames of the recursive reader (that bounds
+ * the stack per level). */
 
 /* Record a failure at byte `at` with the field context. */
 static TM_COLD tm_status bad(tm_rd *r, size_t at, tm_status st, const char *what,

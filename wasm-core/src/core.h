@@ -56,6 +56,7 @@ struct tm_core {
   uint64_t akey[TM_AKEYS];  /* index keys of the arity chains, arity < 32 */
   tm_memo memo[TM_MEMO_ENTRIES]; /* parse memo (see above) */
   uint32_t memo_next;       /* entry the next miss replaces */
+  uint32_t memo_last;       /* entry of the last hit (looked at first) */
   void *pool[TM_POOL_CLASSES]; /* freed small blocks by size class */
   uint32_t pool_n[TM_POOL_CLASSES]; /* blocks in each pool list */
   size_t pooled;            /* bytes held in the pools (part of live) */

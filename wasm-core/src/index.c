@@ -95,47 +95,18 @@ void tm_index_free_chain(tm_core *c, size_t *acct, tm_chain *ch) {
   tm_mem_free(c, acct, ch, sizeof *ch);
 }
 
-static void empty_push(tm_index *ix, tm_chain *ch) {
-  ch->enext = NULL;
-  ch->eprev = ix->etail;
-  if (ix->etail) ix->etail->enext = ch;
-  else ix->ehead = ch;
-  ix->etail = ch;
-  ix->nempty++;
-}
 
-static void empty_remove(tm_index *ix, tm_chain *ch) {
-  if (ch->eprev) ch->eprev->enext = ch->enext;
-  else ix->ehead = ch->enext;
-  if (ch->enext) ch->enext->eprev = ch->eprev;
-  else ix->etail = ch->eprev;
-  ch->eprev = ch->enext = NULL;
-  ix->nempty--;
-}
 
-static int is_empty(const tm_chain *ch) {
-  return ch->count == 0 && ch->nwait == 0;
-}
 
 void tm_index_insert(tm_index *ix, tm_chain *ch) {
   place(ix->slots, ix->cap, ch);
   ix->used++;
-  empty_push(ix, ch);
+  tm_index_empty_push(ix, ch);
 }
 
-void tm_index_link(tm_index *ix, tm_chain *ch, tm_entry *e) {
-  if (is_empty(ch)) empty_remove(ix, ch);
-  e->chain = ch;
-  e->next = NULL;
-  e->prev = ch->tail;
-  if (ch->tail) ch->tail->next = e;
-  else ch->head = e;
-  ch->tail = e;
-  ch->count++;
-}
 
 void tm_index_wlink(tm_index *ix, tm_chain *ch, tm_wlink *w) {
-  if (is_empty(ch)) empty_remove(ix, ch);
+  if (tm_chain_is_empty(ch)) tm_index_empty_remove(ix, ch);
   w->next = NULL;
   w->prev = ch->wtail;
   if (ch->wtail) ch->wtail->next = w;
@@ -144,16 +115,6 @@ void tm_index_wlink(tm_index *ix, tm_chain *ch, tm_wlink *w) {
   ch->nwait++;
 }
 
-void tm_index_unlink(tm_index *ix, tm_entry *e) {
-  tm_chain *ch = e->chain;
-  if (e->prev) e->prev->next = e->next;
-  else ch->head = e->next;
-  if (e->next) e->next->prev = e->prev;
-  else ch->tail = e->prev;
-  e->prev = e->next = NULL;
-  ch->count--;
-  if (is_empty(ch)) empty_push(ix, ch);
-}
 
 void tm_index_wunlink(tm_index *ix, tm_chain *ch, tm_wlink *w) {
   if (w->prev) w->prev->next = w->next;
@@ -162,7 +123,7 @@ void tm_index_wunlink(tm_index *ix, tm_chain *ch, tm_wlink *w) {
   else ch->wtail = w->prev;
   w->prev = w->next = NULL;
   ch->nwait--;
-  if (is_empty(ch)) empty_push(ix, ch);
+  if (tm_chain_is_empty(ch)) tm_index_empty_push(ix, ch);
 }
 
 /* Remove a chain from the table, shifting back the probe sequence. */
@@ -181,13 +142,15 @@ static void table_remove(tm_index *ix, tm_chain *ch) {
   }
   ix->slots[i] = NULL;
   ix->used--;
+  for (k = 0; k < TM_INDEX_SMALL; k++)
+    if (ix->small[k] == ch) ix->small[k] = NULL;
 }
 
 void tm_index_trim_slow(tm_core *c, size_t *acct, tm_index *ix,
                         uint32_t keep) {
   while (ix->nempty > keep) {
     tm_chain *ch = ix->ehead;
-    empty_remove(ix, ch);
+    tm_index_empty_remove(ix, ch);
     table_remove(ix, ch);
     tm_index_free_chain(c, acct, ch);
   }
@@ -241,7 +204,7 @@ tm_status tm_index_check(tm_core *c, const tm_index *ix) {
     return tm_fail(c, TM_E_CORRUPT, "index: %u chains counted, %u recorded",
                    used, ix->used);
   for (ch = ix->ehead; ch != NULL && nempty <= used; ch = ch->enext) {
-    if (!is_empty(ch))
+    if (!tm_chain_is_empty(ch))
       return tm_fail(c, TM_E_CORRUPT, "index: non-empty chain on empty list");
     nempty++;
   }
@@ -249,9 +212,14 @@ tm_status tm_index_check(tm_core *c, const tm_index *ix) {
     return tm_fail(c, TM_E_CORRUPT, "index: %u empty chains listed, %u "
                    "recorded", nempty, ix->nempty);
   for (i = 0, nempty = 0; i < ix->cap; i++)
-    if (ix->slots[i] != NULL && is_empty(ix->slots[i])) nempty++;
+    if (ix->slots[i] != NULL && tm_chain_is_empty(ix->slots[i])) nempty++;
   if (nempty != ix->nempty)
     return tm_fail(c, TM_E_CORRUPT, "index: %u empty chains in the table, "
                    "%u listed", nempty, ix->nempty);
+  for (i = 0; i < TM_INDEX_SMALL; i++)
+    if (ix->small[i] != NULL && tm_index_find(ix, ix->small[i]->key) !=
+                                    ix->small[i])
+      return tm_fail(c, TM_E_CORRUPT, "index: remembered arity chain %u is "
+                     "not in the table", i);
   return TM_OK;
 }

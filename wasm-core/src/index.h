@@ -39,12 +39,19 @@ typedef struct tm_chain {
                                      field chains (store.c) */
 } tm_chain;
 
+/* Arity chains of arities below this are also remembered by arity. */
+#define TM_INDEX_SMALL 8
+
 typedef struct tm_index {
   tm_chain **slots;       /* cap slots, NULL = free; linear probing */
   uint32_t cap;           /* 0 or a power of two */
   uint32_t used;          /* chains in the table (incl. empty ones) */
   tm_chain *ehead, *etail; /* empty chains, least recently emptied first */
   uint32_t nempty;        /* chains on the empty list */
+  tm_chain *small[TM_INDEX_SMALL]; /* small[a]: NULL or the chain in the
+                                      table whose key is arity a's arity
+                                      key (store.c fills it; a chain
+                                      leaving the table leaves it) */
 } tm_index;
 
 /* Most empty chains kept for reuse (hot keys stay allocated). */
@@ -69,11 +76,10 @@ TM_INTERNAL void tm_index_free_chain(tm_core *c, size_t *acct, tm_chain *ch);
 /* Insert a new chain (room reserved, key absent); it starts empty. */
 TM_INTERNAL void tm_index_insert(tm_index *ix, tm_chain *ch);
 
-/* Append an entry / waiter link; the chain leaves the empty list. */
-TM_INTERNAL void tm_index_link(tm_index *ix, tm_chain *ch, tm_entry *e);
+/* Append an entry / waiter link; the chain leaves the empty list.
+ * (tm_index_link and tm_index_unlink are inline, below.) */
 TM_INTERNAL void tm_index_wlink(tm_index *ix, tm_chain *ch, tm_wlink *w);
 /* Remove in O(1); a chain left empty joins the empty list. */
-TM_INTERNAL void tm_index_unlink(tm_index *ix, tm_entry *e);
 TM_INTERNAL void tm_index_wunlink(tm_index *ix, tm_chain *ch, tm_wlink *w);
 
 /* Free empty chains beyond `keep`, oldest first. */
@@ -87,5 +93,51 @@ static inline void tm_index_trim(tm_core *c, size_t *acct, tm_index *ix,
 TM_INTERNAL void tm_index_free(tm_core *c, size_t *acct, tm_index *ix);
 /* Check table, chains and the empty list; message via tm_fail. */
 TM_INTERNAL tm_status tm_index_check(tm_core *c, const tm_index *ix);
+
+/* ---- inline list operations (the hot paths of out and in) ---- */
+
+static inline int tm_chain_is_empty(const tm_chain *ch) {
+  return ch->count == 0 && ch->nwait == 0;
+}
+
+static inline void tm_index_empty_push(tm_index *ix, tm_chain *ch) {
+  ch->enext = NULL;
+  ch->eprev = ix->etail;
+  if (ix->etail) ix->etail->enext = ch;
+  else ix->ehead = ch;
+  ix->etail = ch;
+  ix->nempty++;
+}
+
+static inline void tm_index_empty_remove(tm_index *ix, tm_chain *ch) {
+  if (ch->eprev) ch->eprev->enext = ch->enext;
+  else ix->ehead = ch->enext;
+  if (ch->enext) ch->enext->eprev = ch->eprev;
+  else ix->etail = ch->eprev;
+  ch->eprev = ch->enext = NULL;
+  ix->nempty--;
+}
+
+static inline void tm_index_link(tm_index *ix, tm_chain *ch, tm_entry *e) {
+  if (tm_chain_is_empty(ch)) tm_index_empty_remove(ix, ch);
+  e->chain = ch;
+  e->next = NULL;
+  e->prev = ch->tail;
+  if (ch->tail) ch->tail->next = e;
+  else ch->head = e;
+  ch->tail = e;
+  ch->count++;
+}
+
+static inline void tm_index_unlink(tm_index *ix, tm_entry *e) {
+  tm_chain *ch = e->chain;
+  if (e->prev) e->prev->next = e->next;
+  else ch->head = e->next;
+  if (e->next) e->next->prev = e->prev;
+  else ch->tail = e->prev;
+  e->prev = e->next = NULL;
+  ch->count--;
+  if (tm_chain_is_empty(ch)) tm_index_empty_push(ix, ch);
+}
 
 #endif

@@ -59,6 +59,19 @@ static inline tm_space *space_get(tm_core *c, uint32_t id, tm_status *st) {
   return no_space(c, id, st);
 }
 
+/* The arity chain of `arity` (NULL if there is none): small arities are
+ * remembered in the index, so the common lookup is one load. */
+static inline tm_chain *arity_chain(tm_core *c, tm_space *sp,
+                                    uint32_t arity) {
+  tm_chain *ch;
+  if (arity >= TM_INDEX_SMALL)
+    return tm_index_find(&sp->ix, tm_arity_key(c, arity));
+  if ((ch = sp->ix.small[arity]) != NULL) return ch;
+  ch = tm_index_find(&sp->ix, c->akey[arity]);
+  sp->ix.small[arity] = ch; /* only a chain in the table, or NULL */
+  return ch;
+}
+
 tm_status tm_space_create(tm_core *c, uint32_t *id) {
   tm_store *s = &c->store;
   uint32_t i;
@@ -85,15 +98,26 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
   return tm_done(c, TM_OK);
 }
 
-/* The memo entry holding exactly these bytes, or NULL. */
-static tm_memo *memo_find(tm_core *c, const uint8_t *in, size_t len) {
+/* The memo entry holding exactly these bytes, or NULL (memo_find). */
+static TM_NOINLINE tm_memo *memo_scan(tm_core *c, const uint8_t *in,
+                                      size_t len) {
   uint32_t k;
-  if (len == 0 || len > TM_MEMO_BYTES) return NULL; /* 0 marks free entries */
   for (k = 0; k < TM_MEMO_ENTRIES; k++) {
     tm_memo *m = &c->memo[k];
-    if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
+    if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) {
+      c->memo_last = k;
+      return m;
+    }
   }
   return NULL;
+}
+
+static inline tm_memo *memo_find(tm_core *c, const uint8_t *in, size_t len) {
+  tm_memo *m;
+  if (len == 0 || len > TM_MEMO_BYTES) return NULL; /* 0 marks free entries */
+  m = &c->memo[c->memo_last]; /* loops repeat one template: inline, no loop */
+  if (m->len == len && tm_bytes_equal(m->b, in, (uint32_t)len)) return m;
+  return memo_scan(c, in, len);
 }
 
 /* Record a validated item (small enough) in the memo, replacing the
@@ -173,6 +197,57 @@ static inline tm_status parse_item(tm_core *c, const uint8_t *in, size_t len,
   return TM_OK;
 }
 
+/*
+ * The small-tuple fast path. A tuple of fewer than TM_INDEX_SMALL fields
+ * and at most TM_MEMO_BYTES bytes, every field an integer in its shortest
+ * head of at most 5 bytes, ASCII text of fewer than 24 bytes, false, true
+ * or null, is canonical CBOR as it stands: one pass over the bytes checks
+ * that and records the field offsets. Anything else (formals, floats,
+ * nesting, malformed or non-canonical bytes) returns 0 and takes the
+ * general path, which has the messages. n is the arity of the head in[0];
+ * the offsets go to off[0..n] (the new tuple's), valid if it returns 1.
+ */
+static inline int scan_small(const uint8_t *in, uint32_t len, uint32_t n,
+                             uint32_t *off) {
+  uint32_t i, q = 1, j, k, acc;
+  for (i = 0; i < n; i++) {
+    uint32_t b, left;
+    if (q >= len) return 0;
+    off[i] = q;
+    b = in[q];
+    left = len - q; /* bytes from the head on, >= 1 */
+    if (b < 0x18 || (b - 0x20u) < 0x18 || (b - 0xf4u) < 3) {
+      q++;
+    } else if ((b - 0x60u) < 0x18) { /* short text: ASCII is valid UTF-8 */
+      k = b - 0x60u;
+      if (left <= k) return 0;
+      if (k >= 4 && k <= 8) { /* two overlapping words, no loop */
+        uint32_t w0, w1;
+        memcpy(&w0, in + q + 1, 4);
+        memcpy(&w1, in + q + 1 + k - 4, 4);
+        if ((w0 | w1) & 0x80808080u) return 0;
+      } else {
+        for (j = 1, acc = 0; j <= k; j++) acc |= in[q + j];
+        if (acc & 0x80) return 0;
+      }
+      q += 1 + k;
+    } else if ((b & 0xdf) == 0x18) { /* 1-byte argument, >= 24 */
+      if (left < 2 || in[q + 1] < 24) return 0;
+      q += 2;
+    } else if ((b & 0xdf) == 0x19) { /* 2-byte argument, >= 256 */
+      if (left < 3 || in[q + 1] == 0) return 0;
+      q += 3;
+    } else if ((b & 0xdf) == 0x1a) { /* 4-byte argument, >= 65536 */
+      if (left < 5 || (in[q + 1] | in[q + 2]) == 0) return 0;
+      q += 5;
+    } else {
+      return 0;
+    }
+  }
+  off[n] = q;
+  return q == len;
+}
+
 /* ---- tuples ------------------------------------------------------------ */
 
 static size_t tuple_size(uint32_t arity, size_t len) {
@@ -250,7 +325,7 @@ static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
   tm_chain *best, *ch;
   *st = template_compile(c, it);
   if (*st != TM_OK) return NULL;
-  best = tm_index_find(&sp->ix, tm_arity_key(c, it->arity));
+  best = arity_chain(c, sp, it->arity);
   if (best == NULL || best->count == 0) return NULL;
   *indexed = (int)best->indexed;
   if (!best->indexed) return best; /* a small group: walk it */
@@ -292,6 +367,53 @@ static tm_tuple *find_tuple(tm_core *c, tm_space *sp, tm_item *it,
   return NULL;
 }
 
+/*
+ * The fast path of a search: a template the parse memo holds, compiled,
+ * of a small arity whose group is not indexed. Walks the group with the
+ * memo's compiled fields, comparing bytes. Returns the oldest match;
+ * NULL with *st TM_BLOCKED when the fast path decided there is none, or
+ * NULL with *st TM_OK when the general path must decide.
+ */
+static inline tm_tuple *find_small(tm_core *c, tm_space *sp,
+                                   const uint8_t *tmpl, size_t len,
+                                   tm_status *st) {
+  tm_memo *m = tmpl != NULL ? memo_find(c, tmpl, len) : NULL;
+  tm_chain *g;
+  tm_entry *e;
+  uint32_t n, i, arity;
+  if (m == NULL || !m->compiled || m->arity >= TM_INDEX_SMALL) return NULL;
+  arity = m->arity;
+  g = arity_chain(c, sp, arity);
+  if (g != NULL && g->indexed) return NULL;
+  for (e = g != NULL ? g->head : NULL, n = 0; e != NULL && n < g->count;
+       e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+    const uint32_t *off = TM_TUPLE_OFF(t);
+    const uint8_t *tb = TM_TUPLE_BYTES(t);
+#ifdef TM_DEBUG
+    c->examined++;
+#endif
+    if (t->arity != arity) continue; /* a key collision */
+    for (i = 0; i < arity; i++) {
+      const tm_tfield *tf = &m->tf[i];
+      const uint8_t *f = tb + off[i];
+      uint32_t flen = off[i + 1] - off[i];
+      if (tf->formal == TM_ACTUAL) { /* the common cases without a call */
+        if (flen != tf->len || !tm_bytes_equal(m->b + tf->off, f, flen))
+          break;
+      } else if (tf->formal == TM_FORMAL_INTEGER) {
+        if (f[0] >> 5 > TM_MT_NINT && f[0] != 0xc2 && f[0] != 0xc3) break;
+      } else if (tf->formal != TM_FORMAL_ANY &&
+                 !tm_match_type(tf->formal, tf->tag, f)) {
+        break;
+      }
+    }
+    if (i == arity) return t;
+  }
+  *st = TM_BLOCKED; /* decided: no match */
+  return NULL;
+}
+
 /* Copy the tuple out, and remove it for `in`. */
 static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
                       tm_bytes *out) {
@@ -311,20 +433,44 @@ static tm_status take(tm_core *c, tm_space *sp, tm_tuple *t, int remove,
   return TM_OK;
 }
 
-static tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
-                         size_t len, int remove, tm_bytes *out) {
+/* find_op past the small path: parse, pick a chain, walk it. */
+static TM_NOINLINE tm_status find_general(tm_core *c, tm_space *sp,
+                                          const uint8_t *tmpl, size_t len,
+                                          int remove, tm_bytes *out) {
   tm_status st = TM_OK;
-  tm_space *sp = space_get(c, id, &st);
   tm_item it;
   tm_tuple *t;
-  out->bytes = NULL;
-  out->len = 0;
-  if (sp == NULL) return st;
   if ((st = parse_item(c, tmpl, len, 1, &it)) != TM_OK) return st;
   t = find_tuple(c, sp, &it, &st);
   if (st != TM_OK) return st;
   if (t == NULL) return TM_NOMATCH;
   return take(c, sp, t, remove, out);
+}
+
+static inline tm_status find_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                                size_t len, int remove, tm_bytes *out) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_tuple *t;
+  out->bytes = NULL;
+  out->len = 0;
+  if (sp == NULL) return st;
+  if ((t = find_small(c, sp, tmpl, len, &st)) != NULL) {
+    tm_xfer *x = c->xfer;
+    if (t->len > x->cap) return take(c, sp, t, remove, out);
+    tm_copy(x->data, TM_TUPLE_BYTES(t), t->len);
+    out->bytes = x->data;
+    out->len = t->len;
+    if (remove) { /* tuple_remove for a group that is not indexed */
+      tm_index_unlink(&sp->ix, &t->ent[0]);
+      sp->ntuples--;
+      tuple_free(c, sp, t);
+      tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
+    }
+    return TM_OK;
+  }
+  if (st != TM_OK) return st == TM_BLOCKED ? TM_NOMATCH : st;
+  return find_general(c, sp, tmpl, len, remove, out);
 }
 
 tm_status tm_space_inp(tm_core *c, uint32_t id, const uint8_t *tmpl,
@@ -639,8 +785,9 @@ static uint32_t commit_wake(tm_core *c, tm_outplan *p) {
   return n;
 }
 
-static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
-                        size_t len, uint32_t *woken) {
+static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
+                                    const uint8_t *in, size_t len,
+                                    uint32_t *woken) {
   tm_status st = TM_OK;
   tm_space *sp = space_get(c, id, &st);
   tm_outplan p;
@@ -652,7 +799,7 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   if ((st = parse_item(c, in, len, 0, &it)) != TM_OK) return st;
   if (it.nformal > 0) return formal_in_tuple(c, &it);
   c->keys[0] = tm_arity_key(c, it.arity);
-  c->chains[0] = group = tm_index_find(&sp->ix, c->keys[0]);
+  c->chains[0] = group = arity_chain(c, sp, it.arity);
   if (group != NULL && !group->indexed && group->count < TM_INDEX_MIN &&
       sp->nwaiters == 0) {
     /* the common case on its own: a small group, nobody waiting, so no
@@ -699,11 +846,55 @@ static tm_status out_op(tm_core *c, uint32_t id, const uint8_t *in,
   return TM_OK;
 }
 
+/*
+ * The small path of an out: a small tuple (scan_small) for a small group
+ * of a space nobody waits on. The tuple block is allocated first and the
+ * scan writes the offsets into it, so the bytes are read once and copied
+ * once. TM_NOMATCH: not taken, nothing changed (the general path decides).
+ */
+static inline tm_status out_small(tm_core *c, uint32_t id, const uint8_t *in,
+                                  size_t len) {
+  uint32_t i = id & TM_ID_INDEX_MASK, n;
+  tm_space *sp;
+  tm_chain *g;
+  tm_tuple *t;
+  if (id == 0 || i >= c->store.hwm) return TM_NOMATCH;
+  sp = &c->store.spaces[i];
+  if (!sp->live || sp->gen != id >> TM_ID_INDEX_BITS || sp->nwaiters != 0 ||
+      in == NULL || len < 2 || len > TM_MEMO_BYTES ||
+      len > c->cfg.max_item_bytes)
+    return TM_NOMATCH;
+  n = (uint32_t)in[0] - 0x81u; /* arity - 1 */
+  if (n >= TM_INDEX_SMALL - 1) return TM_NOMATCH;
+  n++;
+  g = arity_chain(c, sp, n);
+  if (g == NULL || g->indexed || g->count >= TM_INDEX_MIN) return TM_NOMATCH;
+  t = tm_mem_alloc_small(c, &sp->bytes, tuple_size(n, len));
+  if (t == NULL) return tm_nomem(c, "storing a tuple");
+  t->arity = n;
+  t->len = (uint32_t)len;
+  if (!scan_small(in, (uint32_t)len, n, TM_TUPLE_OFF(t))) {
+    tuple_free(c, sp, t); /* back to its pool */
+    return TM_NOMATCH;
+  }
+  for (i = 0; i <= n; i++) {
+    t->ent[i].slot = i;
+    t->ent[i].chain = NULL;
+  }
+  tm_copy(TM_TUPLE_BYTES(t), in, len);
+  tm_index_link(&sp->ix, g, &t->ent[0]);
+  sp->ntuples++;
+  return TM_OK;
+}
+
 tm_status tm_space_out(tm_core *c, uint32_t id, const uint8_t *tuple,
                        size_t len, uint32_t *woken) {
+  tm_status st;
   TM_API_CHECK(c != NULL);
   if (woken != NULL) *woken = 0;
-  return tm_done(c, out_op(c, id, tuple, len, woken));
+  st = out_small(c, id, tuple, len);
+  if (st == TM_NOMATCH) st = out_op(c, id, tuple, len, woken);
+  return tm_done(c, st);
 }
 
 /* ---- waiters --------------------------------------------------------------- */
@@ -843,6 +1034,9 @@ tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
 /* Every memo entry says what validating and compiling its bytes says. */
 tm_status tm_store_check_memo(tm_core *c) {
   uint32_t k, i, arity = 0, nformal = 0;
+  if (c->memo_last >= TM_MEMO_ENTRIES)
+    return tm_fail(c, TM_E_CORRUPT, "parse memo: last hit %u out of range",
+                   c->memo_last);
   for (k = 0; k < TM_MEMO_ENTRIES; k++) {
     const tm_memo *m = &c->memo[k];
     if (m->len == 0) continue;
@@ -993,6 +1187,11 @@ static tm_status space_check(tm_core *c, uint32_t id) {
   uint32_t nt = 0, nw = 0;
   if (sp == NULL) return st;
   if ((st = tm_index_check(c, &sp->ix)) != TM_OK) return st;
+  for (nt = 0; nt < TM_INDEX_SMALL; nt++) /* remembered arity chains */
+    if (sp->ix.small[nt] != NULL && sp->ix.small[nt]->key != c->akey[nt])
+      return tm_fail(c, TM_E_CORRUPT, "store: the chain remembered for "
+                     "arity %u is not its arity chain", nt);
+  nt = 0;
   bytes = sp->ix.cap ? tm_mem_size((size_t)sp->ix.cap * sizeof(tm_chain *)) : 0;
   if ((st = check_members(c, id, sp, &bytes, &nt, &nw)) != TM_OK) return st;
   if (nt != sp->ntuples || nw != sp->nwaiters)

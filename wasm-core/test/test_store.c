@@ -366,6 +366,117 @@ static void the_parse_memo_gives_the_answers_of_a_first_sight(tm_core *c) {
   c->memo[0].off[0]--;
 }
 
+/* The arity chain of a small arity; NULL if the index remembers another. */
+static tm_chain *small_group(tm_core *c, uint32_t s, uint32_t arity) {
+  tm_index *ix = &c->store.spaces[s & TM_ID_INDEX_MASK].ix;
+  tm_chain *g = tm_index_find(ix, tm_arity_key(c, arity));
+  return ix->small[arity] == NULL || ix->small[arity] == g ? g : NULL;
+}
+
+static void the_small_path_crosses_the_threshold_both_ways(tm_core *c) {
+  uint32_t s = t_space(c), i, k, n = TM_INDEX_MIN + 3;
+  tm_bytes o;
+  tm_chain *g;
+  cb_build(&p, "[sF]", "q", TM_FORMAL_INTEGER);
+  for (k = 0; k < 3; k++) { /* fill past the threshold, drain, again */
+    for (i = 0; i < n; i++) {
+      cb_build(&t, "[si]", "q", (long long)(k * 100 + i));
+      CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+      g = small_group(c, s, 2);
+      CHECK(g != NULL && g->count == i + 1);
+      CHECK_EQ(g->indexed, i + 1 > TM_INDEX_MIN);
+    }
+    CHECK_CORE();
+    for (i = 0; i < n; i++) { /* oldest first, indexed or not */
+      CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+      cb_build(&t, "[si]", "q", (long long)(k * 100 + i));
+      CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+      CHECK_EQ(small_group(c, s, 2)->indexed, i + 1 < n);
+      if (i % 4 == 0) CHECK_CORE();
+    }
+    CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+    CHECK_EQ(t_count(c, s), 0);
+  }
+  /* a template of the group that matches nothing, and a tuple that
+   * does not match the template, on the small path */
+  cb_build(&t, "[ss]", "q", "text");
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  CHECK_ST(tm_space_rdp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[sF]", "q", TM_FORMAL_STRING);
+  CHECK_OK(tm_space_rdp(c, s, p.b, p.n, &o));
+  CHECK_OK(tm_space_rdp(c, s, p.b, p.n, &o));
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+  CHECK_CORE();
+}
+
+static void a_remembered_arity_chain_leaves_with_its_chain(tm_core *c) {
+  uint32_t s = t_space(c), i;
+  tm_bytes o;
+  tm_index *ix = &c->store.spaces[s & TM_ID_INDEX_MASK].ix;
+  cb_build(&t, "[i]", 5LL);
+  cb_build(&p, "[F]", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(ix->small[1] != NULL);
+  /* more empty chains than are kept: the arity-1 chain, emptied first,
+   * is freed and forgotten */
+  for (i = 0; i < TM_INDEX_KEEP_EMPTY + 20; i++) {
+    cb_build(&t, "[siiii]", "e", (long long)i, 1LL, 2LL, 3LL);
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  }
+  cb_build(&p, "[FFFFF]", 0, 0, 0, 0, 0);
+  while (tm_space_inp(c, s, p.b, p.n, &o) == TM_OK) {}
+  CHECK(ix->small[1] == NULL);
+  CHECK(tm_index_find(ix, tm_arity_key(c, 1)) == NULL);
+  CHECK_CORE();
+  cb_build(&t, "[i]", 6LL);
+  cb_build(&p, "[F]", TM_FORMAL_INTEGER);
+  for (i = 0; i < 3; i++) {
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+    CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+    CHECK(cb_equal_hex(&o, "81 06"));
+  }
+  CHECK(ix->small[1] != NULL);
+  CHECK_CORE();
+}
+
+static void bytes_the_small_path_does_not_take_get_the_general_answer(
+    tm_core *c) {
+  static const struct { const char *in, *canon; tm_status st; } cases[] = {
+      {"82 6570696e67", NULL, TM_E_MALFORMED},   /* truncated text */
+      {"82 01", NULL, TM_E_MALFORMED},           /* truncated array */
+      {"81 01 02", NULL, TM_E_MALFORMED},        /* trailing byte */
+      {"81 61 ff", NULL, TM_E_MALFORMED},        /* invalid UTF-8 */
+      {"81 18", NULL, TM_E_MALFORMED},           /* truncated argument */
+      {"81 1a 0001", NULL, TM_E_MALFORMED},
+      {"81 1c", NULL, TM_E_MALFORMED},           /* reserved */
+      {"82 18 05 39 0001", "82 05 21", TM_OK},   /* not shortest */
+      {"81 19 00ff", "81 18ff", TM_OK},
+      {"81 3a 00000100", "81 390100", TM_OK},
+      {"81 1a 00010000", "81 1a00010000", TM_OK},
+      {"83 62c3a9 f5 f6", "83 62c3a9 f5 f6", TM_OK}, /* not ASCII */
+      {"83 f4 37 1b0000000100000000", "83 f4 37 1b0000000100000000", TM_OK},
+      {"82 d9a020 01 01", NULL, TM_E_TEMPLATE},  /* a formal */
+  };
+  uint32_t s = t_space(c), i, k;
+  tm_bytes o;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cb_reset(&t);
+    cb_hex(&t, cases[i].in);
+    CHECK_ST(tm_space_out(c, s, t.b, t.n, NULL), cases[i].st);
+    CHECK_EQ(t_count(c, s), cases[i].st == TM_OK);
+    if (cases[i].st != TM_OK) continue;
+    cb_reset(&p);
+    cb_head(&p, 4, t.b[0] & 31);
+    for (k = 0; k < (t.b[0] & 31u); k++) cb_hex(&p, "d9a020 00");
+    CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+    CHECK(cb_equal_hex(&o, cases[i].canon));
+  }
+  CHECK_CORE();
+}
+
 const test_case store_tests[] = {
     {"out then inp returns the tuple and removes it", out_then_inp_returns_and_removes_the_tuple},
     {"rdp copies a tuple without removing it", rdp_copies_without_removing},
@@ -385,4 +496,7 @@ const test_case store_tests[] = {
     {"waiters are woken in small and in indexed groups", waiters_are_woken_in_small_and_indexed_groups},
     {"a wide template grows the scratch space", a_wide_template_grows_the_scratch_space},
     {"the parse memo gives the answers of a first sight", the_parse_memo_gives_the_answers_of_a_first_sight},
+    {"the small path crosses the indexing threshold both ways", the_small_path_crosses_the_threshold_both_ways},
+    {"a remembered arity chain leaves with its chain", a_remembered_arity_chain_leaves_with_its_chain},
+    {"bytes the small path does not take get the general answer", bytes_the_small_path_does_not_take_get_the_general_answer},
     {NULL, NULL}};

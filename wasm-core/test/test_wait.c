@@ -218,7 +218,42 @@ static void an_uncollected_tuple_is_dropped_when_the_process_waits_again(tm_core
   CHECK_ST(tm_proc_take_tuple(c, pid, &o), TM_NOMATCH);
 }
 
+static void waiters_see_tuples_of_the_small_path(tm_core *c) {
+  uint32_t s = t_space(c), pid, rd, woken = 0, i;
+  tm_bytes o;
+  /* small-path tuples, then a waiter that none of them matches */
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  for (i = 0; i < 3; i++) {
+    cb_build(&t, "[ss]", "job", "no");
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+    CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH); /* memo warm */
+  }
+  CHECK_EQ(block_on(c, s, 1, &pid), TM_BLOCKED);
+  cb_build(&p, "[FF]", TM_FORMAL_ANY, TM_FORMAL_INTEGER);
+  CHECK_EQ(block_on(c, s, 0, &rd), TM_BLOCKED);
+  /* with waiters the out takes the general path and wakes both */
+  cb_build(&t, "[si]", "job", 9LL);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 2);
+  CHECK_EQ(t_count(c, s), 3);
+  CHECK_OK(tm_proc_take_tuple(c, pid, &o));
+  CHECK(cb_equal_hex(&o, "82 636a6f62 09"));
+  CHECK_OK(tm_proc_take_tuple(c, rd, &o));
+  CHECK(cb_equal_hex(&o, "82 636a6f62 09"));
+  CHECK_CORE();
+  /* nobody waits again: the small path stores, the small inp finds */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 0);
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "82 636a6f62 09"));
+  CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  CHECK_EQ(t_count(c, s), 3);
+  CHECK_CORE();
+}
+
 const test_case wait_tests[] = {
+    {"waiters see tuples of the small path", waiters_see_tuples_of_the_small_path},
     {"an in on an empty space blocks its process", an_in_on_an_empty_space_blocks_its_process},
     {"an out wakes the waiting in, which takes the tuple", an_out_wakes_the_waiting_in_which_takes_the_tuple},
     {"every waiting rd gets a copy and the first waiting in takes the tuple", every_waiting_rd_gets_a_copy_and_the_first_in_takes_it},

@@ -371,37 +371,92 @@ function encodeFlat(a, t, p, limit) {
   t[p++] = 0x80 | n;
   for (let i = 0; i < n; i++) {
     const v = a[i];
-    if (typeof v === 'number') {
-      if (v >= 0 && v < 0x10000 && (v | 0) === v) {
-        if (v < 24) t[p++] = v;
-        else if (v < 0x100) { t[p++] = 0x18; t[p++] = v; }
-        else { t[p++] = 0x19; t[p++] = v >> 8; t[p++] = v & 0xff; }
-      } else if (v < 0 && v >= -0x10000 && (v | 0) === v) {
-        const m = -1 - v;
-        if (m < 24) t[p++] = 0x20 | m;
-        else if (m < 0x100) { t[p++] = 0x38; t[p++] = m; }
-        else { t[p++] = 0x39; t[p++] = m >> 8; t[p++] = m & 0xff; }
-      } else {
-        return -1;
-      }
-    } else if (typeof v === 'string') {
+    if (typeof v === 'string') {
       const len = v.length;
       if (len >= 24) return -1;
       t[p++] = 0x60 | len;
+      if (len <= 8 && len > 0) {
+        const slot = (len << 3 ^ v.charCodeAt(0)) & (ENC_SLOTS - 1);
+        if (encStr[slot] !== v && !encRemember(v, len, slot)) return -1;
+        const w0 = encW0[slot], w1 = encW1[slot];
+        t[p] = w0; t[p + 1] = w0 >>> 8; t[p + 2] = w0 >>> 16; t[p + 3] = w0 >>> 24;
+        if (len > 4) { t[p + 4] = w1; t[p + 5] = w1 >>> 8; t[p + 6] = w1 >>> 16; t[p + 7] = w1 >>> 24; }
+        p += len;
+        continue;
+      }
       for (let j = 0; j < len; j++) {
         const ch = v.charCodeAt(j);
         if (ch >= 0x80) return -1;
         t[p++] = ch;
       }
-    } else if (v instanceof Formal) {
-      if (v.code >= 24) return -1;
-      t[p++] = 0xd9; t[p++] = 0xa0; t[p++] = 0x20; t[p++] = v.code;
-      if (v.code === FormalCode.tagged) return -1;
-    } else if (v === true) { t[p++] = 0xf5; }
-    else if (v === false) { t[p++] = 0xf4; }
-    else if (v === null) { t[p++] = 0xf6; }
-    else { return -1; }
+    } else if (typeof v === 'number' && v >= 0 && v < 0x100 && (v | 0) === v) {
+      if (v < 24) t[p++] = v;
+      else { t[p++] = 0x18; t[p++] = v; }
+    } else {
+      p = flatRest(v, t, p);
+      if (p < 0) return -1;
+    }
   }
+  return p;
+}
+
+/*
+ * Short strings repeat (names, tags): encodeFlat keeps the bytes of the
+ * last ASCII string of up to 8 characters per slot (by length and first
+ * character) as two words, so writing one again needs no charCodeAt loop.
+ * Bytes past the string's length are written too (from the word) and then
+ * overwritten or left past the end.
+ */
+const ENC_SLOTS = 64;
+/** @type {string[]} */
+const encStr = new Array(ENC_SLOTS).fill('');
+const encW0 = new Int32Array(ENC_SLOTS);
+const encW1 = new Int32Array(ENC_SLOTS);
+
+/** Remember ASCII v (1..8 chars) in slot; false if v is not ASCII.
+ * @param {string} v @param {number} len @param {number} slot */
+function encRemember(v, len, slot) {
+  let w0 = 0, w1 = 0;
+  for (let j = 0; j < len; j++) {
+    const ch = v.charCodeAt(j);
+    if (ch >= 0x80) return false;
+    if (j < 4) w0 |= ch << (j << 3);
+    else w1 |= ch << ((j - 4) << 3);
+  }
+  encStr[slot] = v;
+  encW0[slot] = w0;
+  encW1[slot] = w1;
+  return true;
+}
+
+/**
+ * encodeFlat's less common elements (kept apart so encodeFlat stays small
+ * enough for V8 to inline): wider and negative integers, formals, booleans,
+ * null. Returns the new offset, or -1 for anything else.
+ * @param {unknown} v @param {Uint8Array} t @param {number} p
+ * @returns {number}
+ */
+function flatRest(v, t, p) {
+  if (typeof v === 'number') {
+    if (v >= 0 && v < 0x10000 && (v | 0) === v) {
+      if (v < 24) t[p++] = v;
+      else if (v < 0x100) { t[p++] = 0x18; t[p++] = v; }
+      else { t[p++] = 0x19; t[p++] = v >> 8; t[p++] = v & 0xff; }
+    } else if (v < 0 && v >= -0x10000 && (v | 0) === v) {
+      const m = -1 - v;
+      if (m < 24) t[p++] = 0x20 | m;
+      else if (m < 0x100) { t[p++] = 0x38; t[p++] = m; }
+      else { t[p++] = 0x39; t[p++] = m >> 8; t[p++] = m & 0xff; }
+    } else {
+      return -1;
+    }
+  } else if (v instanceof Formal) {
+    if (v.code >= 24 || v.code === FormalCode.tagged) return -1;
+    t[p++] = 0xd9; t[p++] = 0xa0; t[p++] = 0x20; t[p++] = v.code;
+  } else if (v === true) { t[p++] = 0xf5; }
+  else if (v === false) { t[p++] = 0xf4; }
+  else if (v === null) { t[p++] = 0xf6; }
+  else { return -1; }
   return p;
 }
 

@@ -47,6 +47,24 @@ export const TIMED_OUT = Symbol.for('termite.core.timed-out');
 const TEMPLATE_SLOTS = 4;
 const TEMPLATE_SLOT_BYTES = XFER_KEEP / TEMPLATE_SLOTS;
 
+/**
+ * Whether a[i] === b[i] for i < n (both have n elements). Short templates
+ * are compared without a loop: a loop of === over mixed strings, numbers
+ * and formals costs V8 several times the unrolled comparisons.
+ * @param {unknown[]} a @param {unknown[]} b @param {number} n
+ */
+function sameElements(a, b, n) {
+  switch (n) {
+    case 1: return a[0] === b[0];
+    case 2: return a[0] === b[0] && a[1] === b[1];
+    case 3: return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+    case 4: return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+    default:
+      for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+      return true;
+  }
+}
+
 /** Every later call on a destroyed core throws. */
 const destroyedExports = /** @type {Exports} */ (/** @type {unknown} */ (new Proxy({}, {
   get() {
@@ -127,7 +145,13 @@ export class Core {
     this.tmplVals = [[], [], [], []];
     this.tmplLen = [0, 0, 0, 0];
     this.tmplNext = 0;
+    /** The slot _putTemplate found last (checked first). */
+    this.tmplLast = 0;
     this.keep = this.xfer + XFER.KEEP;
+    /** The hot exports, loaded once (the exports object has many
+     * properties; destroy() replaces these with throwing functions). */
+    this.fnOut = this.ex.tm_space_out;
+    this.fnInp = this.ex.tm_space_inp;
   }
 
   /** Rebuild the typed-array views (after the wasm memory grew). */
@@ -166,15 +190,18 @@ export class Core {
    */
   _putTemplate(template) {
     const arrs = this.tmplArr;
-    for (let k = 0; k < TEMPLATE_SLOTS; k++) {
-      if (arrs[k] !== template) continue;
+    let k = this.tmplLast;
+    if (arrs[k] !== template) {
+      k = 0;
+      while (k < TEMPLATE_SLOTS && arrs[k] !== template) k++;
+    }
+    if (k < TEMPLATE_SLOTS) {
       const vals = this.tmplVals[k], n = vals.length;
-      if (template.length !== n) break;
-      let i = 0;
-      while (i < n && template[i] === vals[i]) i++;
-      if (i < n) break;
-      this.data = this._tmplAt(k);
-      return this.tmplLen[k];
+      if (template.length === n && sameElements(template, vals, n)) {
+        this.tmplLast = k;
+        this.data = this.keep + k * TEMPLATE_SLOT_BYTES;
+        return this.tmplLen[k];
+      }
     }
     const len = this._put(template);
     if (len <= TEMPLATE_SLOT_BYTES && Array.isArray(template) && template.length <= 8) {
@@ -646,6 +673,7 @@ export class Core {
     if (this.ex === destroyedExports) return;
     this.ex.tm_core_destroy(this.p);
     this.ex = destroyedExports;
+    this.fnOut = this.fnInp = destroyedExports.tm_space_out;
     this.values = [];
     this.free = [];
   }
@@ -671,7 +699,7 @@ export class Space {
    */
   out(tuple) {
     const c = this.core, len = c._put(tuple);
-    const st = c.ex.tm_space_out(c.p, this.id, c.data, len, 0);
+    const st = c.fnOut(c.p, this.id, c.data, len, 0);
     if (st !== 0) c._fail(st);
   }
 
@@ -683,7 +711,7 @@ export class Space {
    */
   inp(template) {
     const c = this.core, len = c._putTemplate(template);
-    const st = c.ex.tm_space_inp(c.p, this.id, c.data, len, c.outResult);
+    const st = c.fnInp(c.p, this.id, c.data, len, c.outResult);
     if (st === 0) return /** @type {unknown[]} */ (c._result());
     if (st === Status.NOMATCH) return undefined;
     return c._fail(st);

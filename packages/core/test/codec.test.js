@@ -82,3 +82,21 @@ test('a truncated input to decode is a MalformedCborError', () => {
   assert.throws(() => decode(Uint8Array.of(0x82, 0x01)), { name: 'MalformedCborError' });
   assert.throws(() => decode(Uint8Array.of(0x01, 0x02)), /trailing/);
 });
+
+test('the flat encoder writes remembered short strings right under slot reuse', () => {
+  // strings of one length and first character share an encoder slot
+  const words = ['ab', 'ax', 'a\u00e9', 'ab', 'abcdefgh', 'abcdefgz', 'a', 'abcd', 'abcde', 'ab'];
+  for (let round = 0; round < 2; round++) {
+    for (const w of words) {
+      const tuple = [w, 1, w.slice(0, 1), -5, true, null, formal.any];
+      const bytes = encode(tuple);
+      assert.deepEqual(decode(bytes), tuple);
+      assert.equal(hex(bytes.subarray(1, 2 + Buffer.byteLength(w))),
+        hex(encode(w)), `the bytes of ${JSON.stringify(w)}`);
+    }
+  }
+  // a string equal to a remembered one but another object, and an empty one
+  const built = ['a', 'b'].join('');
+  assert.equal(hex(encode([built, ''])), hex(encode(['ab', ''])));
+  assert.equal(hex(encode([built, ''])), '82626162' + '60');
+});
