@@ -342,6 +342,7 @@ export class Distribution {
       }
       if (frame !== undefined && loading.size === 0 && !this.stale(frame)) {
         this.handleFrame(from, frame, bytes);
+        this.node.runArrivedNow();
         return;
       }
     }

@@ -141,6 +141,8 @@ export class TermiteNode {
     this.scheduled = false;
     /** whether a run at the end of the current task is queued (pokeAfterTask) */
     this.runQueued = false;
+    /** whether runLoop is on the stack (runArrivedNow must not re-enter it) */
+    this.looping = false;
     /** @type {any} */ this.timer = null;
     this.stopped = false;
     this.t0 = performance.now();
@@ -471,11 +473,29 @@ export class TermiteNode {
     this.runQueued = true;
     // a reaction of a settled promise, not queueMicrotask: Node wraps each
     // queueMicrotask callback in a new AsyncResource (~0.3 µs a message here)
-    SETTLED.then(this.runAfterTask);
+    SETTLED.then(this.afterTask);
   }
 
-  /** pokeAfterTask's microtask; an error escapes as from queueMicrotask, uncaught. */
-  runAfterTask = () => {
+  /**
+   * Run the run pokeAfterTask queued now, if any: called by the network's receive
+   * path once a frame is handled, at the outermost point of this package's code on
+   * the stack. The reply then leaves before the transport finishes its own
+   * bookkeeping for the message (ws's stream callbacks and ticks, ~3 µs a message on
+   * the daemon), which otherwise runs first, on the round trip's critical path.
+   * Never re-enters a running loop: a frame handled during a process's step (a
+   * transport that delivers synchronously) waits for the queued microtask.
+   */
+  runArrivedNow() {
+    if (this.runQueued && !this.looping) this.runAfterTask();
+  }
+
+  /** pokeAfterTask's microtask: nothing to do if runArrivedNow ran it already. */
+  afterTask = () => {
+    if (this.runQueued) this.runAfterTask();
+  };
+
+  /** Run the loop for pokeAfterTask; an error escapes as from queueMicrotask, uncaught. */
+  runAfterTask() {
     this.runQueued = false;
     try {
       this.runLoop();
@@ -484,7 +504,7 @@ export class TermiteNode {
         throw e;
       });
     }
-  };
+  }
 
   /** Run ready processes for up to LOOP_MS, then give the event loop a turn. */
   runLoop() {
@@ -498,6 +518,20 @@ export class TermiteNode {
     const core = this.core;
     const start = this.now();
     core.advance(0, start);
+    this.looping = true;
+    try {
+      this.runReady(start);
+    } finally {
+      this.looping = false;
+    }
+    if (this.stopped) return;
+    this.noteBusy(start, this.now());
+    this.reschedule();
+  }
+
+  /** runLoop's body: ready processes, until none is left or LOOP_MS passed. @param {number} start */
+  runReady(start) {
+    const core = this.core;
     for (let i = 1; ; i++) {
       if ((i & 31) === 0) {
         const t = this.now();
@@ -514,8 +548,6 @@ export class TermiteNode {
       this.runProcess(proc, core.wakeReason);
       if (this.stopped) return;
     }
-    this.noteBusy(start, this.now());
-    this.reschedule();
   }
 
   /**

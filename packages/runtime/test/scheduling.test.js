@@ -178,3 +178,33 @@ test('a message delivered from the network runs its receiver before the next tas
     await new Promise((r) => setImmediate(r));
     assert.equal(tookIt, true);
   }));
+
+test('runArrivedNow runs a delivered message\'s receiver at once, once, and never inside a running loop', () =>
+  withNode(async ({ node }) => {
+    const pid = node.spawnScheme('(lambda () (let loop () (?) (loop)))');
+    const proc = node.local(pid);
+    for (let i = 0; i < 1000 && !node.isWaiting(proc); i++) await new Promise((r) => setImmediate(r));
+    assert.ok(node.isWaiting(proc), 'the process never waited for a message');
+    let runs = 0;
+    const runLoop = node.runLoop.bind(node);
+    node.runLoop = () => { runs++; runLoop(); };
+    // what the distribution layer does for a SEND frame from the network
+    node.core.send(proc.cpid, 1);
+    node.pokeAfterTask();
+    node.runArrivedNow();
+    assert.equal(runs, 1, 'the loop ran synchronously');
+    assert.ok(node.isWaiting(proc), 'the receiver took the message and waits again');
+    assert.equal(node.runQueued, false);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(runs, 1, 'the queued microtask found nothing to do');
+    // inside a running loop (a transport delivering synchronously) nothing re-enters
+    node.looping = true;
+    node.core.send(proc.cpid, 2);
+    node.pokeAfterTask();
+    node.runArrivedNow();
+    assert.equal(runs, 1, 'no run while the loop is on the stack');
+    node.looping = false;
+    await new Promise((r) => setImmediate(r));
+    assert.equal(runs, 2, 'the microtask ran it after the loop');
+    assert.ok(node.isWaiting(proc));
+  }));
