@@ -43,7 +43,7 @@
  * (the mesh's 'routes' event, after its own neighbour lost it).
  */
 import {
-  encodeValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
+  encodeValue, encodeSmallValue, encodeAnyValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
   primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire, runtimeUnits, builtinUnit,
 } from '@termite/scheme/internal';
 import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList, schemeErrorOf, Closure, writeString } from '@termite/scheme';
@@ -57,6 +57,8 @@ const internalOpNames = new Set(['%make-box', '%unbox', '%set-box!', '%check-bou
 const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8;
 /** Frame names (for messages) and their lengths on the wire (the environment versions included). */
 const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4]];
+/** The environment list of a frame with no procedure in it (encode's small path). */
+const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
 const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
 
 /** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
@@ -201,14 +203,19 @@ export class Distribution {
    * Encode a frame or request, appending the versions of the program environments its
    * procedures come from (so a node holding a copy of such an environment refreshes it
    * when the original has new definitions).
-   * @param {any[]} frame
+   * @param {any[]} frame a new array (the environment list is appended to it)
    */
   encode(frame) {
+    // a small frame has no procedure, so no environment to list: one pass
+    frame.push(NO_ENVS);
+    const small = encodeSmallValue(frame);
+    if (small !== null) return small;
+    frame.pop();
     /** @type {any[]} */
     const envs = [];
     this.encodingEnvs = envs;
     try {
-      return encodeValue([...frame, envs], this.encodeOptions);
+      return encodeAnyValue([...frame, envs], this.encodeOptions);
     } finally {
       this.encodingEnvs = null;
     }

@@ -119,7 +119,19 @@ function isShareable(x) {
  *   every procedure and frame encoded (so a sender can say which environments travel)
  * @returns {Uint8Array}
  */
-export function encodeValue(value, opts = {}) {
+export function encodeValue(value, opts) {
+  return encodeSmallValue(value) ?? encodeAnyValue(value, opts);
+}
+
+/**
+ * encodeValue without its small-value pass: the two-pass encoder every value goes
+ * through when it is not small (for callers that know their value is large — a
+ * continuation — and for tests, which compare the two).
+ * @param {any} value
+ * @param {{onCode?: (unit: any) => void}} [opts]
+ * @returns {Uint8Array}
+ */
+export function encodeAnyValue(value, opts = {}) {
   const shared = findShared(value, opts.onCode);
   // the bytes go straight into a shared slab (SlabWriter); re-entered (an extension
   // codec encoding while an encoding is in progress), a writer of its own
@@ -143,6 +155,123 @@ export function encodeValue(value, opts = {}) {
 
 const scratch = new SlabWriter();
 let scratchBusy = false;
+
+/**
+ * encodeValue's bytes for a small value, in one pass, or null when the value is not
+ * small. Small: built of numbers, text, booleans, atoms (symbols, characters, flonums,
+ * ...), leaf extensions (pids, tags, node references), and at most SMALL_OBJECTS
+ * pairs, vectors and bytevectors, none reached twice, nested at most SMALL_DEPTH deep,
+ * and no procedure. That is most messages and frames; the general encoder's first
+ * pass (findShared) and its work stack cost several times more for them. A value
+ * with code is never small, so encodeValue's onCode has nothing to miss.
+ * @param {any} value
+ * @returns {Uint8Array | null}
+ */
+export function encodeSmallValue(value) {
+  if (scratchBusy) return null;
+  scratchBusy = true;
+  scratch.begin();
+  smallCount = 0;
+  try {
+    if (emitSmall(value, scratch, 0)) return scratch.end();
+    scratch.abandon();
+    return null;
+  } catch (e) {
+    scratch.abandon();
+    throw e;
+  } finally {
+    scratchBusy = false;
+    for (let i = 0; i < smallCount; i++) smallSeen[i] = undefined; // keep nothing alive
+  }
+}
+
+/** How many pairs, vectors and bytevectors a small value may have, and how deep it may nest. */
+const SMALL_OBJECTS = 16;
+const SMALL_DEPTH = 16;
+/** The objects of the small value being encoded (the first smallCount entries). */
+const smallSeen = new Array(SMALL_OBJECTS).fill(undefined);
+let smallCount = 0;
+
+/**
+ * Note a pair, vector or bytevector of a small value: false if it was reached before
+ * (the value shares it, and needs tags 28/29) or the value has too many of them.
+ * @param {object} x
+ */
+function firstSight(x) {
+  for (let i = 0; i < smallCount; i++) if (smallSeen[i] === x) return false;
+  if (smallCount === SMALL_OBJECTS) return false;
+  smallSeen[smallCount++] = x;
+  return true;
+}
+
+/**
+ * emit()'s encoding of x (with no shared objects), false as soon as x turns out not
+ * to be small (whatever was written is then abandoned).
+ * @param {any} x @param {CborWriter} w @param {number} depth
+ * @returns {boolean}
+ */
+function emitSmall(x, w, depth) {
+  switch (typeof x) {
+    case 'number':
+      w.int(x);
+      return true;
+    case 'string':
+      w.text(x);
+      return true;
+    case 'boolean':
+      w.bool(x);
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (x === null) {
+    w.nil();
+    return true;
+  }
+  if (depth === SMALL_DEPTH) return false;
+  if (x instanceof Pair) {
+    // a list is flat up to its first non-pair tail, as emit writes it
+    let n = 0;
+    let p = x;
+    for (; p instanceof Pair; p = p.cdr) {
+      if (!firstSight(p)) return false;
+      n++;
+    }
+    if (p === null) {
+      w.tag(TAG_LIST);
+      w.array(n);
+    } else {
+      w.tag(TAG_DOTTED);
+      w.array(n + 1);
+    }
+    for (let q = x; q instanceof Pair; q = q.cdr) if (!emitSmall(q.car, w, depth + 1)) return false;
+    return p === null || emitSmall(p, w, depth + 1);
+  }
+  const ext = extensionOf(x);
+  if (ext !== undefined) {
+    if (ext.leaf !== true) return false;
+    const fields = ext.encode(x);
+    w.tag(ext.tag);
+    if (ext.single) return emitSmall(fields[0], w, depth + 1);
+    w.array(fields.length);
+    for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(x)) {
+    if (!firstSight(x)) return false;
+    w.array(x.length);
+    for (let i = 0; i < x.length; i++) if (!emitSmall(x[i], w, depth + 1)) return false;
+    return true;
+  }
+  if (x instanceof Uint8Array) {
+    if (!firstSight(x)) return false;
+    w.byteString(x);
+    return true;
+  }
+  return emitAtom(x, w);
+}
 
 /**
  * Objects reached more than once (count 2) — the ones that need tag 28/29 — or null

@@ -9,6 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
+import { encodeSmallValue, encodeAnyValue } from '../src/serialize.js';
+import { Flonum, Ratnum, Char, Box, VOID, EOF, list } from '../src/values.js';
 
 /** @param {Uint8Array} a */
 const hex = (a) => Buffer.from(a).toString('hex');
@@ -83,4 +85,50 @@ test('text lengths at the head-size boundaries encode as the shortest CBOR head'
   assert.equal(hex(encodeValue('a'.repeat(24))).slice(0, 4), '7818');
   assert.equal(hex(encodeValue('a'.repeat(63))).slice(0, 4), '783f');
   assert.equal(hex(encodeValue('a'.repeat(300))).slice(0, 6), '79012c');
+});
+
+test('the one-pass encoding of a small value is byte for byte the two-pass one', () => {
+  const values = [
+    0, -1, 23, 24, 255, 65536, -4294967297, Number.MAX_SAFE_INTEGER, true, false, null, '', 'abc', 'é ü', 'x'.repeat(200),
+    new Flonum(1.5), new Flonum(NaN), new Ratnum(1n, 3n), 12345678901234567890123n, Sym.intern('sym'), Sym.gensym('g'), Char.of(955), VOID, EOF,
+    new Pair(1, 2), list(1, 2, 3), list(list(1, 'a'), new Pair(Sym.intern('k'), new Flonum(2.25))), new Pair(1, new Pair(2, 3)),
+    [], [1, [2, [3, []]]], new Uint8Array([1, 2, 3]), [1, 'two', list(3), new Uint8Array(300).fill(9)],
+    [1, 'node-id-0123456789abcdef', 7, new Pair(Sym.intern('ping'), 0), []],
+  ];
+  for (const v of values) {
+    const small = encodeSmallValue(v);
+    const any = hex(encodeAnyValue(v));
+    // bigints are not small (the two-pass encoder writes them); everything else is
+    if (typeof v === 'bigint') assert.equal(small, null);
+    else assert.notEqual(small, null, `not small: ${hex(encodeAnyValue(v))}`);
+    if (small !== null) assert.equal(hex(small), any);
+    assert.equal(hex(encodeValue(v)), any);
+  }
+});
+
+test('a value that is not small falls back to the two-pass encoder, with its sharing and cycles', () => {
+  const shared = list(1, 2);
+  const withSharing = [shared, shared];
+  const cyclic = list(1, 2, 3);
+  /** @type {any} */ (cyclic.cdr.cdr).cdr = cyclic;
+  const sharedBytes = new Uint8Array(4);
+  const boxed = new Box(5);
+  const deep = [[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]];
+  const many = Array.from({ length: 40 }, (_, i) => list(i));
+  for (const v of [withSharing, cyclic, [sharedBytes, sharedBytes], [boxed], deep, many, list(...many)]) {
+    assert.equal(encodeSmallValue(v), null);
+    assert.equal(hex(encodeValue(v)), hex(encodeAnyValue(v)));
+  }
+  const back = decodeValue(encodeValue(withSharing));
+  assert.equal(back[0], back[1], 'the shared list is one object again');
+  const c = decodeValue(encodeValue(cyclic));
+  assert.equal(c.cdr.cdr.cdr, c, 'the cycle is closed again');
+  // a failed small attempt leaves nothing behind: the next encoding is whole
+  assert.deepEqual(decodeValue(encodeValue(['after', 1])), ['after', 1]);
+});
+
+test('a value the small path cannot encode raises the two-pass encoder\'s error', () => {
+  assert.throws(() => encodeValue([1, undefined]), /cannot serialize a JavaScript undefined/);
+  assert.throws(() => encodeValue([1, () => 0]), /cannot serialize/);
+  assert.deepEqual(decodeValue(encodeValue([2, 'ok'])), [2, 'ok']);
 });
