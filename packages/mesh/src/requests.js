@@ -1,10 +1,17 @@
 // @ts-check
 /**
  * Outstanding requests of a node: id → the promise waiting for its RES or
- * RES_ERR. Every entry has a timer (timeoutMs) and is removed exactly once:
- * on response, timeout, abort, failure of its peer, or stop. The table is
- * bounded (maxPending); ids are never reused within a node's life (a late
+ * RES_ERR. Every entry has a deadline (timeoutMs) and is removed exactly
+ * once: on response, timeout, abort, failure of its peer, or stop. The table
+ * is bounded (maxPending); ids are never reused within a node's life (a late
  * response to a timed-out request finds nothing and is dropped).
+ *
+ * One timer serves the whole table, armed for the earliest deadline: a
+ * setTimeout and a clearTimeout per request cost more than the rest of the
+ * request's bookkeeping. The timer is kept when the table empties (unref'd,
+ * so it never keeps a process alive) and reused by the next request whose
+ * deadline is no earlier; when it fires it times out what is due and re-arms
+ * for the next deadline.
  */
 import { AbortError, RemoteError, RequestTimeoutError, TooManyRequestsError } from './errors.js';
 
@@ -13,15 +20,20 @@ import { AbortError, RemoteError, RequestTimeoutError, TooManyRequestsError } fr
  * @property {string} peerId
  * @property {(p: Uint8Array) => void} resolve
  * @property {(e: Error) => void} reject
- * @property {ReturnType<typeof setTimeout>} timer
+ * @property {number} deadline performance.now() when it times out
+ * @property {number} timeoutMs
  * @property {AbortSignal | undefined} signal
- * @property {() => void} onAbort
+ * @property {(() => void) | null} onAbort
  */
 
 export class PendingRequests {
   /** @type {Map<number, Pending>} */
   #pending = new Map();
   #nextId = 1;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  #timer = null;
+  /** The deadline #timer was armed for (Infinity without a timer). */
+  #timerAt = Infinity;
 
   /** @param {number} maxPending */
   constructor(maxPending) {
@@ -40,19 +52,46 @@ export class PendingRequests {
   add(peerId, timeoutMs, signal) {
     if (this.#pending.size >= this.maxPending) throw new TooManyRequestsError(this.maxPending);
     const id = this.#nextId++;
+    const deadline = performance.now() + timeoutMs;
     /** @type {Pending} */
     let entry = /** @type {any} */ (null);
     const promise = new Promise((resolve, reject) => {
-      entry = {
-        peerId, resolve, reject, signal,
-        timer: setTimeout(() => this.#settle(id, new RequestTimeoutError(peerId, timeoutMs)), timeoutMs),
-        onAbort: () => this.#settle(id, new AbortError(`request ${id} to ${peerId} aborted`)),
-      };
+      entry = { peerId, resolve, reject, deadline, timeoutMs, signal, onAbort: null };
     });
     this.#pending.set(id, entry);
-    signal?.addEventListener('abort', entry.onAbort, { once: true });
+    if (signal !== undefined) {
+      entry.onAbort = () => this.#settle(id, new AbortError(`request ${id} to ${peerId} aborted`));
+      signal.addEventListener('abort', entry.onAbort, { once: true });
+    }
+    this.#armFor(deadline);
     return { id, promise: /** @type {Promise<Uint8Array>} */ (promise) };
   }
+
+  /** Make sure the timer fires by `deadline`. @param {number} deadline */
+  #armFor(deadline) {
+    const timer = this.#timer;
+    if (timer !== null && this.#timerAt <= deadline) {
+      timer.ref?.();
+      return;
+    }
+    if (timer !== null) clearTimeout(timer);
+    this.#timerAt = deadline;
+    this.#timer = setTimeout(this.#expire, Math.max(0, Math.ceil(deadline - performance.now())));
+  }
+
+  /** The timer fired: time out every request that is due, re-arm for the next. */
+  #expire = () => {
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    // bounded by maxPending; deleting the visited entry while iterating a Map is safe
+    for (const [id, e] of this.#pending) {
+      if (e.deadline <= now) this.#settle(id, new RequestTimeoutError(e.peerId, e.timeoutMs));
+      else if (e.deadline < next) next = e.deadline;
+    }
+    if (next !== Infinity) this.#armFor(next);
+  };
 
   /**
    * A response arrived from `from`. Ignored unless it answers a pending
@@ -91,6 +130,9 @@ export class PendingRequests {
   /** @param {Error} err */
   failAll(err) {
     for (const id of [...this.#pending.keys()]) this.#settle(id, err);
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAt = Infinity;
   }
 
   /**
@@ -100,8 +142,8 @@ export class PendingRequests {
     const e = this.#pending.get(id);
     if (!e) return;
     this.#pending.delete(id);
-    clearTimeout(e.timer);
-    e.signal?.removeEventListener('abort', e.onAbort);
+    if (this.#pending.size === 0) this.#timer?.unref?.();
+    if (e.onAbort !== null) e.signal?.removeEventListener('abort', e.onAbort);
     if (err) e.reject(err);
     else e.resolve(/** @type {Uint8Array} */ (payload));
   }

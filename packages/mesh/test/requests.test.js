@@ -114,3 +114,37 @@ test('a request handler sees its signal aborted when the node stops', async () =
   assert.equal(signal.aborted, true);
   assert.equal(await p, 'PeerDownError');
 });
+
+test('one timer serves every pending request: each times out at its own deadline, answered ones never do', async () => {
+  const { PendingRequests } = await import('../src/requests.js');
+  const { RequestTimeoutError } = await import('../src/errors.js');
+  const table = new PendingRequests(100);
+  const t0 = performance.now();
+  /** @param {Promise<Uint8Array>} p */
+  const settled = (p) => p.then(() => ({ ok: true, at: performance.now() - t0 }), (e) => ({ ok: false, e, at: performance.now() - t0 }));
+  // a long one first, then a shorter one (an earlier deadline re-arms the timer), then
+  // one that is answered in time and one whose deadline equals the long one's
+  const long = table.add('p', 400);
+  const short = table.add('p', 60);
+  const answered = table.add('p', 100);
+  const late = table.add('p', 400);
+  const results = Promise.all([long, short, answered, late].map((r) => settled(r.promise)));
+  assert.equal(table.resolve('p', answered.id, new Uint8Array([1])), true);
+  const [rl, rs, ra, rlate] = await within(results, 5000, 'the requests');
+  assert.equal(ra.ok, true, 'the answered request resolved');
+  // (the short one well before the long one's deadline: its own re-armed the timer)
+  for (const [r, ms, latest] of [[rs, 60, 300], [rl, 400, 1400], [rlate, 400, 1400]]) {
+    assert.equal(r.ok, false);
+    assert.ok(r.e instanceof RequestTimeoutError, String(r.e));
+    assert.ok(r.at >= ms - 2 && r.at < latest, `timed out at ${r.at.toFixed(0)} ms for a ${ms} ms timeout`);
+  }
+  assert.ok(rs.at < rl.at, 'the shorter timeout fired first');
+  assert.equal(table.size, 0);
+  // a late answer to a timed-out request finds nothing
+  assert.equal(table.resolve('p', short.id, new Uint8Array([1])), false);
+  // the table empties and fills again: the next request still times out
+  const again = settled(table.add('p', 30).promise);
+  const r = await within(again, 5000, 'the request');
+  assert.ok(!r.ok && r.e instanceof RequestTimeoutError);
+  table.failAll(new Error('stop'));
+});

@@ -208,3 +208,33 @@ test('runArrivedNow runs a delivered message\'s receiver at once, once, and neve
     assert.equal(runs, 2, 'the microtask ran it after the loop');
     assert.ok(node.isWaiting(proc));
   }));
+
+test('one wake-up timer: a later timeout keeps it, an earlier one re-arms it, and with nothing due it holds no process alive', () =>
+  withNode(async ({ node }) => {
+    const t0 = performance.now();
+    // a long wait first, then a short one: the short one must not wait for the long one's timer
+    const long = node.local(node.spawnScheme('(lambda () (? 5 #f))'));
+    for (let i = 0; i < 1000 && !node.isWaiting(long); i++) await new Promise((r) => setImmediate(r));
+    const armed = node.timer;
+    assert.ok(armed !== null && node.timerAt !== Infinity, 'a timer for the long wait');
+    const short = node.local(node.spawnScheme('(lambda () (? 0.05 #f))'));
+    for (let i = 0; i < 1000 && !node.isWaiting(short); i++) await new Promise((r) => setImmediate(r));
+    assert.notEqual(node.timer, armed, 're-armed for the earlier deadline');
+    const deadline = performance.now() + 5000;
+    while (short.alive && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(short.alive, false, 'the short wait timed out');
+    const took = performance.now() - t0;
+    assert.ok(took < 2000, `the 50 ms wait ended after ${took.toFixed(0)} ms`);
+    // a third wait, later than the armed deadline: the timer is kept
+    const kept = node.timer;
+    const later = node.local(node.spawnScheme('(lambda () (? 9 #f))'));
+    for (let i = 0; i < 1000 && !node.isWaiting(later); i++) await new Promise((r) => setImmediate(r));
+    assert.equal(node.timer, kept, 'no new timer for a later deadline');
+    // both waiting processes get their message: nothing is due, the timer holds nothing alive
+    node.core.send(long.cpid, 1);
+    node.core.send(later.cpid, 2);
+    node.poke();
+    for (let i = 0; i < 1000 && (long.alive || later.alive); i++) await new Promise((r) => setImmediate(r));
+    assert.equal(long.alive || later.alive, false);
+    assert.ok(node.timer === null || node.timer.hasRef() === false, 'no referenced timer is left');
+  }));
