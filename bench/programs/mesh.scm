@@ -2,7 +2,7 @@
 ;; daemon (another OS process) at 127.0.0.1:PEER_PORT. MESH_GROUPS selects them (space
 ;; separated: pingpong remote_spawn migrate payload1k payload64k); NAME_SUFFIX names the
 ;; transport (ws or webrtc). Prints "result <name> <round> <value>" per timed round,
-;; after two untimed warm-up rounds. Every loop is bounded by its count.
+;; after untimed warm-up rounds (warm-up below). Every loop is bounded by its count.
 (define peer (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
 (define groups (or (get-environment-variable "MESH_GROUPS") "pingpong"))
 (define suffix (or (get-environment-variable "NAME_SUFFIX") "ws"))
@@ -17,12 +17,22 @@
           (else (loop (+ i 1))))))
 (define (result name round value)
   (display "result ") (display name) (display " ") (display round) (display " ") (display value) (newline))
-;; (timed-rounds name n run per): two warm-up runs (both nodes' JITs reach their steady
-;; state: the first timed round was otherwise up to 2.5x slower than the third), then
-;; `rounds` timed runs of (run n); value (per n secs)
+;; Warm-up: (run) at least twice, and again until WARM_SECONDS (default 3) have passed,
+;; at most 100 times. Both nodes' JITs must reach their steady state before the timed
+;; rounds: V8 optimises code that runs once per operation only after thousands of
+;; operations (a remote spawn's first 500 took 3x as long as its 5,000th; two runs of
+;; ping-pong were enough, two runs of remote spawns were not).
+(define warm-seconds (string->number (or (get-environment-variable "WARM_SECONDS") "3")))
+(define (warm-up run)
+  (let ((t0 (now)))
+    (let loop ((i 1))
+      (run)
+      (if (and (< i 100) (or (< i 2) (< (- (now) t0) warm-seconds)))
+          (loop (+ i 1))))))
+;; (timed-rounds name n run per): warm-up, then `rounds` timed runs of (run n);
+;; value (per n secs)
 (define (timed-rounds name n run per)
-  (run n)
-  (run n)
+  (warm-up (lambda () (run n)))
   (do ((r 1 (+ r 1))) ((> r rounds))
     (let ((t0 (now)))
       (run n)
@@ -84,7 +94,6 @@
         (let ((v (list->vector (list-sort < xs))))
           (vector-ref v (quotient (vector-length v) 2))))
       (define n (* 2 (count 200)))
-      (hops n)
-      (hops n)
+      (warm-up (lambda () (hops n)))
       (do ((r 1 (+ r 1))) ((> r rounds))
         (result (string-append "migrate." suffix ".2node") r (* 1000 (median (hops n)))))))
