@@ -17,6 +17,9 @@
  *                                   node-datachannel (mesh-raw.js echo, signalled over ws)
  *   pingpong.webrtc.tabs      rt/s  Scheme processes on two tabs (their tab <-> tab data channel)
  *   raw.webrtc.tabs           rt/s  two pages' bare RTCPeerConnections (signalled by this script)
+ *   raw.webrtc.browser.worker rt/s  raw.webrtc.browser with the page's channel transferred
+ *                                   to a Web Worker that pings, where a tab's channel lives
+ *                                   (no target: it shows what that placement costs)
  *   first_migration.browser   ms    from page.goto of a fresh worker tab (new browser context:
  *                                   new identity, empty caches) until a process that a watcher
  *                                   on the (already running) daemon migrated into it reports
@@ -28,13 +31,16 @@
  *   <figure>.vs_raw           x     pingpong / raw of the same run
  *
  * The ping-pong message is small: (pid . 0) for Scheme, 32 bytes for the raw transports
- * (about a mesh SEND frame). Every ping-pong runs ROUNDS timed rounds after a warm-up;
+ * (about a mesh SEND frame). Every ping-pong runs ROUNDS timed rounds after a warm-up
+ * of count/2 round trips repeated until WARM_MS have passed (the same for ours and raw:
+ * the mesh's path through the daemon and the tab's worker needs more round trips than a
+ * bare echo for V8 to optimise it; with count/2 alone its first rounds were 10-20% slower);
  * Scheme and raw alternate in PASSES passes, so both meet the same load; a figure is the
  * median of all its rounds and the ratio is also given per pass. The daemon and the echo
  * server are stopped by PID (process group), Chromium by its handle then its PID; every
  * wait is bounded.
  * Env: BENCH_BROWSER_PASSES (default 2), BENCH_BROWSER_COUNT (round trips per round,
- * default 1000), BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs
+ * default 1000), BENCH_BROWSER_WARM_MS (default 2000), BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs
  * after this many seconds, default 150), BENCH_FIRST_SAMPLES (default 3),
  * BENCH_FIRST_SUFFIX (appended to /worker for first_migration, e.g. `?webrtc=0`).
  */
@@ -56,6 +62,8 @@ const PASSES = Math.max(1, Math.min(5, Number(process.env.BENCH_BROWSER_PASSES ?
 const COUNT = Math.max(50, Number(process.env.BENCH_BROWSER_COUNT ?? 1000));
 const ROUNDS = 3;
 const RAW_BYTES = 32;
+/** Warm-up of every ping-pong, ours and raw alike: count/2 round trips, repeated until this long has passed. */
+const WARM_MS = Math.max(0, Number(process.env.BENCH_BROWSER_WARM_MS ?? 2000));
 const FIRST_SAMPLES = Number(process.env.BENCH_FIRST_SAMPLES ?? 3);
 const TABS_CAP = Math.max(1, Math.min(100, Number(process.env.BENCH_TABS_CAP ?? 40)));
 const TABS_BATCH = 5;
@@ -136,7 +144,9 @@ function startBlankServer() {
  * In a page: open a WebSocket (and, for webrtc, a data channel to node-datachannel
  * signalled over it) to the echo server; ping-pong `count` messages of `bytes` bytes,
  * a warm-up of count/2 then `rounds` timed rounds; returns round trips/s per round.
- * @param {{port: number, mode: 'ws'|'webrtc', bytes: number, count: number, rounds: number}} a
+ * With inWorker (webrtc only) the data channel is transferred to a Web Worker, which
+ * runs the ping-pong: the placement of the mesh's channels in a worker tab.
+ * @param {{port: number, mode: 'ws'|'webrtc', bytes: number, count: number, rounds: number, warmMs: number, inWorker?: boolean}} a
  */
 async function pageRawEcho(a) {
   const bound = (/** @type {Promise<any>} */ p, /** @type {number} */ ms, /** @type {string} */ what) => Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
@@ -150,6 +160,8 @@ async function pageRawEcho(a) {
   let onReply = null;
   /** @type {RTCPeerConnection | null} */
   let pc = null;
+  /** @type {Worker | null} */
+  let worker = null;
   if (a.mode === 'ws') {
     send = (m) => ws.send(m);
     ws.onmessage = () => onReply?.();
@@ -164,6 +176,39 @@ async function pageRawEcho(a) {
     const p = (pc = new RTCPeerConnection({ iceServers: [] }));
     const dc = p.createDataChannel('raw', { ordered: true });
     dc.binaryType = 'arraybuffer';
+    if (a.inWorker) {
+      // transferred in the task that created it (a transferable RTCDataChannel must move before it is used)
+      worker = new Worker(URL.createObjectURL(new Blob([`
+        let dc = null;
+        onmessage = async (e) => {
+          if (e.data.dc) {
+            dc = e.data.dc;
+            dc.binaryType = 'arraybuffer';
+            if (dc.readyState !== 'open') await new Promise((res) => { dc.onopen = res; });
+            postMessage('open');
+            return;
+          }
+          const { count, rounds, bytes, warmMs } = e.data.run;
+          const msg = new Uint8Array(bytes).fill(7);
+          let onReply = null;
+          dc.onmessage = () => onReply();
+          const trip = (n) => new Promise((resolve) => {
+            let left = n;
+            onReply = () => { if (--left === 0) resolve(); else dc.send(msg); };
+            dc.send(msg);
+          });
+          const w0 = performance.now();
+          for (let i = 0; i < 100 && (i === 0 || performance.now() - w0 < warmMs); i++) await trip(Math.max(1, count >> 1));
+          const out = [];
+          for (let r = 0; r < rounds; r++) {
+            const t0 = performance.now();
+            await trip(count);
+            out.push((count * 1000) / (performance.now() - t0));
+          }
+          postMessage(out);
+        };`], { type: 'text/javascript' })));
+      worker.postMessage({ dc }, [/** @type {any} */ (dc)]);
+    }
     /** @type {{candidate: string, mid: string}[]} */
     const held = [];
     let answered = false;
@@ -185,6 +230,18 @@ async function pageRawEcho(a) {
     const offer = await p.createOffer();
     await p.setLocalDescription(offer);
     ws.send(JSON.stringify({ kind: 'offer', sdp: p.localDescription?.sdp }));
+    if (worker !== null) {
+      // the data channel's messages then go to the worker's thread, as the mesh's do
+      // (the worker runs the ping-pong; the page only signals)
+      const w = worker;
+      const done = new Promise((res, rej) => { w.onmessage = (e) => res(e.data); w.onerror = (e) => rej(new Error(`raw worker: ${e.message}`)); });
+      await bound(done, 120000, 'the raw ping-pong in a worker').then(() => {});
+      const rates = await bound(new Promise((res) => { w.onmessage = (e) => res(e.data); w.postMessage({ run: { count: a.count, rounds: a.rounds, bytes: a.bytes, warmMs: a.warmMs } }); }), 240000, 'the raw ping-pong in a worker');
+      w.terminate();
+      pc?.close();
+      ws.close();
+      return /** @type {number[]} */ (rates);
+    }
     await bound(new Promise((res) => { if (dc.readyState === 'open') res(undefined); else dc.onopen = res; }), 15000, 'data channel open');
     send = (m) => dc.send(/** @type {any} */ (m));
     dc.onmessage = () => onReply?.();
@@ -197,7 +254,8 @@ async function pageRawEcho(a) {
     };
     send(msg);
   });
-  await bound(trip(Math.max(1, a.count >> 1)), 60000, 'warm-up');
+  const w0 = performance.now();
+  for (let i = 0; i < 100 && (i === 0 || performance.now() - w0 < a.warmMs); i++) await bound(trip(Math.max(1, a.count >> 1)), 60000, 'warm-up');
   const out = [];
   for (let r = 0; r < a.rounds; r++) {
     const t0 = performance.now();
@@ -250,7 +308,7 @@ function pageRtcSetup() {
  * An echo process on node B, and a pinger on node A that pings it `count` times per
  * round and reports each round's rate to this program, which prints
  * "result NAME ROUND RATE".
- * @param {{port: number, a: string, b: string, name: string, count: number, rounds: number}} o
+ * @param {{port: number, a: string, b: string, name: string, count: number, rounds: number, warmMs: number}} o
  */
 function pingPongProgram(o) {
   return `${FIND_NODE}
@@ -262,7 +320,10 @@ function pingPongProgram(o) {
   (lambda ()
     (define (now) (/ (current-jiffy) (exact->inexact (jiffies-per-second))))
     (define (pp n) (let ((p (self))) (let loop ((i 0)) (if (< i n) (begin (! echo (cons p 0)) (?) (loop (+ i 1)))))))
-    (pp (quotient ${o.count} 2))
+    (let ((w0 (now)))
+      (let warm ((i 0))
+        (pp (quotient ${o.count} 2))
+        (if (and (< i 99) (< (- (now) w0) ${o.warmMs / 1000})) (warm (+ i 1)))))
     (do ((r 1 (+ r 1))) ((> r ${o.rounds}))
       (let ((t0 (now)))
         (pp ${o.count})
@@ -364,7 +425,7 @@ function results(stdout) {
  * @param {{port: number, url: string}} d @param {string} token @param {string} a @param {string} b @param {string} name
  */
 async function meshPingPong(d, token, a, b, name) {
-  const prog = startProgram(pingPongProgram({ port: d.port, a, b, name, count: COUNT, rounds: ROUNDS }), { token, join: [d.url] });
+  const prog = startProgram(pingPongProgram({ port: d.port, a, b, name, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS }), { token, join: [d.url] });
   try {
     await prog.waitOutput(/^(done|timeout)$/m, 150000, `the ping-pong ${name}`);
   } finally {
@@ -489,7 +550,7 @@ try {
     const rawCtx = await browser.newContext();
     const rawPage = await rawCtx.newPage();
     await rawPage.goto(blank.url);
-    const rawEcho = (/** @type {'ws'|'webrtc'} */ mode) => rawPage.evaluate(pageRawEcho, { port: e.port, mode, bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS });
+    const rawEcho = (/** @type {'ws'|'webrtc'} */ mode, inWorker = false) => rawPage.evaluate(pageRawEcho, { port: e.port, mode, bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS, inWorker });
 
     if (want('pingpong.ws.browser', 'raw.ws.browser')) {
       await guarded('pingpong.ws.browser', async () => {
@@ -517,6 +578,13 @@ try {
           await waitPeers(d.url, ids, { transport: 'webrtc', timeoutMs: 30000 });
           if (want('pingpong.webrtc.browser', 'raw.webrtc.browser')) {
             await alternate('pingpong.webrtc.browser', 'raw.webrtc.browser', () => meshPingPong(d, token, ids[0], d.id, 'pingpong.webrtc.browser'), () => rawEcho('webrtc'));
+            // the same bare channel with its page end moved into a worker, where the tab's
+            // is: whether the thread Chromium delivers to explains any of the gap (no target)
+            for (let p = 1; p <= PASSES && !overBudget(); p++) {
+              await guarded('raw.webrtc.browser.worker', async () => {
+                keep('raw.webrtc.browser.worker', await rawEcho('webrtc', true));
+              });
+            }
           }
           if (want('pingpong.webrtc.tabs', 'raw.webrtc.tabs')) {
             for (const [i, t] of tabs.entries()) {
@@ -562,7 +630,8 @@ try {
                   };
                   dc.send(msg);
                 });
-                await trip(Math.max(1, a.count >> 1));
+                const w0 = performance.now();
+                for (let i = 0; i < 100 && (i === 0 || performance.now() - w0 < a.warmMs); i++) await trip(Math.max(1, a.count >> 1));
                 const out = [];
                 for (let r = 0; r < a.rounds; r++) {
                   const t0 = performance.now();
@@ -570,7 +639,7 @@ try {
                   out.push((a.count * 1000) / (performance.now() - t0));
                 }
                 return out;
-              }, { bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS });
+              }, { bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS });
               await alternate('pingpong.webrtc.tabs', 'raw.webrtc.tabs', () => meshPingPong(d, token, ids[0], ids[1], 'pingpong.webrtc.tabs'), rawTabs);
             } finally {
               await rctx.close().catch(() => {});
@@ -589,11 +658,15 @@ try {
       'raw.webrtc.browser': `page RTCPeerConnection <-> node-datachannel echo, ${RAW_BYTES} bytes`,
       'pingpong.webrtc.tabs': 'tab pinging an echo process on another tab over their data channel',
       'raw.webrtc.tabs': `page <-> page RTCPeerConnection, ${RAW_BYTES} bytes`,
+      'raw.webrtc.browser.worker': `raw.webrtc.browser with the page's channel transferred to a Web Worker, which pings (the tab's placement), ${RAW_BYTES} bytes`,
     };
     for (const [name, note] of Object.entries(notes)) figure(name, 'rt/s', note);
     ratio('pingpong.ws.browser', 'raw.ws.browser');
     ratio('pingpong.webrtc.browser', 'raw.webrtc.browser');
     ratio('pingpong.webrtc.tabs', 'raw.webrtc.tabs');
+    // not a target: how much of the tab <-> daemon gap is the channel's end being in a worker
+    rep.ratioComment('pingpong.webrtc.browser', 'raw.webrtc.browser.worker', { label: 'ours / the bare channel in a worker (no target)' });
+    rep.ratioComment('raw.webrtc.browser.worker', 'raw.webrtc.browser', { label: 'bare channel: in a worker / on the page (no target)' });
   }
 
   // --- tabs.joined: on a fresh daemon, tabs opened in batches ------------------------------

@@ -338,7 +338,7 @@ export class Distribution {
       // decode fills it only while environments are being copied here (rarely); it is
       // read before anything below can call onFrame again
       const loading = this.loadingScratch;
-      loading.clear();
+      if (loading.size !== 0) loading.clear(); // clear() allocates a new table even when empty
       try {
         frame = this.decode(bytes, loading);
       } catch (e) {
