@@ -37,6 +37,9 @@
  *   (262,144 on data channels; configurable for WebSocket)
  * @property {number} bufferedAmount bytes accepted by `send` and not yet
  *   handed to the operating system / SCTP stack (read-only)
+ * @property {(limit: number) => boolean} bufferedBelow whether bufferedAmount is
+ *   below `limit`, without asking the transport while a bound kept since its last
+ *   reading (what was sent since, plus framing) says so
  * @property {number} lowWaterMark threshold for `ondrain` (writable)
  * @property {'open' | 'closing' | 'closed'} status
  * @property {(data: Uint8Array) => void} send queue one message

@@ -119,7 +119,7 @@ export class Link {
    */
   sendFrame(frame, waiter) {
     if (this.closed) return false;
-    if (this.#head === this.#queue.length && frame.length <= this.maxOut && this.conn.bufferedAmount < this.highWaterMark) {
+    if (this.#head === this.#queue.length && frame.length <= this.maxOut && this.conn.bufferedBelow(this.highWaterMark)) {
       this.conn.send(frame);
       return true;
     }

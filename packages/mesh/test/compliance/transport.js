@@ -110,14 +110,18 @@ export function transportTests(opts) {
     let drained = 0;
     const drain = new Promise((resolve) => { conn.ondrain = () => { drained++; resolve(undefined); }; });
     let sent = 0;
+    ok(conn.bufferedBelow(1), 'bufferedBelow(1) before any send');
     // Bounded flood: stop as soon as the transport buffers more than 4 × lowWaterMark, or at 256 MiB.
     while (conn.bufferedAmount <= 4 * conn.lowWaterMark && sent < 256 * 1024 * 1024) {
       conn.send(chunk);
       sent += chunk.length;
     }
     ok(conn.bufferedAmount > conn.lowWaterMark, `bufferedAmount ${conn.bufferedAmount} above lowWaterMark after ${sent} bytes`);
+    // the bound it keeps between readings never hides a full buffer
+    ok(!conn.bufferedBelow(conn.lowWaterMark), 'bufferedBelow(lowWaterMark) after the flood');
     await within(drain, STEP_MS, 'ondrain');
     ok(conn.bufferedAmount <= conn.lowWaterMark, `bufferedAmount ${conn.bufferedAmount} at or below lowWaterMark when ondrain fired`);
+    ok(conn.bufferedBelow(conn.lowWaterMark + 1), 'bufferedBelow(lowWaterMark + 1) once drained');
     equal(drained, 1, 'ondrain calls');
     const m = pattern(100, 3);
     const done = collect(conn, 1, 'echo after the flood');
