@@ -11,6 +11,25 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { withNode, schemeOut, SHOW } from './harness.js';
 
+/**
+ * Let `proc` run up to its receive (bounded: a few event-loop turns).
+ * @param {any} node @param {any} proc
+ */
+async function untilWaiting(node, proc) {
+  for (let i = 0; i < 1000 && !node.isWaiting(proc); i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * Spawn a Scheme thunk and let it reach its receive.
+ * @param {any} node @param {string} thunk
+ */
+async function spawnWaiting(node, thunk) {
+  const proc = node.local(node.spawnScheme(thunk));
+  await untilWaiting(node, proc);
+  assert.ok(node.isWaiting(proc), `the process never waited: ${thunk}`);
+  return proc;
+}
+
 /** A garbage collection on demand, for the memory figure (without --expose-gc on the command line). */
 function getGc() {
   v8.setFlagsFromString('--expose-gc');
@@ -163,11 +182,7 @@ test('idle processes are cheap: bytes per process waiting in ?', { timeout: 120_
 
 test('a message delivered from the network runs its receiver before the next task, not a task later', () =>
   withNode(async ({ node }) => {
-    const pid = node.spawnScheme('(lambda () (?) (? 0.001 #f))');
-    const proc = node.local(pid);
-    // let it reach its receive (bounded: a few event-loop turns)
-    for (let i = 0; i < 1000 && !node.isWaiting(proc); i++) await new Promise((r) => setImmediate(r));
-    assert.ok(node.isWaiting(proc), 'the process never waited for a message');
+    const proc = await spawnWaiting(node, '(lambda () (?) (? 0.001 #f))');
     /** @type {boolean | null} */
     let tookIt = null;
     // queued before the delivery: it sees whether the receiver already ran
@@ -181,10 +196,7 @@ test('a message delivered from the network runs its receiver before the next tas
 
 test('runArrivedNow runs a delivered message\'s receiver at once, once, and never inside a running loop', () =>
   withNode(async ({ node }) => {
-    const pid = node.spawnScheme('(lambda () (let loop () (?) (loop)))');
-    const proc = node.local(pid);
-    for (let i = 0; i < 1000 && !node.isWaiting(proc); i++) await new Promise((r) => setImmediate(r));
-    assert.ok(node.isWaiting(proc), 'the process never waited for a message');
+    const proc = await spawnWaiting(node, '(lambda () (let loop () (?) (loop)))');
     let runs = 0;
     const runLoop = node.runLoop.bind(node);
     node.runLoop = () => { runs++; runLoop(); };
@@ -213,12 +225,10 @@ test('one wake-up timer: a later timeout keeps it, an earlier one re-arms it, an
   withNode(async ({ node }) => {
     const t0 = performance.now();
     // a long wait first, then a short one: the short one must not wait for the long one's timer
-    const long = node.local(node.spawnScheme('(lambda () (? 5 #f))'));
-    for (let i = 0; i < 1000 && !node.isWaiting(long); i++) await new Promise((r) => setImmediate(r));
+    const long = await spawnWaiting(node, '(lambda () (? 5 #f))');
     const armed = node.timer;
     assert.ok(armed !== null && node.timerAt !== Infinity, 'a timer for the long wait');
-    const short = node.local(node.spawnScheme('(lambda () (? 0.05 #f))'));
-    for (let i = 0; i < 1000 && !node.isWaiting(short); i++) await new Promise((r) => setImmediate(r));
+    const short = await spawnWaiting(node, '(lambda () (? 0.05 #f))');
     assert.notEqual(node.timer, armed, 're-armed for the earlier deadline');
     const deadline = performance.now() + 5000;
     while (short.alive && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -227,8 +237,7 @@ test('one wake-up timer: a later timeout keeps it, an earlier one re-arms it, an
     assert.ok(took < 2000, `the 50 ms wait ended after ${took.toFixed(0)} ms`);
     // a third wait, later than the armed deadline: the timer is kept
     const kept = node.timer;
-    const later = node.local(node.spawnScheme('(lambda () (? 9 #f))'));
-    for (let i = 0; i < 1000 && !node.isWaiting(later); i++) await new Promise((r) => setImmediate(r));
+    const later = await spawnWaiting(node, '(lambda () (? 9 #f))');
     assert.equal(node.timer, kept, 'no new timer for a later deadline');
     // both waiting processes get their message: nothing is due, the timer holds nothing alive
     node.core.send(long.cpid, 1);
