@@ -23,6 +23,9 @@ export const EARLY_LIMIT_BYTES = 64 * 1024 * 1024;
 /** Bytes a transport may add to a message in its buffer (a WebSocket frame head is ≤ 14). */
 const FRAMING_BOUND = 64;
 
+/** The initial bound of bufferedAmount: above any threshold, below 2^30 (a V8 small integer). */
+const UNREAD_BOUND = 1 << 29;
+
 /** @typedef {import('./interfaces.js').Connection} Connection */
 
 /** @implements {Connection} */
@@ -45,8 +48,13 @@ export class BaseConnection {
    * bound is under a threshold the transport need not be asked: on a data channel each
    * reading is a call into libdatachannel that takes its lock (~2 µs a message on a
    * busy daemon, twice per send).
+   * It starts above any threshold, so the first send and the first bufferedBelow read
+   * the transport: the reading's code then has run before V8 optimizes these methods,
+   * which otherwise deoptimize the first time it runs (after ~2,800 small messages,
+   * seen in the middle of a benchmark). A small integer, so the field keeps its
+   * representation: a bound never grows past a threshold plus one message.
    */
-  #bufferedBound = 0;
+  #bufferedBound = UNREAD_BOUND;
   /** @type {((reason: string) => void) | undefined} */
   _resolveClosed;
 

@@ -191,7 +191,10 @@ export function msgPayload(frame) {
   else if (info === 26 && len >= 8) { n = ((frame[4] << 24) >>> 0) + ((frame[5] << 16) | (frame[6] << 8) | frame[7]); at = 8; }
   else return null;
   if (at + n !== len) return null;
-  return frame.subarray(at, len);
+  // a plain Uint8Array view, not subarray: on a Node Buffer (what ws and
+  // node-datachannel deliver) subarray looks up the species and runs Buffer's
+  // constructor, and the decoder would then see two kinds of byte array
+  return new Uint8Array(frame.buffer, frame.byteOffset + at, n);
 }
 
 /**

@@ -710,7 +710,7 @@ export class MeshNode {
     if (dup) {
       // Keep the older link; the new one carries nothing and is closed after a grace
       // period (closing at once could race with the peer, which may already use it).
-      /** @type {any} */ (link).redundant = true;
+      link.redundant = true;
       this.#timer(() => link.close('duplicate link'), this.#o.duplicateLinkGraceMs);
     }
     peer.best = this.#bestLink(peer);
@@ -725,7 +725,7 @@ export class MeshNode {
   #bestLink(peer) {
     let best = null;
     for (const l of peer.links) {
-      if (l.closed || /** @type {any} */ (l).redundant) continue;
+      if (l.closed || l.redundant) continue;
       if (best === null || (l.transport === 'webrtc' && best.transport !== 'webrtc')) best = l;
     }
     return best ?? peer.links.find((l) => !l.closed) ?? null;
