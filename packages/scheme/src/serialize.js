@@ -66,6 +66,7 @@ export class CodecError extends Error {
  *   could also reach (only atoms, or arrays made afresh), so sharing is not looked for below it
  * @property {(x: any) => any[]} encode   fields (Scheme values) of x
  * @property {(fields: any[], ctx: DecodeContext) => any} decode
+ * @property {object} [proto] cls.prototype (set by registerValueCodec)
  */
 /** @type {Map<number, ExtensionCodec>} */
 const extensionsByTag = new Map();
@@ -78,6 +79,11 @@ const CODEC = Symbol('value codec');
 
 /** @param {ExtensionCodec} codec */
 export function registerValueCodec(codec) {
+  // the encoders test for vectors and bytevectors before they look for a codec
+  if (codec.cls === Array || codec.cls === Uint8Array || codec.cls.prototype instanceof Array || codec.cls.prototype instanceof Uint8Array) {
+    throw new TypeError('a value codec cannot be registered for an Array or Uint8Array class');
+  }
+  codec.proto = codec.cls.prototype;
   extensionsByTag.set(codec.tag, codec);
   codec.cls.prototype[CODEC] = codec;
 }
@@ -89,7 +95,9 @@ export function registerValueCodec(codec) {
  */
 function extensionOf(x) {
   const codec = x[CODEC];
-  return codec !== undefined && codec.cls === x.constructor ? codec : undefined;
+  // getPrototypeOf, not x.constructor: a property load at a site that sees every class
+  // of value is megamorphic, and this is on every message's path
+  return codec !== undefined && codec.proto === Object.getPrototypeOf(x) ? codec : undefined;
 }
 
 /**
@@ -249,16 +257,8 @@ function emitSmall(x, w, depth) {
     for (let q = x; q instanceof Pair; q = q.cdr) if (!emitSmall(q.car, w, depth + 1)) return false;
     return p === null || emitSmall(p, w, depth + 1);
   }
-  const ext = extensionOf(x);
-  if (ext !== undefined) {
-    if (ext.leaf !== true) return false;
-    const fields = ext.encode(x);
-    w.tag(ext.tag);
-    if (ext.single) return emitSmall(fields[0], w, depth + 1);
-    w.array(fields.length);
-    for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
-    return true;
-  }
+  // vectors first: no extension is registered for Array or Uint8Array, and asking an
+  // array for the codec symbol is a megamorphic load (every frame is an array)
   if (Array.isArray(x)) {
     if (!firstSight(x)) return false;
     w.array(x.length);
@@ -268,6 +268,16 @@ function emitSmall(x, w, depth) {
   if (x instanceof Uint8Array) {
     if (!firstSight(x)) return false;
     w.byteString(x);
+    return true;
+  }
+  const ext = extensionOf(x);
+  if (ext !== undefined) {
+    if (ext.leaf !== true) return false;
+    const fields = ext.encode(x);
+    w.tag(ext.tag);
+    if (ext.single) return emitSmall(fields[0], w, depth + 1);
+    w.array(fields.length);
+    for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
     return true;
   }
   return emitAtom(x, w);

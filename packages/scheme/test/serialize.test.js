@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
-import { encodeSmallValue, encodeAnyValue } from '../src/serialize.js';
+import { encodeSmallValue, encodeAnyValue, registerValueCodec } from '../src/serialize.js';
 import { Flonum, Ratnum, Char, Box, VOID, EOF, list } from '../src/values.js';
 
 /** @param {Uint8Array} a */
@@ -131,4 +131,12 @@ test('a value the small path cannot encode raises the two-pass encoder\'s error'
   assert.throws(() => encodeValue([1, undefined]), /cannot serialize a JavaScript undefined/);
   assert.throws(() => encodeValue([1, () => 0]), /cannot serialize/);
   assert.deepEqual(decodeValue(encodeValue([2, 'ok'])), [2, 'ok']);
+});
+
+test('no value codec can be registered for an array or bytevector class: the encoders test for those first', () => {
+  class Row extends Array {}
+  class Blob extends Uint8Array {}
+  for (const cls of [Array, Uint8Array, Row, Blob]) {
+    assert.throws(() => registerValueCodec({ tag: 40999, cls, encode: () => [], decode: () => null }), TypeError, cls.name);
+  }
 });
