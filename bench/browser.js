@@ -40,7 +40,10 @@
  * server are stopped by PID (process group), Chromium by its handle then its PID; every
  * wait is bounded.
  * Env: BENCH_BROWSER_PASSES (default 2), BENCH_BROWSER_COUNT (round trips per round,
- * default 1000), BENCH_BROWSER_WARM_MS (default 2000), BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs
+ * default 1000), BENCH_BROWSER_ROUNDS (timed rounds per ping-pong, default 3),
+ * BENCH_BROWSER_WARM_MS (default 2000), BENCH_NODE_FLAGS (extra Node flags for the
+ * daemon and the echo server, e.g. `--cpu-prof --cpu-prof-dir=DIR`), CHROMIUM_JS_FLAGS
+ * (e2e/helpers/browser.js: V8 flags for Chromium, e.g. `--prof --logfile=DIR/v8-%p.log`), BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs
  * after this many seconds, default 150), BENCH_FIRST_SAMPLES (default 3),
  * BENCH_FIRST_SUFFIX (appended to /worker for first_migration, e.g. `?webrtc=0`).
  */
@@ -60,10 +63,12 @@ const prefix = prefixFromArgv();
 const rep = new Reporter(prefix.startsWith('browser') || 'browser'.startsWith(prefix) ? '' : prefix);
 const PASSES = Math.max(1, Math.min(5, Number(process.env.BENCH_BROWSER_PASSES ?? 2)));
 const COUNT = Math.max(50, Number(process.env.BENCH_BROWSER_COUNT ?? 1000));
-const ROUNDS = 3;
+const ROUNDS = Math.max(1, Math.min(50, Number(process.env.BENCH_BROWSER_ROUNDS ?? 3)));
 const RAW_BYTES = 32;
 /** Warm-up of every ping-pong, ours and raw alike: count/2 round trips, repeated until this long has passed. */
 const WARM_MS = Math.max(0, Number(process.env.BENCH_BROWSER_WARM_MS ?? 2000));
+/** Extra Node flags for the daemon and the raw echo server (profiling: `--cpu-prof --cpu-prof-dir=DIR`). */
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const FIRST_SAMPLES = Number(process.env.BENCH_FIRST_SAMPLES ?? 3);
 const TABS_CAP = Math.max(1, Math.min(100, Number(process.env.BENCH_TABS_CAP ?? 40)));
 const TABS_BATCH = 5;
@@ -95,7 +100,7 @@ async function guarded(what, f) {
 /** Start a daemon; resolves with its handle, port, id and URL. @param {string} token */
 async function startDaemon(token) {
   let log = '';
-  const h = startChild(process.execPath, [bin, '--port', '0', '--token', token], { onLine: (l) => { log += `${l}\n`; } });
+  const h = startChild(process.execPath, [...NODE_FLAGS, bin, '--port', '0', '--token', token], { onLine: (l) => { log += `${l}\n`; } });
   /** @type {RegExpExecArray | null} */
   let m = null;
   const up = await waitFor(() => (m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)) !== null || !h.running(), 20000, 50);
@@ -111,7 +116,7 @@ async function startDaemon(token) {
 /** The raw echo server (bench/mesh-raw.js echo): WebSocket echo + node-datachannel answerer. */
 async function startEcho() {
   let out = '';
-  const h = startChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
+  const h = startChild(process.execPath, [...NODE_FLAGS, path.join(here, 'mesh-raw.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
   /** @type {RegExpExecArray | null} */
   let m = null;
   const up = await waitFor(() => (m = /^port (\d+)/m.exec(out)) !== null || !h.running(), 10000, 20);
@@ -323,6 +328,9 @@ function pingPongProgram(o) {
     (let ((w0 (now)))
       (let warm ((i 0))
         (pp (quotient ${o.count} 2))
+        ;; the report's path too (a frame routed through the daemon to this program):
+        ;; code that first meets it after the warm-up deoptimizes in a timed round
+        (! me 'warm)
         (if (and (< i 99) (< (- (now) w0) ${o.warmMs / 1000})) (warm (+ i 1)))))
     (do ((r 1 (+ r 1))) ((> r ${o.rounds}))
       (let ((t0 (now)))
@@ -331,6 +339,7 @@ function pingPongProgram(o) {
     (! me 'done)))
 (let loop ()
   (recv
+    ('warm (loop))
     (('result r x) (display "result ${o.name} ") (display r) (display " ") (display x) (newline) (loop))
     ('done (display "done") (newline))
     (after 120 (display "timeout") (newline))))

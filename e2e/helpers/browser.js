@@ -68,6 +68,8 @@ function defaultDisableFeatures() {
 export async function launchChromium() {
   const sw = await defaultDisableFeatures();
   const args = [...BASE_ARGS, sw ? `${sw},WebRtcHideLocalIpsWithMdns` : '--disable-features=WebRtcHideLocalIpsWithMdns'];
+  // V8 flags for profiling a tab (e.g. `--prof --logfile=/tmp/v8-%p.log`: a tick log per isolate)
+  if (process.env.CHROMIUM_JS_FLAGS) args.push(`--js-flags=${process.env.CHROMIUM_JS_FLAGS}`);
   const server = await chromium.launchServer({
     executablePath: CHROMIUM, headless: true, args, host: '127.0.0.1', timeout: 30000,
     ...(sw ? { ignoreDefaultArgs: [sw] } : {}),
