@@ -43,8 +43,9 @@
  * default 1000), BENCH_BROWSER_ROUNDS (timed rounds per ping-pong, default 3),
  * BENCH_BROWSER_WARM_MS (default 2000), BENCH_NODE_FLAGS (extra Node flags for the
  * daemon and the echo server, e.g. `--cpu-prof --cpu-prof-dir=DIR`), CHROMIUM_JS_FLAGS
- * (e2e/helpers/browser.js: V8 flags for Chromium, e.g. `--prof --logfile=DIR/v8-%p.log`), BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs
- * after this many seconds, default 150), BENCH_FIRST_SAMPLES (default 3),
+ * (e2e/helpers/browser.js: V8 flags for Chromium, e.g. `--prof --logfile=DIR/v8-%p.log`),
+ * BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs after this many
+ * seconds, default 150), BENCH_FIRST_SAMPLES (default 3),
  * BENCH_FIRST_SUFFIX (appended to /worker for first_migration, e.g. `?webrtc=0`).
  */
 import http from 'node:http';
