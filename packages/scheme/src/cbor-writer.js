@@ -132,8 +132,9 @@ export class CborWriter {
   /** @param {string} s */
   text(s) {
     const n = s.length;
-    if (n < 64) {
-      // short ASCII text (symbols, node ids, most strings): one pass, no TextEncoder
+    if (n < 256) {
+      // ASCII text under 256 characters (symbols, node ids, code hashes, environment
+      // ids, most strings): one pass, no TextEncoder, a head of one or two bytes
       this.ensure(n + 2);
       const b = this.buf;
       let pos = this.pos + (n < 24 ? 1 : 2);

@@ -84,7 +84,16 @@ test('text lengths at the head-size boundaries encode as the shortest CBOR head'
   assert.equal(hex(encodeValue('a'.repeat(23))).slice(0, 2), '77');
   assert.equal(hex(encodeValue('a'.repeat(24))).slice(0, 4), '7818');
   assert.equal(hex(encodeValue('a'.repeat(63))).slice(0, 4), '783f');
+  assert.equal(hex(encodeValue('a'.repeat(64))).slice(0, 4), '7840'); // a code hash's length
+  assert.equal(hex(encodeValue('a'.repeat(255))).slice(0, 4), '78ff');
+  assert.equal(hex(encodeValue('a'.repeat(256))).slice(0, 6), '790100');
   assert.equal(hex(encodeValue('a'.repeat(300))).slice(0, 6), '79012c');
+  // ASCII-looking text that is not ASCII further on takes the encoder's path, whole
+  for (const s of ['a'.repeat(100) + 'é', 'é' + 'a'.repeat(200), 'a'.repeat(254) + '€']) {
+    const bytes = encodeValue(s);
+    assert.equal(decodeValue(bytes), s);
+    assert.equal(bytes.length, new TextEncoder().encode(s).length + (new TextEncoder().encode(s).length < 256 ? 2 : 3));
+  }
 });
 
 test('the one-pass encoding of a small value is byte for byte the two-pass one', () => {
