@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { withNode, schemeOut, SHOW } from './harness.js';
+import { W_EXTERNAL } from '../src/node.js';
 
 /**
  * Let `proc` run up to its receive (bounded: a few event-loop turns).
@@ -192,6 +193,26 @@ test('a message delivered from the network runs its receiver before the next tas
     node.pokeAfterTask();
     await new Promise((r) => setImmediate(r));
     assert.equal(tookIt, true);
+  }));
+
+test('an answer from outside (a remote call\'s) resumes its process before the next task, not a task later', () =>
+  withNode(async ({ node }) => {
+    /** @type {(v: any) => void} */
+    let answer = () => {};
+    // a stand-in for the distribution layer: only the promise of a remote spawn's answer
+    node.remote = { remoteSpawn: () => new Promise((resolve) => { answer = resolve; }) };
+    try {
+      const proc = await spawnWaiting(node, '(lambda () (remote-spawn (make-node "127.0.0.1" 1) (lambda () 1)) (?))');
+      assert.equal(proc.waiting?.kind, W_EXTERNAL, 'blocked on the remote spawn');
+      /** @type {number | null} */
+      let kindThen = null;
+      setImmediate(() => { kindThen = proc.waiting?.kind ?? null; }); // queued before the answer
+      answer(7);
+      await new Promise((r) => setImmediate(r));
+      assert.ok(kindThen !== null && kindThen !== W_EXTERNAL, `the process had taken its answer and gone on to its receive (kind ${kindThen})`);
+    } finally {
+      node.remote = null;
+    }
   }));
 
 test('runArrivedNow runs a delivered message\'s receiver at once, once, and never inside a running loop', () =>
