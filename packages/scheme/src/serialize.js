@@ -79,7 +79,8 @@ const CODEC = Symbol('value codec');
 
 /** @param {ExtensionCodec} codec */
 export function registerValueCodec(codec) {
-  // the encoders test for vectors and bytevectors before they look for a codec
+  // the one-pass encoder tests for vectors and bytevectors before it looks for a codec,
+  // the two-pass encoder after: with no codec for those classes both write the same bytes
   if (codec.cls === Array || codec.cls === Uint8Array || codec.cls.prototype instanceof Array || codec.cls.prototype instanceof Uint8Array) {
     throw new TypeError('a value codec cannot be registered for an Array or Uint8Array class');
   }

@@ -142,7 +142,7 @@ test('a value the small path cannot encode raises the two-pass encoder\'s error'
   assert.deepEqual(decodeValue(encodeValue([2, 'ok'])), [2, 'ok']);
 });
 
-test('no value codec can be registered for an array or bytevector class: the encoders test for those first', () => {
+test('no value codec can be registered for an array or bytevector class: the one-pass encoder tests for those first', () => {
   class Row extends Array {}
   class Blob extends Uint8Array {}
   for (const cls of [Array, Uint8Array, Row, Blob]) {
