@@ -394,20 +394,10 @@ static inline tm_tuple *find_small(tm_core *c, tm_space *sp,
     c->examined++;
 #endif
     if (t->arity != arity) continue; /* a key collision */
-    for (i = 0; i < arity; i++) {
-      const tm_tfield *tf = &m->tf[i];
-      const uint8_t *f = tb + off[i];
-      uint32_t flen = off[i + 1] - off[i];
-      if (tf->formal == TM_ACTUAL) { /* the common cases without a call */
-        if (flen != tf->len || !tm_bytes_equal(m->b + tf->off, f, flen))
-          break;
-      } else if (tf->formal == TM_FORMAL_INTEGER) {
-        if (f[0] >> 5 > TM_MT_NINT && f[0] != 0xc2 && f[0] != 0xc3) break;
-      } else if (tf->formal != TM_FORMAL_ANY &&
-                 !tm_match_type(tf->formal, tf->tag, f)) {
+    for (i = 0; i < arity; i++)
+      if (!tm_match_field_bytes(&m->tf[i], m->b, tb + off[i],
+                                off[i + 1] - off[i]))
         break;
-      }
-    }
     if (i == arity) return t;
   }
   *st = TM_BLOCKED; /* decided: no match */
