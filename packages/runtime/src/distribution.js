@@ -210,12 +210,12 @@ export class Distribution {
     frame.push(NO_ENVS);
     const small = encodeSmallValue(frame);
     if (small !== null) return small;
-    frame.pop();
     /** @type {any[]} */
     const envs = [];
+    frame[frame.length - 1] = envs; // filled by encodeOptions.onCode while encoding
     this.encodingEnvs = envs;
     try {
-      return encodeAnyValue([...frame, envs], this.encodeOptions);
+      return encodeAnyValue(frame, this.encodeOptions);
     } finally {
       this.encodingEnvs = null;
     }
