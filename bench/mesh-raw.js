@@ -6,14 +6,19 @@
  *
  *   node bench/mesh-raw.js echo                       an echo server: prints "port N", echoes
  *                                                     every WebSocket message, and answers
- *                                                     WebRTC offers signalled over the socket
+ *                                                     WebRTC offers signalled over the socket;
+ *                                                     prints "tcpport N" and echoes TCP bytes
  *   node bench/mesh-raw.js ws PORT BYTES COUNT ROUNDS      ping-pong over a bare `ws` socket
+ *   node bench/mesh-raw.js tcp TCPPORT BYTES COUNT ROUNDS  over a bare TCP socket (node:net, no
+ *                                                     framing at all: the floor of any Node
+ *                                                     transport on this machine)
  *   node bench/mesh-raw.js webrtc PORT BYTES COUNT ROUNDS  over a bare node-datachannel channel
  *                                                     (ordered, reliable; signalled over ws)
  *
- * The client prints "result raw.<ws|webrtc>[.<bytes>] <round> <round trips/s>" per
- * timed round after a warm-up round. `ws` sets TCP_NODELAY on both ends (its default).
+ * The client prints "result raw.<ws|webrtc|tcp>[.<bytes>] <round> <round trips/s>" per
+ * timed round after a warm-up round. TCP_NODELAY is set on both ends (`ws`'s default).
  */
+import net from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import nodeDataChannel from 'node-datachannel';
 
@@ -24,6 +29,14 @@ if (mode === 'echo') {
   wss.on('listening', () => {
     const a = /** @type {import('node:net').AddressInfo} */ (wss.address());
     process.stdout.write(`port ${a.port}\n`);
+  });
+  const tcp = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on('data', (d) => socket.write(d));
+    socket.on('error', () => socket.destroy());
+  });
+  tcp.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`tcpport ${/** @type {import('node:net').AddressInfo} */ (tcp.address()).port}\n`);
   });
   wss.on('connection', (ws) => {
     /** @type {import('node-datachannel').PeerConnection | null} */
@@ -49,11 +62,51 @@ if (mode === 'echo') {
   });
   const stop = () => {
     wss.close();
+    tcp.close();
     nodeDataChannel.cleanup();
     process.exit(0);
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+} else if (mode === 'tcp') {
+  const bytes = Number(bytesS);
+  const count = Number(countS);
+  const rounds = Number(roundsS);
+  const msg = new Uint8Array(bytes).fill(7);
+  const socket = net.connect(Number(portS), '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve(undefined));
+    socket.once('error', reject);
+  });
+  /** @type {(() => void) | null} */
+  let onReply = null;
+  // a reply is whole once `bytes` bytes came back (TCP may split them)
+  let got = 0;
+  socket.on('data', (d) => {
+    got += d.length;
+    if (got >= bytes) {
+      got -= bytes;
+      onReply?.();
+    }
+  });
+  /** @param {number} n */
+  const trip = (n) => new Promise((resolve) => {
+    let left = n;
+    onReply = () => {
+      if (--left === 0) resolve(undefined);
+      else socket.write(msg);
+    };
+    socket.write(msg);
+  });
+  await trip(count); // warm-up
+  for (let r = 1; r <= rounds; r++) {
+    const t0 = performance.now();
+    await trip(count);
+    process.stdout.write(`result raw.tcp ${r} ${(count * 1000) / (performance.now() - t0)}\n`);
+  }
+  socket.destroy();
+  process.exit(0);
 } else if (mode === 'ws' || mode === 'webrtc') {
   const bytes = Number(bytesS);
   const count = Number(countS);
@@ -125,6 +178,6 @@ if (mode === 'echo') {
   nodeDataChannel.cleanup();
   process.exit(0);
 } else {
-  process.stderr.write('usage: mesh-raw.js echo | ws PORT BYTES COUNT ROUNDS | webrtc PORT BYTES COUNT ROUNDS\n');
+  process.stderr.write('usage: mesh-raw.js echo | ws PORT BYTES COUNT ROUNDS | webrtc PORT BYTES COUNT ROUNDS | tcp TCPPORT BYTES COUNT ROUNDS\n');
   process.exit(2);
 }

@@ -9,6 +9,8 @@
  *   pingpong.ws.2node        rt/s  a small message between two Scheme processes on a
  *                                  daemon and a joined node (bench/programs/mesh.scm)
  *   raw.ws.2node             rt/s  the same ping-pong over a bare `ws` socket (mesh-raw.js)
+ *   raw.tcp.2node            rt/s  the same over a bare TCP socket (node:net, no framing): the
+ *                                  floor of any transport between two Node processes here
  *   pingpong.webrtc.2node    rt/s  the mesh pair upgraded to WebRTC (MeshNode.upgrade)
  *   raw.webrtc.2node         rt/s  bare node-datachannel
  *   remote_spawn.2node       µs    remote spawn of a closure over local data + its reply
@@ -96,12 +98,14 @@ async function startEcho() {
   const h = startChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
   /** @type {RegExpExecArray | null} */
   let m = null;
-  const up = await waitFor(() => (m = /^port (\d+)/m.exec(out)) !== null || !h.running(), 10000, 20);
-  if (!up || !m) {
+  /** @type {RegExpExecArray | null} */
+  let t = null;
+  const up = await waitFor(() => ((m = /^port (\d+)/m.exec(out)) !== null && (t = /^tcpport (\d+)/m.exec(out)) !== null) || !h.running(), 10000, 20);
+  if (!up || !m || !t) {
     await stopChild(h);
     throw new Error(`the raw echo server did not start: ${h.stderr().slice(-300)}`);
   }
-  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]) };
+  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]), tcpPort: Number(/** @type {RegExpExecArray} */ (t)[1]) };
 }
 
 /**
@@ -119,7 +123,7 @@ async function runMesh(d, token, groups, o = {}) {
   return results(r.stdout);
 }
 
-/** @param {'ws'|'webrtc'} mode @param {number} port @param {number} bytes @param {number} count */
+/** @param {'ws'|'webrtc'|'tcp'} mode @param {number} port @param {number} bytes @param {number} count */
 async function runRaw(mode, port, bytes, count) {
   const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
   if (r.timedOut || r.code !== 0) throw new Error(`raw ${mode} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
@@ -151,7 +155,7 @@ let daemon = null;
 /** @type {Awaited<ReturnType<typeof startEcho>> | null} */
 let echo = null;
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
-const DAEMON_FIGURES = ['pingpong.ws.2node', 'raw.ws.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
+const DAEMON_FIGURES = ['pingpong.ws.2node', 'raw.ws.2node', 'raw.tcp.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'migrate.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
 try {
   if (!want(...DAEMON_FIGURES)) throw SKIP;
@@ -162,10 +166,11 @@ try {
   rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds`);
 
   // ping-pong over WebSocket, alternating with its raw ceiling
-  if (want('pingpong.ws.2node', 'raw.ws.2node')) {
+  if (want('pingpong.ws.2node', 'raw.ws.2node', 'raw.tcp.2node')) {
     for (let p = 1; p <= PASSES; p++) {
       /** @type {Map<string, number[]>} */
       const pass = new Map();
+      await guarded('raw.tcp.2node', async () => keep(await runRaw('tcp', e.tcpPort, RAW_SMALL, 8000)));
       await guarded('raw.ws.2node', async () => {
         const m = await runRaw('ws', e.port, RAW_SMALL, 8000);
         keep(m);
@@ -212,6 +217,7 @@ if (erlGroups.length > 0) {
 
 figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'daemon + joined node, WebSocket over loopback; (pid . 0) to an echo process and back');
 figure('raw.ws.2node', 'raw.ws', 'rt/s', `bare ws, ${RAW_SMALL}-byte binary message, echoed`);
+figure('raw.tcp.2node', 'raw.tcp', 'rt/s', `bare TCP socket, ${RAW_SMALL} bytes echoed, no framing`);
 for (const [n, st] of erl) if (n === 'erlang.pingpong.2node') rep.bench(n, st.median, 'rt/s', { stats: st, note: 'two Erlang nodes, loopback TCP' });
 figure('pingpong.webrtc.2node', 'pingpong.webrtc.2node', 'rt/s', 'the same pair after MeshNode.upgrade to a WebRTC data channel');
 figure('raw.webrtc.2node', 'raw.webrtc', 'rt/s', `bare node-datachannel, ${RAW_SMALL}-byte message`);
@@ -227,6 +233,8 @@ for (const [n, st] of erl) if (n.startsWith('erlang.payload.')) rep.bench(n, st.
 ratio('pingpong.ws.2node', 'raw.ws.2node', 'raw', { min: 0.85, label: 'ours / bare ws' });
 for (const [k, v] of passRatios) rep.comment(`ratio ${k} per pass: ${v.map((x) => x.toFixed(2)).join(', ')}`);
 ratio('pingpong.ws.2node', 'erlang.pingpong.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
+// how close Erlang's distribution is to what Node gets from a bare socket here
+ratio('erlang.pingpong.2node', 'raw.tcp.2node', 'raw_tcp', {});
 ratio('pingpong.webrtc.2node', 'raw.webrtc.2node', 'raw', { min: 0.85, label: 'ours / bare data channel' });
 ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1, label: 'ours / Erlang (time: lower is better)' });
 if (rep.get('migrate.2node') !== undefined) rep.comment(`migrate.2node target <= 0.3 ms: ${(rep.get('migrate.2node') ?? Infinity) <= 0.3 ? 'met' : 'NOT met'}`);

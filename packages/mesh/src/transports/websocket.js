@@ -14,6 +14,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { BaseConnection } from '../connection.js';
 import { DialError, throwIfAborted } from '../errors.js';
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, checkWsUrl, closeReasonBytes, describeClose, guardedDial } from './ws-common.js';
+import { FrameReader, writeBinaryFrame } from './ws-frames.js';
 
 /** @typedef {import('../interfaces.js').Transport} TransportContract */
 /** @typedef {import('../interfaces.js').Listener} ListenerContract */
@@ -26,20 +27,68 @@ class WsConnection extends BaseConnection {
   #localReason = null;
   /** @type {Error | null} */
   #error = null;
+  /** The socket, once its binary frames are written here rather than by ws (ws-frames.js). @type {import('node:net').Socket | null} */
+  #socket = null;
+  /** @type {FrameReader | null} */
+  #reader = null;
+  /** Whether this end masks its frames (it dialled: it is the WebSocket client). */
+  #masks;
 
   /**
-   * @param {WebSocket} ws @param {'outbound' | 'inbound'} direction @param {string} address @param {number} max
+   * @param {WebSocket} ws @param {'outbound' | 'inbound'} direction @param {string} address
+   * @param {number} max largest message sent or accepted @param {number} hardLimit larger frames close the connection (1009)
    */
-  constructor(ws, direction, address, max) {
+  constructor(ws, direction, address, max, hardLimit) {
     super('websocket', direction, address, max);
     this.ws = ws;
+    this.#masks = direction === 'outbound';
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => this._receive(/** @type {Buffer} */ (data), !isBinary));
     ws.on('error', (e) => { this.#error = e; });
-    ws.on('close', (code, reason) => this._closed(describeClose(code, reason.toString(), this.#localReason, this.#error)));
-    const watch = () => /** @type {any} */ (ws)._socket?.on('drain', () => this._drained());
-    if (ws.readyState === WebSocket.OPEN) watch();
-    else ws.once('open', watch);
+    ws.on('close', (code, reason) => {
+      this.#socket = null;
+      this._closed(describeClose(code, reason.toString(), this.#localReason, this.#error));
+    });
+    const opened = () => {
+      /** @type {any} */ (ws)._socket?.on('drain', () => this._drained());
+      this.#takeFrames(hardLimit);
+    };
+    if (ws.readyState === WebSocket.OPEN) opened();
+    else ws.once('open', opened);
+  }
+
+  /**
+   * Read and write binary frames on the socket directly (ws-frames.js says why), ws
+   * keeping everything else. Done in the same task as ws's 'open' or 'connection',
+   * before the socket delivers any data; if ws is not in the state this relies on
+   * (another version, an extension negotiated, bytes already read), it keeps the socket.
+   * @param {number} hardLimit
+   */
+  #takeFrames(hardLimit) {
+    const w = /** @type {any} */ (this.ws);
+    const socket = w._socket;
+    const receiver = w._receiver;
+    const wsOnData = socket?.listeners('data').find((/** @type {Function} */ f) => f.name === 'socketOnData');
+    if (!wsOnData || !receiver || receiver._bufferedBytes !== 0 || Object.keys(w._extensions ?? {}).length > 0) return;
+    /** @param {Buffer} chunk */
+    const onData = (chunk) => reader.push(chunk);
+    const reader = new FrameReader(!this.#masks, hardLimit,
+      (payload) => this._receive(payload, false),
+      (rest) => {
+        // From here on ws reads the socket, starting at this frame.
+        socket.removeListener('data', onData);
+        socket.on('data', wsOnData);
+        wsOnData.call(socket, rest);
+      });
+    socket.removeListener('data', wsOnData);
+    socket.on('data', onData);
+    this.#socket = socket;
+    this.#reader = reader;
+  }
+
+  /** Who frames this connection's binary messages: here (ws-frames.js) or ws; reads go to ws for good at the first frame of another kind. */
+  get framing() {
+    return { writes: this.#socket !== null ? 'here' : 'ws', reads: this.#reader !== null && !this.#reader.handedOver ? 'here' : 'ws' };
   }
 
   get bufferedAmount() {
@@ -48,7 +97,9 @@ class WsConnection extends BaseConnection {
 
   /** @param {Uint8Array} data */
   _send(data) {
-    this.ws.send(data);
+    // After a close frame (either side's) ws refuses data frames; so do we.
+    if (this.#socket !== null && this.ws.readyState === WebSocket.OPEN) writeBinaryFrame(this.#socket, data, this.#masks);
+    else this.ws.send(data);
   }
 
   /** @param {string} reason */
@@ -96,7 +147,7 @@ export class WebSocketTransport {
     throwIfAborted(options.signal);
     checkWsUrl(url);
     const ws = new WebSocket(url, { maxPayload: this.hardLimitBytes, perMessageDeflate: false });
-    const conn = new WsConnection(ws, 'outbound', url, this.maxMessageBytes);
+    const conn = new WsConnection(ws, 'outbound', url, this.maxMessageBytes, this.hardLimitBytes);
     return guardedDial(url, (resolve, reject) => {
       ws.once('open', () => resolve(conn));
       ws.once('error', (e) => reject(new DialError(`cannot connect to ${url}: ${e.message}`, { cause: e })));
@@ -154,7 +205,7 @@ class WebSocketListener {
     wss.on('error', (e) => this.transport.log.error('listener error', { error: e.message }));
     wss.on('connection', (ws, req) => {
       const remote = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
-      const conn = new WsConnection(ws, 'inbound', remote, this.transport.maxMessageBytes);
+      const conn = new WsConnection(ws, 'inbound', remote, this.transport.maxMessageBytes, this.transport.hardLimitBytes);
       this.#accepted.add(conn);
       ws.once('close', () => this.#accepted.delete(conn));
       this.onConnection(conn);
