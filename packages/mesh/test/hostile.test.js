@@ -80,6 +80,15 @@ test('a message above the transport limit gets FrameTooLargeError; one above the
   await stillServing();
 });
 
+test('bytes on an admitted connection\'s socket that are not a WebSocket frame close only that connection (1002); the others are still served', async () => {
+  const { a, h, stillServing } = await setup();
+  const down = nextEvent(a, 'peer:down', (d) => d.id === h.id);
+  // a masked frame with reserved opcode 0xB: not carried by A's frame reader, so ws's Receiver gets it
+  /** @type {any} */ (h.conn).ws._socket.write(Buffer.from([0x8b, 0x82, 1, 2, 3, 4, 5, 6]));
+  assert.match((await down).reason, /code 1002|Invalid opcode/i);
+  await stillServing();
+});
+
 test('a peer that exceeds the error budget gets a fatal TooManyErrorsError and is disconnected; the others are still served', async () => {
   const { a, h, stillServing } = await setup({ errorBudget: 5 });
   const down = nextEvent(a, 'peer:down', (d) => d.id === h.id);

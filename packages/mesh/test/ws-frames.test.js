@@ -140,6 +140,28 @@ test('the reader hands the stream over at the first frame it does not carry, fro
   assert.equal(server.got.length, 0);
 });
 
+test('random bytes never make the reader throw: it delivers, holds or hands over, and after a hand-over delivers nothing', () => {
+  let r = 12345;
+  const next = () => (r = (r * 1103515245 + 12345) & 0x7fffffff);
+  for (let round = 0; round < 2000; round++) {
+    const n = 1 + (next() % 300);
+    const bytes = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) bytes[i] = next() & 0xff;
+    // often a plausible head, so the frame paths are reached and not only the hand-over
+    if (round % 2 === 0) bytes[0] = 0x82;
+    let handedOver = 0;
+    let afterHandOver = 0;
+    const reader = new FrameReader(round % 4 < 2, 200, () => { if (handedOver > 0) afterHandOver++; }, () => { handedOver++; });
+    for (let at = 0; at < n && !reader.handedOver;) {
+      const k = 1 + (next() % 40);
+      reader.push(bytes.subarray(at, at + k));
+      at += k;
+    }
+    assert.ok(handedOver <= 1, `round ${round}: handed over ${handedOver} times`);
+    assert.equal(afterHandOver, 0, `round ${round}`);
+  }
+});
+
 // ------------------------------------------------------------ real sockets
 
 /** Our listener, and a plain `ws` client to it that frames with ws's Sender and Receiver. */
