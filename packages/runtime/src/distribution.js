@@ -61,6 +61,16 @@ const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['
 const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
 const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
 
+/** decodeReady's result when the value cannot be decoded yet. */
+const NOT_READY = Symbol('not ready');
+
+/** The value of an answer [ok, value or reason, versions]; a refusal throws its reason. @param {unknown} r */
+function answerValue(r) {
+  if (!Array.isArray(r) || r.length !== 3) throw new CodecError('malformed answer');
+  if (r[0] !== true) throw new Error(String(r[1]));
+  return r[1];
+}
+
 /** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
 const ARRIVALS_KEPT = 32;
 
@@ -162,15 +172,25 @@ export class Distribution {
    * @returns {Promise<string>}
    */
   async resolveNode(ref) {
-    if (ref.id !== null) return ref.id;
+    const known = this.knownNode(ref);
+    if (known !== null) return known;
     const addr = `${ref.host}:${ref.port}`;
-    const self = this.node.ref;
-    if (self.host === ref.host && self.port === ref.port) return this.node.id;
-    const known = this.addressBook.get(addr);
-    if (known && this.mesh.isReachable(known)) return known;
     const peer = await this.mesh.connect(`ws://${addr}`, { timeoutMs: this.timeoutMs });
     this.addressBook.set(addr, peer.id);
     return peer.id;
+  }
+
+  /**
+   * resolveNode's answer when it needs no connection (the reference has an id, or names
+   * this node or a reachable node of the address book), else null.
+   * @param {NodeRef} ref @returns {string | null}
+   */
+  knownNode(ref) {
+    if (ref.id !== null) return ref.id;
+    const self = this.node.ref;
+    if (self.host === ref.host && self.port === ref.port) return this.node.id;
+    const known = this.addressBook.get(`${ref.host}:${ref.port}`);
+    return known && this.mesh.isReachable(known) ? known : null;
   }
 
   /** decodeValue's options for a frame when no environment is being copied here (made once). */
@@ -580,10 +600,53 @@ export class Distribution {
   // ------------------------------------------------------------------ requests
 
   /**
+   * A request from `from`. Answered in the same task when it decodes with the code at
+   * hand and its answer needs no waiting (all but R_EVAL): the mesh then writes the
+   * answer at once, before whatever the request started runs (a spawned or arrived
+   * process runs at the end of the task, acceptSpawn). Otherwise, or if that fails
+   * for want of code, through onRequestAsync.
+   * @param {string} from @param {Uint8Array} bytes
+   * @returns {Uint8Array | Promise<Uint8Array>}
+   */
+  onRequest(from, bytes) {
+    let req;
+    try {
+      req = this.decodeReady(bytes);
+    } catch (e) {
+      return this.refusedRequest(from, e);
+    }
+    if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || this.stale(req)) return this.onRequestAsync(from, bytes);
+    try {
+      return this.encode([true, this.answerNow(from, req)]);
+    } catch (e) {
+      return this.refusedRequest(from, e);
+    }
+  }
+
+  /**
+   * `bytes` decoded now, or NOT_READY if that needs code this node does not have yet or
+   * environments still being copied here (decodeFetching then waits for them). A
+   * malformed value throws, as decodeFetching would.
+   * @param {Uint8Array} bytes
+   */
+  decodeReady(bytes) {
+    const loading = this.loadingScratch;
+    if (loading.size !== 0) loading.clear();
+    let value;
+    try {
+      value = this.decode(bytes, loading);
+    } catch (e) {
+      if (e instanceof MissingCode) return NOT_READY;
+      throw e;
+    }
+    return loading.size === 0 ? value : NOT_READY;
+  }
+
+  /**
    * @param {string} from @param {Uint8Array} bytes
    * @returns {Promise<Uint8Array>}
    */
-  async onRequest(from, bytes) {
+  async onRequestAsync(from, bytes) {
     try {
       const req = await this.decodeFetching(from, bytes);
       if (!Array.isArray(req)) throw new CodecError('malformed request');
@@ -591,24 +654,32 @@ export class Distribution {
       const value = await this.answer(from, req);
       return this.encode([true, value]);
     } catch (e) {
-      const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
-      return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
+      return this.refusedRequest(from, e);
     }
+  }
+
+  /** The answer to a request that failed, logged. @param {string} from @param {unknown} e */
+  refusedRequest(from, e) {
+    const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
+    return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
   }
 
   /** @param {string} from @param {any[]} req */
   async answer(from, req) {
+    if (req[0] !== R_EVAL) return this.answerNow(from, req);
+    if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
+    return JSON.stringify(await this.evaluate(String(req[1])));
+  }
+
+  /** The answer to any request but R_EVAL. @param {string} from @param {any[]} req */
+  answerNow(from, req) {
     switch (req[0]) {
       case R_SPAWN: return this.acceptSpawn(from, req[1], req[2], req[3]);
       case R_MIGRATE: return this.acceptMigration(from, req[1]);
       case R_CODE: return this.unitData(String(req[1]));
       case R_ENV: return this.envData(String(req[1]));
       case R_STATS: return JSON.stringify(this.snapshot());
-      case R_EVAL: {
-        if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
-        return JSON.stringify(await this.evaluate(String(req[1])));
-      }
       case R_SERVICE: {
         const pid = this.services.get(String(req[1]));
         if (!pid) throw new Error(`no service named ${req[1]} on this node`);
@@ -622,15 +693,28 @@ export class Distribution {
    * Send a request, decode the answer (fetching code it needs from the same node).
    * @param {string} to @param {any[]} req @param {boolean} [wait] see decodeFetching
    */
-  async call(to, req, wait = true) {
-    const bytes = await this.mesh.request(to, this.encode(req), { timeoutMs: this.timeoutMs });
-    const r = await this.decodeFetching(to, bytes, wait);
-    if (!Array.isArray(r) || r.length !== 3) throw new CodecError('malformed answer');
+  call(to, req, wait = true) {
+    let bytes;
+    try {
+      bytes = this.encode(req);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    // an answer that decodes with the code at hand is read in the request's own
+    // reaction: each await costs the caller a microtask turn (a remote spawn had five)
+    return this.mesh.request(to, bytes, { timeoutMs: this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {
+      const r = this.decodeReady(answer);
+      return r !== NOT_READY && !(wait && this.stale(r)) ? answerValue(r) : this.callSlowly(to, answer, wait);
+    });
+  }
+
+  /** call's answer when it needs code or environments first. @param {string} to @param {Uint8Array} answer @param {boolean} wait */
+  async callSlowly(to, answer, wait) {
+    const r = await this.decodeFetching(to, answer, wait);
     // the answer that brings an environment's definitions is itself newer than our copy
     // of it: refreshing before reading it would ask for the same answer again, forever
-    if (wait && this.stale(r)) await this.refresh(to, r);
-    if (r[0] !== true) throw new Error(String(r[1]));
-    return r[1];
+    if (wait && Array.isArray(r) && this.stale(r)) await this.refresh(to, r);
+    return answerValue(r);
   }
 
   // ------------------------------------------------------------------ code on demand
@@ -795,23 +879,30 @@ export class Distribution {
    * output comes back to the caller's console); resolves with the new pid.
    * @param {NodeRef} ref @param {any} thunk @param {any} params @param {Pid|false} linkTo
    */
-  async remoteSpawn(ref, thunk, params, linkTo) {
-    const to = await this.resolveNode(ref);
+  remoteSpawn(ref, thunk, params, linkTo) {
+    const to = this.knownNode(ref);
+    if (to === null) return this.resolveNode(ref).then((id) => this.spawnOn(id, thunk, params, linkTo));
+    return this.spawnOn(to, thunk, params, linkTo);
+  }
+
+  /** @param {string} to @param {any} thunk @param {any} params @param {Pid|false} linkTo @returns {Promise<Pid>} */
+  spawnOn(to, thunk, params, linkTo) {
     if (to === this.node.id) {
       const p = this.node.spawn(thunk, { params });
       if (linkTo) {
         this.node.addLink(p.pid, linkTo);
         this.node.addLink(linkTo, p.pid);
       }
-      return p.pid;
+      return Promise.resolve(p.pid);
     }
-    const pid = await this.call(to, [R_SPAWN, thunk, params, linkTo]);
-    if (!(pid instanceof Pid)) throw new CodecError('spawn answered something that is not a pid');
-    if (linkTo) {
-      this.node.addLink(linkTo, pid);
-      this.watch(pid, linkTo);
-    }
-    return pid;
+    return this.call(to, [R_SPAWN, thunk, params, linkTo]).then((/** @type {unknown} */ pid) => {
+      if (!(pid instanceof Pid)) throw new CodecError('spawn answered something that is not a pid');
+      if (linkTo) {
+        this.node.addLink(linkTo, pid);
+        this.watch(pid, linkTo);
+      }
+      return pid;
+    });
   }
 
   /** @param {string} from @param {any} thunk @param {any} params @param {any} linkTo */
@@ -822,6 +913,9 @@ export class Distribution {
       this.node.addLink(proc.pid, linkTo);
       this.watch(linkTo, proc.pid);
     }
+    // run it at the end of this task, after the answer (onRequest's fast path writes it
+    // first), not after a turn of the event loop
+    this.node.pokeAfterTask();
     void from;
     return proc.pid;
   }
@@ -909,6 +1003,7 @@ export class Distribution {
     this.stats.migrationsIn++;
     this.arrivals.push({ seq: ++this.arrivalSeq, pid: `${pid.n}@${pid.node.slice(0, 8)}`, from, name: proc.name ?? proc.k?.lam?.name ?? 'process' });
     if (this.arrivals.length > ARRIVALS_KEPT) this.arrivals.shift();
+    this.node.pokeAfterTask(); // it runs after the answer, as a spawned process does
     return true;
   }
 

@@ -43,7 +43,13 @@ definePrimitive('make-node', 2, 2, (/** @type {any} */ host, /** @type {any} */ 
 function blockOn(who, work) {
   const { proc, remote } = distribution(who);
   proc.node.blockExternal(proc, { who });
-  work(proc, remote).then(
+  let pending;
+  try {
+    pending = work(proc, remote);
+  } catch (e) {
+    pending = Promise.reject(e); // work need not be async; its error is still the process's
+  }
+  pending.then(
     (value) => proc.node.resumeExternal(proc, { value }),
     (e) => proc.node.resumeExternal(proc, { raise: asCondition(e, who) }),
   );
