@@ -43,7 +43,7 @@
  * (the mesh's 'routes' event, after its own neighbour lost it).
  */
 import {
-  encodeValue, encodeSmallValue, encodeAnyValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
+  encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
   primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire, runtimeUnits, builtinUnit,
 } from '@termite/scheme/internal';
 import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList, schemeErrorOf, Closure, writeString } from '@termite/scheme';
@@ -60,6 +60,58 @@ const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['
 /** The environment list of a frame with no procedure in it (encode's small path). */
 const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
 const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
+
+/** The encoding of NO_ENVS, the last item of a SEND frame with no procedure in it. */
+const NO_ENVS_BYTES = new Uint8Array([0x80]);
+/** How many pids' SEND heads a node keeps (a direct-mapped cache, by serial). */
+const SEND_HEADS = 64;
+
+/**
+ * The first four items of a SEND frame to `pid`, encoded: [F_SEND, node, n, ... as
+ * encodeSmallValue writes them (array of 5, the type, the node id as text, the serial),
+ * or null when the node id is not ASCII text under 256 characters (then the frame is
+ * encoded whole).
+ * @param {Pid} pid
+ */
+function sendHeadBytes(pid) {
+  const node = pid.node;
+  const n = node.length;
+  if (n > 255 || !Number.isSafeInteger(pid.n) || pid.n < 0 || pid.n >= 2 ** 32) return null;
+  const out = new Uint8Array(2 + (n < 24 ? 1 : 2) + n + 5);
+  out[0] = 0x85;
+  out[1] = F_SEND;
+  let at = 2;
+  if (n < 24) out[at++] = 0x60 | n;
+  else {
+    out[at++] = 0x78;
+    out[at++] = n;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = node.charCodeAt(i);
+    if (c > 0x7f) return null;
+    out[at++] = c;
+  }
+  const k = pid.n; // shortest unsigned head, as CborWriter.head writes it
+  if (k < 24) out[at++] = k;
+  else if (k < 0x100) { out[at++] = 24; out[at++] = k; }
+  else if (k < 0x10000) { out[at++] = 25; out[at++] = k >>> 8; out[at++] = k & 0xff; }
+  else { out[at++] = 26; out[at++] = k >>> 24; out[at++] = (k >>> 16) & 0xff; out[at++] = (k >>> 8) & 0xff; out[at++] = k & 0xff; }
+  return out.subarray(0, at);
+}
+
+/** CBOR text of an ASCII string under 256 characters (a node id). @param {string} s */
+function cborAsciiText(s) {
+  const n = s.length;
+  const h = n < 24 ? 1 : 2;
+  const out = new Uint8Array(h + n);
+  if (n < 24) out[0] = 0x60 | n;
+  else {
+    out[0] = 0x78;
+    out[1] = n;
+  }
+  for (let i = 0; i < n; i++) out[h + i] = s.charCodeAt(i);
+  return out;
+}
 
 /** decodeReady's result when the value cannot be decoded yet. */
 const NOT_READY = Symbol('not ready');
@@ -199,6 +251,14 @@ export class Distribution {
   /** onFrame's set of environments still loading (cleared for each frame). @type {Set<string>} */
   loadingScratch = new Set();
 
+  /** This node's id as CBOR text, as a SEND frame to one of its processes names it. */
+  get selfText() {
+    return this.selfTextBytes ?? (this.selfTextBytes = cborAsciiText(this.node.id));
+  }
+
+  /** @type {Uint8Array | null} */
+  selfTextBytes = null;
+
   /** A NodeRef for a node id (with its address when known). @param {string} id */
   nodeRefOf(id) {
     if (id === this.node.id) return this.node.ref;
@@ -273,8 +333,37 @@ export class Distribution {
 
   /** @param {Pid} pid @param {any} msg */
   send(pid, msg) {
-    this.emit(this.whereIs(pid), [F_SEND, pid.node, pid.n, msg]);
+    const to = this.whereIs(pid);
+    // the common case in one pass, the pid's part of the frame encoded once per pid
+    let bytes = null;
+    const head = this.sendHead(pid);
+    if (head !== null) {
+      try {
+        bytes = encodeSmallBetween(head, msg, NO_ENVS_BYTES);
+      } catch {
+        bytes = null; // emit says why, through its general path
+      }
+    }
+    if (bytes === null) {
+      this.emit(to, [F_SEND, pid.node, pid.n, msg]);
+      return;
+    }
+    this.stats.sent++;
+    this.mesh.send(to, bytes);
   }
+
+  /** The encoded head of a SEND frame to `pid` (sendHeadBytes), cached. @param {Pid} pid */
+  sendHead(pid) {
+    const slot = pid.n & (SEND_HEADS - 1);
+    const c = this.sendHeads[slot];
+    if (c !== undefined && c.n === pid.n && c.node === pid.node) return c.head;
+    const head = sendHeadBytes(pid);
+    this.sendHeads[slot] = { node: pid.node, n: pid.n, head };
+    return head;
+  }
+
+  /** sendHead's cache: the heads of SEND frames to pids, by serial. @type {Array<{node: string, n: number, head: Uint8Array | null} | undefined>} */
+  sendHeads = new Array(SEND_HEADS).fill(undefined);
 
   /** @param {Pid} pid @param {any} payload */
   signal(pid, payload) {
@@ -353,6 +442,7 @@ export class Distribution {
     this.stats.received++;
     const prev = this.inbound.get(from);
     if (prev === undefined) {
+      if (this.deliverLocalSend(bytes)) return;
       // fast path: decode synchronously when all code is present and ready
       let frame;
       // decode fills it only while environments are being copied here (rarely); it is
@@ -374,6 +464,48 @@ export class Distribution {
       }
     }
     this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.refresh(from, f).then(() => this.handleFrame(from, f, bytes))));
+  }
+
+  /**
+   * The commonest frame, handled without decoding the frame around its message: a SEND
+   * to a live process of this node, [1, this node's id, n, msg, []] (no procedure in it,
+   * so no environment list). False, having done nothing, for any other frame, and for
+   * a message that needs code or environments first: onFrame then decodes it all.
+   * A malformed message is refused here (the same error the whole frame would give).
+   * @param {Uint8Array} bytes
+   */
+  deliverLocalSend(bytes) {
+    const len = bytes.length;
+    const self = this.selfText;
+    let at = 2 + self.length;
+    if (len < at + 2 || bytes[0] !== 0x85 || bytes[1] !== F_SEND || bytes[len - 1] !== 0x80) return false;
+    for (let i = 0; i < self.length; i++) if (bytes[2 + i] !== self[i]) return false;
+    // the serial: an unsigned integer in its shortest form, below 2^32
+    const ib = bytes[at++];
+    let n;
+    if (ib < 24) n = ib;
+    else if (ib === 24) n = bytes[at++];
+    else if (ib === 25) { n = (bytes[at] << 8) | bytes[at + 1]; at += 2; }
+    else if (ib === 26) { n = ((bytes[at] << 24) >>> 0) + ((bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]); at += 4; }
+    else return false;
+    if (at >= len - 1) return false;
+    const proc = this.node.bySerialNumber(n);
+    if (proc === null) return false; // gone, or moved on: the general path forwards or drops
+    const loading = this.loadingScratch;
+    if (loading.size !== 0) loading.clear();
+    let msg;
+    try {
+      msg = this.envLoading.size === 0 ? decodeValue(bytes, this.decodeOptions, at, len - 1) : this.decodeIn(bytes, loading, at, len - 1);
+    } catch {
+      return false; // the general path decodes the whole frame and says what is wrong, or fetches code
+    }
+    if (loading.size !== 0) return false;
+    // just decoded: no one else holds this value, so it is delivered without a copy
+    this.node.stats.messages++;
+    this.node.core.send(proc.cpid, msg);
+    this.node.pokeAfterTask();
+    this.node.runArrivedNow();
+    return true;
   }
 
   /**
@@ -433,13 +565,22 @@ export class Distribution {
    */
   decode(bytes, loading) {
     if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, this.decodeOptions);
+    return this.decodeIn(bytes, loading, 0, bytes.length);
+  }
+
+  /**
+   * decode of bytes[start, end) while environments are being copied here: `loading`
+   * collects those the value's code belongs to.
+   * @param {Uint8Array} bytes @param {Set<string>} loading @param {number} start @param {number} end
+   */
+  decodeIn(bytes, loading, start, end) {
     return decodeValue(bytes, {
       resolveCode: (hash, env) => {
         const unit = this.receivedCode(hash, env);
         if (this.envLoading.has(env)) loading.add(env);
         return unit;
       },
-    });
+    }, start, end);
   }
 
   /**

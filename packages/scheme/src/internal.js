@@ -9,7 +9,7 @@ export { definePrimitive, primitives } from './runtime/registry.js';
 export { defineBuiltin, installPrimitives, builtinUnit } from './runtime/builtins.js';
 export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from './runtime/boot.js';
 export { rtEnv, libraryEnvs, Environment, instantiate, LinkError } from './runtime/linker.js';
-export { registerValueCodec, encodeValue, encodeSmallValue, encodeAnyValue, decodeValue, CodecError, internRecordType } from './serialize.js';
+export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CodecError, internRecordType } from './serialize.js';
 export * as tags from './serialize.js';
 export { registerEquality, isEqual, isEqv } from './runtime/prims-equivalence.js';
 export { registerPrinter, writeString, displayString } from './printer.js';

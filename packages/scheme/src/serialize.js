@@ -194,6 +194,37 @@ export function encodeSmallValue(value) {
   }
 }
 
+/**
+ * encodeSmallValue of an array whose items before the last two are already encoded:
+ * `head` holds the array's head and those items, `value` is the next item and `tail`
+ * the encoding of the last one. The same bytes as encodeSmallValue of the whole array
+ * (the array and the last item count among its objects), or null when `value` is not
+ * small. A node encodes each message to a pid this way, with the pid's part cached.
+ * @param {Uint8Array} head @param {any} value @param {Uint8Array} tail
+ * @returns {Uint8Array | null}
+ */
+export function encodeSmallBetween(head, value, tail) {
+  if (scratchBusy) return null;
+  scratchBusy = true;
+  scratch.begin();
+  smallCount = 2; // the enclosing array and the last item, as encodeSmallValue counts them
+  try {
+    scratch.raw(head);
+    if (emitSmall(value, scratch, 1)) {
+      scratch.raw(tail);
+      return scratch.end();
+    }
+    scratch.abandon();
+    return null;
+  } catch (e) {
+    scratch.abandon();
+    throw e;
+  } finally {
+    scratchBusy = false;
+    for (let i = 2; i < smallCount; i++) smallSeen[i] = undefined; // keep nothing alive
+  }
+}
+
 /** How many pairs, vectors and bytevectors a small value may have, and how deep it may nest. */
 const SMALL_OBJECTS = 16;
 const SMALL_DEPTH = 16;
@@ -666,11 +697,13 @@ function shortText(b, at, n) {
 }
 
 /**
- * Decode one Scheme value; the bytes must hold exactly one CBOR item.
- * @param {Uint8Array} bytes @param {DecodeOptions} [opts]
+ * Decode one Scheme value; the bytes (from `start` to `end`) must hold exactly one CBOR
+ * item.
+ * @param {Uint8Array} bytes @param {DecodeOptions} [opts] @param {number} [start] @param {number} [end]
  */
-export function decodeValue(bytes, opts = {}) {
+export function decodeValue(bytes, opts = {}, start = 0, end = bytes.length) {
   const d = new Decoder(bytes, opts);
+  d.pos = start;
   let v;
   try {
     v = d.item(0);
@@ -679,7 +712,7 @@ export function decodeValue(bytes, opts = {}) {
     if (e instanceof RangeError) throw new CodecError(`value nested too deeply to decode (${e.message}) at byte ${d.pos}`);
     throw e;
   }
-  if (d.pos !== bytes.length) throw new CodecError(`${bytes.length - d.pos} trailing bytes after the value`);
+  if (d.pos !== end) throw new CodecError(d.pos > end ? `the value runs ${d.pos - end} bytes past its end` : `${end - d.pos} trailing bytes after the value`);
   return v;
 }
 

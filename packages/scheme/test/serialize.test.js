@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
-import { encodeSmallValue, encodeAnyValue, registerValueCodec } from '../src/serialize.js';
+import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, registerValueCodec } from '../src/serialize.js';
 import { Flonum, Ratnum, Char, Box, VOID, EOF, list } from '../src/values.js';
 
 /** @param {Uint8Array} a */
@@ -113,6 +113,39 @@ test('the one-pass encoding of a small value is byte for byte the two-pass one',
     if (small !== null) assert.equal(hex(small), any);
     assert.equal(hex(encodeValue(v)), any);
   }
+});
+
+test('encodeSmallBetween writes the bytes of the whole array around an item, or null when the item is not small', () => {
+  const head = encodeSmallValue([1, 'node-id-0123456789abcdef', 7, 0, []]);
+  assert.ok(head !== null);
+  // the array's head and its first three items: everything before the fourth item's byte (0x00)
+  const prefix = head.slice(0, head.length - 2);
+  const tail = new Uint8Array([0x80]);
+  const items = [0, 'text', list(1, 2, 3), [1, [2, new Uint8Array([5])]], new Pair(Sym.intern('ping'), 0),
+    Array.from({ length: 13 }, (_, i) => list(i))];
+  for (const v of items) {
+    const whole = [1, 'node-id-0123456789abcdef', 7, v, []];
+    const between = encodeSmallBetween(prefix, v, tail);
+    assert.ok(between !== null, `small: ${hex(encodeAnyValue(whole))}`);
+    assert.equal(hex(between), hex(encodeAnyValue(whole)));
+  }
+  // as encodeSmallValue counts them, the array and its last item take two of the 16 objects
+  assert.equal(encodeSmallBetween(prefix, Array.from({ length: 15 }, (_, i) => list(i)), tail), null);
+  const shared = list(1);
+  assert.equal(encodeSmallBetween(prefix, [shared, shared], tail), null);
+  // nothing of a failed attempt is left: the next encoding is whole
+  assert.deepEqual(decodeValue(encodeValue(['after', 2])), ['after', 2]);
+});
+
+test('decodeValue of a range decodes exactly the item there, and says when it runs short or past the end', () => {
+  const bytes = encodeValue([9, list(1, 2), 'x']);
+  // [0x83, 0x09, <list>, <'x'>]: the list starts at byte 2, 'x' takes the last two bytes
+  const start = 2;
+  const end = bytes.length - 2;
+  const l = decodeValue(bytes, {}, start, end);
+  assert.ok(l instanceof Pair && l.car === 1 && /** @type {any} */ (l.cdr).car === 2);
+  assert.throws(() => decodeValue(bytes, {}, start, end + 1), /1 trailing bytes after the value/);
+  assert.throws(() => decodeValue(bytes, {}, start, end - 1), /runs 1 bytes past its end/);
 });
 
 test('a value that is not small falls back to the two-pass encoder, with its sharing and cycles', () => {
