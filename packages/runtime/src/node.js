@@ -165,6 +165,7 @@ export class TermiteNode {
     /** The port every process started here writes to by default: it sends to the stdout process. */
     this.stdoutPort = makeProcessPort(this, this.stdoutProcess.pid);
     nodes.add(this);
+    soleNode = nodes.size === 1 ? this : null;
   }
 
   /** Milliseconds on the node's real-time clock (clock 0 of the core). */
@@ -725,6 +726,7 @@ export class TermiteNode {
     this.timer = null;
     this.timerAt = Infinity;
     nodes.delete(this);
+    soleNode = nodes.size === 1 ? nodes.values().next().value ?? null : null;
   }
 
   /** Deliver everything queued for the stdout process now (before exiting). */
@@ -763,7 +765,14 @@ const SETTLED = Promise.resolve();
 
 /** Every live node in this realm (for pid interning on decode). @type {Set<TermiteNode>} */
 const nodes = new Set();
+/** The node of `nodes` when it has exactly one (the usual case), else null. @type {TermiteNode | null} */
+let soleNode = null;
 pidHooks.intern = (pid) => {
+  // most pids decoded are another node's: one comparison when this realm has one node
+  if (nodes.size === 1) {
+    if (soleNode !== null && soleNode.id === pid.node) pid.p = soleNode.bySerialNumber(pid.n);
+    return pid;
+  }
   for (const n of nodes) {
     if (n.id === pid.node) {
       pid.p = n.bySerialNumber(pid.n);

@@ -21,6 +21,8 @@ export class Pid {
     this.n = n;
     /** @type {any} the local Process, when this pid names one of this node's processes (a cache, never sent) */
     this.p = null;
+    /** @type {Uint8Array | null} this pid's CBOR encoding, kept by the encoder (keepsWire) */
+    this.wire = null;
   }
 }
 
@@ -108,6 +110,7 @@ export const pidHooks = {
 registerValueCodec({
   cls: Pid,
   leaf: true,
+  keepsWire: true,
   tag: TAG_PID,
   encode: (x) => [x.node, x.n],
   decode: ([node, n]) => pidHooks.intern(new Pid(text(node, 'pid node'), serial(n, 'pid serial'))),

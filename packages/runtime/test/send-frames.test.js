@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Pair, Sym } from '@termite/scheme';
+import { Pair, Sym, encodeValue, decodeValue } from '@termite/scheme';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
 import { Pid } from '../src/values.js';
@@ -99,3 +99,22 @@ test('a SEND to a local process is delivered by the fast path; other frames and 
       node.remote = null;
     }
   }));
+
+test('a pid keeps its encoding from its first message, also when that message outgrew the encoder\'s buffer mid-pid', () => {
+  /** @type {Pid[]} */
+  const pids = [];
+  // messages of every size up to past the 16 KiB slab: some pid's bytes straddle the moment
+  // the encoding in progress moves to a bigger buffer
+  for (let k = 0; k < 3000; k++) {
+    const pid = new Pid(`node-${k % 7}-0123456789abcdefghijklmnop`, k);
+    const first = encodeValue(['z'.repeat((k * 37) % 17000), pid]);
+    assert.ok(pid.wire !== null, 'kept');
+    const [, back] = decodeValue(first);
+    assert.ok(back instanceof Pid && back.node === pid.node && back.n === pid.n);
+    pids.push(pid);
+  }
+  for (const pid of pids) {
+    const again = decodeValue(encodeValue(new Pair(pid, 0))); // from the kept bytes
+    assert.ok(again.car.node === pid.node && again.car.n === pid.n, `pid ${pid.n}: ${again.car.node}/${again.car.n}`);
+  }
+});

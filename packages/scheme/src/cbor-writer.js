@@ -32,6 +32,16 @@ export class CborWriter {
     return this.buf.slice(0, this.pos);
   }
 
+  /** A position to take the bytes written after it from (since), valid while the buffer grows. */
+  mark() {
+    return this.pos;
+  }
+
+  /** A copy of the bytes written after `mark`. @param {number} mark */
+  since(mark) {
+    return this.buf.slice(mark, this.pos);
+  }
+
   /**
    * Major type + argument, shortest form. `n` is a non-negative safe integer.
    * @param {number} major 0..7 @param {number} n
@@ -281,6 +291,16 @@ export class SlabWriter extends CborWriter {
   /** Drop the encoding in progress (after an error). */
   abandon() {
     this.pos = this.start;
+  }
+
+  /** Relative to the encoding's start: ensure() may move the encoding to a new buffer. */
+  mark() {
+    return this.pos - this.start;
+  }
+
+  /** @param {number} mark */
+  since(mark) {
+    return this.buf.slice(this.start + mark, this.pos);
   }
 
   bytes() {

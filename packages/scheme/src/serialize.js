@@ -67,15 +67,20 @@ export class CodecError extends Error {
  * @property {(x: any) => any[]} encode   fields (Scheme values) of x
  * @property {(fields: any[], ctx: DecodeContext) => any} decode
  * @property {object} [proto] cls.prototype (set by registerValueCodec)
+ * @property {boolean} [keepsWire] the values are immutable and have a `wire` field,
+ *   null when made: the one-pass encoder keeps a value's encoding there the first time
+ *   and copies it from then on (a pid is encoded in nearly every message)
  */
 /** @type {Map<number, ExtensionCodec>} */
 const extensionsByTag = new Map();
 
 /**
- * The encoder finds a registered codec on its class's prototype, under this key: one
- * property load per object encoded (a Map keyed by constructor cost a hash lookup).
+ * Codecs by their class's prototype. The encoder used to find a codec under a symbol
+ * on the prototype, one property load per object; but that load site sees every class
+ * of value, so it is megamorphic, and a map lookup of the prototype costs less.
+ * @type {Map<object, ExtensionCodec>}
  */
-const CODEC = Symbol('value codec');
+const extensionsByProto = new Map();
 
 /** @param {ExtensionCodec} codec */
 export function registerValueCodec(codec) {
@@ -86,7 +91,7 @@ export function registerValueCodec(codec) {
   }
   codec.proto = codec.cls.prototype;
   extensionsByTag.set(codec.tag, codec);
-  codec.cls.prototype[CODEC] = codec;
+  extensionsByProto.set(codec.cls.prototype, codec);
 }
 
 /**
@@ -95,10 +100,10 @@ export function registerValueCodec(codec) {
  * @param {any} x @returns {ExtensionCodec | undefined}
  */
 function extensionOf(x) {
-  const codec = x[CODEC];
-  // getPrototypeOf, not x.constructor: a property load at a site that sees every class
-  // of value is megamorphic, and this is on every message's path
-  return codec !== undefined && codec.proto === Object.getPrototypeOf(x) ? codec : undefined;
+  // by the exact prototype, in a map: a property load (x.constructor, or a symbol on the
+  // prototype) at a site that sees every class of value is megamorphic, and this is on
+  // every message's path (a pid in a message cost ~2 µs on a busy daemon)
+  return extensionsByProto.get(Object.getPrototypeOf(x));
 }
 
 /**
@@ -305,11 +310,20 @@ function emitSmall(x, w, depth) {
   const ext = extensionOf(x);
   if (ext !== undefined) {
     if (ext.leaf !== true) return false;
+    if (ext.keepsWire === true && x.wire !== null) {
+      w.raw(x.wire);
+      return true;
+    }
+    const start = w.mark();
     const fields = ext.encode(x);
     w.tag(ext.tag);
-    if (ext.single) return emitSmall(fields[0], w, depth + 1);
-    w.array(fields.length);
-    for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
+    if (ext.single) {
+      if (!emitSmall(fields[0], w, depth + 1)) return false;
+    } else {
+      w.array(fields.length);
+      for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
+    }
+    if (ext.keepsWire === true) x.wire = w.since(start);
     return true;
   }
   return emitAtom(x, w);
