@@ -503,8 +503,7 @@ export class Distribution {
     // just decoded: no one else holds this value, so it is delivered without a copy
     this.node.stats.messages++;
     this.node.core.send(proc.cpid, msg);
-    this.node.pokeAfterTask();
-    this.node.runArrivedNow();
+    this.node.runDelivered();
     return true;
   }
 

@@ -496,6 +496,17 @@ export class TermiteNode {
     if (this.runQueued && !this.looping) this.runAfterTask();
   }
 
+  /**
+   * A message from the network was just put in a mailbox, at the outermost point of
+   * this package's code on the stack: run the loop now (as pokeAfterTask then
+   * runArrivedNow would, without queueing the microtask that would find nothing to do),
+   * or, if the loop is on the stack (a transport that delivers synchronously), after it.
+   */
+  runDelivered() {
+    if (this.looping || this.stopped) this.pokeAfterTask();
+    else this.runAfterTask();
+  }
+
   /** pokeAfterTask's microtask: nothing to do if runArrivedNow ran it already. */
   afterTask = () => {
     if (this.runQueued) this.runAfterTask();
