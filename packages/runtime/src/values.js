@@ -107,13 +107,63 @@ export const pidHooks = {
   intern: (pid) => pid,
 };
 
+/**
+ * Other nodes' pids decoded lately, by serial: a message's reply-to pid recurs in
+ * message after message, and finding it here costs less than decoding it again. Pids of
+ * this node's processes are not kept (a pid holds its Process; a dead one would stay).
+ */
+const RECENT_PIDS = 64;
+/** @type {Array<Pid | undefined>} */
+const recentPids = new Array(RECENT_PIDS).fill(undefined);
+
+/**
+ * A pid in recentPids whose encoded fields, [node id, serial], are the bytes at d.pos
+ * (ASCII node id, serial below 2^32), with d.pos moved past them; else undefined.
+ * @param {Uint8Array} b @param {{pos: number}} d
+ */
+function knownPid(b, d) {
+  let at = d.pos;
+  if (b[at] !== 0x82) return undefined;
+  const th = b[at + 1];
+  let len;
+  if (th >= 0x60 && th < 0x78) {
+    len = th - 0x60;
+    at += 2;
+  } else if (th === 0x78) {
+    len = b[at + 2];
+    at += 3;
+  } else return undefined;
+  const textAt = at;
+  at += len;
+  const ib = b[at];
+  let n;
+  if (ib < 24) { n = ib; at += 1; }
+  else if (ib === 24) { n = b[at + 1]; at += 2; }
+  else if (ib === 25) { n = (b[at + 1] << 8) | b[at + 2]; at += 3; }
+  else if (ib === 26) { n = ((b[at + 1] << 24) >>> 0) + ((b[at + 2] << 16) | (b[at + 3] << 8) | b[at + 4]); at += 5; }
+  else return undefined;
+  if (at > b.length) return undefined;
+  const pid = recentPids[n & (RECENT_PIDS - 1)];
+  if (pid === undefined || pid.n !== n) return undefined;
+  const node = pid.node;
+  if (node.length !== len) return undefined;
+  for (let i = 0; i < len; i++) if (node.charCodeAt(i) !== b[textAt + i]) return undefined;
+  d.pos = at;
+  return pid;
+}
+
 registerValueCodec({
   cls: Pid,
   leaf: true,
   keepsWire: true,
   tag: TAG_PID,
   encode: (x) => [x.node, x.n],
-  decode: ([node, n]) => pidHooks.intern(new Pid(text(node, 'pid node'), serial(n, 'pid serial'))),
+  decode: ([node, n]) => {
+    const pid = pidHooks.intern(new Pid(text(node, 'pid node'), serial(n, 'pid serial')));
+    if (pid.p === null && n < 2 ** 32) recentPids[n & (RECENT_PIDS - 1)] = pid;
+    return pid;
+  },
+  decodeKnown: knownPid,
 });
 registerValueCodec({
   cls: Tag,

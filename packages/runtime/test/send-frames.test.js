@@ -118,3 +118,15 @@ test('a pid keeps its encoding from its first message, also when that message ou
     assert.ok(again.car.node === pid.node && again.car.n === pid.n, `pid ${pid.n}: ${again.car.node}/${again.car.n}`);
   }
 });
+
+test('another node\'s pid decoded again is the pid decoded before; a different node or serial in the same slot is not', () => {
+  const a = new Pid('peer-node-0123456789abcdefghijklm', 70);
+  const first = decodeValue(encodeValue(new Pair(a, 0))).car;
+  const again = decodeValue(encodeValue(new Pair(new Pid(a.node, 70), 1))).car;
+  assert.equal(again, first, 'the same object');
+  for (const other of [new Pid('peer-node-0123456789abcdefghijklX', 70), new Pid(a.node, 70 + 64), new Pid('short', 70), new Pid(a.node, 70 + 2 ** 20)]) {
+    const d = decodeValue(encodeValue([other, 'after']));
+    assert.ok(d[0] instanceof Pid && d[0].node === other.node && d[0].n === other.n, `${other.node}/${other.n}`);
+    assert.equal(d[1], 'after', 'decoding went on after the pid at the right byte');
+  }
+});

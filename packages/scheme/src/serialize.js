@@ -67,6 +67,9 @@ export class CodecError extends Error {
  * @property {(x: any) => any[]} encode   fields (Scheme values) of x
  * @property {(fields: any[], ctx: DecodeContext) => any} decode
  * @property {object} [proto] cls.prototype (set by registerValueCodec)
+ * @property {(bytes: Uint8Array, d: {pos: number}) => any} [decodeKnown] a value decoded
+ *   before, if the item at d.pos is one (d.pos is then moved past it), else undefined:
+ *   for a codec whose values recur from message to message (pids)
  * @property {boolean} [keepsWire] the values are immutable and have a `wire` field,
  *   null when made: the one-pass encoder keeps a value's encoding there the first time
  *   and copies it from then on (a pid is encoded in nearly every message)
@@ -984,6 +987,10 @@ class Decoder {
     }
     const ext = extensionsByTag.get(tag);
     if (ext) {
+      if (ext.decodeKnown !== undefined) {
+        const known = ext.decodeKnown(this.b, this);
+        if (known !== undefined) return known;
+      }
       const item = this.item(depth + 1);
       const fields = ext.single ? [item] : item;
       if (!Array.isArray(fields)) this.fail(`tag ${tag} must wrap an array`);
