@@ -180,7 +180,7 @@ export class FrameReader {
   /**
    * @param {boolean} masked whether frames must be masked (a server reads a client's frames)
    * @param {number} maxPayload a larger frame goes to ws, which closes with 1009
-   * @param {(payload: Buffer) => void} onMessage a whole binary message (a view of the socket's bytes)
+   * @param {(payload: Uint8Array) => void} onMessage a whole binary message (a view of the socket's bytes)
    * @param {(rest: Buffer) => void} onHandOver the stream's bytes from the first frame not carried here
    */
   constructor(masked, maxPayload, onMessage, onHandOver) {
@@ -228,9 +228,9 @@ export class FrameReader {
       const start = at + head;
       if (b.length - start >= n) {
         at = start + n;
-        const payload = b.subarray(start, at);
-        if (hasMask) applyMask(payload, 0, n, b[start - 4], b[start - 3], b[start - 2], b[start - 1]);
-        this.onMessage(payload);
+        if (hasMask) applyMask(b, start, n, b[start - 4], b[start - 3], b[start - 2], b[start - 1]);
+        // a plain view: Buffer's subarray looks up the species and runs Buffer's constructor
+        this.onMessage(new Uint8Array(b.buffer, b.byteOffset + start, n));
         continue;
       }
       // The payload continues in later chunks: gather it in a buffer of its size.
