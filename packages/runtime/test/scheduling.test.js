@@ -215,54 +215,37 @@ test('an answer from outside (a remote call\'s) resumes its process before the n
     }
   }));
 
-test('runArrivedNow runs a delivered message\'s receiver at once, once, and never inside a running loop', () =>
-  withNode(async ({ node }) => {
-    const proc = await spawnWaiting(node, '(lambda () (let loop () (?) (loop)))');
-    let runs = 0;
-    const runLoop = node.runLoop.bind(node);
-    node.runLoop = () => { runs++; runLoop(); };
-    // what the distribution layer does for a SEND frame from the network
-    node.core.send(proc.cpid, 1);
-    node.pokeAfterTask();
-    node.runArrivedNow();
-    assert.equal(runs, 1, 'the loop ran synchronously');
-    assert.ok(node.isWaiting(proc), 'the receiver took the message and waits again');
-    assert.equal(node.runQueued, false);
-    await new Promise((r) => setImmediate(r));
-    assert.equal(runs, 1, 'the queued microtask found nothing to do');
-    // inside a running loop (a transport delivering synchronously) nothing re-enters
-    node.looping = true;
-    node.core.send(proc.cpid, 2);
-    node.pokeAfterTask();
-    node.runArrivedNow();
-    assert.equal(runs, 1, 'no run while the loop is on the stack');
-    node.looping = false;
-    await new Promise((r) => setImmediate(r));
-    assert.equal(runs, 2, 'the microtask ran it after the loop');
-    assert.ok(node.isWaiting(proc));
-  }));
+/** The two ways the distribution layer runs a message delivered from the network. */
+const DELIVERIES = /** @type {Array<[string, (node: any) => void]>} */ ([
+  ['pokeAfterTask then runArrivedNow', (node) => { node.pokeAfterTask(); node.runArrivedNow(); }],
+  ['runDelivered', (node) => node.runDelivered()],
+]);
 
-test('runDelivered runs a delivered message\'s receiver at once with no microtask queued, and after a running loop', () =>
-  withNode(async ({ node }) => {
-    const proc = await spawnWaiting(node, '(lambda () (let loop () (?) (loop)))');
-    let runs = 0;
-    const runLoop = node.runLoop.bind(node);
-    node.runLoop = () => { runs++; runLoop(); };
-    node.core.send(proc.cpid, 1);
-    node.runDelivered();
-    assert.equal(runs, 1, 'the loop ran synchronously');
-    assert.equal(node.runQueued, false, 'nothing queued for later');
-    assert.ok(node.isWaiting(proc), 'the receiver took the message and waits again');
-    // inside a running loop nothing re-enters: it runs after, from a microtask
-    node.looping = true;
-    node.core.send(proc.cpid, 2);
-    node.runDelivered();
-    assert.equal(runs, 1, 'no run while the loop is on the stack');
-    node.looping = false;
-    await new Promise((r) => setImmediate(r));
-    assert.equal(runs, 2, 'the microtask ran it after the loop');
-    assert.ok(node.isWaiting(proc));
-  }));
+for (const [how, deliver] of DELIVERIES) {
+  test(`${how} runs a delivered message's receiver at once, once, and never inside a running loop`, () =>
+    withNode(async ({ node }) => {
+      const proc = await spawnWaiting(node, '(lambda () (let loop () (?) (loop)))');
+      let runs = 0;
+      const runLoop = node.runLoop.bind(node);
+      node.runLoop = () => { runs++; runLoop(); };
+      node.core.send(proc.cpid, 1);
+      deliver(node);
+      assert.equal(runs, 1, 'the loop ran synchronously');
+      assert.ok(node.isWaiting(proc), 'the receiver took the message and waits again');
+      assert.equal(node.runQueued, false);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(runs, 1, 'no microtask ran the loop again');
+      // inside a running loop (a transport delivering synchronously) nothing re-enters
+      node.looping = true;
+      node.core.send(proc.cpid, 2);
+      deliver(node);
+      assert.equal(runs, 1, 'no run while the loop is on the stack');
+      node.looping = false;
+      await new Promise((r) => setImmediate(r));
+      assert.equal(runs, 2, 'the microtask ran it after the loop');
+      assert.ok(node.isWaiting(proc));
+    }));
+}
 
 test('one wake-up timer: a later timeout keeps it, an earlier one re-arms it, and with nothing due it holds no process alive', () =>
   withNode(async ({ node }) => {

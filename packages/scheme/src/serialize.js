@@ -185,21 +185,7 @@ let scratchBusy = false;
  * @returns {Uint8Array | null}
  */
 export function encodeSmallValue(value) {
-  if (scratchBusy) return null;
-  scratchBusy = true;
-  scratch.begin();
-  smallCount = 0;
-  try {
-    if (emitSmall(value, scratch, 0)) return scratch.end();
-    scratch.abandon();
-    return null;
-  } catch (e) {
-    scratch.abandon();
-    throw e;
-  } finally {
-    scratchBusy = false;
-    for (let i = 0; i < smallCount; i++) smallSeen[i] = undefined; // keep nothing alive
-  }
+  return encodeSmall(null, value, null, 0, 0);
 }
 
 /**
@@ -212,14 +198,24 @@ export function encodeSmallValue(value) {
  * @returns {Uint8Array | null}
  */
 export function encodeSmallBetween(head, value, tail) {
+  return encodeSmall(head, value, tail, 2, 1);
+}
+
+/**
+ * The one-pass encoding of `value` between bytes already encoded, or null.
+ * @param {Uint8Array | null} head @param {any} value @param {Uint8Array | null} tail
+ * @param {number} counted objects of the enclosing value already counted
+ * @param {number} depth the value's depth in the enclosing value
+ */
+function encodeSmall(head, value, tail, counted, depth) {
   if (scratchBusy) return null;
   scratchBusy = true;
   scratch.begin();
-  smallCount = 2; // the enclosing array and the last item, as encodeSmallValue counts them
+  smallCount = counted;
   try {
-    scratch.raw(head);
-    if (emitSmall(value, scratch, 1)) {
-      scratch.raw(tail);
+    if (head !== null) scratch.raw(head);
+    if (emitSmall(value, scratch, depth)) {
+      if (tail !== null) scratch.raw(tail);
       return scratch.end();
     }
     scratch.abandon();
@@ -229,7 +225,7 @@ export function encodeSmallBetween(head, value, tail) {
     throw e;
   } finally {
     scratchBusy = false;
-    for (let i = 2; i < smallCount; i++) smallSeen[i] = undefined; // keep nothing alive
+    for (let i = counted; i < smallCount; i++) smallSeen[i] = undefined; // keep nothing alive
   }
 }
 
