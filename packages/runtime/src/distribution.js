@@ -67,10 +67,10 @@ const NO_ENVS_BYTES = new Uint8Array([0x80]);
 const SEND_HEADS = 64;
 
 /**
- * The first four items of a SEND frame to `pid`, encoded: [F_SEND, node, n, ... as
- * encodeSmallValue writes them (array of 5, the type, the node id as text, the serial),
- * or null when the node id is not ASCII text under 256 characters (then the frame is
- * encoded whole).
+ * The start of a SEND frame to `pid` as encodeSmallValue writes it: the head of an array
+ * of 5, then its first three items (the type, the node id as text, the serial). Null
+ * when the node id is not ASCII text under 256 characters or the serial is not below
+ * 2^32 (the frame is then encoded whole).
  * @param {Pid} pid
  */
 function sendHeadBytes(pid) {
@@ -469,9 +469,10 @@ export class Distribution {
   /**
    * The commonest frame, handled without decoding the frame around its message: a SEND
    * to a live process of this node, [1, this node's id, n, msg, []] (no procedure in it,
-   * so no environment list). False, having done nothing, for any other frame, and for
-   * a message that needs code or environments first: onFrame then decodes it all.
-   * A malformed message is refused here (the same error the whole frame would give).
+   * so no environment list). False, having done nothing, for any other frame, for a
+   * message that needs code or environments first, and for one that does not decode:
+   * onFrame then decodes the whole frame, which fetches the code or refuses the frame
+   * with its reason.
    * @param {Uint8Array} bytes
    */
   deliverLocalSend(bytes) {
