@@ -25,8 +25,6 @@ import { randomFillSync } from 'node:crypto';
 
 /** First byte of a final binary frame: FIN, no RSV bits, opcode 2. */
 const FIN_BINARY = 0x82;
-/** Largest frame head: 2 + 8 bytes of length + 4 of mask. */
-const MAX_HEAD = 14;
 /** Payloads up to this many bytes are copied into the frame's buffer; larger ones are written after their head, uncopied (unmasked frames only). */
 const COPY_LIMIT = 16 * 1024;
 
@@ -265,7 +263,8 @@ export class FrameReader {
 
   /** @param {Buffer} b @param {number} at */
   #holdHead(b, at) {
-    this.#head = Buffer.from(b.subarray(at)); // under MAX_HEAD bytes; a copy, so the chunk is not kept
+    // fewer bytes than the largest head (2 + 8 of length + 4 of mask); a copy, so the chunk is not kept
+    this.#head = Buffer.from(b.subarray(at));
   }
 
   /** @param {Buffer} b @param {number} at */
