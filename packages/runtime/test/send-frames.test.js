@@ -130,3 +130,14 @@ test('another node\'s pid decoded again is the pid decoded before; a different n
     assert.equal(d[1], 'after', 'decoding went on after the pid at the right byte');
   }
 });
+
+test('a known pid under a shareable mark (tag 28) is found again by a later reference (tag 29)', () => {
+  const pid = new Pid('peer-node-0123456789abcdefghijklm', 71);
+  decodeValue(encodeValue(pid)); // now a known pid
+  // [28(pid), 29(0)]: what an encoder that shared the pid would write
+  const pidBytes = encodeValue(pid);
+  const bytes = new Uint8Array([0x82, 0xd8, 0x1c, ...pidBytes, 0xd8, 0x1d, 0x00]);
+  const [a, b] = decodeValue(bytes);
+  assert.ok(a instanceof Pid && a.n === 71);
+  assert.equal(b, a);
+});

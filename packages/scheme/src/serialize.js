@@ -985,7 +985,10 @@ class Decoder {
     if (ext) {
       if (ext.decodeKnown !== undefined) {
         const known = ext.decodeKnown(this.b, this);
-        if (known !== undefined) return known;
+        if (known !== undefined) {
+          if (register) register(known);
+          return known;
+        }
       }
       const item = this.item(depth + 1);
       const fields = ext.single ? [item] : item;
