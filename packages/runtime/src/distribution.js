@@ -43,11 +43,11 @@
  * (the mesh's 'routes' event, after its own neighbour lost it).
  */
 import {
-  encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
+  encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CborWriter, CodecError, Environment, instantiate, rtEnv, libraryEnvs, runSlice,
   primitives, LinkError, SLICE_DONE, SLICE_DIED, Thread, checkWire, runtimeUnits, builtinUnit,
 } from '@termite/scheme/internal';
 import { wireToData, wireFromData, hashWire, threadToData, threadFromData, ErrorObject, VOID, Sym, arrayToList, schemeErrorOf, Closure, writeString } from '@termite/scheme';
-import { Pid, NodeRef } from './values.js';
+import { Pid, NodeRef, serialHeadSize, serialAt } from './values.js';
 import { resolveCode, registerUnitInstance, unitsByHash, MissingCode } from './code.js';
 import { copyMessage } from './copy.js';
 
@@ -68,49 +68,19 @@ const SEND_HEADS = 64;
 
 /**
  * The start of a SEND frame to `pid` as encodeSmallValue writes it: the head of an array
- * of 5, then its first three items (the type, the node id as text, the serial). Null
- * when the node id is not ASCII text under 256 characters or the serial is not below
- * 2^32 (the frame is then encoded whole).
+ * of 5, then its first three items (the type, the node id, the serial). Null when the
+ * serial is not below 2^32 (deliverLocalSend reads no larger one; the frame is then
+ * encoded whole).
  * @param {Pid} pid
  */
 function sendHeadBytes(pid) {
-  const node = pid.node;
-  const n = node.length;
-  if (n > 255 || !Number.isSafeInteger(pid.n) || pid.n < 0 || pid.n >= 2 ** 32) return null;
-  const out = new Uint8Array(2 + (n < 24 ? 1 : 2) + n + 5);
-  out[0] = 0x85;
-  out[1] = F_SEND;
-  let at = 2;
-  if (n < 24) out[at++] = 0x60 | n;
-  else {
-    out[at++] = 0x78;
-    out[at++] = n;
-  }
-  for (let i = 0; i < n; i++) {
-    const c = node.charCodeAt(i);
-    if (c > 0x7f) return null;
-    out[at++] = c;
-  }
-  const k = pid.n; // shortest unsigned head, as CborWriter.head writes it
-  if (k < 24) out[at++] = k;
-  else if (k < 0x100) { out[at++] = 24; out[at++] = k; }
-  else if (k < 0x10000) { out[at++] = 25; out[at++] = k >>> 8; out[at++] = k & 0xff; }
-  else { out[at++] = 26; out[at++] = k >>> 24; out[at++] = (k >>> 16) & 0xff; out[at++] = (k >>> 8) & 0xff; out[at++] = k & 0xff; }
-  return out.subarray(0, at);
-}
-
-/** CBOR text of an ASCII string under 256 characters (a node id). @param {string} s */
-function cborAsciiText(s) {
-  const n = s.length;
-  const h = n < 24 ? 1 : 2;
-  const out = new Uint8Array(h + n);
-  if (n < 24) out[0] = 0x60 | n;
-  else {
-    out[0] = 0x78;
-    out[1] = n;
-  }
-  for (let i = 0; i < n; i++) out[h + i] = s.charCodeAt(i);
-  return out;
+  if (!Number.isSafeInteger(pid.n) || pid.n < 0 || pid.n >= 2 ** 32) return null;
+  const w = new CborWriter(64);
+  w.array(5);
+  w.int(F_SEND);
+  w.text(pid.node);
+  w.int(pid.n);
+  return w.bytes();
 }
 
 /** decodeReady's result when the value cannot be decoded yet. */
@@ -253,7 +223,12 @@ export class Distribution {
 
   /** This node's id as CBOR text, as a SEND frame to one of its processes names it. */
   get selfText() {
-    return this.selfTextBytes ?? (this.selfTextBytes = cborAsciiText(this.node.id));
+    if (this.selfTextBytes === null) {
+      const w = new CborWriter(64);
+      w.text(this.node.id);
+      this.selfTextBytes = w.bytes();
+    }
+    return this.selfTextBytes;
   }
 
   /** @type {Uint8Array | null} */
@@ -445,19 +420,13 @@ export class Distribution {
       if (this.deliverLocalSend(bytes)) return;
       // fast path: decode synchronously when all code is present and ready
       let frame;
-      // decode fills it only while environments are being copied here (rarely); it is
-      // read before anything below can call onFrame again
-      const loading = this.loadingScratch;
-      if (loading.size !== 0) loading.clear(); // clear() allocates a new table even when empty
       try {
-        frame = this.decode(bytes, loading);
+        frame = this.decodeReady(bytes);
       } catch (e) {
-        if (!(e instanceof MissingCode)) {
-          this.refuse(from, e);
-          return;
-        }
+        this.refuse(from, e);
+        return;
       }
-      if (frame !== undefined && loading.size === 0 && !this.stale(frame)) {
+      if (frame !== NOT_READY && !this.stale(frame)) {
         this.handleFrame(from, frame, bytes);
         this.node.runArrivedNow();
         return;
@@ -481,26 +450,20 @@ export class Distribution {
     let at = 2 + self.length;
     if (len < at + 2 || bytes[0] !== 0x85 || bytes[1] !== F_SEND || bytes[len - 1] !== 0x80) return false;
     for (let i = 0; i < self.length; i++) if (bytes[2 + i] !== self[i]) return false;
-    // the serial: an unsigned integer in its shortest form, below 2^32
-    const ib = bytes[at++];
-    let n;
-    if (ib < 24) n = ib;
-    else if (ib === 24) n = bytes[at++];
-    else if (ib === 25) { n = (bytes[at] << 8) | bytes[at + 1]; at += 2; }
-    else if (ib === 26) { n = ((bytes[at] << 24) >>> 0) + ((bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]); at += 4; }
-    else return false;
-    if (at >= len - 1) return false;
+    // the serial: an unsigned integer below 2^32
+    const size = serialHeadSize(bytes, at);
+    if (size === 0 || at + size >= len - 1) return false;
+    const n = serialAt(bytes, at);
+    at += size;
     const proc = this.node.bySerialNumber(n);
     if (proc === null) return false; // gone, or moved on: the general path forwards or drops
-    const loading = this.loadingScratch;
-    if (loading.size !== 0) loading.clear();
     let msg;
     try {
-      msg = this.envLoading.size === 0 ? decodeValue(bytes, this.decodeOptions, at, len - 1) : this.decodeIn(bytes, loading, at, len - 1);
+      msg = this.decodeReady(bytes, at, len - 1);
     } catch {
-      return false; // the general path decodes the whole frame and says what is wrong, or fetches code
+      return false; // the general path decodes the whole frame and says what is wrong
     }
-    if (loading.size !== 0) return false;
+    if (msg === NOT_READY) return false; // it fetches the code, or waits for the environments
     // just decoded: no one else holds this value, so it is delivered without a copy
     this.node.stats.messages++;
     this.node.core.send(proc.cpid, msg);
@@ -559,21 +522,14 @@ export class Distribution {
   }
 
   /**
+   * The value in bytes[start, end).
    * @param {Uint8Array} bytes
    * @param {Set<string>} [loading] collects the environments the value's code belongs to
    *   whose definitions are still being copied here
+   * @param {number} [start] @param {number} [end]
    */
-  decode(bytes, loading) {
-    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, this.decodeOptions);
-    return this.decodeIn(bytes, loading, 0, bytes.length);
-  }
-
-  /**
-   * decode of bytes[start, end) while environments are being copied here: `loading`
-   * collects those the value's code belongs to.
-   * @param {Uint8Array} bytes @param {Set<string>} loading @param {number} start @param {number} end
-   */
-  decodeIn(bytes, loading, start, end) {
+  decode(bytes, loading, start = 0, end = bytes.length) {
+    if (loading === undefined || this.envLoading.size === 0) return decodeValue(bytes, this.decodeOptions, start, end);
     return decodeValue(bytes, {
       resolveCode: (hash, env) => {
         const unit = this.receivedCode(hash, env);
@@ -768,14 +724,16 @@ export class Distribution {
    * `bytes` decoded now, or NOT_READY if that needs code this node does not have yet or
    * environments still being copied here (decodeFetching then waits for them). A
    * malformed value throws, as decodeFetching would.
-   * @param {Uint8Array} bytes
+   * @param {Uint8Array} bytes @param {number} [start] @param {number} [end] the value's bytes
    */
-  decodeReady(bytes) {
+  decodeReady(bytes, start = 0, end = bytes.length) {
+    // decode fills it only while environments are being copied here (rarely); it is
+    // read before anything can decode again
     const loading = this.loadingScratch;
-    if (loading.size !== 0) loading.clear();
+    if (loading.size !== 0) loading.clear(); // clear() allocates a new table even when empty
     let value;
     try {
-      value = this.decode(bytes, loading);
+      value = this.decode(bytes, loading, start, end);
     } catch (e) {
       if (e instanceof MissingCode) return NOT_READY;
       throw e;

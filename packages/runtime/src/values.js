@@ -108,6 +108,25 @@ export const pidHooks = {
 };
 
 /**
+ * The size of the CBOR head at b[at] if it is an unsigned integer below 2^32, as a
+ * pid's serial is written, else 0 (serialAt reads its value).
+ * @param {Uint8Array} b @param {number} at
+ */
+export function serialHeadSize(b, at) {
+  const ib = b[at];
+  return ib < 24 ? 1 : ib === 24 ? 2 : ib === 25 ? 3 : ib === 26 ? 5 : 0;
+}
+
+/** The serial whose head is at b[at] (serialHeadSize gave its size). @param {Uint8Array} b @param {number} at */
+export function serialAt(b, at) {
+  const ib = b[at];
+  if (ib < 24) return ib;
+  if (ib === 24) return b[at + 1];
+  if (ib === 25) return (b[at + 1] << 8) | b[at + 2];
+  return ((b[at + 1] << 24) >>> 0) + ((b[at + 2] << 16) | (b[at + 3] << 8) | b[at + 4]);
+}
+
+/**
  * Other nodes' pids decoded lately, by serial: a message's reply-to pid recurs in
  * message after message, and finding it here costs less than decoding it again. Pids of
  * this node's processes are not kept (a pid holds its Process; a dead one would stay).
@@ -135,14 +154,10 @@ function knownPid(b, d) {
   } else return undefined;
   const textAt = at;
   at += len;
-  const ib = b[at];
-  let n;
-  if (ib < 24) { n = ib; at += 1; }
-  else if (ib === 24) { n = b[at + 1]; at += 2; }
-  else if (ib === 25) { n = (b[at + 1] << 8) | b[at + 2]; at += 3; }
-  else if (ib === 26) { n = ((b[at + 1] << 24) >>> 0) + ((b[at + 2] << 16) | (b[at + 3] << 8) | b[at + 4]); at += 5; }
-  else return undefined;
-  if (at > b.length) return undefined;
+  const size = serialHeadSize(b, at);
+  if (size === 0 || at + size > b.length) return undefined;
+  const n = serialAt(b, at);
+  at += size;
   const pid = recentPids[n & (RECENT_PIDS - 1)];
   if (pid === undefined || pid.n !== n) return undefined;
   const node = pid.node;

@@ -11,6 +11,7 @@ export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime
 export { rtEnv, libraryEnvs, Environment, instantiate, LinkError } from './runtime/linker.js';
 export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CodecError, internRecordType } from './serialize.js';
 export * as tags from './serialize.js';
+export { CborWriter } from './cbor-writer.js';
 export { registerEquality, isEqual, isEqv } from './runtime/prims-equivalence.js';
 export { registerPrinter, writeString, displayString } from './printer.js';
 export { Port } from './runtime/ports.js';
