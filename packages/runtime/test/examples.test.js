@@ -103,7 +103,7 @@ test('examples/supervised-pong.scm logs the paper’s trace on stderr, not stdou
 
 // BUG (reported to the lead): under `termite-node run`, what a program writes to
 // (current-error-port) is discarded — the Scheme console's stderr sink
-// (consoleSinks.stderr in packages/scheme/src/runtime/boot.js) is never connected.
+// (consoleSinks.stderr in packages/scheme/src/engine/boot.js) is never connected.
 test('termite-node run: (current-error-port) writes to stderr', { timeout: LIMIT_MS + 5000 }, async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'termite-stderr-'));
   try {

@@ -5,16 +5,16 @@
  * remembers definitions, macros and imports, compiles it, runs it, and reports what it
  * printed and the values it returned — or the error, without losing the environment.
  */
-import { boot, consoleSinks } from './runtime/boot.js';
+import { boot, consoleSinks } from './engine/boot.js';
 import { Reader } from './reader.js';
 import { createEnvironment, expandInEnvironment } from './expand/index.js';
 import { compileUnitChecked } from './compile-checked.js';
-import { Environment, instantiate, libraryEnvs } from './runtime/linker.js';
-import { Thread, runToCompletion } from './runtime/driver.js';
+import { Environment, instantiate, libraryEnvs } from './engine/linker.js';
+import { Thread, runToCompletion } from './engine/driver.js';
 import { writeString } from './printer.js';
 import { SchemeError, EOF, VOID, Values } from './values.js';
 import { describeError } from './index.js';
-import { interactionEnvironment } from './runtime/eval.js';
+import { interactionEnvironment } from './engine/eval.js';
 
 let replCounter = 0;
 

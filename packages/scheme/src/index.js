@@ -14,12 +14,12 @@
  * // r.ok === true, out.join('') === '(1 4 9)'
  * ```
  */
-import { boot, consoleSinks, preludeUnit } from './runtime/boot.js';
+import { boot, consoleSinks, preludeUnit } from './engine/boot.js';
 import { readAll } from './reader.js';
 import { expandProgram, createEnvironment, expandInEnvironment } from './expand/index.js';
 import { compileUnitChecked } from './compile-checked.js';
-import { instantiate, Environment, libraryEnvs, rtEnv } from './runtime/linker.js';
-import { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './runtime/driver.js';
+import { instantiate, Environment, libraryEnvs, rtEnv } from './engine/linker.js';
+import { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 import { writeString, displayString } from './printer.js';
 import { ErrorObject, SchemeError } from './values.js';
 
@@ -28,10 +28,10 @@ export { readAll, Reader } from './reader.js';
 export { writeString, displayString } from './printer.js';
 export { encodeValue, decodeValue, registerValueCodec } from './serialize.js';
 export { compileUnit, wireToData, wireFromData, hashWire, PASSES } from './pipeline.js';
-export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './runtime/driver.js';
-export { Environment, rtEnv, libraryEnvs, instantiate } from './runtime/linker.js';
+export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
+export { Environment, rtEnv, libraryEnvs, instantiate } from './engine/linker.js';
 export { boot, consoleSinks };
-export { evalOptions, interactionEnvironment, EvalEnvironment } from './runtime/eval.js';
+export { evalOptions, interactionEnvironment, EvalEnvironment } from './engine/eval.js';
 export { Evaluator } from './evaluator.js';
 export { snapshotThread, restoreThread, threadToData, threadFromData, resolveRuntimeCode } from './snapshot.js';
 

@@ -21,7 +21,7 @@ import { convertClosures } from './passes/convert-closures.js';
 import { printCore } from './ir/core.js';
 import { printCps } from './ir/cps.js';
 import { printWire } from './ir/wire.js';
-import { primitives } from './runtime/registry.js';
+import { primitives } from './engine/registry.js';
 import { encodeValue } from './serialize.js';
 import { sha256, toHex } from './sha256.js';
 

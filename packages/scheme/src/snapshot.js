@@ -9,16 +9,16 @@
  * Snapshot layout (a vector):
  *   #(1 env-id #((name value) ...) act closure args value frames winders handlers params)
  */
-import { Thread, ACT_CALL, ACT_RETURN } from './runtime/driver.js';
+import { Thread, ACT_CALL, ACT_RETURN } from './engine/driver.js';
 import { encodeValue, decodeValue, CodecError } from './serialize.js';
-import { builtinUnit, runtimeUnits } from './runtime/boot.js';
-import { Unbound } from './runtime/engine.js';
+import { builtinUnit, runtimeUnits } from './engine/boot.js';
+import { Unbound } from './engine/engine.js';
 
 export const SNAPSHOT_VERSION = 1;
 
 /**
  * @param {Thread} th a thread between slices (not running)
- * @param {import('./runtime/linker.js').Environment|null} env the environment whose globals travel with it
+ * @param {import('./engine/linker.js').Environment|null} env the environment whose globals travel with it
  * @returns {Uint8Array}
  */
 export function snapshotThread(th, env) {
@@ -27,7 +27,7 @@ export function snapshotThread(th, env) {
 
 /**
  * The thread (and its environment's globals) as Scheme data.
- * @param {Thread} th @param {import('./runtime/linker.js').Environment|null} env
+ * @param {Thread} th @param {import('./engine/linker.js').Environment|null} env
  */
 export function threadToData(th, env) {
   const globals = [];
@@ -57,7 +57,7 @@ export function threadToData(th, env) {
  * runtime's own (builtins and prelude, resolved here). The environment's globals are
  * written into `env` (whose id should be the snapshot's).
  * @param {Uint8Array} bytes
- * @param {{resolveCode: (hash: string, env: string) => any, env: import('./runtime/linker.js').Environment|null}} opts
+ * @param {{resolveCode: (hash: string, env: string) => any, env: import('./engine/linker.js').Environment|null}} opts
  * @returns {Thread}
  */
 export function restoreThread(bytes, opts) {
@@ -66,7 +66,7 @@ export function restoreThread(bytes, opts) {
 }
 
 /**
- * @param {any} data @param {import('./runtime/linker.js').Environment|null} env
+ * @param {any} data @param {import('./engine/linker.js').Environment|null} env
  * @returns {Thread}
  */
 export function threadFromData(data, env) {

@@ -1,8 +1,8 @@
 // @ts-check
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import '../src/runtime/prims-numbers.js';
-import { primitives } from '../src/runtime/registry.js';
+import '../src/primitives/prims-numbers.js';
+import { primitives } from '../src/engine/registry.js';
 import { Flonum, Values, SchemeError, DEFAULT } from '../src/values.js';
 import { numberToString } from '../src/numbers.js';
 

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pair, Char, SchemeError, list } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import '../src/runtime/prims-lists.js';
-import '../src/runtime/prims-strings.js';
-import '../src/runtime/prims-vectors.js';
+import { primitives } from '../src/engine/registry.js';
+import '../src/primitives/prims-lists.js';
+import '../src/primitives/prims-strings.js';
+import '../src/primitives/prims-vectors.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Char } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import { stringLength, unitOffset, substringCp, compareStrings } from '../src/runtime/prims-strings.js';
+import { primitives } from '../src/engine/registry.js';
+import { stringLength, unitOffset, substringCp, compareStrings } from '../src/primitives/prims-strings.js';
 
 const stringRef = /** @type {Function} */ (primitives.get('string-ref')?.fn);
 

@@ -3,7 +3,7 @@
 // JS engine's own simple case folding, which /iu regular expressions use, for every code point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldcase, foldcaseString, upcase, downcase, digitValue, isNumeric } from '../src/runtime/unicode.js';
+import { foldcase, foldcaseString, upcase, downcase, digitValue, isNumeric } from '../src/primitives/unicode.js';
 
 /** Every Unicode scalar value. */
 function* scalars() {

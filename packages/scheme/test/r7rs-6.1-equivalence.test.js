@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pair, Sym, Char, Flonum, Ratnum, Closure, Record, RecordType, ErrorObject, list, freezeLiteral } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import { isEqv, isEqual, registerEquality } from '../src/runtime/prims-equivalence.js';
-import '../src/runtime/prims-lists.js'; // memv
+import { primitives } from '../src/engine/registry.js';
+import { isEqv, isEqual, registerEquality } from '../src/primitives/prims-equivalence.js';
+import '../src/primitives/prims-lists.js'; // memv
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorObject, SchemeError, Sym, list, listToArray } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import '../src/runtime/prims-errors.js';
-import '../src/runtime/prims-lists.js';
-import '../src/runtime/ports.js';
+import { primitives } from '../src/engine/registry.js';
+import '../src/primitives/prims-errors.js';
+import '../src/primitives/prims-lists.js';
+import '../src/primitives/ports.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -6,11 +6,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Char, EOF, Pair, Sym, SchemeError, VOID, list, listToArray } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import { current } from '../src/runtime/current.js';
-import { Port, flushFilePorts } from '../src/runtime/ports.js';
+import { primitives } from '../src/engine/registry.js';
+import { current } from '../src/engine/current.js';
+import { Port, flushFilePorts } from '../src/primitives/ports.js';
 import { writeString } from '../src/printer.js';
-import '../src/runtime/prims-lists.js';
+import '../src/primitives/prims-lists.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Flonum, Pair, Sym, SchemeError, listToArray } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import * as host from '../src/runtime/host.js';
-import * as browser from '../src/runtime/host.browser.js';
-import '../src/runtime/ports.js';
+import { primitives } from '../src/engine/registry.js';
+import * as host from '../src/engine/host.js';
+import * as browser from '../src/engine/host.browser.js';
+import '../src/primitives/ports.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

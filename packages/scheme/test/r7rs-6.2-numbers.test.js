@@ -12,8 +12,8 @@
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import '../src/runtime/prims-numbers.js';
-import { primitives } from '../src/runtime/registry.js';
+import '../src/primitives/prims-numbers.js';
+import { primitives } from '../src/engine/registry.js';
 import { readAll } from '../src/reader.js';
 import { writeString } from '../src/printer.js';
 import { Pair, Sym, SchemeError } from '../src/values.js';

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pair, Sym, Flonum, SchemeError, VOID, list, listToArray, freezeLiteral } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import '../src/runtime/prims-lists.js';
+import { primitives } from '../src/engine/registry.js';
+import '../src/primitives/prims-lists.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Char, Flonum, SchemeError, listToArray } from '../src/values.js';
-import { primitives } from '../src/runtime/registry.js';
-import '../src/runtime/prims-chars.js';
+import { primitives } from '../src/engine/registry.js';
+import '../src/primitives/prims-chars.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -47,7 +47,7 @@ import { syntaxError } from './errors.js';
 /**
  * Every user library expanded in this JS realm, by key (the last definition wins). An
  * `eval` environment may import one of them without finding its file again, when the
- * runtime says its body has run (ExpandOptions.sharedLibrary, see runtime/eval.js).
+ * runtime says its body has run (ExpandOptions.sharedLibrary, see engine/eval.js).
  * @type {Map<string, Library>}
  */
 export const expandedLibraries = new Map();

@@ -124,5 +124,5 @@ export const STANDARD_LIBRARIES = {
 /** What a program without an `import` form imports: every standard library and (termite). */
 export const DEFAULT_IMPORTS = Object.keys(STANDARD_LIBRARIES);
 
-/** The cond-expand features every unit sees (opts.features adds more; the runtime adds the host's, runtime/ports.js). */
+/** The cond-expand features every unit sees (opts.features adds more; the runtime adds the host's, primitives/ports.js). */
 export const BASE_FEATURES = ['r7rs', 'exact-closed', 'ratios', 'full-unicode', 'ieee-float', 'termite'];

@@ -13,7 +13,7 @@
  * in Scheme by the lead; the two-argument equal? versions are here as `%member`, `%assoc`.
  */
 import { Pair, Sym, VOID, schemeErrorOf } from '../values.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 import { isEqual, isEqv } from './prims-equivalence.js';
 import { absent, typeError, immutableError, checkLength, isExactInt } from './prims-errors.js';
 

@@ -10,7 +10,7 @@
  */
 import * as N from '../numbers.js';
 import { DEFAULT, Values, schemeErrorOf } from '../values.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 
 const PURE = { pure: true };
 

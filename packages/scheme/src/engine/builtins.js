@@ -13,7 +13,7 @@ import { rtEnv } from './linker.js';
 import { R, CALL, arity, unwind, PEND_CAPTURE, PEND_EXIT } from './engine.js';
 import { ESCAPE, DIE, driverHooks } from './driver.js';
 import { Closure, listToArray, schemeErrorOf } from '../values.js';
-import { parameterLambda, parameterCode } from './prims-control.js';
+import { parameterLambda, parameterCode } from '../primitives/prims-control.js';
 
 /** The pseudo-unit every builtin LambdaInfo belongs to. */
 export const builtinUnit = {

@@ -2,7 +2,7 @@
 /**
  * The system interface for Node: files, environment variables, command line, clocks.
  * host.browser.js has the same exports for a browser tab; package.json's "browser" field
- * maps "./src/runtime/host.js" to "./src/runtime/host.browser.js".
+ * maps "./src/engine/host.js" to "./src/engine/host.browser.js".
  *
  * File functions throw a JS `HostError` whose message is a short reason ("no such file or
  * directory"); ports.js turns it into a Scheme file error naming the procedure and file.

@@ -9,7 +9,7 @@
  * simple (one to one) mappings, so `(char-upcase #\ß)` is `#\ß`.
  */
 import { Char, schemeErrorOf } from '../values.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 import { typeError, isExactInt } from './prims-errors.js';
 import * as U from './unicode.js';
 

@@ -7,8 +7,8 @@
  * suspend): the Scheme prelude builds dynamic-wind, raise, guard, parameterize and
  * call/cc on top of them, so every continuation stays data.
  */
-import { definePrimitive } from './registry.js';
-import { R } from './engine.js';
+import { definePrimitive } from '../engine/registry.js';
+import { R } from '../engine/engine.js';
 import {
   Values, VOID, Pair, Closure, Record, RecordType, Sym, CALL, ErrorObject,
   schemeErrorOf, listToArray, arrayToList, isList,

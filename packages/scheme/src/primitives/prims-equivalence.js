@@ -23,7 +23,7 @@
  */
 import { Pair, Char } from '../values.js';
 import { isNumber, numEqv } from '../numbers.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 
 /**
  * @typedef {object} EqualityEntry

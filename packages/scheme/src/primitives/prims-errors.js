@@ -13,7 +13,7 @@
  */
 import { ErrorObject, SchemeError, DEFAULT, Sym, arrayToList, schemeErrorOf } from '../values.js';
 import * as printer from '../printer.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 
 // ---------------------------------------------------------------------------------------
 // Argument checks shared by the primitive files.

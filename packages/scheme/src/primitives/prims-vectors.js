@@ -9,7 +9,7 @@
  * (values.js isFrozenBytevector) and bytevector-u8-set! and bytevector-copy! check it.
  */
 import { Pair, VOID, schemeErrorOf, isFrozenBytevector } from '../values.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 

@@ -5,24 +5,24 @@
  * compile and run the Scheme prelude into 'rt'. Idempotent; the first call does the
  * work (about as long as compiling a few hundred lines of Scheme).
  */
-import './prims-numbers.js';
-import './prims-equivalence.js';
-import './prims-lists.js';
-import './prims-chars.js';
-import './prims-strings.js';
-import './prims-vectors.js';
-import './prims-errors.js';
-import './ports.js';
-import './prims-control.js';
-import { Port } from './ports.js';
-import { consolePorts } from './port-codec.js';
+import '../primitives/prims-numbers.js';
+import '../primitives/prims-equivalence.js';
+import '../primitives/prims-lists.js';
+import '../primitives/prims-chars.js';
+import '../primitives/prims-strings.js';
+import '../primitives/prims-vectors.js';
+import '../primitives/prims-errors.js';
+import '../primitives/ports.js';
+import '../primitives/prims-control.js';
+import { Port } from '../primitives/ports.js';
+import { consolePorts } from '../primitives/port-codec.js';
 import { installPrimitives, installControl, builtinUnit } from './builtins.js';
 import { installEval } from './eval.js';
-import { makeParameter, parameterValue } from './prims-control.js';
+import { makeParameter, parameterValue } from '../primitives/prims-control.js';
 import { current } from './current.js';
 import { rtEnv, instantiate } from './linker.js';
 import { driverHooks, Thread, runToCompletion } from './driver.js';
-import { preludeSource } from './prelude-source.js';
+import { preludeSource } from '../primitives/prelude-source.js';
 import { readAll } from '../reader.js';
 import { expandProgram, STANDARD_LIBRARIES } from '../expand/index.js';
 import { compileUnit, wireToData, wireFromData } from '../pipeline.js';

@@ -37,7 +37,7 @@ import { compileUnitChecked } from '../compile-checked.js';
 import { registerPrinter, writeString } from '../printer.js';
 import { readAll, locationOf } from '../reader.js';
 import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf } from '../values.js';
-import { typeError } from './prims-errors.js';
+import { typeError } from '../primitives/prims-errors.js';
 import * as host from './host.js';
 
 const decoder = new TextDecoder('utf-8');

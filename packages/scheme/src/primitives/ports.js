@@ -25,12 +25,12 @@
 import { Char, EOF, Flonum, Pair, Sym, VOID, arrayToList, schemeErrorOf } from '../values.js';
 import { Reader } from '../reader.js';
 import * as printer from '../printer.js';
-import { definePrimitive } from './registry.js';
-import { current } from './current.js';
+import { definePrimitive } from '../engine/registry.js';
+import { current } from '../engine/current.js';
 import { absent, typeError, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 import { checkByte, checkMutableBytevector } from './prims-vectors.js';
-import * as host from './host.js';
+import * as host from '../engine/host.js';
 import { BASE_FEATURES } from '../expand/stdlib.js';
 
 /**

@@ -18,7 +18,7 @@
  * values), so it is not shared state in the sense of the primitive contract.
  */
 import { Char, Pair, schemeErrorOf } from '../values.js';
-import { definePrimitive } from './registry.js';
+import { definePrimitive } from '../engine/registry.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { foldcaseString } from './unicode.js';
 
