@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Browser figures: a daemon (`termite-node`, its own OS process), Debian's Chromium
- * (e2e/helpers/browser.js: loopback WebRTC recipe 2) with worker tabs on the daemon's
+ * (e2e/helpers/browser.js: WebRTC on loopback) with worker tabs on the daemon's
  * /worker page, and each ping-pong beside the bare transport measured in the same run
  * with the same browser.
  *

@@ -65,7 +65,7 @@ function defaultDisableFeatures() {
  */
 
 /**
- * Launch Chromium (recipe 2).
+ * Launch Chromium for WebRTC on loopback (mDNS hiding off, as the header explains).
  * @returns {Promise<Chromium>}
  */
 export async function launchChromium() {
