@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Browser figures: a daemon (`termite-node`, its own OS process), Debian's Chromium
- * (e2e/helpers/browser.js: loopback WebRTC recipe 2) with worker tabs on the daemon's
+ * (e2e/helpers/browser.js: WebRTC on loopback) with worker tabs on the daemon's
  * /worker page, and each ping-pong beside the bare transport measured in the same run
  * with the same browser.
  *
@@ -47,6 +47,11 @@
  * BENCH_TABS_CAP (default 40), BENCH_TABS_PHASE_S (no new batch of tabs after this many
  * seconds, default 150), BENCH_FIRST_SAMPLES (default 3),
  * BENCH_FIRST_SUFFIX (appended to /worker for first_migration, e.g. `?webrtc=0`).
+ *
+ * This file owns the run: starting and stopping the daemon, the echo server and
+ * Chromium, the phases, and the figures. The page side of the raw transports is in
+ * browser/page-raw.js, the Scheme programs the tabs and the daemon run in
+ * browser/programs.js.
  */
 import http from 'node:http';
 import { loadavg } from 'node:os';
@@ -55,7 +60,9 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv, startChild, stopChild, waitFor, summarize } from './lib/index.js';
 import { launchChromium } from '../e2e/helpers/browser.js';
-import { openTab, waitJoined, waitPeers, waitStatus, startProgram, FIND_NODE } from '../e2e/helpers/mesh.js';
+import { openTab, waitJoined, waitPeers, waitStatus, startProgram } from '../e2e/helpers/mesh.js';
+import { pageRawEcho, pageRtcSetup, pageRawTabsPingPong, RAW_WORKER_SOURCE } from './browser/page-raw.js';
+import { pingPongProgram, firstMigrationProgram, tabsAnswerProgram, results } from './browser/programs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
@@ -141,293 +148,6 @@ function startBlankServer() {
       resolve({ srv, url: `http://127.0.0.1:${a.port}/` });
     });
   });
-}
-
-// ---------------------------------------------------------------------------------------
-// Page-side code of the raw transports (run by page.evaluate; self-contained functions)
-
-/**
- * In a page: open a WebSocket (and, for webrtc, a data channel to node-datachannel
- * signalled over it) to the echo server; ping-pong `count` messages of `bytes` bytes,
- * a warm-up of count/2 then `rounds` timed rounds; returns round trips/s per round.
- * With inWorker (webrtc only) the data channel is transferred to a Web Worker, which
- * runs the ping-pong: the placement of the mesh's channels in a worker tab.
- * @param {{port: number, mode: 'ws'|'webrtc', bytes: number, count: number, rounds: number, warmMs: number, inWorker?: boolean}} a
- */
-async function pageRawEcho(a) {
-  const bound = (/** @type {Promise<any>} */ p, /** @type {number} */ ms, /** @type {string} */ what) => Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
-  const ws = new WebSocket(`ws://127.0.0.1:${a.port}/`);
-  ws.binaryType = 'arraybuffer';
-  await bound(new Promise((res, rej) => { ws.onopen = res; ws.onerror = () => rej(new Error('ws error')); }), 10000, 'ws open');
-  const msg = new Uint8Array(a.bytes).fill(7);
-  /** @type {(m: Uint8Array) => void} */
-  let send;
-  /** @type {(() => void) | null} */
-  let onReply = null;
-  /** @type {RTCPeerConnection | null} */
-  let pc = null;
-  /** @type {Worker | null} */
-  let worker = null;
-  if (a.mode === 'ws') {
-    send = (m) => ws.send(m);
-    ws.onmessage = () => onReply?.();
-  } else {
-    // loopback-rewrite (packages/mesh/src/transports/candidates.js): IPv4 host candidates to 127.0.0.1, nothing else
-    const rewrite = (/** @type {string} */ c) => {
-      const f = c.replace(/^a=/, '').trim().split(/\s+/);
-      if (f.length < 8 || f[2].toLowerCase() !== 'udp' || f[7] !== 'host' || !/^\d{1,3}(\.\d{1,3}){3}$/.test(f[4])) return null;
-      f[4] = '127.0.0.1';
-      return f.join(' ');
-    };
-    const p = (pc = new RTCPeerConnection({ iceServers: [] }));
-    const dc = p.createDataChannel('raw', { ordered: true });
-    dc.binaryType = 'arraybuffer';
-    if (a.inWorker) {
-      // transferred in the task that created it (a transferable RTCDataChannel must move before it is used)
-      worker = new Worker(URL.createObjectURL(new Blob([`
-        let dc = null;
-        onmessage = async (e) => {
-          if (e.data.dc) {
-            dc = e.data.dc;
-            dc.binaryType = 'arraybuffer';
-            if (dc.readyState !== 'open') await new Promise((res) => { dc.onopen = res; });
-            postMessage('open');
-            return;
-          }
-          const { count, rounds, bytes, warmMs } = e.data.run;
-          const msg = new Uint8Array(bytes).fill(7);
-          let onReply = null;
-          dc.onmessage = () => onReply();
-          const trip = (n) => new Promise((resolve) => {
-            let left = n;
-            onReply = () => { if (--left === 0) resolve(); else dc.send(msg); };
-            dc.send(msg);
-          });
-          const w0 = performance.now();
-          for (let i = 0; i < 100 && (i === 0 || performance.now() - w0 < warmMs); i++) await trip(Math.max(1, count >> 1));
-          const out = [];
-          for (let r = 0; r < rounds; r++) {
-            const t0 = performance.now();
-            await trip(count);
-            out.push((count * 1000) / (performance.now() - t0));
-          }
-          postMessage(out);
-        };`], { type: 'text/javascript' })));
-      worker.postMessage({ dc }, [/** @type {any} */ (dc)]);
-    }
-    /** @type {{candidate: string, mid: string}[]} */
-    const held = [];
-    let answered = false;
-    p.onicecandidate = (e) => {
-      const c = e.candidate && e.candidate.candidate ? rewrite(e.candidate.candidate) : null;
-      if (!c) return;
-      const m = { candidate: c, mid: e.candidate?.sdpMid ?? '0' };
-      if (answered) ws.send(JSON.stringify({ kind: 'candidate', ...m }));
-      else held.push(m);
-    };
-    ws.onmessage = async (e) => {
-      const m = JSON.parse(String(e.data));
-      if (m.kind === 'answer') {
-        await p.setRemoteDescription({ type: 'answer', sdp: m.sdp });
-        answered = true;
-        for (const c of held.splice(0)) ws.send(JSON.stringify({ kind: 'candidate', ...c }));
-      } else if (m.kind === 'candidate') await p.addIceCandidate({ candidate: m.candidate, sdpMid: m.mid });
-    };
-    const offer = await p.createOffer();
-    await p.setLocalDescription(offer);
-    ws.send(JSON.stringify({ kind: 'offer', sdp: p.localDescription?.sdp }));
-    if (worker !== null) {
-      // the data channel's messages then go to the worker's thread, as the mesh's do
-      // (the worker runs the ping-pong; the page only signals)
-      const w = worker;
-      const done = new Promise((res, rej) => { w.onmessage = (e) => res(e.data); w.onerror = (e) => rej(new Error(`raw worker: ${e.message}`)); });
-      await bound(done, 120000, 'the raw ping-pong in a worker').then(() => {});
-      const rates = await bound(new Promise((res) => { w.onmessage = (e) => res(e.data); w.postMessage({ run: { count: a.count, rounds: a.rounds, bytes: a.bytes, warmMs: a.warmMs } }); }), 240000, 'the raw ping-pong in a worker');
-      w.terminate();
-      pc?.close();
-      ws.close();
-      return /** @type {number[]} */ (rates);
-    }
-    await bound(new Promise((res) => { if (dc.readyState === 'open') res(undefined); else dc.onopen = res; }), 15000, 'data channel open');
-    send = (m) => dc.send(/** @type {any} */ (m));
-    dc.onmessage = () => onReply?.();
-  }
-  const trip = (/** @type {number} */ n) => new Promise((resolve) => {
-    let left = n;
-    onReply = () => {
-      if (--left === 0) resolve(undefined);
-      else send(msg);
-    };
-    send(msg);
-  });
-  const w0 = performance.now();
-  for (let i = 0; i < 100 && (i === 0 || performance.now() - w0 < a.warmMs); i++) await bound(trip(Math.max(1, a.count >> 1)), 60000, 'warm-up');
-  const out = [];
-  for (let r = 0; r < a.rounds; r++) {
-    const t0 = performance.now();
-    await bound(trip(a.count), 60000, 'round');
-    out.push((a.count * 1000) / (performance.now() - t0));
-  }
-  pc?.close();
-  ws.close();
-  return out;
-}
-
-/** In a page: a peer connection with one data channel (or waiting for one); signalling by the caller. */
-function pageRtcSetup() {
-  /** @type {any} */
-  const w = window;
-  const rewrite = (/** @type {string} */ c) => {
-    const f = c.replace(/^a=/, '').trim().split(/\s+/);
-    if (f.length < 8 || f[2].toLowerCase() !== 'udp' || f[7] !== 'host' || !/^\d{1,3}(\.\d{1,3}){3}$/.test(f[4])) return null;
-    f[4] = '127.0.0.1';
-    return f.join(' ');
-  };
-  const pc = new RTCPeerConnection({ iceServers: [] });
-  /** @type {{candidate: string, sdpMid: string}[]} */
-  const cands = [];
-  pc.onicecandidate = (e) => {
-    const c = e.candidate && e.candidate.candidate ? rewrite(e.candidate.candidate) : null;
-    if (c) cands.push({ candidate: c, sdpMid: e.candidate?.sdpMid ?? '0' });
-  };
-  const gathered = new Promise((res) => {
-    pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') res(undefined); };
-  });
-  w.rawRtc = { pc, cands, gathered, dc: null };
-  /** @param {RTCDataChannel} dc */
-  const bind = (dc) => {
-    dc.binaryType = 'arraybuffer';
-    w.rawRtc.dc = dc;
-    w.rawRtc.open = new Promise((res) => { if (dc.readyState === 'open') res(undefined); else dc.onopen = res; });
-  };
-  w.rawRtc.bind = bind;
-  pc.ondatachannel = (e) => {
-    bind(e.channel);
-    e.channel.onmessage = (m) => e.channel.send(m.data); // the echo side
-  };
-}
-
-// ---------------------------------------------------------------------------------------
-// Scheme programs (run with `termite-node run --join` through the daemon)
-
-/**
- * An echo process on node B, and a pinger on node A that pings it `count` times per
- * round and reports each round's rate to this program, which prints
- * "result NAME ROUND RATE".
- * @param {{port: number, a: string, b: string, name: string, count: number, rounds: number, warmMs: number}} o
- */
-function pingPongProgram(o) {
-  return `${FIND_NODE}
-(define me (self))
-(define a (find-node "${o.a}"))
-(define b (find-node "${o.b}"))
-(define echo (remote-spawn b (lambda () (let loop () (let ((m (?))) (! (car m) (cdr m)) (loop))))))
-(remote-spawn a
-  (lambda ()
-    (define (now) (/ (current-jiffy) (exact->inexact (jiffies-per-second))))
-    (define (pp n) (let ((p (self))) (let loop ((i 0)) (if (< i n) (begin (! echo (cons p 0)) (?) (loop (+ i 1)))))))
-    (let ((w0 (now)))
-      (let warm ((i 0))
-        (pp (quotient ${o.count} 2))
-        ;; the report's path too (a frame routed through the daemon to this program):
-        ;; code that first meets it after the warm-up deoptimizes in a timed round
-        (! me 'warm)
-        (if (and (< i 99) (< (- (now) w0) ${o.warmMs / 1000})) (warm (+ i 1)))))
-    (do ((r 1 (+ r 1))) ((> r ${o.rounds}))
-      (let ((t0 (now)))
-        (pp ${o.count})
-        (! me (list 'result r (/ ${o.count} (- (now) t0))))))
-    (! me 'done)))
-(let loop ()
-  (recv
-    ('warm (loop))
-    (('result r x) (display "result ${o.name} ") (display r) (display " ") (display x) (newline) (loop))
-    ('done (display "done") (newline))
-    (after 120 (display "timeout") (newline))))
-`;
-}
-
-/**
- * A watcher on the daemon: whenever a node it has not seen appears among its peers, it
- * spawns a process that migrates there and reports "arrived ID" through this program.
- * @param {{port: number, count: number}} o
- */
-function firstMigrationProgram(o) {
-  return `
-(define daemon (make-node "127.0.0.1" ${o.port}))
-(define me (self))
-(remote-spawn daemon
-  (lambda ()
-    (define (fresh ns seen)
-      (cond ((null? ns) #f)
-            ((member (node-id (car ns)) seen) (fresh (cdr ns) seen))
-            (else (car ns))))
-    (! me 'watching)
-    (let watch ((seen (map node-id (mesh-nodes))) (k 0))
-      (if (< k ${o.count})
-          (let ((n (fresh (mesh-nodes) seen)))
-            (if n
-                (begin
-                  (spawn (lambda () (migrate n) (! me (list 'arrived (node-id (current-node))))))
-                  (watch (cons (node-id n) seen) (+ k 1)))
-                (begin (recv (after 0.002 #t)) (watch seen k))))))))
-(let loop ((k 0))
-  (if (< k ${o.count})
-      (recv
-        ('watching (display "watching") (newline) (loop k))
-        (('arrived id) (display "arrived ") (display id) (newline) (loop (+ k 1)))
-        (after 300 (display "timeout") (newline)))))
-`;
-}
-
-/**
- * From the daemon: an \`on\` round trip to each of the tabs at once; prints
- * "answered N failed F missing M silent S" (silent: no answer within 20 s) and, if any
- * failed, "error MESSAGE" for the first failure.
- * @param {{port: number, ids: string[]}} o
- */
-function tabsAnswerProgram(o) {
-  return `
-(define daemon (make-node "127.0.0.1" ${o.port}))
-(define me (self))
-(define ids '(${o.ids.map((id) => `"${id}"`).join(' ')}))
-(remote-spawn daemon
-  (lambda ()
-    (define (node-named id)
-      (let loop ((ns (mesh-nodes))) (cond ((null? ns) #f) ((equal? (node-id (car ns)) id) (car ns)) (else (loop (cdr ns))))))
-    (define here (self))
-    (for-each (lambda (id)
-                (spawn (lambda ()
-                         (let ((n (node-named id)))
-                           (! here (if n
-                                       (guard (e (#t (list 'failed (if (error-object? e) (error-object-message e) e))))
-                                         (if (equal? (on n (lambda () (node-id (current-node)))) id) (list 'ok) (list 'failed "wrong node")))
-                                       (list 'missing)))))))
-              ids)
-    (let loop ((k 0) (ok 0) (failed 0) (missing 0) (err #f))
-      (if (< k ${o.ids.length})
-          (recv (('ok) (loop (+ k 1) (+ ok 1) failed missing err))
-                (('failed m) (loop (+ k 1) ok (+ failed 1) missing (or err m)))
-                (('missing) (loop (+ k 1) ok failed (+ missing 1) err))
-                (after 20 (! me (list ok failed missing (- ${o.ids.length} k) err))))
-          (! me (list ok failed missing 0 err))))))
-(recv ((ok failed missing silent err)
-       (display "answered ") (display ok) (display " failed ") (display failed)
-       (display " missing ") (display missing) (display " silent ") (display silent) (newline)
-       (if err (begin (display "error ") (display err) (newline))))
-      (after 30 (display "timeout") (newline)))
-`;
-}
-
-/** @param {string} stdout @returns {Map<string, number[]>} */
-function results(stdout) {
-  /** @type {Map<string, number[]>} */
-  const m = new Map();
-  for (const line of stdout.split('\n')) {
-    const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
-    if (r && Number.isFinite(Number(r[3]))) m.set(r[1], [...(m.get(r[1]) ?? []), Number(r[3])]);
-  }
-  return m;
 }
 
 /**
@@ -560,7 +280,7 @@ try {
     const rawCtx = await browser.newContext();
     const rawPage = await rawCtx.newPage();
     await rawPage.goto(blank.url);
-    const rawEcho = (/** @type {'ws'|'webrtc'} */ mode, inWorker = false) => rawPage.evaluate(pageRawEcho, { port: e.port, mode, bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS, inWorker });
+    const rawEcho = (/** @type {'ws'|'webrtc'} */ mode, inWorker = false) => rawPage.evaluate(pageRawEcho, { port: e.port, mode, bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS, inWorker, workerSource: RAW_WORKER_SOURCE });
 
     if (want('pingpong.ws.browser', 'raw.ws.browser')) {
       await guarded('pingpong.ws.browser', async () => {
@@ -629,27 +349,7 @@ try {
                 await Promise.race([r.open, new Promise((_, rej) => setTimeout(() => rej(new Error('page <-> page data channel did not open within 15 s')), 15000))]);
               }, answer);
               await pb.waitForFunction(() => /** @type {any} */ (window).rawRtc.dc?.readyState === 'open', null, { timeout: 15000 });
-              const rawTabs = () => pa.evaluate(async (a) => {
-                const dc = /** @type {any} */ (window).rawRtc.dc;
-                const msg = new Uint8Array(a.bytes).fill(7);
-                const trip = (/** @type {number} */ n) => new Promise((resolve, reject) => {
-                  let left = n;
-                  const t = setTimeout(() => reject(new Error('no echo within 60 s')), 60000);
-                  dc.onmessage = () => {
-                    if (--left === 0) { clearTimeout(t); resolve(undefined); } else dc.send(msg);
-                  };
-                  dc.send(msg);
-                });
-                const w0 = performance.now();
-                for (let i = 0; i < 100 && (i === 0 || performance.now() - w0 < a.warmMs); i++) await trip(Math.max(1, a.count >> 1));
-                const out = [];
-                for (let r = 0; r < a.rounds; r++) {
-                  const t0 = performance.now();
-                  await trip(a.count);
-                  out.push((a.count * 1000) / (performance.now() - t0));
-                }
-                return out;
-              }, { bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS });
+              const rawTabs = () => pa.evaluate(pageRawTabsPingPong, { bytes: RAW_BYTES, count: COUNT, rounds: ROUNDS, warmMs: WARM_MS });
               await alternate('pingpong.webrtc.tabs', 'raw.webrtc.tabs', () => meshPingPong(d, token, ids[0], ids[1], 'pingpong.webrtc.tabs'), rawTabs);
             } finally {
               await rctx.close().catch(() => {});

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Where the time of one core.out_in pair goes (BENCHMARKS.md, issue 2): the same
+ * Where the time of one core.out_in pair goes (BENCHMARKS.md, "The C core"): the same
  * out(['ping', 42]) + inp(['ping', formal.integer]) loop as bench/core.js, and its
  * parts measured alone.
  *

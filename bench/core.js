@@ -209,7 +209,7 @@ async function pingpong() {
     core.send(a, v + 1);
     core.waitMessage(pid);
   }, 1), 'rt/s');
-  console.log('# core.pingpong: one round trip = 2 x (next, take-first, push, wait) through the core; Erlang/OTP same node ~2.0 M rt/s (notes/anchors.md)');
+  console.log('# core.pingpong: one round trip = 2 x (next, take-first, push, wait) through the core; Erlang/OTP same node ~2.0 M rt/s (BENCHMARKS.md, References and workloads)');
   core.destroy();
 }
 

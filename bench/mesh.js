@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Issue 5's benchmarks: two nodes (two OS processes) on this machine, each figure beside
+ * The mesh's benchmarks: two nodes (two OS processes) on this machine, each figure beside
  * its ceiling or reference measured in the same run.
  *
  *   node bench/mesh.js [PREFIX]        (npm run bench -- mesh: every figure below)

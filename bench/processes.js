@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 4's benchmarks: the process ring (seed 0 and 1,000,000), same-node ping-pong,
+ * The benchmarks of processes on one node: the process ring (seed 0 and 1,000,000), same-node ping-pong,
  * the Linda out/in ping-pong, and idle bytes per process — each program run with
  * `termite-node run` in its own OS process (rounds: medians), Erlang/OTP's figures
  * measured in the same run beside them.

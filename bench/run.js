@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Runs the benchmark scripts (DESIGN.md §4: measured, not claimed).
+ * Runs the benchmark scripts (docs/design.md §5: measured, not claimed).
  *
  *   npm run bench                       every script
  *   npm run bench -- PREFIX             only figures whose names start with PREFIX
@@ -27,12 +27,12 @@ import { runChild, parseBenchLine, summarize, formatNumber } from './lib/index.j
  * @type {{file: string, limitS: number}[]}
  */
 const SCRIPTS = [
-  { file: 'core.js', limitS: 300 }, // issue 2: core.*, jsref.*
-  { file: 'scheme.js', limitS: 900 }, // issue 3: scheme.*, js.*, biwa.*
+  { file: 'core.js', limitS: 300 }, // the C core: core.*, jsref.*
+  { file: 'scheme.js', limitS: 900 }, // Scheme: scheme.*, js.*, biwa.*
   { file: 'erlang/run-erlang.js', limitS: 600 }, // erlang.* (until ring/pingpong/mesh scripts run them beside ours)
-  { file: 'processes.js', limitS: 900 }, // issue 4: ring.*, pingpong.local, linda.*, processes.idle_bytes
-  { file: 'mesh.js', limitS: 900 }, // issue 5: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
-  { file: 'browser.js', limitS: 420 }, // browser issue: pingpong.*.browser, raw.*.browser, *.tabs, first_migration.browser, tabs.joined
+  { file: 'processes.js', limitS: 900 }, // processes on one node: ring.*, pingpong.local, linda.*, processes.idle_bytes
+  { file: 'mesh.js', limitS: 900 }, // the mesh: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
+  { file: 'browser.js', limitS: 420 }, // browsers: pingpong.*.browser, raw.*.browser, *.tabs, first_migration.browser, tabs.joined
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Issue 3's benchmarks: compiled Termite Scheme beside hand-written JavaScript and
+ * The language's benchmarks: compiled Termite Scheme beside hand-written JavaScript and
  * BiwaScheme 0.8.3, measured in the same run.
  *
  *   node bench/scheme.js [name-prefix]        (npm run bench -- scheme)

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Work across a daemon and worker tabs in Chromium (issue 6 items 4 and 5): the Linda
+ * Work across a daemon and worker tabs in Chromium (docs/browser.md): the Linda
  * matrix multiplication with the tabs as the workers (examples/mesh/matrix-tabs.scm),
  * the same with a tab closed in the middle of the work (the coordinator, linked to its
  * workers, issues the lost rows again and the product is still right), and work

@@ -1,4 +1,4 @@
-%% Payload (notes/anchors.md): a binary of Size bytes sent to a process on the other
+%% Payload (BENCHMARKS.md): a binary of Size bytes sent to a process on the other
 %% node and echoed back; round trips per second.
 -module(payload).
 -export([run/5, echo/0]).

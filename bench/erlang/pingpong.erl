@@ -1,4 +1,4 @@
-%% Ping-pong (notes/anchors.md): round trips per second of a small message between
+%% Ping-pong (BENCHMARKS.md): round trips per second of a small message between
 %% two processes, on one node (local/1) or across two nodes (two_node/2).
 %%
 %%   erl -noshell -run pingpong main Count Warmup Rounds

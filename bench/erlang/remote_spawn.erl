@@ -1,4 +1,4 @@
-%% Remote spawn (notes/anchors.md): spawn a process on another node with a closure
+%% Remote spawn (BENCHMARKS.md): spawn a process on another node with a closure
 %% and receive its reply; microseconds each. The closure carries the caller's pid,
 %% a reference and a small piece of local data, and the spawned process answers
 %% with a value computed from that data, so the closure's environment must travel.

@@ -1,4 +1,4 @@
-%% Process ring, the workload of notes/anchors.md: a ring of N processes on one node
+%% Process ring, the workload of BENCHMARKS.md: a ring of N processes on one node
 %% (the driver plus N-1 spawned relays, each knowing its successor). The driver
 %% injects Seed; a process receiving V > 0 sends V-1 to its successor; a process
 %% receiving 0 relays it and stops, so the ring is destroyed. Wall time from the
@@ -6,7 +6,7 @@
 %%
 %% The 0 is first received by process (Seed + 1) rem N (the driver is process 0,
 %% its successor process 1), and the last process to see it is the one before that.
-%% For the anchors' workloads (N = 250,000; seeds 0 and 1,000,000) that is the
+%% For the defined workloads (N = 250,000; seeds 0 and 1,000,000) that is the
 %% driver itself, so the run ends when the driver has received 0 and the last relay
 %% (its predecessor, the last process still alive) has exited; other seeds are
 %% refused rather than timed wrongly.

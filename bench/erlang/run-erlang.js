@@ -130,7 +130,7 @@ async function runVm(module, args, opts) {
 }
 
 /**
- * The ring of notes/anchors.md (N = 250,000) with `seed`: seconds per ring, and the
+ * The ring of BENCHMARKS.md's workloads (N = 250,000) with `seed`: seconds per ring, and the
  * bytes per idle process measured in the same VM afterwards.
  * @param {number} seed
  * @param {{n?: number, warmup?: number, rounds?: number, timeoutS?: number}} [opts]

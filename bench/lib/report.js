@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Printing benchmark figures in the project's format (DESIGN.md §4):
+ * Printing benchmark figures in the project's format (docs/design.md §5):
  *
  *   bench <name> <value> <unit>
  *   # a comment

@@ -1,4 +1,4 @@
-;; Two-node workloads (notes/anchors.md), run by bench/mesh.js on a node joined to a
+;; Two-node workloads (BENCHMARKS.md), run by bench/mesh.js on a node joined to a
 ;; daemon (another OS process) at 127.0.0.1:PEER_PORT. MESH_GROUPS selects them (space
 ;; separated: pingpong remote_spawn migrate payload1k payload64k); NAME_SUFFIX names the
 ;; transport (ws or webrtc). Prints "result <name> <round> <value>" per timed round,

@@ -1,4 +1,4 @@
-;; The ring benchmark (notes/anchors.md): N processes — the driver plus N-1 relays. The
+;; The ring benchmark (BENCHMARKS.md): N processes — the driver plus N-1 relays. The
 ;; driver injects SEED; a process receiving V > 0 sends V-1 to its successor; the one
 ;; receiving 0 relays it and stops, so the ring is destroyed. Wall time from the first
 ;; spawn to the last exit (the driver, which receives the 0 last).

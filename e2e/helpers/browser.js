@@ -1,12 +1,15 @@
 // @ts-check
 /**
  * Chromium for the end-to-end tests: Debian's Chromium driven by playwright-core (no
- * browser download), loopback only, WebRTC by the host-namespace recipe of
- * notes/browser-webrtc.md (recipe 2): mDNS hiding of local addresses is switched off by
- * *replacing* Playwright's own --disable-features switch (Chromium honours only the
- * last one) with one that adds WebRtcHideLocalIpsWithMdns; Chromium then gathers its
+ * browser download), loopback only. WebRTC on the host's network namespace: mDNS
+ * hiding of local addresses is switched off by *replacing* Playwright's own
+ * --disable-features switch (Chromium honours only the last one) with one that adds
+ * WebRtcHideLocalIpsWithMdns; Chromium then gathers its
  * host candidate, which the worker page rewrites to 127.0.0.1 (candidate policy
- * 'loopback-rewrite', the mesh's filterCandidate), so ICE runs on loopback only.
+ * 'loopback-rewrite', the mesh's filterCandidate), so ICE runs on loopback only. (The
+ * other way, granting media permissions and allowing loopback in peer connections,
+ * was seen to pair a non-loopback interface's address with 127.0.0.1 on a host that
+ * has one, so traffic left loopback.)
  *
  * Each browser is a launched server with its own fresh profile directory (Playwright
  * makes one per launch and removes it), closed by its handle; if closing does not end
@@ -62,7 +65,7 @@ function defaultDisableFeatures() {
  */
 
 /**
- * Launch Chromium (recipe 2).
+ * Launch Chromium for WebRTC on loopback (mDNS hiding off, as the header explains).
  * @returns {Promise<Chromium>}
  */
 export async function launchChromium() {
