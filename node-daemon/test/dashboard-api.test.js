@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The dashboard's HTTP API (node-daemon/src/dashboard-api.js, docs/dashboard.md) against
+ * The dashboard's HTTP API (node-daemon/src/http/, docs/dashboard.md) against
  * real daemons (OS processes on free loopback ports, stopped by PID): the page and its
  * headers, /api/state, the /api/events stream, /api/eval and its request checks (Host,
  * same origin, JSON only), and what the monitor derives: another daemon of the mesh,
