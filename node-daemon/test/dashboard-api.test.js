@@ -210,6 +210,25 @@ test('request checks: Host (DNS rebinding), same origin (CSRF), JSON only, metho
   assert.equal((await request(port, { path: '/api/nothing' })).status, 404);
 });
 
+test('one Host rule for every browser route (the stricter of the former two): IP literals, localhost, --host; no other spelling', async () => {
+  const port = a.port;
+  for (const p of ['/', '/api/state', '/api/eval', '/worker', '/assets/manifest.json']) {
+    for (const bad of ['evil.example', `localhost.:${port}`, `127.0.0.1.:${port}`, '999.0.0.1', '[::1', `[evil]:${port}`, 'localhost.evil.example', 'local host']) {
+      const r = await request(port, { path: p, headers: { host: bad } });
+      assert.equal(r.status, 421, `${p} Host: ${bad}`);
+      if (p.startsWith('/api/')) assert.equal(r.json?.ok, false, 'refusals under /api are JSON');
+    }
+    for (const good of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST', '127.0.0.1']) {
+      const r = await request(port, { method: p === '/api/eval' ? 'PUT' : 'HEAD', path: p, headers: { host: good } });
+      assert.equal(r.status, p === '/api/eval' ? 405 : 200, `${p} Host: ${good}`);
+    }
+  }
+  const wrongMethod = await request(port, { method: 'DELETE', path: '/worker' });
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.headers.allow, 'GET, HEAD');
+  assert.equal((await request(port, { path: '/assets/no-such-file.js' })).status, 404);
+});
+
 test('the monitor: a migration between the daemons is seen, with the process\'s name; messages are counted as rates', async () => {
   const spawned = await evalOn(a.port, `(define (api-wanderer) (recv ((dest) (migrate dest))) (recv (x x) (after 60 'done)))
 (define w (spawn api-wanderer))
