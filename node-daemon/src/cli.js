@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The `termite-node` command line (DESIGN.md §3):
+ * The `termite-node` command line (node-daemon/README.md, "Command line"):
  *
  *   termite-node [options]              start a daemon (dashboard at /, worker page)
  *   termite-node run FILE.scm [options] run a program as the node's main process

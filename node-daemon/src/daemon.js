@@ -24,7 +24,7 @@ export async function startDaemon(options) {
   }, 50);
   let host;
   try {
-    const { dashboardRoutes } = await import('./web.js').catch(() => ({ dashboardRoutes: undefined }));
+    const { daemonRoutes } = await import('./http/routes.js').catch(() => ({ daemonRoutes: undefined }));
     host = await startHost({
       host: options.host,
       port: options.port ?? 7400,
@@ -33,7 +33,7 @@ export async function startDaemon(options) {
       data: options.data,
       stdout: (s) => stdout.write(s),
       log,
-      route: dashboardRoutes,
+      route: daemonRoutes,
     });
   } catch (e) {
     clearInterval(flusher);

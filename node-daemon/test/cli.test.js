@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The termite-node command line (DESIGN.md §3): `run` exit statuses and streams, the
+ * The termite-node command line (node-daemon/README.md, "Command line"): `run` exit statuses and streams, the
  * REPL over a pipe, --help and bad options. Each test runs the real CLI in a child
  * process with a time limit.
  */

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The dashboard's HTTP API (node-daemon/src/dashboard-api.js, docs/dashboard.md) against
+ * The dashboard's HTTP API (node-daemon/src/http/, docs/dashboard.md) against
  * real daemons (OS processes on free loopback ports, stopped by PID): the page and its
  * headers, /api/state, the /api/events stream, /api/eval and its request checks (Host,
  * same origin, JSON only), and what the monitor derives: another daemon of the mesh,
@@ -208,6 +208,25 @@ test('request checks: Host (DNS rebinding), same origin (CSRF), JSON only, metho
   const big = await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: `'${'x'.repeat(70000)}` }) }).catch((e) => ({ status: 413, error: e }));
   assert.equal(big.status, 413);
   assert.equal((await request(port, { path: '/api/nothing' })).status, 404);
+});
+
+test('one Host rule for every browser route (the stricter of the former two): IP literals, localhost, --host; no other spelling', async () => {
+  const port = a.port;
+  for (const p of ['/', '/api/state', '/api/eval', '/worker', '/assets/manifest.json']) {
+    for (const bad of ['evil.example', `localhost.:${port}`, `127.0.0.1.:${port}`, '999.0.0.1', '[::1', `[evil]:${port}`, 'localhost.evil.example', 'local host']) {
+      const r = await request(port, { path: p, headers: { host: bad } });
+      assert.equal(r.status, 421, `${p} Host: ${bad}`);
+      if (p.startsWith('/api/')) assert.equal(r.json?.ok, false, 'refusals under /api are JSON');
+    }
+    for (const good of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST', '127.0.0.1']) {
+      const r = await request(port, { method: p === '/api/eval' ? 'PUT' : 'HEAD', path: p, headers: { host: good } });
+      assert.equal(r.status, p === '/api/eval' ? 405 : 200, `${p} Host: ${good}`);
+    }
+  }
+  const wrongMethod = await request(port, { method: 'DELETE', path: '/worker' });
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.headers.allow, 'GET, HEAD');
+  assert.equal((await request(port, { path: '/assets/no-such-file.js' })).status, 404);
 });
 
 test('the monitor: a migration between the daemons is seen, with the process\'s name; messages are counted as rates', async () => {

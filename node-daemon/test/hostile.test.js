@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Hostile input at the Termite layer (issue 5 item 7; DESIGN.md §5): a test peer — a
+ * Hostile input at the Termite layer (docs/security.md, "Hostile input"): a test peer — a
  * real mesh node admitted with the daemon's token, driven by hand (helpers/peer.js) —
  * sends a real daemon garbage, broken frames and code that must not run. Each time the
  * sender gets a precise error (an ERROR frame [8, message] for a one-way frame, [#f

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * Termite across real daemons on loopback (issue 5 item 7): each test starts daemons
+ * Termite across real daemons on loopback — docs/mesh.md §11 "Termite over the mesh",
+ * checked between separate OS processes: each test starts daemons
  * as OS processes on free ports and runs programs with `termite-node run --join`; every
  * process is stopped by PID.
  */

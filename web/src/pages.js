@@ -1,11 +1,16 @@
 // @ts-check
 /**
- * The worker page's HTML, rendered by the daemon for each request with the
- * configuration the page needs (docs/browser.md, "The token"): the mesh token, the
- * WebSocket URL to join, the daemon's node id and where the worker bundle is. The
- * configuration is a JSON script element (data, never executed), escaped so that no
- * value can close the element.
+ * The HTML of the pages the daemon serves.
+ *
+ * The worker page is rendered by the daemon for each request with the configuration the
+ * page needs (docs/browser.md, "The token"): the mesh token, the WebSocket URL to join,
+ * the daemon's node id and where the worker bundle is. Invariant: the configuration is a
+ * JSON script element (data, never executed), escaped so that no value can close the
+ * element.
+ *
+ * The dashboard page is built once (dashboard-page.js) and carries no configuration.
  */
+export { dashboardPage } from './dashboard-page.js';
 
 /**
  * @typedef {object} WorkerPageConfig
@@ -44,18 +49,8 @@ export const WORKER_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** @param {WorkerPageConfig} config */
-export function workerPageHtml(config) {
-  const cfg = { token: config.token, join: config.join, daemonId: config.daemonId, workerUrl: config.workerUrl };
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Termite compute worker</title>
-<link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='8' fill='%230e7490'/%3E%3Ccircle cx='16' cy='16' r='6' fill='%23fff'/%3E%3C/svg%3E">
-<style>
+/** The worker page's stylesheet (inline: the page loads nothing but its script and the worker). */
+const WORKER_PAGE_STYLE = `<style>
   :root { color-scheme: light dark; --bg: #f6f7f9; --panel: #fff; --ink: #1d2330; --muted: #667085; --line: #e3e6ec;
           --ok: #12805c; --warn: #b54708; --bad: #c0362c; --rtc: #6941c6; --ws: #175cd3; --accent: #0e7490; }
   @media (prefers-color-scheme: dark) { :root { --bg: #0f1217; --panel: #171b22; --ink: #e6e9ef; --muted: #98a2b3; --line: #2a303b;
@@ -88,7 +83,20 @@ export function workerPageHtml(config) {
   #counters { color: var(--muted); font-size: 12.5px; margin-top: 8px; }
   footer { padding: 0 22px 18px; color: var(--muted); font-size: 12px; }
   @media (max-width: 800px) { main { grid-template-columns: 1fr; } }
-</style>
+</style>`;
+
+/** @param {WorkerPageConfig} config */
+export function workerPageHtml(config) {
+  const cfg = { token: config.token, join: config.join, daemonId: config.daemonId, workerUrl: config.workerUrl };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Termite compute worker</title>
+<link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3Crect width='32' height='32' rx='8' fill='%230e7490'/%3E%3Ccircle cx='16' cy='16' r='6' fill='%23fff'/%3E%3C/svg%3E">
+${WORKER_PAGE_STYLE}
 <script type="application/json" id="termite-config">${jsonForScript(cfg)}</script>
 <script type="module" src="${attr(config.pageScriptUrl)}"></script>
 </head>

@@ -54,6 +54,22 @@ export function unitOf(text, variant) {
 }
 
 /**
+ * The hostile peer's answer to a request of the daemon (recorded in `asked`): the units
+ * it serves for CODE, an empty environment for ENV, a refusal for anything else.
+ * @param {Map<string, any[]>} units @param {any[]} asked @param {Uint8Array} bytes
+ */
+function answerRequest(units, asked, bytes) {
+  const req = decodeValue(bytes);
+  asked.push(req);
+  if (req[0] === R.CODE) {
+    const shipped = units.get(String(req[1]));
+    return encodeValue(shipped ? [true, shipped, []] : [false, `this peer does not have unit ${String(req[1]).slice(0, 16)}`, []]);
+  }
+  if (req[0] === R.ENV) return encodeValue([true, [0, []], []]);
+  return encodeValue([false, `request ${req[0]} is not served here`, []]);
+}
+
+/**
  * @param {{url: string, id: string}} daemon @param {string} token
  * @param {Record<string, any>} [init] more createMeshNode options (limits)
  */
@@ -86,16 +102,7 @@ export async function hostilePeer(daemon, token, init = {}) {
     meshErrors.push(e);
     notify();
   });
-  mesh.onRequest((from, bytes) => {
-    const req = decodeValue(bytes);
-    asked.push(req);
-    if (req[0] === R.CODE) {
-      const shipped = units.get(String(req[1]));
-      return encodeValue(shipped ? [true, shipped, []] : [false, `this peer does not have unit ${String(req[1]).slice(0, 16)}`, []]);
-    }
-    if (req[0] === R.ENV) return encodeValue([true, [0, []], []]);
-    return encodeValue([false, `request ${req[0]} is not served here`, []]);
-  });
+  mesh.onRequest((from, bytes) => answerRequest(units, asked, bytes));
   await mesh.start();
   await mesh.connect(daemon.url);
 

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The dashboard's picture of the mesh, fed by the daemon's `hello` and `tick` messages
- * (node-daemon/src/dashboard-api.js): nodes, links derived from each node's peers,
+ * (node-daemon/src/http/event-stream.js, node-daemon/src/monitor/): nodes, links derived from each node's peers,
  * the rate history, recent migrations and the processes that just arrived somewhere.
  */
 

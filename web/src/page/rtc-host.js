@@ -18,46 +18,6 @@ export function hostRtc(worker) {
   /** @type {Map<number, RTCPeerConnection>} */
   const pcs = new Map();
 
-  /** @param {number} id @param {RTCPeerConnection} pc */
-  const watch = (id, pc) => {
-    pc.onicecandidate = (e) => {
-      const c = e.candidate;
-      worker.postMessage({ rtc: 'ice', pc: id, candidate: c && c.candidate ? { candidate: c.candidate, sdpMid: c.sdpMid } : null });
-    };
-    pc.onconnectionstatechange = () => {
-      worker.postMessage({ rtc: 'state', pc: id, state: pc.connectionState, maxMessageSize: pc.sctp?.maxMessageSize });
-      if (pc.connectionState === 'closed' || pc.connectionState === 'failed') pcs.delete(id);
-    };
-    pc.ondatachannel = (e) => {
-      worker.postMessage({ rtc: 'channel', pc: id, dc: 0, channel: e.channel }, [/** @type {any} */ (e.channel)]);
-    };
-  };
-
-  /** @param {RTCPeerConnection} pc @param {string} op @param {any} arg */
-  const call = async (pc, op, arg) => {
-    switch (op) {
-      case 'createOffer': {
-        const d = await pc.createOffer();
-        return { type: d.type, sdp: d.sdp };
-      }
-      case 'createAnswer': {
-        const d = await pc.createAnswer();
-        return { type: d.type, sdp: d.sdp };
-      }
-      case 'setLocalDescription':
-        await pc.setLocalDescription(arg);
-        return pc.localDescription ? { type: pc.localDescription.type, sdp: pc.localDescription.sdp } : null;
-      case 'setRemoteDescription':
-        await pc.setRemoteDescription(arg);
-        return null;
-      case 'addIceCandidate':
-        await pc.addIceCandidate(arg);
-        return null;
-      default:
-        throw new Error(`unknown RTC operation ${op}`);
-    }
-  };
-
   return {
     /** @param {any} m a message from the worker; false if it is not an RTC one */
     handle(m) {
@@ -66,7 +26,7 @@ export function hostRtc(worker) {
         case 'new': {
           const pc = new RTCPeerConnection({ iceServers: (m.config?.iceServers ?? []).map((/** @type {any} */ s) => (typeof s === 'string' ? { urls: s } : s)) });
           pcs.set(m.pc, pc);
-          watch(m.pc, pc);
+          watch(worker, pcs, m.pc, pc);
           return true;
         }
         case 'dc': {
@@ -104,4 +64,52 @@ export function hostRtc(worker) {
     },
     count: () => pcs.size,
   };
+}
+
+/**
+ * Tell the worker what a peer connection does: its ICE candidates, its state, the data
+ * channels the remote end opens (transferred at once).
+ * @param {Worker} worker @param {Map<number, RTCPeerConnection>} pcs @param {number} id @param {RTCPeerConnection} pc
+ */
+function watch(worker, pcs, id, pc) {
+  pc.onicecandidate = (e) => {
+    const c = e.candidate;
+    worker.postMessage({ rtc: 'ice', pc: id, candidate: c && c.candidate ? { candidate: c.candidate, sdpMid: c.sdpMid } : null });
+  };
+  pc.onconnectionstatechange = () => {
+    worker.postMessage({ rtc: 'state', pc: id, state: pc.connectionState, maxMessageSize: pc.sctp?.maxMessageSize });
+    if (pc.connectionState === 'closed' || pc.connectionState === 'failed') pcs.delete(id);
+  };
+  pc.ondatachannel = (e) => {
+    worker.postMessage({ rtc: 'channel', pc: id, dc: 0, channel: e.channel }, [/** @type {any} */ (e.channel)]);
+  };
+}
+
+/**
+ * One operation the worker asked for on a peer connection; descriptions are answered as
+ * plain objects (they cross postMessage).
+ * @param {RTCPeerConnection} pc @param {string} op @param {any} arg
+ */
+async function call(pc, op, arg) {
+  switch (op) {
+    case 'createOffer': {
+      const d = await pc.createOffer();
+      return { type: d.type, sdp: d.sdp };
+    }
+    case 'createAnswer': {
+      const d = await pc.createAnswer();
+      return { type: d.type, sdp: d.sdp };
+    }
+    case 'setLocalDescription':
+      await pc.setLocalDescription(arg);
+      return pc.localDescription ? { type: pc.localDescription.type, sdp: pc.localDescription.sdp } : null;
+    case 'setRemoteDescription':
+      await pc.setRemoteDescription(arg);
+      return null;
+    case 'addIceCandidate':
+      await pc.addIceCandidate(arg);
+      return null;
+    default:
+      throw new Error(`unknown RTC operation ${op}`);
+  }
 }

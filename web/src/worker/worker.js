@@ -163,35 +163,19 @@ async function start(cfg) {
   log(`node ${identity.id} (${slot ? `identity ${slot} from IndexedDB` : 'fresh identity'})`);
 
   // 2. the runtime node and its distribution layer, ready before any peer can ask
-  let partial = '';
   node = await createNode({
     id: identity.id,
     kind: 'tab',
     core: c,
-    stdout: (s) => {
-      partial += s;
-      const lines = partial.split('\n');
-      partial = /** @type {string} */ (lines.pop());
-      for (const l of lines) log(`stdout: ${l}`);
-      if (partial.length > 4096) {
-        log(`stdout: ${partial}`);
-        partial = '';
-      }
-    },
+    stdout: stdoutLines(),
     log: (s) => log(s),
-  });
-  const logger = createLogger('termite:mesh', {
-    sink: (/** @type {any} */ rec) => {
-      if (rec.level === 'debug' || rec.level === 'trace') return;
-      log(`${rec.name ?? 'mesh'} ${rec.level}: ${rec.message}${rec.fields ? ' ' + JSON.stringify(rec.fields) : ''}`);
-    },
   });
   mesh = createMeshNode({
     identity,
     token: cfg.token,
     webrtc: cfg.webrtc ? { candidatePolicy: cfg.candidatePolicy } : false,
     peerTimeoutMs: cfg.peerTimeoutMs,
-    logger,
+    logger: meshLogger(),
   });
   /** @type {NodeEvaluator | null} */
   let evaluator = null;
@@ -209,6 +193,47 @@ async function start(cfg) {
 
   // 3. the mesh
   upgrader = new Upgrader(mesh, { maxTabLinks: cfg.maxTabLinks, log, enabled: cfg.webrtc });
+  watchMesh(cfg);
+  await mesh.start();
+  setInterval(status, 1000);
+  await join(cfg, 0);
+}
+
+/**
+ * The stdout of the node's processes, as log lines (a partial line waits for its end,
+ * up to 4 KB).
+ * @returns {(s: string) => void}
+ */
+function stdoutLines() {
+  let partial = '';
+  return (s) => {
+    partial += s;
+    const lines = partial.split('\n');
+    partial = /** @type {string} */ (lines.pop());
+    for (const l of lines) log(`stdout: ${l}`);
+    if (partial.length > 4096) {
+      log(`stdout: ${partial}`);
+      partial = '';
+    }
+  };
+}
+
+/** The mesh's log records, above debug, as log lines. */
+function meshLogger() {
+  return createLogger('termite:mesh', {
+    sink: (/** @type {any} */ rec) => {
+      if (rec.level === 'debug' || rec.level === 'trace') return;
+      log(`${rec.name ?? 'mesh'} ${rec.level}: ${rec.message}${rec.fields ? ' ' + JSON.stringify(rec.fields) : ''}`);
+    },
+  });
+}
+
+/**
+ * What the mesh's events change: the upgrader looks again, the page gets a status, and
+ * losing the daemon starts rejoining it.
+ * @param {WorkerConfig} cfg
+ */
+function watchMesh(cfg) {
   for (const ev of ['peer:up', 'link:up', 'link:down', 'routes']) {
     mesh.on(ev, () => {
       upgrader?.poke();
@@ -224,9 +249,6 @@ async function start(cfg) {
     }
   });
   mesh.on('peer:refused', (/** @type {any} */ e) => log(`refused (${e.byPeer ? 'by the peer' : 'here'}): ${e.message}`));
-  await mesh.start();
-  setInterval(status, 1000);
-  await join(cfg, 0);
 }
 
 /**

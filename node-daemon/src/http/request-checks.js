@@ -1,0 +1,74 @@
+// @ts-check
+/**
+ * The checks every browser-facing request of the daemon passes (docs/dashboard.md,
+ * "Security"; docs/browser.md, "Host-header check"), as one rule set used by the router
+ * (router.js) for every route:
+ *
+ *   - Host (DNS rebinding): the Host header must name this daemon by an IP literal
+ *     (IPv6 in brackets), `localhost`, or the --host name it listens on, with or without
+ *     a port; nothing else — no trailing dot, no other spelling. A page of another site
+ *     that rebinds its DNS name to this address sends its own name, and is refused (421).
+ *   - Same origin (CSRF): a request that changes state (any method but GET and HEAD)
+ *     coming from a browser must come from this origin (403).
+ *   - Content type: a route that reads a body takes exactly its media type (415), so a
+ *     cross-origin page cannot send it as a "simple request" without a CORS preflight,
+ *     which this server never grants.
+ *
+ * Where the two earlier guards differed (the dashboard's and the worker page's), the
+ * stricter of them is the rule: real IP literals only, and no trailing-dot names.
+ */
+import { isIP } from 'node:net';
+
+/** @typedef {import('node:http').IncomingMessage} Req */
+
+/**
+ * Whether the Host header names this daemon.
+ * @param {Req} req @param {any} host a started host (node-daemon/src/host.js)
+ */
+export function hostAllowed(req, host) {
+  const name = hostName(req.headers.host);
+  if (name === null) return false;
+  if (isIP(name) !== 0 || name === 'localhost') return true;
+  const listen = String(host.opts?.host ?? '').toLowerCase();
+  return listen !== '' && name === listen;
+}
+
+/** @param {string|undefined} h @returns {string|null} the host name, without port and brackets, lower case */
+function hostName(h) {
+  if (!h) return null;
+  const m = /^\[([0-9a-fA-F:.]+)\](?::\d+)?$/.exec(h) ?? /^([^:\s[\]]+)(?::\d+)?$/.exec(h);
+  return m ? m[1].toLowerCase() : null;
+}
+
+/**
+ * A request from a page must come from this origin: a browser sends `Origin` with every
+ * POST and `Sec-Fetch-Site` with every request, and a page cannot forge either.
+ * Requests with neither (curl, other programs) are allowed: they are not a browser
+ * acting for another site, and the Host check already confined them to this machine's
+ * names.
+ * @param {Req} req
+ */
+export function sameOrigin(req) {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a method changes state (and so must come from this origin). @param {string} method */
+export function changesState(method) {
+  return method !== 'GET' && method !== 'HEAD';
+}
+
+/**
+ * Whether the request's body is declared as `type` (parameters such as charset aside).
+ * @param {Req} req @param {string} type
+ */
+export function contentTypeIs(req, type) {
+  return String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === type;
+}

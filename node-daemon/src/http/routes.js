@@ -1,0 +1,49 @@
+// @ts-check
+/**
+ * Every URL the daemon serves to browsers, in one table (the `route` hook of host.js;
+ * daemon.js installs it). /health and the mesh's WebSocket endpoint are host.js's: every
+ * node has them, a daemon or not.
+ *
+ *   GET  /                 the dashboard page                     dashboard-page.js
+ *   GET  /api/state        the mesh now, as JSON                  dashboard-api.js
+ *   GET  /api/events       the same, as Server-Sent Events        event-stream.js
+ *   POST /api/eval         evaluate Scheme text on a node         dashboard-api.js
+ *   GET  /worker           the compute-worker page (with token)   browser-assets.js
+ *   GET  /assets/...       the browser bundles and the .wasm      browser-assets.js
+ *
+ * Invariants: every request to these paths passes the checks of request-checks.js (Host
+ * for all; same origin for POST; JSON only for /api/eval) in router.js before any
+ * handler runs; refusals under /api are JSON, elsewhere text.
+ */
+import { createRouter } from './router.js';
+import { serveDashboardPage } from './dashboard-page.js';
+import { serveState, serveEval, EVAL_BODY } from './dashboard-api.js';
+import { serveEvents } from './event-stream.js';
+import { serveWorkerPage, serveAsset } from './browser-assets.js';
+
+const READ = ['GET', 'HEAD'];
+const MAX_EVAL_BODY = 64 * 1024;
+
+/** @type {import('./router.js').Family[]} */
+const families = [
+  { path: '/', json: false },
+  { path: '/api', json: true },
+  { path: '/api/', prefix: true, json: true },
+  { path: '/worker', json: false },
+  { path: '/worker/', json: false },
+  { path: '/assets/', prefix: true, json: false },
+];
+
+/** @type {import('./router.js').Route[]} */
+const routes = [
+  { path: '/', methods: READ, handle: serveDashboardPage },
+  { path: '/api/state', methods: READ, handle: serveState },
+  { path: '/api/events', methods: ['GET'], handle: serveEvents },
+  { path: '/api/eval', methods: ['POST'], body: { type: 'application/json', max: MAX_EVAL_BODY, shape: EVAL_BODY }, handle: serveEval },
+  { path: '/worker', methods: READ, handle: serveWorkerPage },
+  { path: '/worker/', methods: READ, handle: serveWorkerPage },
+  { path: '/assets/', prefix: true, methods: READ, handle: serveAsset },
+];
+
+/** The daemon's browser routes, as host.js's `route` hook. */
+export const daemonRoutes = createRouter(families, routes);
