@@ -10,16 +10,16 @@
  * thread; the node's loop resumes it when the core says so.
  */
 import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, arity } from '@termite/scheme/internal';
-import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorObject, arrayToList } from './scheme-values.js';
+import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorObject, arrayToList } from './scheme-data.js';
 import { displayString, current as currentPorts } from '@termite/scheme/internal';
-import { Pid, Tag, NodeRef } from './values.js';
-import { W_RECEIVE, W_SCAN, W_SLEEP } from './node.js';
+import { Pid, Tag, NodeRef } from './termite-values.js';
+import { W_RECEIVE, W_SCAN, W_SLEEP } from './termite-node/process.js';
 import { BLOCKED, TIMED_OUT } from '@termite/core';
 
 /**
  * The running process.
  * @param {string} who
- * @returns {import('./node.js').Process}
+ * @returns {import('./termite-node.js').Process}
  */
 export function current(who) {
   const th = R.thread;

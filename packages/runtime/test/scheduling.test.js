@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { withNode, schemeOut, SHOW } from './harness.js';
-import { W_EXTERNAL } from '../src/node.js';
+import { W_EXTERNAL } from '../src/termite-node/process.js';
 
 /**
  * Let `proc` run up to its receive (bounded: a few event-loop turns).
