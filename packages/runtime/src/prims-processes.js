@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The Termite process primitives (DESIGN.md §3; Termite paper §2–§4).
+ * The Termite process primitives (docs/processes.md, "The Termite API"; Termite paper §2–§4).
  *
  * Primitives that never block are registered as ordinary primitives (the compiler
  * calls them directly): self, !, make-tag, spawn, links, ... Those that may block — `?`,

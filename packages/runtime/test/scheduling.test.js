@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * Issue 4 item 1: processes on the C core's scheduler. Hundreds of thousands of them;
- * a process in an endless loop does not starve the others (reduction-based
- * pre-emption); the JavaScript event loop keeps running under load; the idle cost of a
+ * Processes on the C core's scheduler (docs/processes.md, "The scheduler"). Hundreds
+ * of thousands of them; a process in an endless loop does not starve the others
+ * (reduction-based pre-emption); the JavaScript event loop keeps running under load; the idle cost of a
  * process (reported, and bounded well under Erlang's ~2.7 KB).
  */
 import { test } from 'node:test';

@@ -16,7 +16,7 @@ import { R_STATS, R_EVAL } from './frame-vocabulary.js';
 /** This node's snapshot plus its links. @this {Distribution} */
 export function snapshot() {
   const snap = /** @type {any} */ (this.node.snapshot());
-  snap.peers = this.mesh.peers().map((/** @type {any} */ p) => ({ id: p.id, transport: p.transport, rttMs: p.rttMs }));
+  snap.peers = this.mesh.peers().map((p) => ({ id: p.id, transport: p.transport, rttMs: p.rttMs }));
   snap.arrivals = this.arrivals.slice();
   return snap;
 }
@@ -27,7 +27,7 @@ export function snapshot() {
  * @this {Distribution}
  */
 export async function meshSnapshot(timeoutMs = 1500) {
-  const ids = new Set([...this.mesh.peers().map((/** @type {any} */ p) => p.id), ...this.mesh.routes().map((/** @type {any} */ r) => r.id)]);
+  const ids = new Set([...this.mesh.peers().map((p) => p.id), ...this.mesh.routes().map((r) => r.id)]);
   const others = await Promise.all([...ids].map(async (id) => {
     try {
       const bytes = await this.mesh.request(id, encodeValue([R_STATS]), { timeoutMs });
@@ -58,7 +58,7 @@ export async function evalOn(id, text) {
 
 /** Node references for every node reachable from here (not this one). @this {Distribution} */
 export function knownNodes() {
-  const ids = new Set([...this.mesh.peers().map((/** @type {any} */ p) => p.id), ...this.mesh.routes().map((/** @type {any} */ r) => r.id)]);
+  const ids = new Set([...this.mesh.peers().map((p) => p.id), ...this.mesh.routes().map((r) => r.id)]);
   ids.delete(this.node.id);
   return [...ids].sort().map((id) => this.nodeRefOf(id));
 }
