@@ -15,7 +15,7 @@
  *   distribution/frame-vocabulary.js    the frames and requests on the wire, their shapes
  *   distribution/one-way-frames.js      writing frames; receiving them in order, the SEND fast path,
  *                                       dispatch, forwarding, refusal (ERROR)
- *   distribution/requests.js            asking another node and answering (answered in the task
+ *   distribution/remote-requests.js     asking another node and answering (answered in the task
  *                                       the request arrived in when nothing must be fetched)
  *   distribution/code-on-demand.js      decoding with MissingCode, fetching and checking IR, caches
  *   distribution/received-code.js       what received code may call (DEFAULT_DENIED, guarded units)
@@ -34,7 +34,7 @@
  */
 import { CborWriter } from '@termite/scheme/internal';
 import * as oneWay from './distribution/one-way-frames.js';
-import * as requests from './distribution/requests.js';
+import * as requests from './distribution/remote-requests.js';
 import * as codeOnDemand from './distribution/code-on-demand.js';
 import * as received from './distribution/received-code.js';
 import * as environments from './distribution/program-environments.js';
@@ -192,7 +192,7 @@ export class Distribution {
   handleFrame = oneWay.handleFrame;
   refuse = oneWay.refuse;
 
-  // requests (distribution/requests.js)
+  // requests (distribution/remote-requests.js)
   onRequest = requests.onRequest;
   onRequestAsync = requests.onRequestAsync;
   refusedRequest = requests.refusedRequest;

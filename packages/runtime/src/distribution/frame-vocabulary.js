@@ -16,7 +16,7 @@
  *     GONE   [7, pid-node, pid-n]               the process ended: drop forwarding entries
  *     ERROR  [8, message]                       a frame from the receiver was refused (undecodable, malformed,
  *                                               unknown type, code it named unobtainable); logged, never answered
- *   requests (mesh.request; requests.js), answered [#t value versions] or [#f error-message versions]:
+ *   requests (mesh.request; remote-requests.js), answered [#t value versions] or [#f error-message versions]:
  *     SPAWN   [20, thunk, params, link-to]      remote-spawn: start a process, answer its pid
  *     MIGRATE [21, process-state]               take over a running process
  *     CODE    [22, unit-hash]                   the IR of a unit (code on demand)

@@ -5,9 +5,9 @@
  * the caller's console), and finding a published service's pid (SERVICE).
  *
  * Invariants: a spawn linked to its caller links both ways, and the caller's node
- * watches the new process (remote-links.js); a spawned process runs after its answer is
- * written, in the same task (requests.js); a spawn on this node starts the process here
- * without a request.
+ * watches the new process (remote-links.js); a spawned process runs after its answer
+ * is written, in the same task (remote-requests.js); a spawn on this node starts the
+ * process here without a request.
  *
  * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
  */
