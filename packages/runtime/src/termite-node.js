@@ -46,7 +46,6 @@ export { Process, makeProcessPort };
  * @property {'daemon'|'tab'} [kind] what kind of node this is (default 'daemon')
  */
 
-
 export class TermiteNode {
   /** @param {NodeOptions} [opts] */
   static async create(opts = {}) {

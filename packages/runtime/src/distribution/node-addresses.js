@@ -14,7 +14,7 @@ import { NodeRef } from '../termite-values.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
-/** @param {string} id @this {Distribution} */
+/** A peer came up: note the address it says it listens at. @param {string} id @this {Distribution} */
 export function notePeer(id) {
   for (const p of this.mesh.peers()) {
     if (p.id !== id || !p.listenUrl) continue;
