@@ -15,10 +15,10 @@
  * recursive copy that gives up — and falls back to the general copy — when the message
  * is bigger than a few dozen objects (which also covers any cycle).
  */
-import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-values.js';
+import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-data.js';
 import { Char, Special, RecordType } from '@termite/scheme';
 import { ParamKey } from '@termite/scheme/internal';
-import { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
+import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 
 /**
  * Marks the classes whose instances are immutable values, so the copy recognises them

@@ -21,12 +21,12 @@ import { distributionSource } from './prims-distribution.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
 import { termiteSource } from './termite-source.js';
-import { TermiteNode } from './node.js';
+import { TermiteNode } from './termite-node.js';
 import { runProgramOn } from './program.js';
 import { installJsApi, jsSupportSource } from './js-api.js';
 
-export { TermiteNode, Process } from './node.js';
-export { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
+export { TermiteNode, Process } from './termite-node.js';
+export { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
@@ -52,7 +52,7 @@ export function loadTermiteLibrary() {
 
 /**
  * Create a node (a core, a scheduler, a stdout process).
- * @param {import('./node.js').NodeOptions} [opts]
+ * @param {import('./termite-node.js').NodeOptions} [opts]
  */
 export async function createNode(opts = {}) {
   loadTermiteLibrary();

@@ -12,7 +12,7 @@
  */
 import { rtEnv } from '@termite/scheme/internal';
 import { compileProgramText, linkProgram, Thread, runToCompletion, Pair, Sym, Flonum, Values, Closure, arrayToList, VOID } from '@termite/scheme';
-import { Pid, SpaceRef, Formal } from './values.js';
+import { Pid, SpaceRef, Formal } from './termite-values.js';
 import { registerUnitInstance } from './code.js';
 
 /**
@@ -70,7 +70,7 @@ class Timeout extends Error {
  * The context a JavaScript process gets: its pid, send, receive as a promise.
  */
 export class JsProcess {
-  /** @param {import('./node.js').TermiteNode} node */
+  /** @param {import('./termite-node.js').TermiteNode} node */
   constructor(node) {
     this.node = node;
     /** @type {any[]} messages delivered and not yet received */
@@ -141,7 +141,7 @@ export class JsProcess {
 
 /**
  * Install the JS API on a node.
- * @param {import('./node.js').TermiteNode} node
+ * @param {import('./termite-node.js').TermiteNode} node
  */
 export function installJsApi(node) {
   const n = /** @type {any} */ (node);
@@ -189,7 +189,7 @@ export function installJsApi(node) {
 /**
  * Run a Linda operation in a short-lived Scheme process (the core's blocking in/rd
  * belong to processes) and deliver its result to a JS mailbox.
- * @param {import('./node.js').TermiteNode} node @param {string} op @param {any[]} fields
+ * @param {import('./termite-node.js').TermiteNode} node @param {string} op @param {any[]} fields
  */
 function tupleRequest(node, op, fields) {
   const box = new JsProcess(node);
@@ -202,7 +202,7 @@ function tupleRequest(node, op, fields) {
   });
 }
 
-/** @param {import('./node.js').TermiteNode} node @param {string} op @param {any[]} fields */
+/** @param {import('./termite-node.js').TermiteNode} node @param {string} op @param {any[]} fields */
 function callTupleOp(node, op, fields) {
   const helper = rtEnv.cell('%js-tuple-op').v;
   node.spawnCall(helper, [false, Sym.intern(op), fields.map(fromJs)]);

@@ -8,8 +8,8 @@
  * does not answer within the request timeout.
  */
 import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin } from '@termite/scheme/internal';
-import { VOID, Closure, Sym, Flonum, schemeErrorOf, ErrorObject, arrayToList } from './scheme-values.js';
-import { NodeRef, Pid } from './values.js';
+import { VOID, Closure, Sym, Flonum, schemeErrorOf, ErrorObject, arrayToList } from './scheme-data.js';
+import { NodeRef, Pid } from './termite-values.js';
 import { current, checkPid } from './prims-processes.js';
 
 /** @param {string} who */

@@ -18,10 +18,10 @@
  */
 import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
 import { BLOCKED } from '@termite/core';
-import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL } from './scheme-values.js';
-import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './values.js';
+import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL } from './scheme-data.js';
+import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.js';
 import { current, seconds } from './prims-processes.js';
-import { W_TUPLE } from './node.js';
+import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
 
 const TAG_LIST = 40962;

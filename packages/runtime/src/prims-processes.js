@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The Termite process primitives (DESIGN.md §3; Termite paper §2–§4).
+ * The Termite process primitives (docs/processes.md, "The Termite API"; Termite paper §2–§4).
  *
  * Primitives that never block are registered as ordinary primitives (the compiler
  * calls them directly): self, !, make-tag, spawn, links, ... Those that may block — `?`,
@@ -10,16 +10,16 @@
  * thread; the node's loop resumes it when the core says so.
  */
 import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, arity } from '@termite/scheme/internal';
-import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorObject, arrayToList } from './scheme-values.js';
+import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorObject, arrayToList } from './scheme-data.js';
 import { displayString, current as currentPorts } from '@termite/scheme/internal';
-import { Pid, Tag, NodeRef } from './values.js';
-import { W_RECEIVE, W_SCAN, W_SLEEP } from './node.js';
+import { Pid, Tag, NodeRef } from './termite-values.js';
+import { W_RECEIVE, W_SCAN, W_SLEEP } from './termite-node/process.js';
 import { BLOCKED, TIMED_OUT } from '@termite/core';
 
 /**
  * The running process.
  * @param {string} who
- * @returns {import('./node.js').Process}
+ * @returns {import('./termite-node.js').Process}
  */
 export function current(who) {
   const th = R.thread;

@@ -21,7 +21,7 @@ function programEnvId(units) {
 }
 
 /**
- * @param {import('./node.js').TermiteNode} node
+ * @param {import('./termite-node.js').TermiteNode} node
  * @param {string} text
  * @param {{file?: string, libraryPath?: string[], readFile?: (p: string) => string|null, trace?: any, onTrace?: any, onTime?: any}} [opts]
  * @returns {Promise<{ok: true, value: any, exitCode?: any, pid?: any} | {ok: false, error: any, message: string}>}

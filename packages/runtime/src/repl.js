@@ -9,13 +9,13 @@
  */
 import { Evaluator, SchemeError, describeError, Pair } from '@termite/scheme';
 import { rtEnv } from '@termite/scheme/internal';
-import { makeProcessPort } from './node.js';
+import { makeProcessPort } from './termite-node.js';
 import { registerUnitInstance } from './code.js';
 import { JsProcess } from './js-api.js';
 import { Sym, arrayToList, Values } from '@termite/scheme';
 import { definePrimitive } from '@termite/scheme/internal';
 import { current } from './prims-processes.js';
-import { Pid } from './values.js';
+import { Pid } from './termite-values.js';
 
 definePrimitive('%process-port', 1, 1, (/** @type {any} */ pid) => {
   if (!(pid instanceof Pid)) throw new Error('%process-port: expected a pid');
@@ -46,7 +46,7 @@ const INSTANCE = crypto.getRandomValues(new Uint32Array(1))[0].toString(16);
 
 export class NodeEvaluator {
   /**
-   * @param {import('./node.js').TermiteNode} node
+   * @param {import('./termite-node.js').TermiteNode} node
    * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, envId?: string}} [opts]
    */
   constructor(node, opts = {}) {
@@ -55,7 +55,7 @@ export class NodeEvaluator {
     this.evaluator = new Evaluator({ ...opts, envId: opts.envId ?? `repl:${node.id}:${INSTANCE}:${++evaluators}` });
     node.environments.set(this.evaluator.env.id, this.evaluator.env);
     this.evaluator.onUnit = registerUnitInstance;
-    /** @type {import('./node.js').Process|null} the REPL's process */
+    /** @type {import('./termite-node.js').Process|null} the REPL's process */
     this.server = null;
   }
 

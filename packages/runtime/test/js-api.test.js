@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The JavaScript API of a node (issue 4 item 6): JS and Scheme processes talk to each
+ * The JavaScript API of a node (docs/processes.md, "JavaScript API"): JS and Scheme processes talk to each
  * other, receive is a promise (with timeouts and predicates), `call` does a tagged RPC,
  * and tuple operations work from JavaScript, blocking ones included.
  */

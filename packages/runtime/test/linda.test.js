@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 4 item 5: local Linda on the C core's tuple store. out/in/rd/inp/rdp, formals of
+ * Local Linda on the C core's tuple store (docs/linda.md). out/in/rd/inp/rdp, formals of
  * every type, exact integers never match floats, named spaces, blocking (a process in
  * in/rd is woken by the matching out; rd wakes every reader), timeouts, tuple-count,
  * spawn-tuple (Linda's eval), the asynchronous operations, and bad input (clear,

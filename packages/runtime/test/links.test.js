@@ -1,9 +1,9 @@
 // @ts-check
 /**
- * Issue 4 items 2 and 3: directed links and exit signals, terminate!, supervisors
- * (restart, restart-frequency limit, shutdown with and without the worker's
- * cooperation, info lines to the log) and the generic server (call, cast, reply /
- * noreply / stop, terminate).
+ * Directed links and exit signals, terminate!, supervisors (restart, restart-frequency
+ * limit, shutdown with and without the worker's cooperation, info lines to the log) and
+ * the generic server (call, cast, reply / noreply / stop, terminate); docs/processes.md,
+ * "Exceptions, links and exit signals", "Supervisors", "Generic servers".
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

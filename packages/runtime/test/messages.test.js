@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 4 items 2 and 4: sending and receiving. Receive timeouts with and without a
+ * Sending and receiving (docs/processes.md, "The Termite API"). Receive timeouts with and without a
  * default, selective receive (skipped messages stay, in order), every recv pattern kind,
  * `where` and `after`, `!?` with a timeout, tags, pids (printable, equal? and eqv? after
  * a round trip), message isolation (copy on send), exceptions (catch, handle, guard),

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { decodeValue } from '@termite/scheme/internal';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
-import { Pid } from '../src/values.js';
+import { Pid } from '../src/termite-values.js';
 
 const R_SPAWN = 20;
 const R_EVAL = 26;

@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * Issue 4 item 1: processes on the C core's scheduler. Hundreds of thousands of them;
- * a process in an endless loop does not starve the others (reduction-based
- * pre-emption); the JavaScript event loop keeps running under load; the idle cost of a
+ * Processes on the C core's scheduler (docs/processes.md, "The scheduler"). Hundreds
+ * of thousands of them; a process in an endless loop does not starve the others
+ * (reduction-based pre-emption); the JavaScript event loop keeps running under load; the idle cost of a
  * process (reported, and bounded well under Erlang's ~2.7 KB).
  */
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { withNode, schemeOut, SHOW } from './harness.js';
-import { W_EXTERNAL } from '../src/node.js';
+import { W_EXTERNAL } from '../src/termite-node/process.js';
 
 /**
  * Let `proc` run up to its receive (bounded: a few event-loop turns).

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { Pair, Sym, encodeValue, decodeValue } from '@termite/scheme';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
-import { Pid } from '../src/values.js';
+import { Pid } from '../src/termite-values.js';
 
 const F_SEND = 1;
 

@@ -1,5 +1,9 @@
 // @ts-check
-/** The Scheme data model, re-exported for the runtime's modules. */
+/**
+ * The Scheme data model (pairs, symbols, procedures, errors, ports, …) as the runtime's
+ * modules use it, from one place: the language's values come from @termite/scheme, the
+ * values the runtime adds are in termite-values.js.
+ */
 export {
   Pair, Box, Record, Closure, Frame, Values, ErrorObject, Sym, Flonum, Ratnum, VOID, EOF,
   SchemeError, schemeError, schemeErrorOf, arrayToList, listToArray, CALL,

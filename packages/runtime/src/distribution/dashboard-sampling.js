@@ -1,0 +1,64 @@
+// @ts-check
+/**
+ * What a dashboard sees of the mesh through this node: its snapshot (the node's
+ * processes, spaces and counters, its peers and recent arrivals), snapshots of every
+ * node it can reach (STATS requests, each bounded in time: an unreachable node is
+ * listed as such), references to every reachable node, and evaluation of Scheme text
+ * on a node that accepts it (EVAL; docs/dashboard.md).
+ *
+ * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
+ */
+import { encodeValue, decodeValue } from '@termite/scheme/internal';
+import { R_STATS, R_EVAL } from './frame-vocabulary.js';
+
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/** This node's snapshot plus its links. @this {Distribution} */
+export function snapshot() {
+  const snap = /** @type {any} */ (this.node.snapshot());
+  snap.peers = this.mesh.peers().map((p) => ({ id: p.id, transport: p.transport, rttMs: p.rttMs }));
+  snap.arrivals = this.arrivals.slice();
+  return snap;
+}
+
+/**
+ * Snapshots of every node this one can reach (itself included), each bounded in time.
+ * @param {number} [timeoutMs]
+ * @this {Distribution}
+ */
+export async function meshSnapshot(timeoutMs = 1500) {
+  const ids = new Set([...this.mesh.peers().map((p) => p.id), ...this.mesh.routes().map((r) => r.id)]);
+  const others = await Promise.all([...ids].map(async (id) => {
+    try {
+      const bytes = await this.mesh.request(id, encodeValue([R_STATS]), { timeoutMs });
+      const r = decodeValue(bytes);
+      return r[0] === true ? JSON.parse(r[1]) : null;
+    } catch {
+      return { id, unreachable: true };
+    }
+  }));
+  return [this.snapshot(), ...others.filter((x) => x !== null)];
+}
+
+/**
+ * Evaluate Scheme text on a node (this one or a peer that accepts EVAL).
+ * @param {string} id @param {string} text
+ * @this {Distribution}
+ */
+export async function evalOn(id, text) {
+  if (id === this.node.id) {
+    if (this.evaluate === null) throw new Error('evaluation is not enabled on this node');
+    return this.evaluate(text);
+  }
+  const bytes = await this.mesh.request(id, encodeValue([R_EVAL, text]), { timeoutMs: 30000 });
+  const r = decodeValue(bytes);
+  if (r[0] !== true) throw new Error(String(r[1]));
+  return JSON.parse(r[1]);
+}
+
+/** Node references for every node reachable from here (not this one). @this {Distribution} */
+export function knownNodes() {
+  const ids = new Set([...this.mesh.peers().map((p) => p.id), ...this.mesh.routes().map((r) => r.id)]);
+  ids.delete(this.node.id);
+  return [...ids].sort().map((id) => this.nodeRefOf(id));
+}

@@ -1,0 +1,139 @@
+// @ts-check
+/**
+ * Migration and location transparency (Termite §6). A pid names the node that created
+ * the process. When a process migrates (`migrate`, a MIGRATE request carrying
+ * `processState`), its old node keeps a forwarding entry (`forwarding`) and sends there
+ * itself from then on (`location`); a message arriving for it is forwarded and its
+ * sender's node told where the process now lives (MOVED, handled in one-way-frames.js),
+ * so later messages go straight there. When the process ends, every node it lived on
+ * drops its entries (GONE, `processEnded`).
+ *
+ * Invariants:
+ *  - a process is on exactly one node: the old node retires it only after the new node
+ *    accepted it, and resumes it with an error raised if that failed;
+ *  - no message is lost to a move: messages that arrived while the state was in flight
+ *    follow it, in order, after the mailbox that went with it;
+ *  - a process's visited list names each node once (a process hopping back and forth
+ *    would otherwise ship a list growing by one id per hop);
+ *  - `arrivals` keeps the last ARRIVALS_KEPT processes that arrived, numbered: a
+ *    dashboard that samples every node now and then still sees a process that came and
+ *    left between two samples.
+ *
+ * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
+ */
+import { CodecError } from '@termite/scheme/internal';
+import { threadToData, threadFromData, ErrorObject, VOID, arrayToList } from '@termite/scheme';
+import { Pid, NodeRef } from '../termite-values.js';
+import { F_SEND, F_GONE, R_MIGRATE, key } from './frame-vocabulary.js';
+
+/** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
+export const ARRIVALS_KEPT = 32;
+
+/** @typedef {import('../termite-node/process.js').Process} Process */
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/**
+ * Move a suspended process (blocked in `migrate`) to another node. On success the
+ * process continues there and this node keeps a forwarding entry; on failure it is
+ * resumed here with the error raised.
+ * @param {Process} proc @param {NodeRef} ref
+ * @this {Distribution}
+ */
+export async function migrate(proc, ref) {
+  let to;
+  let seen = 0;
+  try {
+    to = await this.resolveNode(ref);
+    if (to === this.node.id) {
+      this.node.resumeExternal(proc, { value: VOID });
+      return;
+    }
+    const { state, shippedUpTo } = this.processState(proc);
+    seen = shippedUpTo;
+    await this.call(to, [R_MIGRATE, state]);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    this.node.resumeExternal(proc, { raise: new ErrorObject(`cannot migrate: ${msg}`, arrayToList([ref]), 'migrate', 'migrate') });
+    return;
+  }
+  this.stats.migrationsOut++;
+  const k = key(proc.pid.node, proc.pid.n);
+  this.forwarding.set(k, to);
+  this.location.set(k, to);
+  // messages that arrived while it was moving follow it, in order
+  const late = [];
+  for (let c = seen + 1, n = 0; n < 1e7; n++) {
+    const m = this.node.peekMessage(proc, c);
+    if (m === undefined) break;
+    late.push(m.value);
+    c = m.seq + 1;
+  }
+  this.node.retire(proc);
+  for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
+}
+
+/**
+ * A process's whole state, with its continuation resuming as a return of #!void
+ * from `migrate`, and the sequence number of the last message shipped with it.
+ * @param {Process} proc
+ * @this {Distribution}
+ */
+export function processState(proc) {
+  const saved = { act: proc.act, val: proc.val };
+  proc.act = 1; // ACT_RETURN
+  proc.val = VOID;
+  const thread = threadToData(proc, null);
+  proc.act = saved.act;
+  proc.val = saved.val;
+  const mailbox = [];
+  let last = 0;
+  for (let c = 0, n = 0; n < 1e7; n++) {
+    const m = this.node.peekMessage(proc, c);
+    if (m === undefined) break;
+    mailbox.push(m.value);
+    last = m.seq;
+    c = m.seq + 1;
+  }
+  // each node once (a process hopping back and forth would otherwise ship a list growing by one id per hop)
+  const visited = proc.visited?.includes(this.node.id) ? proc.visited : [...(proc.visited ?? []), this.node.id];
+  return { state: [proc.pid, thread, mailbox, proc.links ?? [], visited], shippedUpTo: last };
+}
+
+/** @param {string} from @param {any} state @this {Distribution} */
+export function acceptMigration(from, state) {
+  if (!Array.isArray(state) || state.length !== 5 || !(state[0] instanceof Pid)) throw new CodecError('malformed process state');
+  const [pid, thread, mailbox, links, visited] = state;
+  if (!Array.isArray(mailbox) || !Array.isArray(links) || !links.every((l) => l instanceof Pid) || !Array.isArray(visited)) {
+    throw new CodecError('malformed process state (mailbox, links and visited nodes must be vectors; links, of pids)');
+  }
+  const proc = this.node.adopt(pid, threadFromData(thread, null));
+  proc.visited = visited;
+  proc.links = links.length > 0 ? links : null;
+  for (const m of mailbox) this.node.deliver(proc, m);
+  this.location.delete(key(pid.node, pid.n));
+  this.forwarding.delete(key(pid.node, pid.n));
+  this.stats.migrationsIn++;
+  this.arrivals.push({ seq: ++this.arrivalSeq, pid: `${pid.n}@${pid.node.slice(0, 8)}`, from, name: proc.name ?? proc.k?.lam?.name ?? 'process' });
+  if (this.arrivals.length > ARRIVALS_KEPT) this.arrivals.shift();
+  this.node.pokeAfterTask(); // it runs after the answer, as a spawned process does
+  return true;
+}
+
+/**
+ * A process that lived on other nodes ended here: they drop their forwarding entries.
+ * @param {Process} proc
+ * @this {Distribution}
+ */
+export function processEnded(proc) {
+  for (const id of new Set(proc.visited ?? [])) if (id !== this.node.id) this.emit(id, [F_GONE, proc.pid.node, proc.pid.n]);
+}
+
+/**
+ * Whether a process of this node left it (RemoteOps#isForwarded): its pid names a live
+ * process elsewhere, not a dead one.
+ * @param {Pid} pid
+ * @this {Distribution}
+ */
+export function isForwarded(pid) {
+  return this.forwarding.has(key(pid.node, pid.n));
+}

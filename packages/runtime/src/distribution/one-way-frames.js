@@ -1,0 +1,303 @@
+// @ts-check
+/**
+ * One-way frames (frame-vocabulary.js): writing them and handling those that arrive.
+ *
+ * Out: `send` and the other hooks the node calls when a pid is not local (remote-ops.js)
+ * encode a frame and hand it to the mesh for the node the pid lives on (`whereIs`: its
+ * birth node, or where it was last seen moving to). A SEND's head is encoded once per
+ * pid (`sendHead`) and the message written between it and the empty environment list in
+ * one pass; anything else goes through `encode`, which lists the program environments
+ * of the procedures in the frame (program-environments.js).
+ *
+ * In: `onFrame` takes every frame from the mesh. Invariants:
+ *  - frames from one sender are handled in arrival order: once one of them must wait
+ *    (for code, or for an environment's definitions), every later one from that sender
+ *    queues behind it (`inbound`, `chain`);
+ *  - the commonest frame, a SEND to a live process of this node with no procedure in it,
+ *    is delivered without decoding the frame around its message (`deliverLocalSend`);
+ *    whatever that path cannot take, it leaves untouched for the general path;
+ *  - a frame is refused (logged here, an ERROR frame to its sender) when it does not
+ *    decode, is malformed or of an unknown type; an ERROR is logged and never answered,
+ *    so two nodes cannot bounce errors;
+ *  - a frame for a process that left this node is forwarded where it went, and its
+ *    sender told (MOVED); a MOVED is believed only from the node this one sends that
+ *    process's messages to (migration.js has the rest of location transparency).
+ *
+ * These functions are Distribution's methods (`this` is the Distribution), moved here
+ * whole: the SEND paths keep the bodies and call depth they were measured with.
+ */
+import { encodeSmallValue, encodeSmallBetween, encodeAnyValue } from '@termite/scheme/internal';
+import { ErrorObject, arrayToList } from '@termite/scheme';
+import { Pid, serialHeadSize, serialAt } from '../termite-values.js';
+import {
+  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
+  NOT_READY, sendHeadBytes, key,
+} from './frame-vocabulary.js';
+
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/** Where to send for a pid. @param {Pid} pid @this {Distribution} */
+export function whereIs(pid) {
+  // most nodes forward for no process: no key string to build then
+  if (this.location.size === 0) return pid.node;
+  return this.location.get(key(pid.node, pid.n)) ?? pid.node;
+}
+
+/**
+ * Encode a frame or request, appending the versions of the program environments its
+ * procedures come from (so a node holding a copy of such an environment refreshes it
+ * when the original has new definitions).
+ * @param {any[]} frame a new array (the environment list is appended to it)
+ * @this {Distribution}
+ */
+export function encode(frame) {
+  // a small frame has no procedure, so no environment to list: one pass
+  frame.push(NO_ENVS);
+  const small = encodeSmallValue(frame);
+  if (small !== null) return small;
+  /** @type {any[]} */
+  const envs = [];
+  frame[frame.length - 1] = envs; // filled by encodeOptions.onCode while encoding
+  this.encodingEnvs = envs;
+  try {
+    return encodeAnyValue(frame, this.encodeOptions);
+  } finally {
+    this.encodingEnvs = null;
+  }
+}
+
+/** @param {string} to @param {any[]} frame @this {Distribution} */
+export function emit(to, frame) {
+  let bytes;
+  try {
+    bytes = this.encode(frame);
+  } catch (e) {
+    this.log(`cannot send to ${to.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+    return false;
+  }
+  this.stats.sent++;
+  return this.mesh.send(to, bytes);
+}
+
+/** @param {Pid} pid @param {any} msg @this {Distribution} */
+export function send(pid, msg) {
+  const to = this.whereIs(pid);
+  // the common case in one pass, the pid's part of the frame encoded once per pid
+  let bytes = null;
+  const head = this.sendHead(pid);
+  if (head !== null) {
+    try {
+      bytes = encodeSmallBetween(head, msg, NO_ENVS_BYTES);
+    } catch {
+      bytes = null; // emit says why, through its general path
+    }
+  }
+  if (bytes === null) {
+    this.emit(to, [F_SEND, pid.node, pid.n, msg]);
+    return;
+  }
+  this.stats.sent++;
+  this.mesh.send(to, bytes);
+}
+
+/** The encoded head of a SEND frame to `pid` (sendHeadBytes), cached. @param {Pid} pid @this {Distribution} */
+export function sendHead(pid) {
+  const slot = pid.n & (SEND_HEADS - 1);
+  const c = this.sendHeads[slot];
+  if (c !== undefined && c.n === pid.n && c.node === pid.node) return c.head;
+  const head = sendHeadBytes(pid);
+  this.sendHeads[slot] = { node: pid.node, n: pid.n, head };
+  return head;
+}
+
+/** @param {Pid} pid @param {any} payload @this {Distribution} */
+export function signal(pid, payload) {
+  this.emit(this.whereIs(pid), [F_SIGNAL, pid.node, pid.n, payload]);
+}
+
+/** `from` (remote) gets an outbound link to `to`. @param {Pid} from @param {Pid} to @this {Distribution} */
+export function link(from, to) {
+  this.watch(from, to);
+  this.emit(this.whereIs(from), [F_LINK, from.node, from.n, to]);
+}
+
+/** @param {Pid} from @param {Pid} to @this {Distribution} */
+export function unlink(from, to) {
+  this.watchers.get(key(from.node, from.n))?.delete(key(to.node, to.n));
+  this.emit(this.whereIs(from), [F_UNLINK, from.node, from.n, to]);
+}
+
+/** @param {Pid} pid @this {Distribution} */
+export function terminate(pid) {
+  this.emit(this.whereIs(pid), [F_KILL, pid.node, pid.n]);
+}
+
+/** @param {Pid} pid @this {Distribution} */
+export function isAlive(pid) {
+  return this.mesh.isReachable(this.whereIs(pid));
+}
+
+/**
+ * Frames from one sender are handled in arrival order, even when one of them must
+ * wait for code to be fetched.
+ * @param {string} from @param {Uint8Array} bytes
+ * @this {Distribution}
+ */
+export function onFrame(from, bytes) {
+  this.stats.received++;
+  const prev = this.inbound.get(from);
+  if (prev === undefined) {
+    if (this.deliverLocalSend(bytes)) return;
+    // fast path: decode synchronously when all code is present and ready
+    let frame;
+    try {
+      frame = this.decodeReady(bytes);
+    } catch (e) {
+      this.refuse(from, e);
+      return;
+    }
+    if (frame !== NOT_READY && !this.stale(frame)) {
+      this.handleFrame(from, frame, bytes);
+      this.node.runArrivedNow();
+      return;
+    }
+  }
+  this.chain(from, () => this.decodeFetching(from, bytes).then((f) => this.refresh(from, f).then(() => this.handleFrame(from, f, bytes))));
+}
+
+/**
+ * The commonest frame, handled without decoding the frame around its message: a SEND
+ * to a live process of this node, [1, this node's id, n, msg, []] (no procedure in it,
+ * so no environment list). False, having done nothing, for any other frame, for a
+ * message that needs code or environments first, and for one that does not decode:
+ * onFrame then decodes the whole frame, which fetches the code or refuses the frame
+ * with its reason.
+ * @param {Uint8Array} bytes
+ * @this {Distribution}
+ */
+export function deliverLocalSend(bytes) {
+  const len = bytes.length;
+  const self = this.selfText;
+  let at = 2 + self.length;
+  if (len < at + 2 || bytes[0] !== 0x85 || bytes[1] !== F_SEND || bytes[len - 1] !== 0x80) return false;
+  for (let i = 0; i < self.length; i++) if (bytes[2 + i] !== self[i]) return false;
+  // the serial: an unsigned integer below 2^32
+  const size = serialHeadSize(bytes, at);
+  if (size === 0 || at + size >= len - 1) return false;
+  const n = serialAt(bytes, at);
+  at += size;
+  const proc = this.node.bySerialNumber(n);
+  if (proc === null) return false; // gone, or moved on: the general path forwards or drops
+  let msg;
+  try {
+    msg = this.decodeReady(bytes, at, len - 1);
+  } catch {
+    return false; // the general path decodes the whole frame and says what is wrong
+  }
+  if (msg === NOT_READY) return false; // it fetches the code, or waits for the environments
+  // just decoded: no one else holds this value, so it is delivered without a copy
+  this.node.stats.messages++;
+  this.node.deliver(proc, msg);
+  this.node.runDelivered();
+  return true;
+}
+
+/** @param {string} from @param {() => Promise<void>} step @this {Distribution} */
+export function chain(from, step) {
+  const prev = this.inbound.get(from) ?? Promise.resolve();
+  const next = prev.then(step).catch((e) => this.refuse(from, e));
+  this.inbound.set(from, next);
+  next.then(() => {
+    if (this.inbound.get(from) === next) this.inbound.delete(from);
+  });
+}
+
+/**
+ * @param {string} from @param {any} f the decoded frame @param {Uint8Array} bytes its encoding (for forwarding)
+ * @this {Distribution}
+ */
+export function handleFrame(from, f, bytes) {
+  if (!Array.isArray(f) || typeof f[0] !== 'number') {
+    this.refuse(from, 'malformed frame: not a vector that starts with a frame type');
+    return;
+  }
+  const [type, pnode, pn] = f;
+  if (type === F_ERROR) {
+    this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
+    return;
+  }
+  const shape = FRAMES[type];
+  if (!Number.isInteger(type) || shape == null) {
+    this.refuse(from, `unknown frame type ${type}`);
+    return;
+  }
+  if (f.length !== shape[1] || typeof pnode !== 'string' || !Number.isInteger(pn) ||
+      ((type === F_LINK || type === F_UNLINK) && !(f[3] instanceof Pid)) || (type === F_MOVED && typeof f[3] !== 'string')) {
+    this.refuse(from, `malformed ${shape[0]} frame`);
+    return;
+  }
+  if (type === F_MOVED) {
+    // Only the node this one would send the process's messages to can say it moved
+    // on (it forwarded one, or the process left it); believed from any other peer, a
+    // MOVED would let that peer take this node's messages for anyone's processes.
+    // A late duplicate from the previous host says what is already known: ignored.
+    const at = this.whereIs(new Pid(pnode, pn)), to = String(f[3]);
+    if (from === at) this.location.set(key(pnode, pn), to);
+    else if (to !== at) this.refuse(from, `MOVED for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${at.slice(0, 12)})`);
+    return;
+  }
+  if (type === F_GONE) {
+    this.forwarding.delete(key(pnode, pn));
+    this.location.delete(key(pnode, pn));
+    return;
+  }
+  const pid = new Pid(String(pnode), Number(pn));
+  const proc = this.node.local(pid);
+  if (proc === null) {
+    const to = this.forwarding.get(key(pid.node, pid.n));
+    if (to !== undefined) {
+      this.stats.forwarded++;
+      this.mesh.send(to, bytes);
+      if (from !== to) this.emit(from, [F_MOVED, pid.node, pid.n, to]);
+      return;
+    }
+    if (type === F_LINK) {
+      // linking to a process that does not exist: tell the other side at once
+      const payload = new ErrorObject('linked process is not alive', arrayToList([pid]), 'noproc', 'link');
+      this.node.signal(f[3], payload);
+    }
+    return; // a message to a process that is gone is dropped (send and pray)
+  }
+  switch (type) {
+    case F_SEND:
+      // just decoded: no one else holds this value, so it is delivered without a copy
+      this.node.stats.messages++;
+      this.node.deliver(proc, f[3]);
+      this.node.pokeAfterTask();
+      return;
+    case F_SIGNAL:
+      this.node.signal(pid, f[3]);
+      return;
+    case F_LINK:
+      this.node.addLink(pid, f[3]);
+      return;
+    case F_UNLINK:
+      this.node.removeLink(pid, f[3]);
+      return;
+    case F_KILL:
+      this.node.terminate(pid);
+      return;
+  }
+}
+
+/**
+ * Refuse a frame from `from`: a log line here and an ERROR frame to the sender, which
+ * logs it (an ERROR is never answered, so two nodes cannot bounce errors).
+ * @param {string} from @param {unknown} why an error or a message
+ * @this {Distribution}
+ */
+export function refuse(from, why) {
+  const msg = why instanceof Error ? `${why.name}: ${why.message}` : String(why);
+  this.log(`frame from ${from.slice(0, 12)} refused: ${msg}`);
+  this.emit(from, [F_ERROR, msg.slice(0, 1000)]);
+}

@@ -1,0 +1,126 @@
+// @ts-check
+/**
+ * Requests (frame-vocabulary.js): asking another node and answering one. A request is
+ * a vector [type, ...] sent with mesh.request; its answer is [#t value versions] or
+ * [#f reason versions].
+ *
+ * Invariants:
+ *  - a request that decodes with the code at hand and needs no waiting (all but EVAL)
+ *    is answered in the task its frame arrived in (`onRequest` → `answerNow`): the mesh
+ *    writes the answer at once, before whatever the request started runs (a spawned or
+ *    arrived process runs at the end of that task);
+ *  - anything else (missing code, a stale environment copy, EVAL) goes through
+ *    `onRequestAsync`, which fetches and refreshes first;
+ *  - every failure is an answer with its reason (`refusedRequest`), never a throw into
+ *    the mesh; EVAL is answered only for the peers in `evalPeers`;
+ *  - `call` reads an answer that decodes with the code at hand in the request's own
+ *    promise reaction (each further await costs the caller a microtask turn).
+ *
+ * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
+ */
+import { encodeValue, CodecError } from '@termite/scheme/internal';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, NOT_READY, answerValue } from './frame-vocabulary.js';
+
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/**
+ * A request from `from`. Answered in the same task when it decodes with the code at
+ * hand and its answer needs no waiting (all but R_EVAL): the mesh then writes the
+ * answer at once, before whatever the request started runs (a spawned or arrived
+ * process runs at the end of the task, acceptSpawn). Otherwise, or if that fails
+ * for want of code, through onRequestAsync.
+ * @param {string} from @param {Uint8Array} bytes
+ * @returns {Uint8Array | Promise<Uint8Array>}
+ * @this {Distribution}
+ */
+export function onRequest(from, bytes) {
+  let req;
+  try {
+    req = this.decodeReady(bytes);
+  } catch (e) {
+    return this.refusedRequest(from, e);
+  }
+  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || this.stale(req)) return this.onRequestAsync(from, bytes);
+  try {
+    return this.encode([true, this.answerNow(from, req)]);
+  } catch (e) {
+    return this.refusedRequest(from, e);
+  }
+}
+
+/**
+ * @param {string} from @param {Uint8Array} bytes
+ * @returns {Promise<Uint8Array>}
+ * @this {Distribution}
+ */
+export async function onRequestAsync(from, bytes) {
+  try {
+    const req = await this.decodeFetching(from, bytes);
+    if (!Array.isArray(req)) throw new CodecError('malformed request');
+    if (this.stale(req)) await this.refresh(from, req);
+    const value = await this.answer(from, req);
+    return this.encode([true, value]);
+  } catch (e) {
+    return this.refusedRequest(from, e);
+  }
+}
+
+/** The answer to a request that failed, logged. @param {string} from @param {unknown} e @this {Distribution} */
+export function refusedRequest(from, e) {
+  const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
+  return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
+}
+
+/** @param {string} from @param {any[]} req @this {Distribution} */
+export async function answer(from, req) {
+  if (req[0] !== R_EVAL) return this.answerNow(from, req);
+  if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
+  return JSON.stringify(await this.evaluate(String(req[1])));
+}
+
+/** The answer to any request but R_EVAL. @param {string} from @param {any[]} req @this {Distribution} */
+export function answerNow(from, req) {
+  switch (req[0]) {
+    case R_SPAWN: return this.acceptSpawn(from, req[1], req[2], req[3]);
+    case R_MIGRATE: return this.acceptMigration(from, req[1]);
+    case R_CODE: return this.unitData(String(req[1]));
+    case R_ENV: return this.envData(String(req[1]));
+    case R_STATS: return JSON.stringify(this.snapshot());
+    case R_SERVICE: {
+      const pid = this.services.get(String(req[1]));
+      if (!pid) throw new Error(`no service named ${req[1]} on this node`);
+      return pid;
+    }
+    default: throw new Error(`unknown request type ${req[0]}`);
+  }
+}
+
+/**
+ * Send a request, decode the answer (fetching code it needs from the same node).
+ * @param {string} to @param {any[]} req @param {boolean} [wait] see decodeFetching
+ * @this {Distribution}
+ */
+export function call(to, req, wait = true) {
+  let bytes;
+  try {
+    bytes = this.encode(req);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  // an answer that decodes with the code at hand is read in the request's own
+  // reaction: each await costs the caller a microtask turn (a remote spawn had five)
+  return this.mesh.request(to, bytes, { timeoutMs: this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {
+    const r = this.decodeReady(answer);
+    return r !== NOT_READY && !(wait && this.stale(r)) ? answerValue(r) : this.callSlowly(to, answer, wait);
+  });
+}
+
+/** call's answer when it needs code or environments first. @param {string} to @param {Uint8Array} answer @param {boolean} wait @this {Distribution} */
+export async function callSlowly(to, answer, wait) {
+  const r = await this.decodeFetching(to, answer, wait);
+  // the answer that brings an environment's definitions is itself newer than our copy
+  // of it: refreshing before reading it would ask for the same answer again, forever
+  if (wait && Array.isArray(r) && this.stale(r)) await this.refresh(to, r);
+  return answerValue(r);
+}

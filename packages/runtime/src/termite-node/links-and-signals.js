@@ -1,0 +1,121 @@
+// @ts-check
+/**
+ * Links and exit signals between processes (Termite §3): `from` linked to `to` means
+ * that when `from` dies of an uncaught exception, the exception is raised in `to`. A
+ * normal exit raises nothing; `terminate!` ends a process with a 'terminated error.
+ *
+ * Invariants:
+ *  - a process's outbound links are in `proc.links` (each pid once); a link whose
+ *    `from` is elsewhere is the distribution layer's (node.remote, remote-ops.js);
+ *  - linking from a process of this node that is dead (and did not migrate away)
+ *    signals `to` at once: it will never raise;
+ *  - an exit signal is queued in the process and raised at its next receive; a waiting
+ *    process is interrupted to raise it at once; a handler process ignores signals;
+ *  - a process ends once (`finish`): it leaves the process table before its links fire
+ *    and its onExit is told.
+ *
+ * These functions are TermiteNode's methods (`this` is the node), moved here whole.
+ */
+import { ErrorObject, Pair } from '../scheme-data.js';
+
+/** @typedef {import('../termite-values.js').Pid} Pid */
+/** @typedef {import('./process.js').Process} Process */
+/** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
+
+/**
+ * `from` gets an outbound link to `to`: when `from` dies of an uncaught exception,
+ * the exception is raised in `to`.
+ * @param {Pid} from @param {Pid} to
+ * @this {TermiteNode}
+ */
+export function addLink(from, to) {
+  const p = this.local(from);
+  if (p !== null) {
+    if (p.links === null) p.links = [];
+    if (!p.links.some((q) => q.node === to.node && q.n === to.n)) p.links.push(to);
+    return;
+  }
+  if (from.node === this.id && !this.remote?.isForwarded(from)) {
+    // the process is already dead: it will never raise; tell `to` at once
+    this.signal(to, new ErrorObject('linked process is not alive', new Pair(from, null), 'noproc', 'link'));
+    return;
+  }
+  if (this.remote !== null) this.remote.link(from, to);
+}
+
+/** @param {Pid} from @param {Pid} to @this {TermiteNode} */
+export function removeLink(from, to) {
+  const p = this.local(from);
+  if (p !== null) {
+    if (p.links !== null) p.links = p.links.filter((q) => !(q.node === to.node && q.n === to.n));
+  } else if (this.remote !== null) this.remote.unlink(from, to);
+}
+
+/**
+ * Deliver an exit signal: raised in the process at its next receive, at once if it
+ * is waiting.
+ * @param {Pid} pid @param {any} payload
+ * @this {TermiteNode}
+ */
+export function signal(pid, payload) {
+  const proc = this.local(pid);
+  if (proc === null) {
+    if (this.remote !== null) this.remote.signal(pid, payload);
+    return;
+  }
+  if (proc.handler !== null) return;
+  if (proc.signals === null) proc.signals = [];
+  proc.signals.push(payload);
+  // a waiting process is woken to raise it now; a ready or running one raises it at
+  // its next receive (prepareWake also raises pending signals first)
+  if (proc.waiting !== null && this.isWaiting(proc)) {
+    this.core.interrupt(proc.cpid);
+    this.poke();
+  }
+}
+
+/**
+ * End a process. `died` with the uncaught payload, or a normal return. Uncaught
+ * exceptions go to the processes it is linked to; a normal exit does not.
+ * @param {Process} proc @param {boolean} died @param {any} value
+ * @this {TermiteNode}
+ */
+export function finish(proc, died, value) {
+  if (!proc.alive) return;
+  proc.alive = false;
+  proc.waiting = null;
+  this.core.exit(proc.cpid);
+  this.forget(proc);
+  this.stats.exited++;
+  if (proc.visited && this.remote !== null) this.remote.processEnded(proc);
+  proc.k = null;
+  const links = proc.links ?? [];
+  proc.links = null;
+  if (died) {
+    const terminated = value instanceof ErrorObject && value.kind === 'terminated';
+    if (links.length === 0 && proc.onExit === null && !terminated) this.log(`process ${proc.pid.n} died: ${describe(value)}`);
+    for (const to of links) this.signal(to, value);
+  }
+  if (proc.onExit) proc.onExit({ ok: !died, value });
+}
+
+/**
+ * `terminate!`: end a process that may not cooperate. Its links receive a
+ * 'terminated error.
+ * @param {Pid} pid
+ * @this {TermiteNode}
+ */
+export function terminate(pid) {
+  const proc = this.local(pid);
+  if (proc === null) {
+    if (this.remote !== null) this.remote.terminate(pid);
+    return;
+  }
+  this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
+}
+
+/** @param {any} v */
+function describe(v) {
+  if (v instanceof ErrorObject) return `${v.who ? v.who + ': ' : ''}${v.message}${v.loc ? ' (at ' + v.loc + ')' : ''}`;
+  return String(v?.name ?? v);
+}

@@ -1,0 +1,218 @@
+// @ts-check
+/**
+ * The process table of a node: creating processes (Scheme, JavaScript handlers, and
+ * processes that migrated here), finding a process by pid or serial, retiring it, and
+ * putting messages in mailboxes.
+ *
+ * Invariants:
+ *  - a pid's serial is slot + uses * 2^21 (the slot in the core's process table, and how
+ *    many processes that slot has held), so serials are never reused on a node (unlike
+ *    the core's 11-bit generations) and a serial finds its process without a map
+ *    (`bySlot`); processes that migrated here are `guests`, by "node/n";
+ *  - a process is in the tables exactly while it is alive here; `pid.p` caches the
+ *    local process a pid names and is cleared when it leaves the tables;
+ *  - `send` copies the message (the sender may change its own value later);
+ *    `deliver` does not: it is for values no one else holds (just decoded, or shipped
+ *    with a migrating process).
+ *
+ * These functions are TermiteNode's methods (`this` is the node), moved here whole.
+ */
+import { ACT_RETURN, rtEnv } from '@termite/scheme/internal';
+import { Pair } from '../scheme-data.js';
+import { Pid, Tag } from '../termite-values.js';
+import { copyMessage } from '../copy.js';
+import { Process } from './process.js';
+
+/** Arguments of a call without any: frozen, never written (the driver only reads args). */
+const EMPTY_ARGS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
+/** The core's process table: 21 bits of slot index. */
+const SLOTS = 0x200000;
+export const SLOT_MASK = 0x1fffff;
+
+/** @typedef {import('@termite/scheme/internal').Thread} Thread */
+/** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
+
+/**
+ * Start a process running `thunk` (a Scheme procedure of no arguments).
+ * @param {any} thunk
+ * @param {{params?: any, priority?: number}} [opts] params: the parent's parameter bindings
+ * @this {TermiteNode}
+ */
+export function spawn(thunk, opts = {}) {
+  const proc = this.newProcess(opts.priority);
+  proc.clo = thunk;
+  proc.name = thunk?.lam?.name ?? null;
+  proc.args = EMPTY_ARGS;
+  proc.params = opts.params ?? this.defaultParams();
+  this.poke();
+  return proc;
+}
+
+/**
+ * Start a process that calls `procedure` with `args` (Scheme values).
+ * @param {any} procedure @param {any[]} args
+ * @this {TermiteNode}
+ */
+export function spawnCall(procedure, args) {
+  const proc = this.newProcess(2);
+  proc.clo = procedure;
+  proc.name = procedure?.lam?.name ?? null;
+  proc.args = args;
+  proc.params = this.defaultParams();
+  this.poke();
+  return proc;
+}
+
+/**
+ * Start a process whose body is JavaScript: `handler(msg, proc)` is called for each
+ * message, in order, from the scheduler.
+ * @param {(msg: any, proc: Process) => void} handler
+ * @this {TermiteNode}
+ */
+export function spawnHandler(handler) {
+  const proc = this.newProcess(1);
+  proc.handler = handler;
+  proc.act = ACT_RETURN;
+  this.poke();
+  return proc;
+}
+
+/** @param {number} [priority] @this {TermiteNode} */
+export function newProcess(priority) {
+  const cpid = this.core.spawn({ priority: priority ?? 2 });
+  const slot = cpid & SLOT_MASK;
+  if (slot >= this.slotUses.length) {
+    const grown = new Uint32Array(Math.max(this.slotUses.length * 2, slot + 1));
+    grown.set(this.slotUses);
+    this.slotUses = grown;
+  }
+  const uses = ++this.slotUses[slot];
+  const pid = new Pid(this.id, slot + uses * SLOTS);
+  const proc = new Process(this, pid, cpid);
+  pid.p = proc;
+  this.byCore[slot] = proc;
+  this.bySlot[slot] = proc;
+  this.stats.spawned++;
+  return proc;
+}
+
+/**
+ * Take over a process that migrated here: a new local process with the given pid and
+ * thread state; it is ready to run.
+ * @param {Pid} pid @param {Thread} th
+ * @this {TermiteNode}
+ */
+export function adopt(pid, th) {
+  const cpid = this.core.spawn({ priority: 2 });
+  const proc = new Process(this, pid, cpid);
+  for (const f of ['act', 'clo', 'args', 'val', 'k', 'winders', 'handlers', 'params']) /** @type {any} */ (proc)[f] = /** @type {any} */ (th)[f];
+  this.guests.set(`${pid.node}/${pid.n}`, proc);
+  this.byCore[cpid & SLOT_MASK] = proc;
+  this.stats.spawned++;
+  this.poke();
+  return proc;
+}
+
+/**
+ * Remove a process that left this node (migrated): no exit signals, no links fired.
+ * @param {Process} proc
+ * @this {TermiteNode}
+ */
+export function retire(proc) {
+  if (!proc.alive) return;
+  proc.alive = false;
+  proc.waiting = null;
+  this.core.exit(proc.cpid);
+  this.forget(proc);
+  proc.k = null;
+}
+
+/** Drop a process from the tables. @param {Process} proc @this {TermiteNode} */
+export function forget(proc) {
+  if (this.byCore[proc.cpid & SLOT_MASK] === proc) this.byCore[proc.cpid & SLOT_MASK] = undefined;
+  const slot = proc.pid.n % SLOTS;
+  if (proc.pid.node === this.id && this.bySlot[slot] === proc) this.bySlot[slot] = undefined;
+  if (this.guests.size > 0) {
+    // only a process that migrated here is a guest: no key string for the others
+    const k = `${proc.pid.node}/${proc.pid.n}`;
+    if (this.guests.get(k) === proc) this.guests.delete(k);
+  }
+  if (proc.pid.p === proc) proc.pid.p = null;
+}
+
+/** Parameter bindings of a process started by the node itself: output to the stdout process. @this {TermiteNode} */
+export function defaultParams() {
+  const key = rtEnv.cell('current-output-port').v.fv[0];
+  return new Pair(new Pair(key, this.stdoutPort), null);
+}
+
+/**
+ * The local process a pid names, or null.
+ * @param {Pid} pid
+ * @returns {Process|null}
+ * @this {TermiteNode}
+ */
+export function local(pid) {
+  if (pid.p !== null && pid.p.alive) return pid.p;
+  if (pid.node === this.id) {
+    const native = this.bySerialNumber(pid.n);
+    if (native !== null) return native;
+  }
+  if (this.guests.size === 0) return null;
+  const guest = this.guests.get(`${pid.node}/${pid.n}`);
+  return guest !== undefined && guest.alive ? guest : null;
+}
+
+/**
+ * The live process with this serial, or null.
+ * @param {number} n
+ * @returns {Process|null}
+ * @this {TermiteNode}
+ */
+export function bySerialNumber(n) {
+  const proc = this.bySlot[n % SLOTS];
+  return proc !== undefined && proc.pid.n === n && proc.alive ? proc : null;
+}
+
+/**
+ * `!`: deliver a copy of msg to pid's mailbox; never blocks, silently drops a
+ * message to a process that does not exist ("send and pray").
+ * @param {Pid} pid @param {any} msg
+ * @this {TermiteNode}
+ */
+export function send(pid, msg) {
+  this.stats.messages++;
+  const p = pid.p;
+  const proc = p !== null && p.alive ? p : this.local(pid);
+  if (proc !== null) {
+    this.core.send(proc.cpid, copyMessage(msg));
+    return;
+  }
+  // not here (any more): another node's, or one that migrated away
+  if (this.remote !== null) this.remote.send(pid, msg);
+}
+
+/** A fresh universally unique tag. @this {TermiteNode} */
+export function makeTag() {
+  return new Tag(this.id, ++this.tagSerial);
+}
+
+/**
+ * Put a message in a local process's mailbox, as it is (no copy: see the file header).
+ * @param {Process} proc @param {any} msg
+ * @this {TermiteNode}
+ */
+export function deliver(proc, msg) {
+  this.core.send(proc.cpid, msg);
+}
+
+/**
+ * The first message in a process's mailbox at sequence number `seq` or later, left
+ * there, with its own sequence number; undefined when there is none.
+ * @param {Process} proc @param {number} seq
+ * @returns {{value: any, seq: number} | undefined}
+ * @this {TermiteNode}
+ */
+export function peekMessage(proc, seq) {
+  return this.core.peek(proc.cpid, seq);
+}

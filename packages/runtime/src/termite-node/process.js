@@ -1,0 +1,72 @@
+// @ts-check
+/**
+ * A process: a Scheme thread (its continuation and dynamic state, see driver.js) plus
+ * what the node keeps for it, and the ways a blocked process resumes.
+ *
+ * Invariants:
+ *  - one object per process, few fields allocated lazily: hundreds of thousands of
+ *    processes per node must stay cheap;
+ *  - `waiting` is set exactly when the process blocked from inside a primitive, and says
+ *    how to resume it when the core wakes it (one of W_*; scheduler.js prepareWake);
+ *  - exit signals from linked processes queue in `signals` and are raised at the
+ *    process's next receive (links-and-signals.js).
+ */
+import { Thread } from '@termite/scheme/internal';
+
+/** How a blocked process resumes (proc.waiting.kind). */
+export const W_RECEIVE = 1; // `?`: the oldest message, or the default on timeout
+export const W_SCAN = 2; // selective receive: #t when a new message arrived, #f on timeout
+export const W_TUPLE = 3; // Linda in/rd: the tuple, or the default on timeout
+export const W_SLEEP = 4; // sleep: #!void when the time has come
+export const W_EXTERNAL = 5; // an answer from outside (network); see resumeExternal
+
+/** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
+/** @typedef {import('../termite-values.js').Pid} Pid */
+
+/**
+ * A process: a Scheme thread plus what the node keeps for it (see the file header).
+ */
+export class Process extends Thread {
+  /**
+   * @param {TermiteNode} node @param {Pid} pid @param {number} cpid the core's pid
+   */
+  constructor(node, pid, cpid) {
+    super(null, /** @type {any} */ (null)); // a process gets its entry and arguments when it starts
+    this.owner = this;
+    this.node = node;
+    this.pid = pid;
+    this.cpid = cpid;
+    /** @type {((msg: any, proc: Process) => void)|null} a JavaScript message handler (no Scheme code) */
+    this.handler = null;
+    /** @type {Pid[]|null} processes that receive my uncaught exception (outbound links) */
+    this.links = null;
+    /** @type {any[]|null} exit signals to raise at the next receive */
+    this.signals = null;
+    /** @type {any} how to resume when woken (see W_*), or null */
+    this.waiting = null;
+    this.alive = true;
+    /** @type {any} an answer delivered by resumeExternal */
+    this.external = null;
+    /** @type {((outcome: {ok: boolean, value: any}) => void)|null} told when the process ends */
+    this.onExit = null;
+    /** @type {string[]|null} nodes this process lived on before (migration) */
+    this.visited = null;
+    /** @type {string|null} the name of the procedure it was started with (dashboard) */
+    this.name = null;
+  }
+
+  /** The process's Scheme thread (itself). */
+  get thread() {
+    return this;
+  }
+
+  /** Whether exit signals are waiting to be raised. */
+  get signalled() {
+    return this.signals !== null && this.signals.length > 0;
+  }
+
+  /** The oldest pending exit signal (removed). */
+  takeSignal() {
+    return /** @type {any[]} */ (this.signals).shift();
+  }
+}
