@@ -103,7 +103,7 @@ test('a tab evaluates Scheme text for no peer but the daemon that served it', as
     await mesh.connect(daemon.url, { timeoutMs: 10000 });
     const tab = tabs[1];
     await waitFor(() => mesh.isReachable(tab.id), 10000, `a route to tab ${tab.id}`);
-    const R_EVAL = 26; // packages/runtime/src/distribution.js
+    const R_EVAL = 26; // packages/runtime/src/distribution/frame-vocabulary.js
     const answer = decodeValue(await mesh.request(tab.id, encodeValue([R_EVAL, '(+ 1 2)']), { timeoutMs: 10000 }));
     assert.equal(answer[0], false);
     assert.match(String(answer[1]), /does not evaluate code for that peer/);

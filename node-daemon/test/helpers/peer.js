@@ -2,7 +2,7 @@
 /**
  * A hand-driven Termite peer for hostile-input tests: a real @termite/mesh node admitted
  * to a daemon with its token, that sends whatever bytes a test builds (frames and
- * requests of packages/runtime/src/distribution.js, or garbage), answers the daemon's
+ * requests of packages/runtime/src/distribution/frame-vocabulary.js, or garbage), answers the daemon's
  * CODE and ENV requests from a table the test fills (so it can serve IR of its choosing
  * under any hash), and records what the daemon sends back. Waits are bounded.
  */
