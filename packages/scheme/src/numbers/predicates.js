@@ -4,7 +4,8 @@
  *
  * Invariants: the type predicates (`isNumber`, `isInteger`, ...) accept any value and
  * never signal; the others signal "expected a number" (or "expected an integer") naming
- * their procedure. A fixnum argument is answered before any dispatch on the type tag.
+ * their procedure. The common case (a fixnum; a flonum for `nan?`, `finite?` and
+ * `infinite?`) is answered before the type tag is computed.
  */
 import { Flonum, Ratnum } from '../values.js';
 import { T_FIX, T_BIG, T_RAT, T_FLO, tagOf, notNumber, notInteger } from './representation.js';

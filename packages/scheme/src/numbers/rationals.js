@@ -3,9 +3,10 @@
  * Exact integers as bigints and exact rationals: greatest common divisors, lowest terms,
  * bit length.
  *
- * Invariant: `makeRational` and `fixRational` return a rational in lowest terms with a
- * positive denominator, and an exact integer (normalised) whenever the denominator
- * divides the numerator, so a `Ratnum` is never an integer in disguise.
+ * Invariant: `makeRational` returns a rational in lowest terms with a positive
+ * denominator, and an exact integer (normalised) whenever the denominator divides the
+ * numerator, so a `Ratnum` is never an integer in disguise; `fixRational` is its shortcut
+ * for two fixnums whose quotient is known not to be an integer.
  */
 import { Ratnum } from '../values.js';
 import { normBig } from './representation.js';

@@ -3,12 +3,13 @@
  * Numbers as text: `number->string` (the printer's numbers) and the whole numeric syntax
  * of R7RS §7.1.1 for real numbers (the reader's numbers and `string->number`).
  *
- * Invariants: printing a number and reading the text back gives the same number (doubles
- * print in the shortest form that reads back to the same double, always with a `.` or an
- * exponent); parsing returns the number, `false` for text that is not numeric syntax, or
- * a string (the reason) for numeric syntax that denotes no number we support (complex
- * numbers, exact division by zero), so the reader can report it and `string->number` can
- * answer #f. A short decimal integer is parsed without building any string.
+ * Invariants: printing a number in radix 10 and reading the text back gives the same
+ * number (a double prints in the shortest form that reads back to the same double, always
+ * with a `.` or an exponent); parsing returns the number, `false` for text that is not
+ * numeric syntax, or a string (the reason) for numeric syntax that denotes no number we
+ * support (complex numbers, exact division by zero), so the reader can report it and
+ * `string->number` can answer #f. A short decimal integer is parsed without building any
+ * string.
  */
 import { Flonum, Ratnum } from '../values.js';
 import { notNumber, normBig } from './representation.js';
