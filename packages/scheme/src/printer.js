@@ -293,6 +293,10 @@ const OP_REST = 2; // operand: the cdr of a list being printed
 const OP_SEQ = 3; // operands: array, index, closing text
 
 /**
+ * The printing machine: a compound datum printed from an explicit stack of operations,
+ * so deep data do not recurse on the JS stack. Atoms go to printElement, the opening of
+ * each node to openNode; the machine itself handles labels and the list and sequence
+ * operations.
  * @param {any} root @param {number} mode @param {Map<object, number>|null} labels
  * @returns {string}
  */
@@ -346,26 +350,8 @@ function printCompound(root, mode, labels) {
     }
     // OP_VALUE
     const x = stack.pop();
-    switch (typeof x) {
-      case 'number':
-        out += String(x);
-        continue;
-      case 'string':
-        out += mode === DISPLAY ? x : writeStringLiteral(x);
-        continue;
-      case 'boolean':
-        out += x ? '#t' : '#f';
-        continue;
-      case 'bigint':
-        out += x.toString();
-        continue;
-    }
-    if (x === null) {
-      out += '()';
-      continue;
-    }
-    if (!isNode(x)) {
-      out += printAtom(x, mode);
+    if (!isNodeValue(x)) {
+      out += printElement(x, mode);
       continue;
     }
     if (labels !== null) {
@@ -381,38 +367,45 @@ function printCompound(root, mode, labels) {
     } else if (mode === SIMPLE && ++nodes === SIMPLE_CHECK_AT) {
       checkAcyclic(root);
     }
-    if (x instanceof Pair) {
-      out += '(';
-      stack.push(x.cdr, OP_REST, x.car, OP_VALUE);
-    } else if (Array.isArray(x)) {
-      if (x.length === 0) out += '#()';
-      else {
-        out += '#(';
-        stack.push(x, 0, ')', OP_SEQ);
-      }
-    } else if (x instanceof Record) {
-      out += '#<' + recordName(x.rtd);
-      if (x.f.length > 0) out += ' ';
-      stack.push(x.f, 0, '>', OP_SEQ);
-    } else if (x instanceof Values) {
-      stack.push(x.vals, 0, '', OP_SEQ);
-    } else {
-      // ErrorObject
-      const e = /** @type {ErrorObject} */ (x);
-      out += '#<error ' + writeStringLiteral(e.who ? `${e.who}: ${e.message}` : e.message);
-      const irritants = listToArrayBounded(e.irritants);
-      if (irritants === null) {
-        out += ' . ';
-        stack.push('>', OP_TEXT, e.irritants, OP_VALUE);
-      } else {
-        if (irritants.length > 0) out += ' ';
-        stack.push(irritants, 0, '>', OP_SEQ);
-      }
-    }
+    out += openNode(x, stack);
   }
   if (chunks.length === 0) return out;
   chunks.push(out);
   return chunks.join('');
+}
+
+/**
+ * Start printing a node: its opening text, with the operations that print the rest of it
+ * pushed on the printing machine's stack (its label, if any, is already printed).
+ * @param {any} x a node (see isNode) @param {any[]} stack @returns {string}
+ */
+function openNode(x, stack) {
+  if (x instanceof Pair) {
+    stack.push(x.cdr, OP_REST, x.car, OP_VALUE);
+    return '(';
+  }
+  if (Array.isArray(x)) {
+    if (x.length === 0) return '#()';
+    stack.push(x, 0, ')', OP_SEQ);
+    return '#(';
+  }
+  if (x instanceof Record) {
+    stack.push(x.f, 0, '>', OP_SEQ);
+    return x.f.length > 0 ? '#<' + recordName(x.rtd) + ' ' : '#<' + recordName(x.rtd);
+  }
+  if (x instanceof Values) {
+    stack.push(x.vals, 0, '', OP_SEQ);
+    return '';
+  }
+  const e = /** @type {ErrorObject} */ (x);
+  const head = '#<error ' + writeStringLiteral(e.who ? `${e.who}: ${e.message}` : e.message);
+  const irritants = listToArrayBounded(e.irritants);
+  if (irritants === null) {
+    stack.push('>', OP_TEXT, e.irritants, OP_VALUE);
+    return head + ' . ';
+  }
+  stack.push(irritants, 0, '>', OP_SEQ);
+  return irritants.length > 0 ? head + ' ' : head;
 }
 
 /** write-simple looks for a cycle once it has printed this many pairs and vectors. */

@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * Regression tests for the reader, printer and numeric defects found in BiwaScheme 0.8.3
- * (notes/biwascheme.md §2 and the number rows of §4): each test is one defect we must not
- * have.
+ * Regression tests for the reader, printer and numeric defects found in BiwaScheme 0.8.3,
+ * the interpreted Scheme in JavaScript that the benchmarks measure as a baseline
+ * (bench/scheme.js): each test is one defect of its reader, printer or number syntax that
+ * we must not have, named after what BiwaScheme does instead.
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';

@@ -220,7 +220,8 @@ function locateError(stack) {
 
 /**
  * Run a thread to completion on this JS stack (no scheduler): for tests, `eval` at
- * load time and the single-threaded `run` of issue 3. Suspensions are not allowed.
+ * load time and `runProgramText`, the single-threaded entry point that runs a program
+ * without processes. Suspensions are not allowed.
  * @param {Thread} th
  * @returns {{ok: true, value: any} | {ok: false, error: any}}
  */

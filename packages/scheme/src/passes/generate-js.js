@@ -2,8 +2,11 @@
 /**
  * pass: generate-js : L3 Wire -> JavaScript source text
  *
- * Each clause of each lambda becomes two JS functions (notes/continuations-in-js.md,
- * strategy d4 — direct style with unwinding into data frames by a returned sentinel):
+ * Continuations by unwinding: compiled code runs in direct style on the JS stack, and only
+ * when something below a call must take the stack away does each activation save itself
+ * as a data frame and return a sentinel, so a continuation is a chain of data frames that
+ * serializes like any value (docs/architecture.md § The compiler). To that end each
+ * clause of each lambda becomes two JS functions:
  *
  *   fast form    function L5(d, l0, l1)   `this` is the closure, d the JS stack depth.
  *                Structured code: K_IF → an `if` whose else-code follows it unnested,

@@ -18,7 +18,8 @@
  * equal? compares pairs, vectors, strings and bytevectors by content and everything else
  * with eqv? (records, procedures, error objects are compared by identity), except instances of
  * classes registered with `registerEquality`, which compare by what they denote (pids, tags,
- * node references: see DESIGN.md §3 "Identity"). It always terminates, even on cyclic data,
+ * node references: docs/processes.md § Pids and tags, docs/mesh.md § Pids and node
+ * references). It always terminates, even on cyclic data,
  * and never recurses on the JS stack; see `isEqual` for the algorithm.
  */
 import { Pair, Char } from '../values.js';

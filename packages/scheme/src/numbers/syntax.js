@@ -1,0 +1,243 @@
+// @ts-check
+/**
+ * Numbers as text: `number->string` (the printer's numbers) and the whole numeric syntax
+ * of R7RS §7.1.1 for real numbers (the reader's numbers and `string->number`).
+ *
+ * Invariants: printing a number in radix 10 and reading the text back gives the same
+ * number (a double prints in the shortest form that reads back to the same double, always
+ * with a `.` or an exponent); parsing returns the number, `false` for text that is not
+ * numeric syntax, or a string (the reason) for numeric syntax that denotes no number we
+ * support (complex numbers, exact division by zero), so the reader can report it and
+ * `string->number` can answer #f. A short decimal integer is parsed without building any
+ * string.
+ */
+import { Flonum, Ratnum } from '../values.js';
+import { notNumber, normBig } from './representation.js';
+import { makeRational } from './rationals.js';
+import { ratioToDouble } from './exactness.js';
+
+// ---------------------------------------------------------------------------------------
+// Printing
+
+/**
+ * A double in R7RS syntax: shortest form that reads back to the same double,
+ * "1.0" (never "1"), "-0.0", "+inf.0", "-inf.0", "+nan.0", exponents as "1e21" / "1.5e-7".
+ * @param {number} v @param {number} [radix]
+ */
+export function flonumToString(v, radix = 10) {
+  if (v !== v) return '+nan.0';
+  if (v === Infinity) return '+inf.0';
+  if (v === -Infinity) return '-inf.0';
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  let s = radix === 10 ? String(v) : v.toString(radix);
+  const e = s.indexOf('e');
+  if (e >= 0) {
+    if (s.charCodeAt(e + 1) === 43 /* + */) s = s.slice(0, e + 1) + s.slice(e + 2);
+    return s;
+  }
+  return s.indexOf('.') >= 0 ? s : s + '.0';
+}
+
+/**
+ * number->string: exact integers in any radix, rationals "n/d", doubles in R7RS style.
+ * @param {any} x @param {number} [radix] 2, 8, 10 or 16
+ */
+export function numberToString(x, radix = 10) {
+  if (typeof x === 'number') return radix === 10 ? String(x) : x.toString(radix);
+  if (typeof x === 'bigint') return x.toString(radix);
+  if (x instanceof Flonum) return flonumToString(x.v, radix);
+  if (x instanceof Ratnum) return x.num.toString(radix) + '/' + x.den.toString(radix);
+  return notNumber('number->string', x);
+}
+
+// ---------------------------------------------------------------------------------------
+// Parsing: the whole R7RS numeric syntax (R7RS 7.1.1), real numbers only.
+
+/** The largest decimal exponent accepted for an exact number (#e1e400 is fine). */
+const MAX_EXACT_EXPONENT = 100000;
+
+const DIGITS = {
+  2: /^[01]+$/,
+  8: /^[0-7]+$/,
+  10: /^[0-9]+$/,
+  16: /^[0-9a-fA-F]+$/,
+};
+const DECIMAL = /^([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/;
+
+/**
+ * Parse a numeric token. Returns the number; `false` when the text is not numeric syntax
+ * at all; or a string, the reason, when the text is numeric syntax that denotes no number
+ * we support ("complex numbers are not supported", "division by zero", ...). The reader
+ * reports such strings as errors; string->number returns #f for them.
+ * @param {string} s
+ * @param {number} [radix] default radix (2, 8, 10 or 16), overridden by a prefix
+ * @returns {any}
+ */
+export function scanNumber(s, radix = 10) {
+  const len = s.length;
+  // Fast path: a short decimal integer.
+  if (radix === 10 && len > 0 && len <= 15) {
+    let i = 0;
+    let c = s.charCodeAt(0);
+    const negative = c === 45 && len > 1;
+    if (negative) i = 1;
+    let v = 0;
+    for (; i < len; i++) {
+      c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      v = v * 10 + (c - 48);
+    }
+    if (i === len) return negative ? 0 - v : v;
+  }
+  let i = 0;
+  let exactness = '';
+  let radixSeen = false;
+  while (i + 1 < len && s.charCodeAt(i) === 35 /* # */) {
+    const c = s[i + 1].toLowerCase();
+    if (c === 'x' || c === 'b' || c === 'o' || c === 'd') {
+      if (radixSeen) return false;
+      radixSeen = true;
+      radix = c === 'x' ? 16 : c === 'b' ? 2 : c === 'o' ? 8 : 10;
+    } else if (c === 'e' || c === 'i') {
+      if (exactness) return false;
+      exactness = c;
+    } else return false;
+    i += 2;
+  }
+  if (i >= len) return false;
+  const body = i === 0 ? s : s.slice(i);
+  const v = parseReal(body, radix, exactness);
+  if (v !== false) return v;
+  if (looksComplex(body, radix)) return 'complex numbers are not supported';
+  return false;
+}
+
+/**
+ * string->number: the number, or false (also for syntax we cannot represent).
+ * @param {string} s @param {number} [radix]
+ */
+export function parseNumber(s, radix = 10) {
+  const v = scanNumber(s, radix);
+  return typeof v === 'string' ? false : v;
+}
+
+/**
+ * <real R> with exactness applied. @param {string} s @param {number} radix @param {string} exactness
+ * @returns {any} number, false, or an error string
+ */
+function parseReal(s, radix, exactness) {
+  let j = 0;
+  let negative = false;
+  const c0 = s.charCodeAt(0);
+  if (c0 === 43 || c0 === 45) {
+    negative = c0 === 45;
+    j = 1;
+    const rest = s.slice(1).toLowerCase();
+    if (rest === 'inf.0' || rest === 'nan.0') {
+      if (exactness === 'e') return `no exact representation for ${s}`;
+      return new Flonum(rest === 'nan.0' ? NaN : negative ? -Infinity : Infinity);
+    }
+  }
+  const u = j === 0 ? s : s.slice(j);
+  if (u.length === 0) return false;
+  const slash = u.indexOf('/');
+  if (slash >= 0) {
+    const n = parseUInteger(u.slice(0, slash), radix);
+    const d = parseUInteger(u.slice(slash + 1), radix);
+    if (n === false || d === false) return false;
+    const sn = negative ? -n : n;
+    if (d === 0n) {
+      if (exactness !== 'i') return `division by zero in ${s}`;
+      return new Flonum(sn === 0n ? NaN : negative ? -Infinity : Infinity);
+    }
+    if (exactness === 'i') return new Flonum(n === 0n && negative ? -0 : ratioToDouble(sn, d));
+    return makeRational(sn, d);
+  }
+  const n = parseUInteger(u, radix);
+  if (n !== false) {
+    if (exactness === 'i') return new Flonum(n === 0n && negative ? -0 : Number(negative ? -n : n));
+    return normBig(negative ? -n : n);
+  }
+  return radix === 10 ? parseDecimal(s, u, negative, exactness) : parseRadixPoint(u, radix, negative, exactness);
+}
+
+/** @param {string} s @param {number} radix @returns {bigint|false} */
+function parseUInteger(s, radix) {
+  // @ts-ignore radix is one of the keys
+  if (s.length === 0 || !DIGITS[radix].test(s)) return false;
+  switch (radix) {
+    case 10:
+      return BigInt(s);
+    case 16:
+      return BigInt('0x' + s);
+    case 8:
+      return BigInt('0o' + s);
+    default:
+      return BigInt('0b' + s);
+  }
+}
+
+/**
+ * <decimal 10>: digits with a point and/or an exponent.
+ * @param {string} whole the token (with sign) @param {string} u unsigned part
+ * @param {boolean} negative @param {string} exactness
+ */
+function parseDecimal(whole, u, negative, exactness) {
+  const m = DECIMAL.exec(u);
+  if (m === null) return false;
+  const intDigits = m[1];
+  const fracDigits = m[2] ?? '';
+  if (intDigits.length === 0 && fracDigits.length === 0) return false;
+  if (exactness !== 'e') return new Flonum(Number(whole)); // JS rounds decimal text correctly
+  let e = m[3] === undefined ? 0 : Number(m[3]);
+  e -= fracDigits.length;
+  if (Math.abs(e) > MAX_EXACT_EXPONENT) return `exponent too large for an exact number in ${whole}`;
+  let mant = BigInt(intDigits + fracDigits);
+  if (negative) mant = -mant;
+  if (e >= 0) return normBig(mant * 10n ** BigInt(e));
+  return makeRational(mant, 10n ** BigInt(-e));
+}
+
+/**
+ * Extension: a radix point in radix 2, 8 or 16 ("#b1.1" is 1.5), no exponent. This is what
+ * number->string produces for an inexact number in those radixes.
+ * @param {string} u @param {number} radix @param {boolean} negative @param {string} exactness
+ */
+function parseRadixPoint(u, radix, negative, exactness) {
+  const dot = u.indexOf('.');
+  if (dot < 0) return false;
+  const ip = u.slice(0, dot);
+  const fp = u.slice(dot + 1);
+  if (ip.length + fp.length === 0) return false;
+  const i = ip.length === 0 ? 0n : parseUInteger(ip, radix);
+  const f = fp.length === 0 ? 0n : parseUInteger(fp, radix);
+  if (i === false || f === false) return false;
+  const scale = BigInt(radix) ** BigInt(fp.length);
+  let n = i * scale + f;
+  if (negative) n = -n;
+  if (exactness === 'e') return makeRational(n, scale);
+  return new Flonum(n === 0n && negative ? -0 : ratioToDouble(n, scale));
+}
+
+/**
+ * Whether s is R7RS complex syntax (rectangular or polar) over reals we can parse.
+ * @param {string} s @param {number} radix
+ */
+function looksComplex(s, radix) {
+  const last = s[s.length - 1];
+  if (last === 'i' || last === 'I') {
+    const inner = s.slice(0, -1);
+    if (inner === '+' || inner === '-') return true;
+    const c0 = inner[0];
+    if ((c0 === '+' || c0 === '-') && parseReal(inner, radix, '') !== false) return true;
+    for (let k = inner.length - 1; k > 0; k--) {
+      const c = inner[k];
+      if (c !== '+' && c !== '-') continue;
+      const im = inner.slice(k);
+      if (parseReal(inner.slice(0, k), radix, '') === false) continue;
+      if (im === '+' || im === '-' || parseReal(im, radix, '') !== false) return true;
+    }
+  }
+  const at = s.indexOf('@');
+  return at > 0 && parseReal(s.slice(0, at), radix, '') !== false && parseReal(s.slice(at + 1), radix, '') !== false;
+}
