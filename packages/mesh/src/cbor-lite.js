@@ -18,7 +18,7 @@
  * It is also faster where it matters. Measured with `node bench/mesh-envelope-codec.js`
  * (encode + decode of one frame, median of 9 rounds of 100,000, CPU time, Node 20 on
  * the 2-core development machine; cbor-x 1.6.0 with useRecords, tagUint8Array and
- * pack off, decoding without any shape check), in ns:
+ * pack off, decoding without any shape check), in ns, the range of two runs:
  *
  *   frame               cbor-lite   cbor-x
  *   MSG, 40 B payload      103-158     1226-1249   the message hot path

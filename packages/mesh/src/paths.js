@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * Paths: how end-to-end frames leave this node for each destination — on a direct
- * link, or wrapped in ROUTE on the link to a neighbour that forwards them — and the
- * path switch that keeps them in order when that link changes (docs/mesh.md §9).
+ * link, or wrapped in ROUTE on the link to a neighbour that forwards them (docs/mesh.md
+ * §9) — and the path switch that keeps them in order when that link changes (§4).
  *
  * State and invariants:
  * - `#dests`: per destination, the next-hop link and whether frames are routed,
