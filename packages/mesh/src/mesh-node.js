@@ -22,8 +22,9 @@
  *   ('peer:up' and 'peer:down' fire exactly once per such period); every link
  *   admitted or closed marks the topology changed before any event reports it,
  *   so a handler that sends sees the new paths;
- * - a message is sent with one call into Paths and received with one call from
- *   the Link (MSG frames never reach _onFrame);
+ * - a message is sent with one call into Paths (Paths.trySend), and a well-formed
+ *   MSG goes from the Link straight to _deliver (it never reaches _onFrame); these
+ *   are the hot paths, kept free of further indirection;
  * - every timer is cleared by stop(); every handshake is bounded by
  *   handshakeTimeoutMs; every request by its timeout.
  */
