@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * RequestService: requests between nodes (docs/mesh.md §10). Outbound, request()
- * sends a REQ and waits in PendingRequests for the RES or RES_ERR that answers it;
+ * sends a REQ and waits in PendingRequests (pending-requests.js) for the RES or RES_ERR that answers it;
  * inbound, a REQ goes to the node's one request handler and its result goes back
  * as RES (a Uint8Array) or RES_ERR (a throw, a rejection, anything else).
  *
@@ -15,7 +15,7 @@
  */
 import { T, encodeIdPayload, encodeResErr } from './frames.js';
 import { NoHandlerError, NotStartedError, PeerDownError, TooManyRequestsError } from './errors.js';
-import { PendingRequests } from './requests.js';
+import { PendingRequests } from './pending-requests.js';
 
 /**
  * @typedef {object} RequestServiceInit
