@@ -1,9 +1,10 @@
 // @ts-check
 /**
  * RequestService: requests between nodes (docs/mesh.md §10). Outbound, request()
- * sends a REQ and waits in PendingRequests (pending-requests.js) for the RES or RES_ERR that answers it;
- * inbound, a REQ goes to the node's one request handler and its result goes back
- * as RES (a Uint8Array) or RES_ERR (a throw, a rejection, anything else).
+ * sends a REQ and waits in PendingRequests (pending-requests.js) for the RES or
+ * RES_ERR that answers it; inbound, a REQ goes to the node's one request handler
+ * and its result goes back as RES (a Uint8Array) or RES_ERR (a throw, a
+ * rejection, anything else).
  *
  * Invariants:
  * - every REQ received is answered exactly once, with RES or RES_ERR (no handler:
