@@ -48,5 +48,5 @@ export { filterCandidate, filterSdp } from './transports/candidates.js';
 export { T as FRAME_TYPES, VERSION as PROTOCOL_VERSION } from './frames.js';
 export { base64url, fromBase64url } from './bytes.js';
 export * from './errors.js';
-/** The seam with the runtime (types only): MeshPort, PeerInfo, LinkInfo, RouteInfo, MeshEvents. */
+/** The seam with the runtime (types only): MeshPort, PeerInfo, LinkInfo, RouteInfo, MeshEvents, MessageHandler, RequestHandler. */
 export * from './mesh-port.js';

@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * The contracts between the mesh node and its transports (style guide §2.2:
- * Transport, Listener and Connection in one file, every member documented).
+ * The contracts between the mesh node and its transports: Transport, Listener
+ * and Connection in one file, every member documented, so that a new transport
+ * is written against this file alone and checked by the compliance suite
+ * (test/compliance/transport.js).
  * This module holds types only; `connection.js` has a base class that
  * implements the buffering rules stated here.
  *

@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * Loggers named `termite:<package>:<component>` (style guide §2.7), injected
- * into every component (never a module-level singleton).
+ * Loggers named `termite:<package>:<component>`, injected into every component
+ * (never a module-level singleton: two nodes in one process, or a test and the
+ * node it checks, each keep their own entries and level).
  *
  * A Logger has four level methods taking a message and optional structured
  * fields, and `child(component)` which appends `:component` to the name.

@@ -1,115 +1,59 @@
 // @ts-check
 /**
- * MeshNode: the contract the runtime uses (docs/mesh.md §1). It moves opaque
- * payloads between node ids over admitted links, directly or through a
- * neighbour, and reports peers coming and going.
+ * MeshNode: the mesh as the runtime sees it (`MeshPort`, mesh-port.js; docs/mesh.md
+ * §1). It moves opaque payloads between node ids over admitted links, directly or
+ * through a neighbour, and reports peers coming and going.
  *
- * State and invariants:
- * - `#peers`: direct peers, each with ≥ 1 admitted Link. A peer is "up" from
- *   the admission of its first link to the close of its last ('peer:up' and
- *   'peer:down' fire exactly once per such period).
- * - `#dests`: outbound state per destination: the link frames leave on (a
- *   direct link, or the link to the neighbour that forwards), recomputed
- *   lazily when `#topo` (bumped on every topology change) moved on.
- * - Path switch: when a destination's link changes while the old one is
- *   still open, new frames are held (bounded by maxQueueBytes) until the peer
- *   acknowledges a SWITCH sent on the old path — which it receives after
- *   everything sent before it — or until switchTimeoutMs; so messages between
- *   two nodes stay in order across an upgrade.
- * - Every timer is cleared by stop(); every handshake is bounded by
+ * This file is the facade and the wiring: the public API, the node's lifecycle, the
+ * send and receive paths of messages, and what happens across mechanisms when a
+ * link comes or goes. Each mechanism owns its state in a file of its own:
+ *   link-admission.js  connections → admitted links (handshakes in progress)
+ *   peer-table.js      direct peers, their links, the link each peer's traffic uses
+ *   paths.js           the outbound path per destination, path switches
+ *   forwarding.js      ROUTE frames: received here or forwarded
+ *   gossip.js          GOSSIP frames, what neighbours can reach
+ *   request-service.js REQ / RES / RES_ERR, both ways
+ *   heartbeats.js      PING and the timeout of silent links
+ *   webrtc-upgrade.js  upgrade() and its SIGNAL frames
+ *   timer-set.js       one-shot timers stop() clears
+ *
+ * Invariants (the node's; each mechanism states its own):
+ * - a peer is "up" from the admission of its first link to the close of its last
+ *   ('peer:up' and 'peer:down' fire exactly once per such period); every link
+ *   admitted or closed marks the topology changed before any event reports it,
+ *   so a handler that sends sees the new paths;
+ * - a message is sent with one call into Paths (Paths.trySend), and a well-formed
+ *   MSG goes from the Link straight to _deliver (it never reaches _onFrame); these
+ *   are the hot paths, kept free of further indirection;
+ * - every timer is cleared by stop(); every handshake is bounded by
  *   handshakeTimeoutMs; every request by its timeout.
  */
 import { Emitter } from './emitter.js';
 import { createLogger } from './logger.js';
 import { resolveOptions } from './options.js';
-import { Link } from './link.js';
 import { Router } from './router.js';
-import { PendingRequests } from './requests.js';
-import { ReassemblyBudget } from './chunking.js';
-import { NonceCache, ROLE_DIALER, ROLE_LISTENER, deriveTokenKey, runHandshake } from './admission.js';
-import {
-  T, ROUTABLE, decodeFrame, encodeError, encodeGossip, encodeIdPayload, encodeMsg, encodeResErr, encodeRoute,
-  encodeSignal, encodeSwitch, encodeSwitchAck, msgPayload, peekType, typeName, MAX_GOSSIP_ENTRIES,
-} from './frames.js';
-import {
-  AbortError, FrameTooLargeError, HopLimitError, InvalidArgumentError, MalformedFrameError, NoHandlerError, NotStartedError,
-  PeerDownError, QueueFullError, SignallingError, TooManyRequestsError, UnexpectedFrameError, UnreachableError, UpgradeError,
-  throwIfAborted,
-} from './errors.js';
-import { isNodeId } from './identity.js';
+import { TimerSet } from './timer-set.js';
+import { PeerTable } from './peer-table.js';
+import { Paths } from './paths.js';
+import { Forwarding } from './forwarding.js';
+import { Gossip } from './gossip.js';
+import { RequestService } from './request-service.js';
+import { Heartbeats } from './heartbeats.js';
+import { LinkAdmission } from './link-admission.js';
+import { WebRTCUpgrade } from './webrtc-upgrade.js';
+import { ROLE_DIALER } from './admission.js';
+import { T, encodeMsg, encodeSignal, typeName } from './frames.js';
+import { AbortError, InvalidArgumentError, NotStartedError, UnexpectedFrameError, throwIfAborted } from './errors.js';
 import { webSocketTransport } from './transports/websocket.js';
 import { webRTCTransport } from './transports/webrtc.js';
 
-/**
- * @typedef {object} LinkInfo
- * @property {'websocket' | 'webrtc'} transport
- * @property {string} address
- * @property {'outbound' | 'inbound'} direction
- * @property {number | null} rttMs smoothed heartbeat round trip
- * @property {number} queuedBytes bytes waiting in the link's send queue
- * @property {number} bufferedBytes bytes in the transport's buffer
- * @property {number} since Date.now() at admission
- */
-/**
- * @typedef {object} PeerInfo
- * @property {string} id
- * @property {'websocket' | 'webrtc'} transport transport of the link traffic uses
- * @property {string} address its address
- * @property {number | null} rttMs
- * @property {string | null} listenUrl where the peer says it can be dialled
- * @property {LinkInfo[]} links every open link, the one in use first
- */
-/**
- * Events of a MeshNode (node.on(name, handler)):
- * - 'peer:up': the first link to a peer was admitted;
- * - 'peer:down': the last link to a peer closed (reason: 'heartbeat timeout: …',
- *   'peer left: <its reason>', 'closed by peer (code …)', 'node stopping', …);
- * - 'link:up' / 'link:down': any link (also the first / the last);
- * - 'drain': canSend(id) is true again after it was false or a send was refused;
- * - 'send:error': a send() that returned false, and why;
- * - 'peer:error': an ERROR frame from a peer (our input was refused, or a
- *   routed frame could not be delivered: name UnreachableError, HopLimitError,
- *   QueueFullError, message naming the destination);
- * - 'peer:refused': a handshake failed (we refused, or were refused: byPeer);
- * - 'routes': what routes() returns may have changed (a neighbour's gossip, or a
- *   neighbour gone).
- * @typedef {{
- *   'peer:up': {id: string, transport: string, address: string, direction: string},
- *   'peer:down': {id: string, reason: string},
- *   'link:up': {id: string, transport: string, address: string},
- *   'link:down': {id: string, transport: string, reason: string},
- *   'drain': {id: string},
- *   'send:error': {id: string, error: Error},
- *   'peer:error': {id: string, name: string, message: string, fatal: boolean},
- *   'peer:refused': {address: string, transport: string, reason: string, message: string, byPeer: boolean},
- *   'routes': {via: string},
- * }} MeshEvents
- */
-
-/**
- * @typedef {object} Peer
- * @property {string} id
- * @property {Link[]} links open links, in admission order
- * @property {Link | null} best the link outbound frames use
- * @property {string | null} listenUrl
- */
-/**
- * @typedef {object} Hold frames held while a destination's path switches
- * @property {number} epoch
- * @property {Uint8Array[]} frames end-to-end frames, in send order
- * @property {number} bytes
- * @property {Link} from the old link (released early if it closes)
- * @property {ReturnType<typeof setTimeout>} timer
- * @property {boolean} refused a send was refused for lack of room (owe a 'drain')
- */
-/**
- * @typedef {object} Dest
- * @property {string} id
- * @property {Link | null} link next-hop link, null if unreachable
- * @property {boolean} routed frames are wrapped in ROUTE for `link`'s peer to forward
- * @property {number} version the #topo it was computed at
- * @property {Hold | null} hold
- */
+/** @typedef {import('./mesh-port.js').MeshPort} MeshPort */
+/** @typedef {import('./mesh-port.js').MeshEvents} MeshEvents */
+/** @typedef {import('./mesh-port.js').PeerInfo} PeerInfo */
+/** @typedef {import('./mesh-port.js').RouteInfo} RouteInfo */
+/** @typedef {import('./mesh-port.js').MessageHandler} MessageHandler */
+/** @typedef {import('./mesh-port.js').RequestHandler} RequestHandler */
+/** @typedef {import('./link.js').Link} Link */
 
 /**
  * Create a mesh node (not started).
@@ -120,47 +64,37 @@ export function createMeshNode(init) {
   return new MeshNode(init);
 }
 
+/** @implements {MeshPort} (tsc checks that MeshNode is assignable to the seam) */
 export class MeshNode {
   /** @type {import('./options.js').MeshNodeOptions} */
   #o;
   /** @type {Emitter<MeshEvents>} */
   #events;
-  /** @type {Map<string, Peer>} */
-  #peers = new Map();
-  /** @type {Map<string, Dest>} */
-  #dests = new Map();
-  #router = new Router();
-  /** @type {PendingRequests} */
-  #requests;
-  /** @type {Array<(from: string, payload: Uint8Array) => void>} */
+  /** @type {MessageHandler[]} */
   #msgHandlers = [];
-  /** @type {((from: string, payload: Uint8Array, ctx: {signal: AbortSignal}) => Uint8Array | Promise<Uint8Array>) | null} */
-  #reqHandler = null;
-  #inflight = 0;
-  /** @type {Set<import('./interfaces.js').Connection>} */
-  #handshaking = new Set();
-  /** @type {Map<string, Promise<PeerInfo>>} */
-  #upgrading = new Map();
   /** @type {import('./interfaces.js').Listener[]} */
   #listeners = [];
-  /** @type {CryptoKey | null} */
-  #tokenKey = null;
-  #nonces = new NonceCache();
-  /** @type {ReassemblyBudget} */
-  #budget;
-  #topo = 1;
-  #switchEpoch = 0;
-  #gossipSeq = 0;
-  /** @type {ReturnType<typeof setTimeout> | null} */
-  #gossipTimer = null;
-  /** @type {ReturnType<typeof setInterval> | null} */
-  #tick = null;
   #started = false;
   #stopping = false;
   /** @type {AbortController} aborted by stop(): handshakes, joins and request handlers see it */
   #life = new AbortController();
-  /** @type {Set<ReturnType<typeof setTimeout>>} */
-  #timers = new Set();
+  #timers = new TimerSet();
+  /** @type {PeerTable} */
+  #peers;
+  /** @type {Paths} */
+  #paths;
+  /** @type {Forwarding} */
+  #forwarding;
+  /** @type {Gossip} */
+  #gossip;
+  /** @type {RequestService} */
+  #requests;
+  /** @type {Heartbeats} */
+  #heartbeats;
+  /** @type {LinkAdmission} */
+  #admission;
+  /** @type {WebRTCUpgrade} */
+  #upgrades;
   /** @type {import('./transports/websocket.js').WebSocketTransport} */
   #ws;
   /** @type {import('./transports/webrtc.js').WebRTCTransport | null} */
@@ -179,14 +113,35 @@ export class MeshNode {
     this.linkLog = root.child('link');
     this.routeLog = root.child('route');
     this.#events = new Emitter((e, ev) => this.log.error('event handler threw', { event: ev, error: String(e) }));
-    this.#requests = new PendingRequests(this.#o.maxPendingRequests);
-    this.#budget = new ReassemblyBudget(this.#o.maxReassemblyBytes);
+    // each mechanism gets what it reads and whom it tells
+    const o = this.#o;
+    const events = this.#events;
+    const isStarted = () => this.#started;
+    const lifeSignal = () => this.#life.signal;
+    const router = new Router();
+    this.#peers = new PeerTable(this.#timers, o.duplicateLinkGraceMs);
+    const peers = this.#peers.byId;
+    this.#paths = new Paths({ options: o, localId: this.id, peers, router, timers: this.#timers, events, logger: this.routeLog });
+    this.#forwarding = new Forwarding({
+      localId: this.id, hopLimit: o.hopLimit, paths: this.#paths, receiver: this, logger: this.routeLog,
+      receiveEndToEnd: (from, f, link) => this.#onEndToEnd(from, f, link),
+    });
+    this.#gossip = new Gossip({ localId: this.id, peers, router, paths: this.#paths, events, isStarted });
+    this.#requests = new RequestService({ localId: this.id, options: o, paths: this.#paths, lifeSignal, logger: this.log });
+    this.#heartbeats = new Heartbeats({ peers, options: o, logger: this.log });
+    this.#admission = new LinkAdmission({
+      identity: this.identity, options: o, owner: this, events, isStarted, lifeSignal,
+      listenUrl: () => o.announceUrl ?? this.addresses()[0] ?? null,
+      onAdmitted: (link) => this.#linkAdmitted(link),
+      logger: this.admissionLog, linkLogger: this.linkLog,
+    });
     const components = {
       logger: root,
-      signaller: { send: (/** @type {string} */ peerId, /** @type {import('./interfaces.js').Signal} */ s) => this.#trySend(peerId, encodeSignal(s.session, s.kind, s.data, s.mid)) === null },
+      signaller: { send: (/** @type {string} */ peerId, /** @type {import('./interfaces.js').Signal} */ s) => this.#paths.trySend(peerId, encodeSignal(s.session, s.kind, s.data, s.mid)) === null },
     };
     this.#ws = /** @type {any} */ (webSocketTransport(this.#o.websocket ?? {})(components));
     this.#rtc = this.#o.webrtc === false ? null : webRTCTransport(this.#o.webrtc ?? {})(components);
+    this.#upgrades = new WebRTCUpgrade({ rtc: this.#rtc, admission: this.#admission, peers: this.#peers, paths: this.#paths, logger: this.log });
   }
 
   // ============================================================ lifecycle
@@ -207,28 +162,41 @@ export class MeshNode {
   async start(options = {}) {
     throwIfAborted(options.signal);
     if (this.#started) return { joined: [], failed: [] };
-    this.#tokenKey = await deriveTokenKey(this.#o.token);
+    await this.#admission.start();
     this.#life = new AbortController();
     this.#stopping = false;
     try {
-      if (this.#o.listen) {
-        const l = this.#ws.createListener({ onConnection: (c) => this.#inbound(c) });
-        this.#listeners.push(l);
-        await l.listen(this.#o.listen, options);
-      }
-      if (this.#rtc) {
-        const l = this.#rtc.createListener({ onConnection: (c) => this.#inbound(c) });
-        this.#listeners.push(l);
-        await l.listen();
-      }
+      await this.#listen(options);
     } catch (e) {
       await this.#closeListeners();
       throw e;
     }
     this.#started = true;
-    const checkMs = Math.min(this.#o.heartbeatIntervalMs, Math.max(20, this.#o.peerTimeoutMs / 8));
-    this.#tick = setInterval(() => this.#heartbeat(), checkMs);
+    this.#paths.open();
+    this.#heartbeats.start();
     this.log.info('started', { id: this.id, listen: this.addresses() });
+    return this.#join(options);
+  }
+
+  /** @param {{signal?: AbortSignal}} options */
+  async #listen(options) {
+    if (this.#o.listen) {
+      const l = this.#ws.createListener({ onConnection: (c) => this.#admission.inbound(c) });
+      this.#listeners.push(l);
+      await l.listen(this.#o.listen, options);
+    }
+    if (this.#rtc) {
+      const l = this.#rtc.createListener({ onConnection: (c) => this.#admission.inbound(c) });
+      this.#listeners.push(l);
+      await l.listen();
+    }
+  }
+
+  /**
+   * Connect to every init.join URL; a failure is logged and listed, not thrown.
+   * @param {{signal?: AbortSignal}} options
+   */
+  async #join(options) {
     /** @type {PeerInfo[]} */
     const joined = [];
     /** @type {Array<{url: string, error: Error}>} */
@@ -253,30 +221,24 @@ export class MeshNode {
   async stop() {
     if (!this.#started && !this.#stopping) return;
     this.#started = false;
+    this.#paths.close();
     this.#stopping = true;
     this.#life.abort();
-    if (this.#tick) clearInterval(this.#tick);
-    this.#tick = null;
-    if (this.#gossipTimer) clearTimeout(this.#gossipTimer);
-    this.#gossipTimer = null;
-    for (const t of this.#timers) clearTimeout(t);
+    this.#heartbeats.stop();
+    this.#gossip.stop();
     this.#timers.clear();
     /** @type {Promise<string>[]} */
     const closing = [];
-    for (const c of this.#handshaking) {
-      c.close('node stopping');
-      closing.push(c.closed);
-    }
-    for (const p of [...this.#peers.values()]) {
+    this.#admission.abandon(closing);
+    for (const p of [...this.#peers.byId.values()]) {
       for (const l of [...p.links]) {
         l.close('node stopping');
         closing.push(l.conn.closed);
       }
     }
     await this.#closeListeners(); // after the links, so peers hear 'node stopping', not 'listener closing'
-    for (const d of this.#dests.values()) if (d.hold) clearTimeout(d.hold.timer);
-    this.#dests.clear();
-    this.#requests.failAll(new NotStartedError('node stopped'));
+    this.#paths.clear();
+    this.#requests.stop();
     await this.#rtc?.close();
     let t;
     await Promise.race([Promise.all(closing), new Promise((r) => { t = setTimeout(r, 2000); })]);
@@ -328,7 +290,7 @@ export class MeshNode {
    * payload)`, called synchronously as frames arrive, in order per sender.
    * `payload` is a view of the received bytes that nothing else will
    * modify. A handler that throws is logged; delivery goes on.
-   * @param {(from: string, payload: Uint8Array) => void} handler
+   * @param {MessageHandler} handler
    * @returns {() => void} unsubscribe
    */
   onMessage(handler) {
@@ -341,12 +303,11 @@ export class MeshNode {
    * response payload (or a promise of it); a throw becomes a RemoteError at
    * the caller with the error's name and message. `signal` aborts when the
    * node stops. One handler per node: setting another replaces it.
-   * @param {(from: string, payload: Uint8Array, ctx: {signal: AbortSignal}) => Uint8Array | Promise<Uint8Array>} handler
+   * @param {RequestHandler} handler
    * @returns {() => void} unset (only if still the current handler)
    */
   onRequest(handler) {
-    this.#reqHandler = handler;
-    return () => { if (this.#reqHandler === handler) this.#reqHandler = null; };
+    return this.#requests.setHandler(handler);
   }
 
   // ============================================================ peers
@@ -364,53 +325,25 @@ export class MeshNode {
   async connect(url, options = {}) {
     this.#requireStarted();
     const conn = await this.#ws.dial(url, options);
-    const link = await this.#admit(conn, ROLE_DIALER, options.signal);
-    return this.#peerInfo(this.#peers.get(link.peerId) ?? { id: link.peerId, links: [link], best: link, listenUrl: link.listenUrl });
+    const link = await this.#admission.admit(conn, ROLE_DIALER, options.signal);
+    return this.#peers.info(this.#peers.byId.get(link.peerId) ?? { id: link.peerId, links: [link], best: link, listenUrl: link.listenUrl });
   }
 
   /**
    * Open a direct WebRTC data channel to a peer already reachable (directly
    * or through a neighbour: signalling travels over the mesh), admit it, and
-   * move this pair's traffic to it once open (in order: see the path switch).
-   * If it fails, traffic stays where it was and the promise rejects with
-   * UpgradeError. Resolves at once if a WebRTC link already exists; concurrent
-   * calls for one peer share one attempt.
+   * move this pair's traffic to it once open (in order: see the path switch,
+   * paths.js). If it fails, traffic stays where it was and the promise rejects
+   * with UpgradeError. Resolves at once if a WebRTC link already exists;
+   * concurrent calls for one peer share one attempt.
    * @param {string} peerId
    * @param {'webrtc'} transport
    * @param {{signal?: AbortSignal, timeoutMs?: number}} [options] timeoutMs bounds signalling + ICE + DTLS (default 15 s)
    * @returns {Promise<PeerInfo>}
    */
   upgrade(peerId, transport, options = {}) {
-    try {
-      this.#requireStarted();
-      throwIfAborted(options.signal);
-      if (transport !== 'webrtc') throw new InvalidArgumentError(`cannot upgrade to ${JSON.stringify(transport)}: only 'webrtc'`);
-      if (!isNodeId(peerId)) throw new InvalidArgumentError(`not a node id: ${JSON.stringify(peerId)}`);
-      if (!this.#rtc) throw new UpgradeError('WebRTC is disabled on this node (init.webrtc = false)');
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    const peer = this.#peers.get(peerId);
-    if (peer?.links.some((l) => l.transport === 'webrtc' && !l.closed)) return Promise.resolve(this.#peerInfo(peer));
-    const running = this.#upgrading.get(peerId);
-    if (running) return running;
-    const rtc = /** @type {import('./transports/webrtc.js').WebRTCTransport} */ (this.#rtc);
-    const attempt = (async () => {
-      if (this.#pathTo(peerId).link === null) throw new UpgradeError(`cannot upgrade: ${peerId} is unreachable (no path for signalling)`);
-      try {
-        const conn = await rtc.dial(peerId, options);
-        const link = await this.#admit(conn, ROLE_DIALER, options.signal, peerId);
-        this.log.info('upgraded', { peer: peerId, transport: link.transport });
-        return this.#peerInfo(/** @type {Peer} */ (this.#peers.get(peerId)));
-      } catch (e) {
-        if (e instanceof AbortError) throw e;
-        throw new UpgradeError(`upgrade to WebRTC with ${peerId} failed: ${/** @type {Error} */ (e).message}`, { cause: e });
-      }
-    })();
-    this.#upgrading.set(peerId, attempt);
-    const clear = () => { this.#upgrading.delete(peerId); };
-    attempt.then(clear, clear);
-    return attempt;
+    if (!this.#started) return Promise.reject(new NotStartedError(`node ${this.id} is not started`));
+    return this.#upgrades.upgrade(peerId, transport, options);
   }
 
   /**
@@ -418,28 +351,26 @@ export class MeshNode {
    * @param {string} peerId @param {string} [reason]
    */
   disconnect(peerId, reason = 'disconnected') {
-    const p = this.#peers.get(peerId);
+    const p = this.#peers.byId.get(peerId);
     if (p) for (const l of [...p.links]) l.close(reason);
   }
 
   /** Direct peers, each with its links (the one in use first). @returns {PeerInfo[]} */
   peers() {
-    return [...this.#peers.values()].map((p) => this.#peerInfo(p));
+    return [...this.#peers.byId.values()].map((p) => this.#peers.info(p));
   }
 
   /**
    * Nodes reachable only through a neighbour, as learnt from gossip.
-   * @returns {Array<{id: string, via: string[], url: string | null}>}
+   * @returns {RouteInfo[]}
    */
   routes() {
-    const out = [];
-    for (const [id, r] of this.#router.known()) if (id !== this.id && !this.#peers.has(id)) out.push({ id, ...r });
-    return out;
+    return this.#gossip.routes();
   }
 
   /** @param {string} peerId true if a direct link or a route exists */
   isReachable(peerId) {
-    return this.#pathTo(peerId).link !== null;
+    return this.#paths.pathTo(peerId).link !== null;
   }
 
   // ============================================================ sending
@@ -457,7 +388,7 @@ export class MeshNode {
    */
   send(peerId, payload) {
     if (!(payload instanceof Uint8Array)) throw new InvalidArgumentError(`payload must be a Uint8Array, got ${typeof payload}`);
-    const err = this.#trySend(peerId, encodeMsg(payload));
+    const err = this.#paths.trySend(peerId, encodeMsg(payload));
     if (err === null) return true;
     this.#events.emit('send:error', { id: peerId, error: err });
     return false;
@@ -471,17 +402,7 @@ export class MeshNode {
    * @param {string} peerId
    */
   canSend(peerId) {
-    if (!this.#started) return false;
-    const d = this.#pathTo(peerId);
-    if (d.hold !== null) {
-      if (d.hold.bytes < this.#o.maxQueueBytes) return true;
-      d.hold.refused = true;
-      return false;
-    }
-    if (d.link === null) return false;
-    if (d.link.canSend()) return true;
-    d.link.wantDrain(peerId);
-    return false;
+    return this.#paths.canSend(peerId);
   }
 
   /**
@@ -498,237 +419,20 @@ export class MeshNode {
     if (!(payload instanceof Uint8Array)) return Promise.reject(new InvalidArgumentError(`payload must be a Uint8Array, got ${typeof payload}`));
     if (options.signal?.aborted) return Promise.reject(new AbortError());
     if (!this.#started) return Promise.reject(new NotStartedError(`node ${this.id} is not started`));
-    let r;
-    try {
-      r = this.#requests.add(peerId, options.timeoutMs ?? this.#o.requestTimeoutMs, options.signal);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    const err = this.#trySend(peerId, encodeIdPayload(T.REQ, r.id, payload));
-    if (err !== null) this.#requests.fail(r.id, err);
-    return r.promise;
+    return this.#requests.request(peerId, payload, options);
   }
 
-  /**
-   * Send an end-to-end frame to `peerId` on its current path. Returns null
-   * on success or the error (the hot path allocates nothing else).
-   * @param {string} peerId @param {Uint8Array} inner an encoded end-to-end frame
-   * @param {boolean} [force] ignore the queue bound (frames released after a path switch)
-   * @returns {Error | null}
-   */
-  #trySend(peerId, inner, force = false) {
-    if (!this.#started) return new NotStartedError(`node ${this.id} is not started`);
-    let d = this.#dests.get(peerId);
-    if (d === undefined || d.version !== this.#topo) d = this.#repath(peerId, d);
-    if (d.hold !== null && !force) return this.#holdFrame(d, inner);
-    const link = d.link;
-    if (link === null) return peerId === this.id ? new InvalidArgumentError('cannot send to this node itself') : new UnreachableError(peerId);
-    if (inner.length > this.#o.maxFrameBytes) return new FrameTooLargeError(inner.length, this.#o.maxFrameBytes, 'frame');
-    const frame = d.routed ? encodeRoute(peerId, this.id, this.#o.hopLimit, inner) : inner;
-    if (force) link.sendFrame(frame, peerId) || link.forceFrame(frame);
-    else if (!link.sendFrame(frame, peerId)) return new QueueFullError(peerId, link.queuedBytes, link.maxQueueBytes);
-    return null;
-  }
+  // ============================================================ links coming and going
 
-  /**
-   * The destination state of `peerId`, up to date with the topology.
-   * @param {string} peerId
-   */
-  #pathTo(peerId) {
-    const d = this.#dests.get(peerId);
-    return d !== undefined && d.version === this.#topo ? d : this.#repath(peerId, d);
-  }
-
-  /**
-   * Recompute a destination's next hop. If it changes while the old link is
-   * open, start a path switch (SWITCH on the old path, hold new frames).
-   * @param {string} peerId @param {Dest | undefined} d
-   * @returns {Dest}
-   */
-  #repath(peerId, d) {
-    const { link, routed } = this.#route(peerId);
-    if (d === undefined) {
-      d = { id: peerId, link, routed, version: this.#topo, hold: null };
-      if (this.#dests.size > 100_000) this.#pruneDests();
-      this.#dests.set(peerId, d);
-      return d;
-    }
-    const old = d.link;
-    const oldRouted = d.routed;
-    d.link = link;
-    d.routed = routed;
-    d.version = this.#topo;
-    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link) {
-      const epoch = ++this.#switchEpoch;
-      const sw = encodeSwitch(epoch);
-      old.sendFrame(oldRouted ? encodeRoute(peerId, this.id, this.#o.hopLimit, sw) : sw) || old.forceFrame(sw);
-      d.hold = {
-        epoch, frames: [], bytes: 0, from: old, refused: false,
-        timer: this.#timer(() => {
-          this.routeLog.info('path switch not acknowledged in time: sending anyway', { peer: peerId, epoch, timeoutMs: this.#o.switchTimeoutMs });
-          this.#release(d);
-        }, this.#o.switchTimeoutMs),
-      };
-      this.routeLog.debug('path switch', { peer: peerId, epoch, from: old.transport, to: link.transport, routed });
-    }
-    return /** @type {Dest} */ (d);
-  }
-
-  /**
-   * Best next hop for `peerId`: its best direct link, else the best link to
-   * a neighbour that announced it.
-   * @param {string} peerId @param {string} [exclude] neighbour not to route through
-   * @returns {{link: Link | null, routed: boolean}}
-   */
-  #route(peerId, exclude) {
-    const p = this.#peers.get(peerId);
-    if (p && p.best) return { link: p.best, routed: false };
-    const hop = this.#router.nextHop(peerId, (id) => {
-      const b = this.#peers.get(id)?.best;
-      return b ? (b.rttMs ?? -1) : null;
-    }, exclude);
-    const b = hop === null ? null : this.#peers.get(hop)?.best ?? null;
-    return { link: b, routed: b !== null };
-  }
-
-  /** @param {Dest} d @param {Uint8Array} inner @returns {Error | null} */
-  #holdFrame(d, inner) {
-    const h = /** @type {Hold} */ (d.hold);
-    if (h.bytes >= this.#o.maxQueueBytes) {
-      h.refused = true;
-      return new QueueFullError(d.id, h.bytes, this.#o.maxQueueBytes);
-    }
-    h.frames.push(inner);
-    h.bytes += inner.length;
-    return null;
-  }
-
-  /** End a path switch: send the held frames on the (current) path. @param {Dest} d */
-  #release(d) {
-    const h = d.hold;
-    if (h === null) return;
-    clearTimeout(h.timer);
-    this.#timers.delete(h.timer);
-    d.hold = null;
-    // Recompute without starting another switch: everything sent before is acknowledged.
-    const { link, routed } = this.#route(d.id);
-    d.link = link;
-    d.routed = routed;
-    d.version = this.#topo;
-    for (const f of h.frames) {
-      const e = this.#trySend(d.id, f, true);
-      if (e) this.#events.emit('send:error', { id: d.id, error: e });
-    }
-    if (h.refused) this.#events.emit('drain', { id: d.id });
-  }
-
-  #pruneDests() {
-    for (const [id, d] of this.#dests) if (d.hold === null && (d.link === null || d.link.closed)) this.#dests.delete(id);
-  }
-
-  /**
-   * A frame to send on a node's current path regardless of holds (acks,
-   * routed errors).
-   * @param {string} peerId @param {Uint8Array} inner
-   */
-  #sendUrgent(peerId, inner) {
-    const { link, routed } = this.#route(peerId);
-    if (!link) return false;
-    const frame = routed ? encodeRoute(peerId, this.id, this.#o.hopLimit, inner) : inner;
-    return link.sendFrame(frame) || link.forceFrame(frame);
-  }
-
-  // ============================================================ admission
-
-  /** @param {import('./interfaces.js').Connection} conn */
-  #inbound(conn) {
-    if (!this.#started) {
-      conn.close('node not started');
-      return;
-    }
-    if (this.#handshaking.size >= this.#o.maxHandshakes) {
-      this.admissionLog.warn('too many handshakes in progress: connection refused', { address: conn.remoteAddress, limit: this.#o.maxHandshakes });
-      conn.close(`too many handshakes in progress (${this.#o.maxHandshakes})`);
-      return;
-    }
-    const expected = conn.transport === 'webrtc' && conn.remoteAddress.startsWith('webrtc:') ? conn.remoteAddress.slice(7) : undefined;
-    this.#admit(conn, ROLE_LISTENER, undefined, expected).catch(() => { /* logged and reported by #admit */ });
-  }
-
-  /**
-   * Run admission on a connection and, on success, make it a link.
-   * @param {import('./interfaces.js').Connection} conn @param {0 | 1} role
-   * @param {AbortSignal} [signal] @param {string} [expectedPeerId]
-   * @returns {Promise<Link>}
-   */
-  async #admit(conn, role, signal, expectedPeerId) {
-    this.#handshaking.add(conn);
-    const signals = signal ? AbortSignal.any([signal, this.#life.signal]) : this.#life.signal;
-    let admitted;
-    try {
-      admitted = await runHandshake(conn, {
-        identity: this.identity, tokenKey: /** @type {CryptoKey} */ (this.#tokenKey), role,
-        maxMessageBytes: conn.maxMessageBytes, listenUrl: this.#o.announceUrl ?? this.addresses()[0] ?? null,
-        nonceCache: this.#nonces, timeoutMs: this.#o.handshakeTimeoutMs, signal: signals,
-        logger: this.admissionLog, expectedPeerId,
-      });
-    } catch (e) {
-      const err = /** @type {import('./errors.js').AdmissionError} */ (e);
-      this.#events.emit('peer:refused', {
-        address: conn.remoteAddress, transport: conn.transport, reason: err.reason ?? 'malformed handshake', message: err.message,
-        byPeer: /** @type {any} */ (err).byPeer === true,
-      });
-      throw e;
-    } finally {
-      this.#handshaking.delete(conn);
-    }
-    if (!this.#started) {
-      conn.close('node stopping');
-      throw new NotStartedError('node stopped during the handshake');
-    }
-    const link = new Link(conn, admitted, {
-      owner: this, localId: this.id, maxFrameBytes: this.#o.maxFrameBytes, maxQueueBytes: this.#o.maxQueueBytes,
-      highWaterMark: this.#o.sendHighWaterMark, budget: this.#budget, reassemblyTimeoutMs: this.#o.reassemblyTimeoutMs,
-      errorBudget: this.#o.errorBudget, errorWindowMs: this.#o.errorWindowMs, logger: this.linkLog,
-    });
-    this.#addLink(link);
-    link.attach();
-    return link;
-  }
-
-  /** @param {Link} link */
-  #addLink(link) {
-    let peer = this.#peers.get(link.peerId);
-    const first = peer === undefined;
-    if (peer === undefined) {
-      peer = { id: link.peerId, links: [], best: null, listenUrl: link.listenUrl };
-      this.#peers.set(peer.id, peer);
-    }
-    peer.listenUrl = link.listenUrl ?? peer.listenUrl;
-    peer.links.push(link);
-    const dup = peer.links.find((l) => l !== link && l.transport === link.transport && !l.closed);
-    if (dup) {
-      // Keep the older link; the new one carries nothing and is closed after a grace
-      // period (closing at once could race with the peer, which may already use it).
-      link.redundant = true;
-      this.#timer(() => link.close('duplicate link'), this.#o.duplicateLinkGraceMs);
-    }
-    peer.best = this.#bestLink(peer);
-    this.#topo++;
+  /** A link was admitted (before it is attached). @param {Link} link */
+  #linkAdmitted(link) {
+    const first = !this.#peers.byId.has(link.peerId);
+    const peer = this.#peers.add(link);
+    this.#paths.topologyChanged();
     this.log.info(first ? 'peer up' : 'link up', { peer: peer.id, transport: link.transport, address: link.address, direction: link.direction });
     this.#events.emit('link:up', { id: peer.id, transport: link.transport, address: link.address });
     if (first) this.#events.emit('peer:up', { id: peer.id, transport: link.transport, address: link.address, direction: link.direction });
-    this.#scheduleGossip();
-  }
-
-  /** Preference: WebRTC over WebSocket (upgrade asked for it), then the oldest. @param {Peer} peer */
-  #bestLink(peer) {
-    let best = null;
-    for (const l of peer.links) {
-      if (l.closed || l.redundant) continue;
-      if (best === null || (l.transport === 'webrtc' && best.transport !== 'webrtc')) best = l;
-    }
-    return best ?? peer.links.find((l) => !l.closed) ?? null;
+    this.#gossip.schedule();
   }
 
   // ============================================================ LinkOwner (called by links)
@@ -751,13 +455,10 @@ export class MeshNode {
   _onFrame(link, f, _bytes) {
     switch (f.type) {
       case T.ROUTE:
-        this.#onRoute(link, f);
+        this.#forwarding.onRoute(link, f);
         return;
       case T.GOSSIP:
-        if (this.#router.update(link.peerId, f.seq, f.entries)) {
-          this.#topo++;
-          this.#events.emit('routes', { via: link.peerId });
-        }
+        this.#gossip.onGossip(link, f);
         return;
       default:
         this.#onEndToEnd(link.peerId, f, link);
@@ -766,25 +467,20 @@ export class MeshNode {
 
   /** @param {Link} link @param {string} reason */
   _onLinkClosed(link, reason) {
-    const peer = this.#peers.get(link.peerId);
-    if (!peer) return;
-    const i = peer.links.indexOf(link);
-    if (i < 0) return;
-    peer.links.splice(i, 1);
-    peer.best = this.#bestLink(peer);
-    this.#topo++;
-    for (const d of this.#dests.values()) if (d.hold !== null && d.hold.from === link) this.#release(d);
+    const peer = this.#peers.remove(link);
+    if (peer === null) return;
+    this.#paths.linkClosed(link);
     this.#events.emit('link:down', { id: peer.id, transport: link.transport, reason });
     if (peer.links.length > 0) {
       this.log.info('link down', { peer: peer.id, transport: link.transport, reason });
       return;
     }
     this.#peers.delete(peer.id);
-    if (this.#router.forget(peer.id)) this.#events.emit('routes', { via: peer.id });
+    this.#gossip.forget(peer.id);
     this.log.info('peer down', { peer: peer.id, reason });
-    this.#requests.failPeer(peer.id, new PeerDownError(peer.id, reason));
+    this.#requests.peerDown(peer.id, reason);
     this.#events.emit('peer:down', { id: peer.id, reason });
-    this.#scheduleGossip();
+    this.#gossip.schedule();
   }
 
   /** @param {Link} _link @param {string[]} waiters */
@@ -795,7 +491,8 @@ export class MeshNode {
   // ============================================================ receiving
 
   /**
-   * An end-to-end frame from node `from` (direct, or the source of a ROUTE).
+   * An end-to-end frame from node `from` (direct, or the source of a ROUTE):
+   * each type goes to the mechanism that owns it.
    * @param {string} from @param {import('./frames.js').Frame} f @param {Link | null} link the link it came on, if direct
    */
   #onEndToEnd(from, f, link) {
@@ -804,25 +501,23 @@ export class MeshNode {
         this._deliver(from, f.payload);
         return;
       case T.REQ:
-        this.#onRequestFrame(from, f.id, f.payload);
+        this.#requests.onRequest(from, f.id, f.payload);
         return;
       case T.RES:
-        if (!this.#requests.resolve(from, f.id, f.payload)) this.log.debug('late or unknown response', { from, id: f.id });
+        this.#requests.onResponse(from, f.id, f.payload);
         return;
       case T.RES_ERR:
-        if (!this.#requests.reject(from, f.id, f.name, f.message)) this.log.debug('late or unknown error response', { from, id: f.id });
+        this.#requests.onErrorResponse(from, f.id, f.name, f.message);
         return;
       case T.SIGNAL:
-        this.#onSignal(from, f, link);
+        this.#upgrades.onSignal(from, f, link);
         return;
       case T.SWITCH:
-        this.#sendUrgent(from, encodeSwitchAck(f.epoch));
+        this.#paths.acknowledgeSwitch(from, f.epoch);
         return;
-      case T.SWITCH_ACK: {
-        const d = this.#dests.get(from);
-        if (d?.hold && d.hold.epoch === f.epoch) this.#release(d);
+      case T.SWITCH_ACK:
+        this.#paths.switchAcknowledged(from, f.epoch);
         return;
-      }
       case T.ERROR:
         this.log.warn('error frame from peer', { from, name: f.name, message: f.message, fatal: f.fatal, frameType: f.refType === null ? null : typeName(f.refType) });
         this.#events.emit('peer:error', { id: from, name: f.name, message: f.message, fatal: f.fatal });
@@ -835,187 +530,7 @@ export class MeshNode {
     }
   }
 
-  /**
-   * @param {string} from @param {import('./frames.js').SignalFrame} f @param {Link | null} link
-   */
-  #onSignal(from, f, link) {
-    if (!this.#rtc) {
-      this.#sendUrgent(from, encodeSignal(f.session, 'bye', 'WebRTC is disabled on this node', null));
-      return;
-    }
-    try {
-      this.#rtc.handleSignal(from, { session: f.session, kind: /** @type {any} */ (f.kind), data: f.a, mid: f.b });
-    } catch (e) {
-      const err = e instanceof SignallingError ? e : new SignallingError(String(e));
-      this.log.warn('bad signal', { from, error: err.message });
-      if (link) link.reportBad(err, T.SIGNAL);
-      else this.#sendUrgent(from, encodeError(err.name, err.message, false, T.SIGNAL));
-    }
-  }
-
-  /** @param {string} from @param {number} id @param {Uint8Array} payload */
-  #onRequestFrame(from, id, payload) {
-    const h = this.#reqHandler;
-    const fail = (/** @type {{name?: string, message?: string}} */ e) => this.#trySend(from, encodeResErr(id, String(e?.name ?? 'Error'), String(e?.message ?? e)));
-    if (h === null) {
-      fail(new NoHandlerError(this.id));
-      return;
-    }
-    if (this.#inflight >= this.#o.maxInflightRequests) {
-      fail(new TooManyRequestsError(this.#o.maxInflightRequests));
-      return;
-    }
-    let r;
-    try {
-      r = h(from, payload, { signal: this.#life.signal });
-    } catch (e) {
-      fail(/** @type {Error} */ (e));
-      return;
-    }
-    if (r instanceof Uint8Array) {
-      this.#reply(from, id, r);
-      return;
-    }
-    this.#inflight++;
-    Promise.resolve(r).then((res) => this.#reply(from, id, res), fail).finally(() => { this.#inflight--; });
-  }
-
-  /** @param {string} from @param {number} id @param {unknown} res */
-  #reply(from, id, res) {
-    if (!(res instanceof Uint8Array)) {
-      this.#trySend(from, encodeResErr(id, 'InvalidArgumentError', `the request handler returned ${typeof res}, not a Uint8Array`));
-      return;
-    }
-    const e = this.#trySend(from, encodeIdPayload(T.RES, id, res));
-    if (e) this.log.warn('response not sent', { to: from, id, error: e.message });
-  }
-
-  // ============================================================ routing
-
-  /**
-   * A ROUTE frame: deliver it here, or forward it one hop closer.
-   * @param {Link} link @param {import('./frames.js').RouteFrame} f
-   */
-  #onRoute(link, f) {
-    if (!isNodeId(f.dst) || !isNodeId(f.src)) {
-      link.reportBad(new MalformedFrameError(`ROUTE with an invalid node id (dst ${JSON.stringify(f.dst).slice(0, 80)}, src ${JSON.stringify(f.src).slice(0, 80)})`), T.ROUTE);
-      return;
-    }
-    if (f.dst === this.id) {
-      const p = msgPayload(f.inner);
-      if (p !== null) {
-        this._deliver(f.src, p);
-        return;
-      }
-      let inner;
-      try {
-        inner = decodeFrame(f.inner);
-      } catch (e) {
-        this.routeLog.warn('bad routed frame', { from: f.src, via: link.peerId, error: /** @type {Error} */ (e).message });
-        if (peekType(f.inner) !== T.ERROR) this.#sendUrgent(f.src, encodeError(/** @type {Error} */ (e).name, /** @type {Error} */ (e).message, false, peekType(f.inner)));
-        return;
-      }
-      if (!ROUTABLE.has(inner.type)) {
-        this.#sendUrgent(f.src, encodeError('UnexpectedFrameError', `${typeName(inner.type)} cannot be routed`, false, inner.type));
-        return;
-      }
-      this.#onEndToEnd(f.src, inner, null);
-      return;
-    }
-    if (f.hopsLeft <= 1) {
-      this.#routeError(f, new HopLimitError(f.dst, this.#o.hopLimit));
-      return;
-    }
-    const { link: next } = this.#route(f.dst, link.peerId);
-    if (next === null) {
-      this.#routeError(f, new UnreachableError(f.dst, `no route from ${this.id}`));
-      return;
-    }
-    if (!next.sendFrame(encodeRoute(f.dst, f.src, f.hopsLeft - 1, f.inner), f.src)) {
-      this.#routeError(f, new QueueFullError(f.dst, next.queuedBytes, next.maxQueueBytes));
-    }
-  }
-
-  /**
-   * Tell the source of a routed frame that it was not delivered: a RES_ERR
-   * for a request (so request() fails at once), an ERROR otherwise, never
-   * anything for an error.
-   * @param {import('./frames.js').RouteFrame} f @param {Error} err
-   */
-  #routeError(f, err) {
-    this.routeLog.warn('routed frame not delivered', { from: f.src, to: f.dst, error: err.message });
-    const t = peekType(f.inner);
-    if (t === T.ERROR || t === T.RES_ERR || t === null) return;
-    let reply;
-    if (t === T.REQ) {
-      try {
-        const req = /** @type {import('./frames.js').ReqFrame} */ (decodeFrame(f.inner));
-        reply = encodeResErr(req.id, err.name, err.message);
-      } catch {
-        return;
-      }
-    } else reply = encodeError(err.name, err.message, false, t);
-    if (f.src !== this.id) this.#sendUrgent(f.src, reply);
-  }
-
-  #scheduleGossip() {
-    if (this.#gossipTimer !== null || !this.#started) return;
-    this.#gossipTimer = setTimeout(() => {
-      this.#gossipTimer = null;
-      if (!this.#started) return;
-      /** @type {Array<[string, string | null]>} */
-      const entries = [...this.#peers.values()].slice(0, MAX_GOSSIP_ENTRIES).map((p) => [p.id, p.listenUrl]);
-      const frame = encodeGossip(++this.#gossipSeq, entries);
-      for (const p of this.#peers.values()) p.best?.sendControl(frame);
-    }, 10);
-  }
-
-  // ============================================================ heartbeats
-
-  #heartbeat() {
-    const now = Date.now();
-    const { heartbeatIntervalMs: every, peerTimeoutMs: timeout } = this.#o;
-    for (const p of [...this.#peers.values()]) {
-      for (const l of [...p.links]) {
-        const silent = now - l.lastSeen;
-        if (silent > timeout) {
-          this.log.warn('heartbeat timeout', { peer: p.id, transport: l.transport, silentMs: silent });
-          l.close(`heartbeat timeout: nothing received for ${silent} ms`);
-          continue;
-        }
-        if (now - l.lastPingAt >= every) l.ping(now);
-        l.tick(now);
-      }
-    }
-  }
-
-  // ============================================================ helpers
-
-  /** @param {() => void} fn @param {number} ms */
-  #timer(fn, ms) {
-    const t = setTimeout(() => {
-      this.#timers.delete(t);
-      fn();
-    }, ms);
-    this.#timers.add(t);
-    return t;
-  }
-
   #requireStarted() {
     if (!this.#started) throw new NotStartedError(`node ${this.id} is not started`);
-  }
-
-  /** @param {Peer} p @returns {PeerInfo} */
-  #peerInfo(p) {
-    const links = [...p.links].sort((a, b) => (a === p.best ? -1 : b === p.best ? 1 : 0));
-    const best = p.best ?? links[0];
-    return {
-      id: p.id,
-      transport: best?.transport ?? 'websocket',
-      address: best?.address ?? '',
-      rttMs: best?.rttMs == null ? null : Math.round(best.rttMs * 100) / 100,
-      listenUrl: p.listenUrl,
-      links: links.map((l) => l.info()),
-    };
   }
 }

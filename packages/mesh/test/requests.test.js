@@ -116,7 +116,7 @@ test('a request handler sees its signal aborted when the node stops', async () =
 });
 
 test('one timer serves every pending request: each times out at its own deadline, answered ones never do', async () => {
-  const { PendingRequests } = await import('../src/requests.js');
+  const { PendingRequests } = await import('../src/pending-requests.js');
   const { RequestTimeoutError } = await import('../src/errors.js');
   const table = new PendingRequests(100);
   const t0 = performance.now();

@@ -1,17 +1,19 @@
 // @ts-check
 /**
- * ICE candidate policy: which candidates a node announces and accepts. The
- * project's tests and benchmarks must keep all traffic on loopback, which
- * notes/browser-webrtc.md's recipes achieve this way:
+ * ICE candidate policy (docs/mesh.md §4): which candidates a node announces
+ * and accepts. The project's tests and benchmarks must keep all traffic on
+ * loopback, whichever way the browser is run:
  *
  * - 'loopback' (default): only UDP host candidates with address 127.0.0.1
  *   pass, in both directions. node-datachannel bound to 127.0.0.1 gathers
- *   exactly those; so does Chromium with recipe 1 (network namespace).
+ *   exactly those; so does Chromium run in a network namespace of its own
+ *   whose only interface is loopback.
  * - 'loopback-rewrite': as 'loopback', but an IPv4 host candidate with
- *   another address is rewritten to 127.0.0.1 instead of dropped (recipe 2:
- *   Chromium in the host namespace gathers the default-route address on a
- *   socket bound to 0.0.0.0, so it does receive on 127.0.0.1). IPv6 and mDNS
- *   (`.local`) candidates are dropped.
+ *   another address is rewritten to 127.0.0.1 instead of dropped: Chromium in
+ *   the host's network namespace gathers the default-route address on a
+ *   socket bound to 0.0.0.0, so it does receive on 127.0.0.1
+ *   (e2e/helpers/browser.js launches it so). IPv6 and mDNS (`.local`)
+ *   candidates are dropped.
  * - 'any': no filtering (real networks; add STUN/TURN servers then).
  *
  * Both ends apply their policy to what they send and to what they receive,

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The transport compliance suite (style guide §2.2): every transport —
+ * The transport compliance suite: every transport —
  * WebSocket and WebRTC, in Node and in Chromium — must pass these on real
  * loopback connections. It checks the Connection contract of
  * src/interfaces.js from one end; the other end runs serveCompliancePeer
@@ -50,7 +50,11 @@ function pattern(size, seed) {
   return m;
 }
 
-/** @param {ComplianceOptions} opts */
+/**
+ * @param {ComplianceOptions} opts
+ * size: one suite, the Connection contract's rules one test each, in the order
+ * src/interfaces.js states them (split, it would no longer read as the contract).
+ */
 export function transportTests(opts) {
   const name = (/** @type {string} */ s) => (opts.prefix ? `${opts.prefix}: ${s}` : s);
 

@@ -1,0 +1,128 @@
+// @ts-check
+/**
+ * Forwarding: ROUTE frames arriving on a link (docs/mesh.md §9). One addressed to
+ * this node is unwrapped and its inner frame received as if from its source; any
+ * other is forwarded one hop closer to its destination, never back to the neighbour
+ * it came from.
+ *
+ * Invariants:
+ * - a ROUTE whose ids are not node ids counts against the link's error budget;
+ * - only end-to-end frame types (frames.js ROUTABLE) are received from inside a ROUTE;
+ * - a frame that cannot go on (hop limit used up, no route, next queue full) is
+ *   answered to its source: RES_ERR for a request (so request() fails at once),
+ *   ERROR otherwise, nothing for an error (no error storms);
+ * - a routed MSG reaches the message handlers by the same call as a direct one.
+ */
+import { T, ROUTABLE, decodeFrame, encodeError, encodeResErr, encodeRoute, msgPayload, peekType, typeName } from './frames.js';
+import { HopLimitError, MalformedFrameError, QueueFullError, UnreachableError } from './errors.js';
+import { isNodeId } from './identity.js';
+
+/** @typedef {import('./link.js').Link} Link */
+
+/**
+ * @typedef {object} ForwardingInit
+ * @property {string} localId this node's id
+ * @property {number} hopLimit hops a frame this node originates may take
+ * @property {import('./paths.js').Paths} paths
+ * @property {Pick<import('./link.js').LinkOwner, '_deliver'>} receiver gets routed MSG payloads
+ * @property {(from: string, f: import('./frames.js').Frame, link: Link | null) => void} receiveEndToEnd
+ *   gets every other routed end-to-end frame
+ * @property {import('./logger.js').Logger} logger the route log
+ */
+
+export class Forwarding {
+  #localId;
+  #hopLimit;
+  /** @type {import('./paths.js').Paths} */
+  #paths;
+  /** @type {Pick<import('./link.js').LinkOwner, '_deliver'>} */
+  #receiver;
+  /** @type {ForwardingInit['receiveEndToEnd']} */
+  #receiveEndToEnd;
+  /** @type {import('./logger.js').Logger} */
+  #log;
+
+  /** @param {ForwardingInit} init */
+  constructor(init) {
+    this.#localId = init.localId;
+    this.#hopLimit = init.hopLimit;
+    this.#paths = init.paths;
+    this.#receiver = init.receiver;
+    this.#receiveEndToEnd = init.receiveEndToEnd;
+    this.#log = init.logger;
+  }
+
+  /**
+   * A ROUTE frame: deliver it here, or forward it one hop closer.
+   * @param {Link} link @param {import('./frames.js').RouteFrame} f
+   */
+  onRoute(link, f) {
+    if (!isNodeId(f.dst) || !isNodeId(f.src)) {
+      link.reportBad(new MalformedFrameError(`ROUTE with an invalid node id (dst ${JSON.stringify(f.dst).slice(0, 80)}, src ${JSON.stringify(f.src).slice(0, 80)})`), T.ROUTE);
+      return;
+    }
+    if (f.dst === this.#localId) {
+      const p = msgPayload(f.inner);
+      if (p !== null) {
+        this.#receiver._deliver(f.src, p);
+        return;
+      }
+      this.#receiveInner(link, f);
+      return;
+    }
+    if (f.hopsLeft <= 1) {
+      this.#routeError(f, new HopLimitError(f.dst, this.#hopLimit));
+      return;
+    }
+    const { link: next } = this.#paths.route(f.dst, link.peerId);
+    if (next === null) {
+      this.#routeError(f, new UnreachableError(f.dst, `no route from ${this.#localId}`));
+      return;
+    }
+    if (!next.sendFrame(encodeRoute(f.dst, f.src, f.hopsLeft - 1, f.inner), f.src)) {
+      this.#routeError(f, new QueueFullError(f.dst, next.queuedBytes, next.maxQueueBytes));
+    }
+  }
+
+  /**
+   * A routed frame for this node other than MSG: decode it and receive it from its source.
+   * @param {Link} link @param {import('./frames.js').RouteFrame} f
+   */
+  #receiveInner(link, f) {
+    let inner;
+    try {
+      inner = decodeFrame(f.inner);
+    } catch (e) {
+      this.#log.warn('bad routed frame', { from: f.src, via: link.peerId, error: /** @type {Error} */ (e).message });
+      if (peekType(f.inner) !== T.ERROR) this.#paths.sendUrgent(f.src, encodeError(/** @type {Error} */ (e).name, /** @type {Error} */ (e).message, false, peekType(f.inner)));
+      return;
+    }
+    if (!ROUTABLE.has(inner.type)) {
+      this.#paths.sendUrgent(f.src, encodeError('UnexpectedFrameError', `${typeName(inner.type)} cannot be routed`, false, inner.type));
+      return;
+    }
+    this.#receiveEndToEnd(f.src, inner, null);
+  }
+
+  /**
+   * Tell the source of a routed frame that it was not delivered: a RES_ERR
+   * for a request (so request() fails at once), an ERROR otherwise, never
+   * anything for an error.
+   * @param {import('./frames.js').RouteFrame} f @param {Error} err
+   */
+  #routeError(f, err) {
+    this.#log.warn('routed frame not delivered', { from: f.src, to: f.dst, error: err.message });
+    const t = peekType(f.inner);
+    if (t === T.ERROR || t === T.RES_ERR || t === null) return;
+    let reply;
+    if (t === T.REQ) {
+      try {
+        const req = /** @type {import('./frames.js').ReqFrame} */ (decodeFrame(f.inner));
+        reply = encodeResErr(req.id, err.name, err.message);
+      } catch {
+        return;
+      }
+    } else reply = encodeError(err.name, err.message, false, t);
+    if (f.src !== this.#localId) this.#paths.sendUrgent(f.src, reply);
+  }
+}

@@ -1,0 +1,130 @@
+// @ts-check
+/**
+ * LinkAdmission: turns connections into links. Every connection, dialled or
+ * accepted, runs the admission handshake (admission.js, docs/mesh.md §3); one that
+ * passes becomes a Link, handed to the node, then attached (so frames that came
+ * during the handshake are received after the node knows the link).
+ *
+ * Invariants:
+ * - at most maxHandshakes inbound handshakes run at once; more connections are
+ *   closed at once with the reason;
+ * - a connection is in `#handshaking` exactly while its handshake runs, so stop()
+ *   can abandon each (every handshake is bounded by handshakeTimeoutMs, and
+ *   aborted by the node's life signal);
+ * - a refused handshake is reported as 'peer:refused' (byPeer when the peer refused);
+ * - no link is made once the node stopped, even if the handshake passed.
+ */
+import { Link } from './link.js';
+import { ReassemblyBudget } from './chunking.js';
+import { NonceCache, ROLE_LISTENER, deriveTokenKey, runHandshake } from './admission.js';
+import { NotStartedError } from './errors.js';
+
+/** @typedef {import('./interfaces.js').Connection} Connection */
+
+/**
+ * @typedef {object} LinkAdmissionInit
+ * @property {import('./identity.js').Identity} identity
+ * @property {import('./options.js').MeshNodeOptions} options
+ * @property {import('./link.js').LinkOwner} owner receives the frames of every link made here
+ * @property {import('./emitter.js').Emitter<import('./mesh-port.js').MeshEvents>} events
+ * @property {() => boolean} isStarted
+ * @property {() => AbortSignal} lifeSignal the signal stop() aborts (a new one per start)
+ * @property {() => string | null} listenUrl what HELLO announces
+ * @property {(link: Link) => void} onAdmitted a new link, before it is attached
+ * @property {import('./logger.js').Logger} logger the admission log
+ * @property {import('./logger.js').Logger} linkLogger given to every link
+ */
+
+export class LinkAdmission {
+  /** @type {LinkAdmissionInit} */
+  #in;
+  /** @type {import('./options.js').MeshNodeOptions} */
+  #o;
+  /** @type {Set<Connection>} */
+  #handshaking = new Set();
+  /** @type {CryptoKey | null} */
+  #tokenKey = null;
+  #nonces = new NonceCache();
+  /** @type {ReassemblyBudget} shared by every link: bytes all partial chunked frames may hold */
+  #budget;
+
+  /** @param {LinkAdmissionInit} init */
+  constructor(init) {
+    this.#in = init;
+    this.#o = init.options;
+    this.#budget = new ReassemblyBudget(this.#o.maxReassemblyBytes);
+  }
+
+  /** Derive the token key (before the node listens or dials). */
+  async start() {
+    this.#tokenKey = await deriveTokenKey(this.#o.token);
+  }
+
+  /**
+   * Close every connection still in its handshake.
+   * @param {Promise<string>[]} closing receives the promise of each one's close
+   */
+  abandon(closing) {
+    for (const c of this.#handshaking) {
+      c.close('node stopping');
+      closing.push(c.closed);
+    }
+  }
+
+  /** An accepted connection (a listener's onConnection). @param {Connection} conn */
+  inbound(conn) {
+    if (!this.#in.isStarted()) {
+      conn.close('node not started');
+      return;
+    }
+    if (this.#handshaking.size >= this.#o.maxHandshakes) {
+      this.#in.logger.warn('too many handshakes in progress: connection refused', { address: conn.remoteAddress, limit: this.#o.maxHandshakes });
+      conn.close(`too many handshakes in progress (${this.#o.maxHandshakes})`);
+      return;
+    }
+    const expected = conn.transport === 'webrtc' && conn.remoteAddress.startsWith('webrtc:') ? conn.remoteAddress.slice(7) : undefined;
+    this.admit(conn, ROLE_LISTENER, undefined, expected).catch(() => { /* logged and reported by admit */ });
+  }
+
+  /**
+   * Run admission on a connection and, on success, make it a link.
+   * @param {Connection} conn @param {0 | 1} role
+   * @param {AbortSignal} [signal] @param {string} [expectedPeerId]
+   * @returns {Promise<Link>}
+   */
+  async admit(conn, role, signal, expectedPeerId) {
+    this.#handshaking.add(conn);
+    const life = this.#in.lifeSignal();
+    const signals = signal ? AbortSignal.any([signal, life]) : life;
+    let admitted;
+    try {
+      admitted = await runHandshake(conn, {
+        identity: this.#in.identity, tokenKey: /** @type {CryptoKey} */ (this.#tokenKey), role,
+        maxMessageBytes: conn.maxMessageBytes, listenUrl: this.#in.listenUrl(),
+        nonceCache: this.#nonces, timeoutMs: this.#o.handshakeTimeoutMs, signal: signals,
+        logger: this.#in.logger, expectedPeerId,
+      });
+    } catch (e) {
+      const err = /** @type {import('./errors.js').AdmissionError} */ (e);
+      this.#in.events.emit('peer:refused', {
+        address: conn.remoteAddress, transport: conn.transport, reason: err.reason ?? 'malformed handshake', message: err.message,
+        byPeer: /** @type {any} */ (err).byPeer === true,
+      });
+      throw e;
+    } finally {
+      this.#handshaking.delete(conn);
+    }
+    if (!this.#in.isStarted()) {
+      conn.close('node stopping');
+      throw new NotStartedError('node stopped during the handshake');
+    }
+    const link = new Link(conn, admitted, {
+      owner: this.#in.owner, localId: this.#in.identity.id, maxFrameBytes: this.#o.maxFrameBytes, maxQueueBytes: this.#o.maxQueueBytes,
+      highWaterMark: this.#o.sendHighWaterMark, budget: this.#budget, reassemblyTimeoutMs: this.#o.reassemblyTimeoutMs,
+      errorBudget: this.#o.errorBudget, errorWindowMs: this.#o.errorWindowMs, logger: this.#in.linkLogger,
+    });
+    this.#in.onAdmitted(link);
+    link.attach();
+    return link;
+  }
+}

@@ -1,0 +1,141 @@
+// @ts-check
+/**
+ * RequestService: requests between nodes (docs/mesh.md §10). Outbound, request()
+ * sends a REQ and waits in PendingRequests (pending-requests.js) for the RES or
+ * RES_ERR that answers it; inbound, a REQ goes to the node's one request handler
+ * and its result goes back as RES (a Uint8Array) or RES_ERR (a throw, a
+ * rejection, anything else).
+ *
+ * Invariants:
+ * - every REQ received is answered exactly once, with RES or RES_ERR (no handler:
+ *   NoHandlerError; more than maxInflightRequests asynchronous answers pending:
+ *   TooManyRequestsError), unless the node stops or the path is gone meanwhile;
+ * - a response is matched only to a pending request sent to the node it comes
+ *   from; a late or unknown one is dropped;
+ * - handlers see the node's life signal, aborted by stop().
+ */
+import { T, encodeIdPayload, encodeResErr } from './frames.js';
+import { NoHandlerError, NotStartedError, PeerDownError, TooManyRequestsError } from './errors.js';
+import { PendingRequests } from './pending-requests.js';
+
+/**
+ * @typedef {object} RequestServiceInit
+ * @property {string} localId this node's id
+ * @property {import('./options.js').MeshNodeOptions} options
+ * @property {import('./paths.js').Paths} paths
+ * @property {() => AbortSignal} lifeSignal the signal stop() aborts (a new one per start)
+ * @property {import('./logger.js').Logger} logger
+ */
+
+export class RequestService {
+  #localId;
+  /** @type {import('./options.js').MeshNodeOptions} */
+  #o;
+  /** @type {import('./paths.js').Paths} */
+  #paths;
+  /** @type {() => AbortSignal} */
+  #lifeSignal;
+  /** @type {import('./logger.js').Logger} */
+  #log;
+  /** @type {PendingRequests} */
+  #pending;
+  /** @type {import('./mesh-port.js').RequestHandler | null} */
+  #handler = null;
+  #inflight = 0;
+
+  /** @param {RequestServiceInit} init */
+  constructor(init) {
+    this.#localId = init.localId;
+    this.#o = init.options;
+    this.#paths = init.paths;
+    this.#lifeSignal = init.lifeSignal;
+    this.#log = init.logger;
+    this.#pending = new PendingRequests(this.#o.maxPendingRequests);
+  }
+
+  /**
+   * Set the request handler (replacing any); returns its removal.
+   * @param {import('./mesh-port.js').RequestHandler} handler
+   */
+  setHandler(handler) {
+    this.#handler = handler;
+    return () => { if (this.#handler === handler) this.#handler = null; };
+  }
+
+  /**
+   * Send a REQ (arguments already checked by MeshNode.request) and wait for its answer.
+   * @param {string} peerId @param {Uint8Array} payload @param {{timeoutMs?: number, signal?: AbortSignal}} options
+   * @returns {Promise<Uint8Array>}
+   */
+  request(peerId, payload, options) {
+    let r;
+    try {
+      r = this.#pending.add(peerId, options.timeoutMs ?? this.#o.requestTimeoutMs, options.signal);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const err = this.#paths.trySend(peerId, encodeIdPayload(T.REQ, r.id, payload));
+    if (err !== null) this.#pending.fail(r.id, err);
+    return r.promise;
+  }
+
+  /** @param {string} from @param {number} id @param {Uint8Array} payload */
+  onResponse(from, id, payload) {
+    if (!this.#pending.resolve(from, id, payload)) this.#log.debug('late or unknown response', { from, id });
+  }
+
+  /** @param {string} from @param {number} id @param {string} name @param {string} message */
+  onErrorResponse(from, id, name, message) {
+    if (!this.#pending.reject(from, id, name, message)) this.#log.debug('late or unknown error response', { from, id });
+  }
+
+  /**
+   * The last link to `peerId` closed: its pending requests fail.
+   * @param {string} peerId @param {string} reason
+   */
+  peerDown(peerId, reason) {
+    this.#pending.failPeer(peerId, new PeerDownError(peerId, reason));
+  }
+
+  /** The node stopped: every pending request fails. */
+  stop() {
+    this.#pending.failAll(new NotStartedError('node stopped'));
+  }
+
+  /** A REQ from `from`. @param {string} from @param {number} id @param {Uint8Array} payload */
+  onRequest(from, id, payload) {
+    const h = this.#handler;
+    const fail = (/** @type {{name?: string, message?: string}} */ e) => this.#paths.trySend(from, encodeResErr(id, String(e?.name ?? 'Error'), String(e?.message ?? e)));
+    if (h === null) {
+      fail(new NoHandlerError(this.#localId));
+      return;
+    }
+    if (this.#inflight >= this.#o.maxInflightRequests) {
+      fail(new TooManyRequestsError(this.#o.maxInflightRequests));
+      return;
+    }
+    let r;
+    try {
+      r = h(from, payload, { signal: this.#lifeSignal() });
+    } catch (e) {
+      fail(/** @type {Error} */ (e));
+      return;
+    }
+    if (r instanceof Uint8Array) {
+      this.#reply(from, id, r);
+      return;
+    }
+    this.#inflight++;
+    Promise.resolve(r).then((res) => this.#reply(from, id, res), fail).finally(() => { this.#inflight--; });
+  }
+
+  /** @param {string} from @param {number} id @param {unknown} res */
+  #reply(from, id, res) {
+    if (!(res instanceof Uint8Array)) {
+      this.#paths.trySend(from, encodeResErr(id, 'InvalidArgumentError', `the request handler returned ${typeof res}, not a Uint8Array`));
+      return;
+    }
+    const e = this.#paths.trySend(from, encodeIdPayload(T.RES, id, res));
+    if (e) this.#log.warn('response not sent', { to: from, id, error: e.message });
+  }
+}
