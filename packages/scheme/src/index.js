@@ -26,7 +26,7 @@ import { ErrorObject, SchemeError } from './values.js';
 export * from './values.js';
 export { readAll, Reader } from './reader.js';
 export { writeString, displayString } from './printer.js';
-export { encodeValue, decodeValue, registerValueCodec } from './serialize.js';
+export { encodeValue, decodeValue, registerValueCodec } from './codec/index.js';
 export { compileUnit, wireToData, wireFromData, hashWire, PASSES } from './pipeline.js';
 export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 export { Environment, rtEnv, libraryEnvs, instantiate } from './engine/linker.js';

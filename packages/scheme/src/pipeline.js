@@ -22,7 +22,7 @@ import { printCore } from './ir/core.js';
 import { printCps } from './ir/cps.js';
 import { printWire } from './ir/wire.js';
 import { primitives } from './engine/registry.js';
-import { encodeValue } from './serialize.js';
+import { encodeValue } from './codec/index.js';
 import { sha256, toHex } from './sha256.js';
 
 export const PASSES = ['expand', 'recognize-primitives', 'fix-letrec', 'convert-assignments', 'cps-convert', 'convert-closures', 'generate-js'];

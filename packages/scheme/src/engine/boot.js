@@ -30,7 +30,7 @@ import { checkWire } from '../ir/check-wire.js';
 import { WIRE_VERSION } from '../ir/wire.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { primitives } from './registry.js';
-import { encodeValue, decodeValue } from '../serialize.js';
+import { encodeValue, decodeValue } from '../codec/index.js';
 import { mapCore } from '../passes/walk-core.js';
 import { writeString } from '../printer.js';
 

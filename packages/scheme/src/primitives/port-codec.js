@@ -10,7 +10,7 @@
  *  - file ports cannot travel: encoding one is an error naming the file.
  */
 import { Port } from './ports.js';
-import { registerValueCodec, CodecError, TAG_PORT } from '../serialize.js';
+import { registerValueCodec, CodecError, TAG_PORT } from '../codec/index.js';
 
 /** @type {Map<string, Port>} the node's console ports by name */
 export const consolePorts = new Map();
