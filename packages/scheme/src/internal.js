@@ -13,7 +13,7 @@ export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, 
 export * as tags from './codec/tags.js';
 export { registerEquality, isEqual, isEqv } from './primitives/prims-equivalence.js';
 export { registerPrinter, writeString, displayString } from './printer.js';
-export { Port } from './primitives/ports.js';
+export { Port } from './primitives/port.js';
 export { consolePorts, portDecoders } from './primitives/port-codec.js';
 export { current } from './engine/current.js';
 export { makeParameter, parameterValue, ParamKey } from './primitives/prims-control.js';
