@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * Ports on the wire (tag 40982). A port is a resource tied to the node that made it,
- * and a resource that cannot move is reached through a process that holds it (docs/
- * processes.md, "Standard output is a process"). So:
+ * and a resource that cannot move is reached through a process that holds it
+ * (docs/processes.md, "Standard output is a process"). So:
  *  - memory ports (string and bytevector, input and output) travel by value: their
  *    unread input and accumulated output are copied, and the copy continues on the
  *    receiver;
