@@ -4,9 +4,10 @@
  * modules and packages register for their classes (pids, tags, nodes, spaces, ports,
  * parameters), by tag and by prototype; and the record types met on the wire, by uid.
  *
- * Invariants: a class has at most one codec and a tag at most one class; a codec is
- * found by its value's exact prototype (a subclass of a registered class has none of its
- * own); no codec is registered for Array or Uint8Array (vectors and bytevectors), so the
+ * Invariants: a class has one codec and a tag names one class (registering again
+ * replaces, so each package registers its classes once, at load); a codec is found by
+ * its value's exact prototype (a subclass of a registered class has none of its own);
+ * no codec is registered for Array or Uint8Array (vectors and bytevectors), so the
  * one-pass and two-pass encoders, which test for those in different orders, write the
  * same bytes. A record type uid names one record type per node: decoding the same uid
  * twice gives the same descriptor, so records of one type sent twice stay of one type.
