@@ -13,7 +13,7 @@ import { Environment, instantiate, libraryEnvs } from './engine/linker.js';
 import { Thread, runToCompletion } from './engine/driver.js';
 import { writeString } from './printer.js';
 import { SchemeError, EOF, VOID, Values } from './values.js';
-import { describeError } from './index.js';
+import { describeError } from './describe-error.js';
 import { interactionEnvironment } from './engine/eval.js';
 
 let replCounter = 0;

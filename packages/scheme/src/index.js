@@ -18,16 +18,20 @@ import { boot, consoleSinks, preludeUnit } from './engine/boot.js';
 import { readAll } from './reader.js';
 import { expandProgram, createEnvironment, expandInEnvironment } from './expand/index.js';
 import { compileUnitChecked } from './compile-checked.js';
+import { compileUnit as compileWithPrimitives } from './pipeline.js';
+import { primitives } from './engine/registry.js';
+import { describeError } from './describe-error.js';
 import { instantiate, Environment, libraryEnvs, rtEnv } from './engine/linker.js';
 import { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 import { writeString, displayString } from './printer.js';
-import { ErrorObject, SchemeError } from './values.js';
+import { SchemeError } from './values.js';
 
 export * from './values.js';
 export { readAll, Reader } from './reader.js';
 export { writeString, displayString } from './printer.js';
-export { encodeValue, decodeValue, registerValueCodec } from './serialize.js';
-export { compileUnit, wireToData, wireFromData, hashWire, PASSES } from './pipeline.js';
+export { encodeValue, decodeValue, registerValueCodec } from './codec/index.js';
+export { wireToData, wireFromData, hashWire, PASSES } from './pipeline.js';
+export { describeError } from './describe-error.js';
 export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 export { Environment, rtEnv, libraryEnvs, instantiate } from './engine/linker.js';
 export { boot, consoleSinks };
@@ -44,6 +48,17 @@ export { snapshotThread, restoreThread, threadToData, threadFromData, resolveRun
  * @property {string[]} requires namespaces of the libraries it needs
  * @property {string|null} [ns] a library's namespace
  */
+
+/**
+ * Compile one Core unit to wire IR with its content hash (pipeline.js), against this
+ * process's primitives.
+ * @param {import('./ir/core.js').CoreUnit} core
+ * @param {Omit<import('./pipeline.js').CompileOptions, 'primitives'>} [opts]
+ * @returns {{hash: string, wire: any}}
+ */
+export function compileUnit(core, opts = {}) {
+  return compileWithPrimitives(core, { ...opts, primitives });
+}
 
 /**
  * Read, expand and compile a program's text (no execution).
@@ -120,21 +135,5 @@ export function runProgramText(text, opts = {}) {
   }
 }
 
-/**
- * A readable one-line description of an uncaught Scheme exception.
- * @param {any} e
- */
-export function describeError(e) {
-  if (e instanceof ErrorObject && e.kind === 'syntax') return e.message;
-  if (e instanceof ErrorObject) {
-    const irritants = [];
-    for (let p = e.irritants; p && p.car !== undefined; p = p.cdr) irritants.push(writeString(p.car));
-    const who = e.who ? `${e.who}: ` : '';
-    // reader errors already say where, in their message
-    const where = e.loc && !e.message.includes(e.loc) ? ` (at ${e.loc})` : '';
-    return `${who}${e.message}${irritants.length ? ': ' + irritants.join(' ') : ''}${where}`;
-  }
-  return `uncaught exception: ${writeString(e)}`;
-}
 
 export { createEnvironment, expandInEnvironment, preludeUnit };

@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * Engine internals for the packages built directly on the Scheme runtime (the process
- * runtime, the mesh integration). Not for programs: the stable API is index.js.
+ * runtime, the mesh integration, the browser worker). Not for programs: the stable API
+ * is index.js. Every name here is re-exported from the module that owns it (engine/,
+ * primitives/, codec/, ir/), so a value is the same object whichever way it is imported.
  */
 export { R, U, CALL, unwind, arity, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT, Cell, Unbound, gv } from './engine/engine.js';
 export { Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, driverHooks, ESCAPE, DIE } from './engine/driver.js';
@@ -9,12 +11,11 @@ export { definePrimitive, primitives } from './engine/registry.js';
 export { defineBuiltin, installPrimitives, builtinUnit } from './engine/builtins.js';
 export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from './engine/boot.js';
 export { rtEnv, libraryEnvs, Environment, instantiate, LinkError } from './engine/linker.js';
-export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CodecError, internRecordType } from './serialize.js';
-export * as tags from './serialize.js';
-export { CborWriter } from './cbor-writer.js';
+export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, encodeAnyValue, decodeValue, CodecError, internRecordType, CborWriter } from './codec/index.js';
+export * as tags from './codec/tags.js';
 export { registerEquality, isEqual, isEqv } from './primitives/prims-equivalence.js';
 export { registerPrinter, writeString, displayString } from './printer.js';
-export { Port } from './primitives/ports.js';
+export { Port } from './primitives/port.js';
 export { consolePorts, portDecoders } from './primitives/port-codec.js';
 export { current } from './engine/current.js';
 export { makeParameter, parameterValue, ParamKey } from './primitives/prims-control.js';

@@ -9,9 +9,14 @@
  *     → cps-convert            L2 CPS: named continuations and join points
  *     → convert-closures       L3 Wire: lifted lambdas, frame layouts  (hashed, shipped)
  *   and, on the node that runs it (after checking received IR),
- *     → generate-js            JavaScript source (runtime/linker.js)
+ *     → generate-js            JavaScript source (engine/linker.js)
  *
  * `trace` names passes whose output is printed (or 'all'); unknown names are errors.
+ *
+ * Dependencies point one way: the engine (engine/boot.js, engine/eval.js, through
+ * compile-checked.js) calls the compiler, and the compiler imports nothing of the
+ * engine. The one thing a pass needs of it, which names are primitives and their
+ * arities, is handed in by the caller (CompileOptions.primitives).
  */
 import { recognizePrimitives } from './passes/recognize-primitives.js';
 import { fixLetrec } from './passes/fix-letrec.js';
@@ -21,14 +26,15 @@ import { convertClosures } from './passes/convert-closures.js';
 import { printCore } from './ir/core.js';
 import { printCps } from './ir/cps.js';
 import { printWire } from './ir/wire.js';
-import { primitives } from './engine/registry.js';
-import { encodeValue } from './serialize.js';
+import { encodeValue } from './codec/index.js';
 import { sha256, toHex } from './sha256.js';
 
 export const PASSES = ['expand', 'recognize-primitives', 'fix-letrec', 'convert-assignments', 'cps-convert', 'convert-closures', 'generate-js'];
 
 /**
  * @typedef {object} CompileOptions
+ * @property {Map<string, {min: number, max: number}>} primitives the primitives compiled
+ *   code may call directly, by name (the engine's registry, engine/registry.js)
  * @property {string[]|'all'} [trace]  passes whose output to print
  * @property {(pass: string, text: string) => void} [onTrace]
  * @property {(pass: string, ms: number) => void} [onTime] --time-passes
@@ -38,10 +44,10 @@ export const PASSES = ['expand', 'recognize-primitives', 'fix-letrec', 'convert-
 /**
  * Compile one Core unit to wire IR with its content hash.
  * @param {import('./ir/core.js').CoreUnit} core
- * @param {CompileOptions} [opts]
+ * @param {CompileOptions} opts
  * @returns {{hash: string, wire: any}}
  */
-export function compileUnit(core, opts = {}) {
+export function compileUnit(core, opts) {
   const trace = normaliseTrace(opts.trace);
   const writeDatum = opts.writeDatum ?? String;
   const step = (/** @type {string} */ pass, /** @type {() => any} */ f, /** @type {(x: any) => string} */ print) => {
@@ -52,7 +58,7 @@ export function compileUnit(core, opts = {}) {
     return out;
   };
   if (trace.has('expand') && opts.onTrace) opts.onTrace('expand', printCore(core.body, writeDatum));
-  let body = step('recognize-primitives', () => recognizePrimitives(core.body, primitives), (n) => printCore(n, writeDatum));
+  let body = step('recognize-primitives', () => recognizePrimitives(core.body, opts.primitives), (n) => printCore(n, writeDatum));
   body = step('fix-letrec', () => fixLetrec(body), (n) => printCore(n, writeDatum));
   body = step('convert-assignments', () => convertAssignments(body), (n) => printCore(n, writeDatum));
   const cps = step('cps-convert', () => cpsConvert(body), (t) => printCps(t, writeDatum));

@@ -10,7 +10,7 @@
  *   #(1 env-id #((name value) ...) act closure args value frames winders handlers params)
  */
 import { Thread, ACT_CALL, ACT_RETURN } from './engine/driver.js';
-import { encodeValue, decodeValue, CodecError } from './serialize.js';
+import { encodeValue, decodeValue, CodecError } from './codec/index.js';
 import { builtinUnit, runtimeUnits } from './engine/boot.js';
 import { Unbound } from './engine/engine.js';
 

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { Char, EOF, Pair, Sym, SchemeError, VOID, list, listToArray } from '../src/values.js';
 import { primitives } from '../src/engine/registry.js';
 import { current } from '../src/engine/current.js';
-import { Port, flushFilePorts } from '../src/primitives/ports.js';
+import { Port } from '../src/primitives/port.js';
+import { flushFilePorts } from '../src/primitives/ports.js';
 import { writeString } from '../src/printer.js';
 import '../src/primitives/prims-lists.js';
 

@@ -7,7 +7,7 @@ import { Flonum, Pair, Sym, SchemeError, listToArray } from '../src/values.js';
 import { primitives } from '../src/engine/registry.js';
 import * as host from '../src/engine/host.js';
 import * as browser from '../src/engine/host.browser.js';
-import '../src/primitives/ports.js';
+import '../src/primitives/prims-system.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The value codec's fast paths (serialize.js, cbor-writer.js): encodings handed out as
+ * The value codec's fast paths (src/codec/: encode.js, writer.js): encodings handed out as
  * views of a shared slab must stay intact while later messages are encoded after them;
  * sharing and cycles must still be found when a message has more objects than the
  * small seen-table holds; short text decoded from the string cache must be the text of
@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
-import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, registerValueCodec } from '../src/serialize.js';
+import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, registerValueCodec } from '../src/codec/index.js';
 import { Flonum, Ratnum, Char, Box, VOID, EOF, list } from '../src/values.js';
 
 /** @param {Uint8Array} a */

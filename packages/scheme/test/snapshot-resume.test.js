@@ -1,12 +1,14 @@
 // @ts-check
 /**
- * Issue 3's proof that a running program is data: for each program of a corpus, run it
+ * The proof that a running program is data, which migration relies on
+ * (docs/architecture.md, "A migration"): for each program of a corpus, run it
  * uninterrupted to get its output; run it again in slices of a few reductions and
  * snapshot the whole thread (continuation, dynamic state, globals) between slices —
- * inside map, inside dynamic-wind, inside guard, inside parameterize, in deep recursion,
- * after call/cc re-entry; then resume every snapshot in a *fresh Node process* that has
- * the code but never ran the program, and check that what was printed before the
- * snapshot plus what the resumed run prints is exactly the uninterrupted output.
+ * inside map, inside dynamic-wind, inside guard, inside parameterize, in deep
+ * recursion, after call/cc re-entry; then resume every snapshot in a *fresh Node
+ * process* that has the code but never ran the program, and check that what was
+ * printed before the snapshot plus what the resumed run prints is exactly the
+ * uninterrupted output.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

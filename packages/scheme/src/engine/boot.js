@@ -2,8 +2,21 @@
 /**
  * Start-up of the runtime library: register every primitive, install the builtin
  * closures and control procedures in 'rt', create the standard port parameters, and
- * compile and run the Scheme prelude into 'rt'. Idempotent; the first call does the
- * work (about as long as compiling a few hundred lines of Scheme).
+ * compile and run the Scheme prelude (primitives/prelude.scm) into 'rt'. Idempotent; the
+ * first call does the work (about as long as compiling a few hundred lines of Scheme).
+ * Also the precompiled runtime library: units compiled by one process, handed to another
+ * (a browser worker) so it need not compile them.
+ *
+ * Dependencies point one way, from the engine to the compiler: boot imports the reader,
+ * the expander and the pipeline to compile the prelude, and hands the pipeline this
+ * process's primitives (engine/registry.js); nothing in the compiler (pipeline.js,
+ * passes/, expand/, ir/) imports the engine.
+ *
+ * Invariants: boot() runs once per process (JS realm), before any program is compiled
+ * or run; a runtime unit is instantiated from precompiled IR only when it was compiled
+ * in the same context (the same source, primitives, procedures and syntax) and passes
+ * checkWire, so it is the unit this process would have compiled itself, with the same
+ * hash.
  */
 import '../primitives/prims-numbers.js';
 import '../primitives/prims-equivalence.js';
@@ -13,8 +26,9 @@ import '../primitives/prims-strings.js';
 import '../primitives/prims-vectors.js';
 import '../primitives/prims-errors.js';
 import '../primitives/ports.js';
+import '../primitives/prims-system.js';
 import '../primitives/prims-control.js';
-import { Port } from '../primitives/ports.js';
+import { Port } from '../primitives/port.js';
 import { consolePorts } from '../primitives/port-codec.js';
 import { installPrimitives, installControl, builtinUnit } from './builtins.js';
 import { installEval } from './eval.js';
@@ -30,7 +44,7 @@ import { checkWire } from '../ir/check-wire.js';
 import { WIRE_VERSION } from '../ir/wire.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { primitives } from './registry.js';
-import { encodeValue, decodeValue } from '../serialize.js';
+import { encodeValue, decodeValue } from '../codec/index.js';
 import { mapCore } from '../passes/walk-core.js';
 import { writeString } from '../printer.js';
 
@@ -141,7 +155,7 @@ function compileRuntimeSource(source, name, key) {
     if ((n.t === 'GlobalDef' || n.t === 'GlobalSet') && n.g.ns === '.') return { ...n, g: { ns: 'rt', name: n.g.name }, e: recur(n.e) };
     return undefined;
   });
-  return compileUnit({ ...core, body, name });
+  return compileUnit({ ...core, body, name }, { primitives });
 }
 
 // ---- precompiled runtime library ----------------------------------------------------

@@ -1,16 +1,19 @@
 // @ts-check
 /**
- * Ports on the wire. A port is a resource; Termite's rule (paper §3.1) is that a
- * resource which cannot move is reached through a process. So:
+ * Ports on the wire (tag 40982). A port is a resource tied to the node that made it,
+ * and a resource that cannot move is reached through a process that holds it
+ * (docs/processes.md, "Standard output is a process"). So:
  *  - memory ports (string and bytevector, input and output) travel by value: their
  *    unread input and accumulated output are copied, and the copy continues on the
  *    receiver;
  *  - the console ports travel by name ('rt:stdout', ...) and become the receiver's
- *    console (until issue 4 makes standard output a process);
+ *    console;
+ *  - ports other packages make travel as they say (`wireFields`, `portDecoders`): the
+ *    process runtime's port to a node's stdout process travels as that process's pid;
  *  - file ports cannot travel: encoding one is an error naming the file.
  */
-import { Port } from './ports.js';
-import { registerValueCodec, CodecError, TAG_PORT } from '../serialize.js';
+import { Port } from './port.js';
+import { registerValueCodec, CodecError, TAG_PORT } from '../codec/index.js';
 
 /** @type {Map<string, Port>} the node's console ports by name */
 export const consolePorts = new Map();

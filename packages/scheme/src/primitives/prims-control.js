@@ -13,7 +13,7 @@ import {
   Values, VOID, Pair, Closure, Record, RecordType, Sym, CALL, ErrorObject,
   schemeErrorOf, listToArray, arrayToList, isList,
 } from '../values.js';
-import { internRecordType, registerValueCodec, CodecError, TAG_PARAMETER } from '../serialize.js';
+import { internRecordType, registerValueCodec, CodecError, TAG_PARAMETER } from '../codec/index.js';
 
 /** @returns {any} */
 function thread() {

@@ -1,9 +1,15 @@
 // @ts-check
 /**
- * A growable byte buffer with the CBOR primitives (RFC 8949) in deterministic form:
- * shortest argument encoding, definite lengths, floats in their shortest exact width.
- * Used by the value codec and for hashing IR, where the same value must always give
- * the same bytes.
+ * The CBOR writer of the value codec: a growable byte buffer with the CBOR primitives
+ * (RFC 8949) in deterministic form — shortest argument encoding, definite lengths,
+ * floats in their shortest exact width — and SlabWriter, which writes many short-lived
+ * encodings into one shared buffer. Used by the codec's encoders (encode.js, emit.js),
+ * and by the runtime for the cached heads of its SEND frames.
+ *
+ * Invariants: the same calls always write the same bytes, so the same value always
+ * gives the same encoding (hashes of IR depend on it); integers given to head() are
+ * non-negative safe integers; a SlabWriter's encoding is a view of its slab that stays
+ * valid after later encodings (they are written after it, or in a new slab).
  */
 
 const f32 = new Float32Array(1);
