@@ -146,5 +146,5 @@ export function currentJiffy() {
 
 export const jiffiesPerSecond = 1_000_000;
 
-/** Feature identifiers this host adds to the language's own (see ports.js `features`). */
+/** Feature identifiers this host adds to the language's own (see prims-system.js `features`). */
 export const hostFeatures = ['node', ...(os.platform() === 'win32' ? ['windows'] : ['posix', os.platform()])];
