@@ -14,6 +14,18 @@
 
 #include "cbor_read.h"
 
+size_t tm_cbor_put_head(uint8_t *dst, unsigned major, uint64_t arg) {
+  uint8_t mt = (uint8_t)(major << 5);
+  size_t k, i;
+  if (arg < 24) { dst[0] = mt | (uint8_t)arg; return 1; }
+  if (arg <= 0xff) { dst[0] = mt | 24; k = 1; }
+  else if (arg <= 0xffff) { dst[0] = mt | 25; k = 2; }
+  else if (arg <= 0xffffffffull) { dst[0] = mt | 26; k = 4; }
+  else { dst[0] = mt | 27; k = 8; }
+  for (i = 0; i < k; i++) dst[1 + i] = (uint8_t)(arg >> (8 * (k - 1 - i)));
+  return 1 + k;
+}
+
 static tm_status put(tm_wr *w, const void *p, size_t n) {
   if (tm_buf_reserve(w->r.c, w->out, w->out->len + n) != TM_OK)
     return tm_nomem(w->r.c, "canonicalising CBOR");
@@ -241,8 +253,8 @@ static tm_status emit_float(tm_wr *w, double d) {
   uint64_t u;
   size_t k, i;
   if (d != d) { b[0] = 0xf9; b[1] = 0x7e; b[2] = 0x00; return put(w, b, 3); }
-  if (tm_cbor_double_to_half(d, &h)) { u = h; k = 2; b[0] = 0xf9; }
-  else if (tm_cbor_double_to_float(d, &f)) { u = f; k = 4; b[0] = 0xfa; }
+  if (double_to_half(d, &h)) { u = h; k = 2; b[0] = 0xf9; }
+  else if (double_to_float(d, &f)) { u = f; k = 4; b[0] = 0xfa; }
   else { memcpy(&u, &d, 8); k = 8; b[0] = 0xfb; }
   for (i = 0; i < k; i++) b[1 + i] = (uint8_t)(u >> (8 * (k - 1 - i)));
   return put(w, b, 1 + k);
@@ -267,7 +279,7 @@ tm_status tm_cbor_emit_item(tm_wr *w) {
       if (put_head(w, TM_MT_TAG, arg) != TM_OK) return TM_E_NOMEM;
       return tm_cbor_emit_item(w);
     default:
-      if (ai >= 25) return emit_float(w, tm_cbor_bits_to_double(ai, arg));
+      if (ai >= 25) return emit_float(w, bits_to_double(ai, arg));
       b[0] = (uint8_t)(0xe0 | (ai < 24 ? ai : 24));
       b[1] = (uint8_t)arg;
       return put(w, b, ai < 24 ? 1 : 2);

@@ -1,7 +1,6 @@
 /*
- * cbor_head.c — CBOR heads: writing the shortest one, reading one of
- * checked bytes, reading one of unchecked input (with the messages of the
- * failures), and the lengths of checked items.
+ * cbor_head.c — reading CBOR heads: of checked bytes, and of unchecked
+ * input (with the messages of the failures); the lengths of checked items.
  *
  * Invariants:
  *  - tm_cbor_head and tm_cbor_skip are only given checked canonical bytes
@@ -18,7 +17,7 @@
 
 /* Record a failure at byte `at` with the field context. */
 tm_status tm_cbor_bad(tm_rd *r, size_t at, tm_status st, const char *what,
-                             const char *detail) {
+                      const char *detail) {
   const char *kind = st == TM_E_LIMIT ? "CBOR limit exceeded" : "malformed CBOR";
   if (r->field >= 0)
     return tm_fail(r->c, st, "%s at byte %zu (field %ld): %s%s", kind, at,
@@ -28,25 +27,13 @@ tm_status tm_cbor_bad(tm_rd *r, size_t at, tm_status st, const char *what,
 
 /* Variant with one formatted number in the message. */
 tm_status tm_cbor_badn(tm_rd *r, size_t at, const char *fmt,
-                              unsigned long long v) {
+                       unsigned long long v) {
   char msg[160];
   snprintf(msg, sizeof msg, fmt, v);
   return tm_cbor_bad(r, at, TM_E_MALFORMED, msg, "");
 }
 
 /* ---- heads ------------------------------------------------------------ */
-
-size_t tm_cbor_put_head(uint8_t *dst, unsigned major, uint64_t arg) {
-  uint8_t mt = (uint8_t)(major << 5);
-  size_t k, i;
-  if (arg < 24) { dst[0] = mt | (uint8_t)arg; return 1; }
-  if (arg <= 0xff) { dst[0] = mt | 24; k = 1; }
-  else if (arg <= 0xffff) { dst[0] = mt | 25; k = 2; }
-  else if (arg <= 0xffffffffull) { dst[0] = mt | 26; k = 4; }
-  else { dst[0] = mt | 27; k = 8; }
-  for (i = 0; i < k; i++) dst[1 + i] = (uint8_t)(arg >> (8 * (k - 1 - i)));
-  return 1 + k;
-}
 
 size_t tm_cbor_head(const uint8_t *p, unsigned *major, uint64_t *arg) {
   unsigned ai = p[0] & 31;
@@ -75,10 +62,8 @@ size_t tm_cbor_skip(const uint8_t *p) {
   return (size_t)(q - p);
 }
 
-/* Read a head: major type, additional info, argument (float bits for
- * major 7 with ai 25..27). ai 31 returns arg 0; the caller decides. */
 tm_status tm_cbor_read_head(tm_rd *r, unsigned *major, unsigned *ai,
-                                   uint64_t *arg) {
+                            uint64_t *arg) {
   size_t at = r->pos, k, i;
   uint8_t ib;
   uint64_t v = 0;

@@ -2,9 +2,9 @@
  * cbor_read.h — what the pieces of the CBOR reader share (cbor*.c only;
  * the rest of the core sees cbor.h).
  *
- * The pieces: cbor.c (the gate: tm_cbor_prepare), cbor_head.c (heads and
- * the failure messages), cbor_float.c (float widths), cbor_scan.c (the
- * validating scan), cbor_emit.c (rewriting into canonical form) and
+ * The pieces: cbor.c (the gate: tm_cbor_prepare), cbor_head.c (reading
+ * heads, the failure messages), cbor_float.h (float widths), cbor_scan.c
+ * (the validating scan), cbor_emit.c (rewriting into canonical form) and
  * cbor_fast.c (the one-pass check of a short canonical array).
  *
  * Invariants (of the reader as a whole):
@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "cbor_float.h"
 #include "core.h"
 
 /* Reader state shared by scan and emit. */
@@ -65,13 +66,6 @@ TM_INTERNAL tm_status tm_cbor_read_head(tm_rd *r, unsigned *major,
 TM_INTERNAL tm_status tm_cbor_scan_item(tm_rd *r);
 /* Write the canonical form of one scanned item (cbor_emit.c). */
 TM_INTERNAL tm_status tm_cbor_emit_item(tm_wr *w);
-
-/* The value of a float head's argument bits (ai 25, 26 or 27). */
-TM_INTERNAL double tm_cbor_bits_to_double(unsigned ai, uint64_t v);
-/* If d (not NaN) is exactly a binary16 value, store it in *h. */
-TM_INTERNAL int tm_cbor_double_to_half(double d, uint16_t *h);
-/* If d (not NaN) is exactly a binary32 value, store its bits in *f. */
-TM_INTERNAL int tm_cbor_double_to_float(double d, uint32_t *f);
 
 /* Bytewise lexicographic order of encoded keys (RFC 8949 §4.2.1). */
 static inline int key_cmp(const uint8_t *a, size_t an, const uint8_t *b,

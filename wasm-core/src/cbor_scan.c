@@ -207,12 +207,12 @@ static tm_status scan_simple(tm_rd *r, size_t at, unsigned ai, uint64_t v) {
     return tm_cbor_badn(r, at, "a two-byte simple value must be at least 32, "
                         "found %llu", v);
   if (ai < 25) return TM_OK;
-  d = tm_cbor_bits_to_double(ai, v);
+  d = bits_to_double(ai, v);
   if (d != d) {
     if (ai != 25 || v != 0x7e00) r->canon = 0;
-  } else if (ai == 26 && tm_cbor_double_to_half(d, &h)) {
+  } else if (ai == 26 && double_to_half(d, &h)) {
     r->canon = 0;
-  } else if (ai == 27 && tm_cbor_double_to_float(d, &f)) {
+  } else if (ai == 27 && double_to_float(d, &f)) {
     r->canon = 0;
   }
   return TM_OK;

@@ -1,5 +1,6 @@
 /*
- * store.c — the space table: creating, destroying and describing spaces.
+ * store.c — the space table: creating, destroying and describing spaces;
+ * and removing a stored tuple (an in takes it, or its space goes).
  *
  * Invariants:
  *  - A space id is (generation, slot index); an id names a space only

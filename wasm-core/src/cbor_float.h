@@ -1,18 +1,20 @@
 /*
- * cbor_float.c — float widths: the value of a half, single or double, and
+ * cbor_float.h — float widths: the value of a half, single or double, and
  * whether a double is exactly a narrower float (canonical form writes the
- * shortest exact width).
+ * shortest exact width). Inline: the scan and the rewrite pass the
+ * addresses of their results, which stay in registers only when these are
+ * inlined (a frame of the recursive reader stays small).
  *
  * Invariants: conversions are exact or report that they are not; NaN is
  * never given to them (canonical form has one NaN, decided by the caller).
  */
+#ifndef TM_CBOR_FLOAT_H
+#define TM_CBOR_FLOAT_H
+
+#include <stdint.h>
 #include <string.h>
 
-#include "cbor_read.h"
-
-/* ---- floats ---------------------------------------------------------- */
-
-static double tm_cbor_half_to_double(uint16_t h) {
+static inline double half_to_double(uint16_t h) {
   uint64_t sign = (uint64_t)(h >> 15) << 63, bits;
   uint32_t exp = (h >> 10) & 31, man = h & 1023;
   double d;
@@ -29,7 +31,7 @@ static double tm_cbor_half_to_double(uint16_t h) {
 }
 
 /* If d (not NaN) is exactly a binary16 value, store it in *h. */
-int tm_cbor_double_to_half(double d, uint16_t *h) {
+static inline int double_to_half(double d, uint16_t *h) {
   uint64_t bits, man;
   int e;
   uint16_t sign;
@@ -55,7 +57,7 @@ int tm_cbor_double_to_half(double d, uint16_t *h) {
 }
 
 /* If d (not NaN) is exactly a binary32 value, store its bits in *f. */
-int tm_cbor_double_to_float(double d, uint32_t *f) {
+static inline int double_to_float(double d, uint32_t *f) {
   uint64_t bits, man;
   int e;
   uint32_t sign;
@@ -80,11 +82,12 @@ int tm_cbor_double_to_float(double d, uint32_t *f) {
   return 0;
 }
 
-double tm_cbor_bits_to_double(unsigned ai, uint64_t v) {
+/* The value of a float head's argument bits (ai 25, 26 or 27). */
+static inline double bits_to_double(unsigned ai, uint64_t v) {
   double d;
   float f;
   uint32_t w = (uint32_t)v;
-  if (ai == 25) return tm_cbor_half_to_double((uint16_t)v);
+  if (ai == 25) return half_to_double((uint16_t)v);
   if (ai == 26) {
     memcpy(&f, &w, 4);
     return (double)f;
@@ -92,3 +95,5 @@ double tm_cbor_bits_to_double(unsigned ai, uint64_t v) {
   memcpy(&d, &v, 8);
   return d;
 }
+
+#endif
