@@ -2,10 +2,10 @@
  * cbor_read.h — what the pieces of the CBOR reader share (cbor*.c only;
  * the rest of the core sees cbor.h).
  *
- * The pieces: cbor.c (the gate: tm_cbor_prepare), cbor_head.c (reading
- * heads, the failure messages), cbor_float.h (float widths), cbor_scan.c
- * (the validating scan), cbor_emit.c (rewriting into canonical form) and
- * cbor_fast.c (the one-pass check of a short canonical array).
+ * The pieces: cbor.c (the gate: tm_cbor_prepare), cbor_scan.c (reading
+ * heads, the failure messages, the validating scan), cbor_float.h (float
+ * widths), cbor_emit.c (rewriting into canonical form) and cbor_fast.c
+ * (the one-pass check of a short canonical array).
  *
  * Invariants (of the reader as a whole):
  *  - scan never reads past in[len) and never recurses deeper than
@@ -61,7 +61,7 @@ TM_INTERNAL TM_COLD tm_status tm_cbor_badn(tm_rd *r, size_t at,
 TM_INTERNAL tm_status tm_cbor_read_head(tm_rd *r, unsigned *major,
                                         unsigned *ai, uint64_t *arg);
 
-/* Validate one item at r->pos (cbor_scan.c), clearing r->canon if it is
+/* Validate one item at r->pos, clearing r->canon if it is
  * not in canonical form. */
 TM_INTERNAL tm_status tm_cbor_scan_item(tm_rd *r);
 /* Write the canonical form of one scanned item (cbor_emit.c). */
