@@ -11,8 +11,9 @@
  *    into `values`; a handle is released (its slot back on `free`) exactly
  *    when its value leaves the core (received, taken, drained, cancelled)
  *    or its push failed.
- *  - Every operation is one call into wasm; a negative status throws the
- *    error for it with the core's message.
+ *  - Every operation is one call into wasm; a failure status throws its
+ *    error (errors.js) with the core's message, while "nothing there" and
+ *    "now waits" are results (undefined, BLOCKED, TIMED_OUT).
  */
 import { BLOCKED, TIMED_OUT, checkClock } from './blocking.js';
 import { InvalidArgumentError } from './errors.js';

@@ -69,7 +69,8 @@ export const destroyedExports = /** @type {Exports} */ (/** @type {unknown} */ (
 
 export class CoreInstance {
   /**
-   * Instantiate the module and create its tm_core (through Core).
+   * Instantiate the module and create its tm_core (Core calls this; use
+   * loadCore()).
    * @param {WebAssembly.Module} module the compiled termite_core.wasm
    * @param {CoreOptions} [options]
    */
