@@ -36,7 +36,7 @@ typedef struct tm_chain {
   uint32_t nwait;                 /* waiters in the waiter list */
   uint32_t indexed;               /* arity chains: 1 while the tuples of
                                      that arity are also linked into their
-                                     field chains (store.c) */
+                                     field chains (store_out.c) */
 } tm_chain;
 
 /* Arity chains of arities below this are also remembered by arity. */
@@ -50,8 +50,9 @@ typedef struct tm_index {
   uint32_t nempty;        /* chains on the empty list */
   tm_chain *small[TM_INDEX_SMALL]; /* small[a]: NULL or the chain in the
                                       table whose key is arity a's arity
-                                      key (store.c fills it; a chain
-                                      leaving the table leaves it) */
+                                      key (arity_chain in store_internal.h
+                                      fills it; a chain leaving the table
+                                      leaves it) */
 } tm_index;
 
 /* Most empty chains kept for reuse (hot keys stay allocated). */

@@ -1,5 +1,28 @@
 /*
  * store.h — tuple spaces: stored tuples, waiting templates, deliveries.
+ *
+ * The store is split by mechanism (store_internal.h lists the pieces);
+ * this header holds the records they share with the rest of the core.
+ *
+ * Invariants (checked by tm_space_check):
+ *  - Every stored tuple is canonical CBOR, an array of `arity` fields, and
+ *    is linked by ent[0] into its arity chain (key of (arity, 0)). If that
+ *    chain is `indexed`, ent[i] is also linked into the chain of
+ *    (arity, i, bytes of field i-1), for every tuple of that arity; if not,
+ *    ent[i].chain is NULL for i >= 1. A group of more than TM_INDEX_MIN
+ *    tuples is always indexed (the out that grows it past the threshold
+ *    links the whole group); a group stops being indexed only when it is
+ *    empty. Chains are in arrival order, so walking any chain oldest-first
+ *    and taking the first match yields the oldest matching tuple.
+ *  - ntuples counts tuples; nwaiters counts waiters; every waiter is in
+ *    exactly one chain's waiter list (its first actual field's key, or the
+ *    arity key if it has none), and its owner process is waiting-tuple
+ *    with proc->waiter pointing back to it.
+ *  - `bytes` is the sum of the tuples, chains and the chain table of the
+ *    space; waiters and deliveries are charged to their processes.
+ *  - An operation does all its allocation before it changes anything
+ *    ("prepare, then commit"), so a failure leaves contents unchanged;
+ *    growing the chain table is the last fallible step of an out.
  */
 #ifndef TM_STORE_H
 #define TM_STORE_H

@@ -26,7 +26,9 @@
 import { compileCore } from './wasm-module.js';
 import { Core } from './core.js';
 
-export { Core, Space, BLOCKED, TIMED_OUT } from './core.js';
+export { Core } from './core.js';
+export { Space } from './space.js';
+export { BLOCKED, TIMED_OUT } from './blocking.js';
 export { Sym, Formal, Float, Simple, Tag, formal, float, encode, decode } from './codec.js';
 export * from './errors.js';
 export { STATES, REASONS, PRIORITIES, CLOCKS, FormalCode, TAG_SYMBOL, TAG_FORMAL, XFER, XFER_FIELDS, XFER_MAGIC, Status } from './layout.js';

@@ -1,0 +1,107 @@
+/*
+ * store_wait.c — waiting templates (an rd or in that found nothing) and
+ * the tuples delivered to the processes they wake.
+ *
+ * Invariants:
+ *  - A waiter belongs to the process it blocks and is charged to it; it
+ *    sits in exactly one chain's waiter list, and its process is
+ *    waiting-tuple with proc->waiter pointing back to it.
+ *  - A process holds at most one delivered tuple; a new wait frees an
+ *    uncollected one, and tm_proc_take_tuple hands it out once.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+void tm_store_cancel_waiter(tm_core *c, tm_waiter *w) {
+  tm_space *sp = &c->store.spaces[w->space & TM_ID_INDEX_MASK];
+  tm_proc *pr = &c->sched.procs[w->owner];
+  tm_index_wunlink(&sp->ix, w->chain, &w->link);
+  sp->nwaiters--;
+  pr->waiter = NULL;
+  tm_mem_free(c, &pr->live, w, w->size);
+}
+
+void tm_store_free_blob(tm_core *c, uint32_t pi, tm_blob *b) {
+  tm_mem_free(c, &c->sched.procs[pi].live, b, sizeof *b + b->len);
+}
+
+/* Key a waiter registers under: its first actual, else the arity key. */
+static uint64_t waiter_key(tm_core *c, tm_item *it) {
+  uint32_t i;
+  template_keys(c, it); /* the waiter keeps them: an out compares keys */
+  for (i = 0; i < it->arity; i++)
+    if (it->tf[i].formal == TM_ACTUAL) return it->tf[i].key;
+  return tm_arity_key(c, it->arity);
+}
+
+static tm_waiter *waiter_new(tm_core *c, tm_proc *pr, const tm_item *it) {
+  size_t size = sizeof(tm_waiter) + it->arity * sizeof(tm_tfield) + it->len;
+  tm_waiter *w = tm_mem_alloc(c, &pr->live, size);
+  if (w == NULL) return NULL;
+  memset(w, 0, sizeof *w);
+  w->size = size;
+  w->arity = it->arity;
+  w->len = (uint32_t)it->len;
+  memcpy(w->f, it->tf, it->arity * sizeof(tm_tfield));
+  memcpy(TM_WAITER_BYTES(w), it->b, it->len);
+  return w;
+}
+
+/* Register a waiter for process pi (prepare all, then commit). */
+tm_status tm_store_add_waiter(tm_core *c, tm_space *sp, uint32_t id,
+                              tm_item *it, uint32_t pi, uint32_t kind,
+                              uint32_t clock, double timeout_at) {
+  tm_proc *pr = &c->sched.procs[pi];
+  uint64_t key = waiter_key(c, it);
+  tm_chain *ch = tm_index_find(&sp->ix, key), *fresh = NULL;
+  tm_waiter *w = waiter_new(c, pr, it);
+  tm_status st = TM_OK;
+  if (w == NULL) return tm_nomem(c, "registering a waiting template");
+  if (ch == NULL && (fresh = tm_index_new_chain(c, &sp->bytes, key)) == NULL)
+    st = tm_nomem(c, "creating an index chain");
+  if (st == TM_OK && isfinite(timeout_at)) st = tm_timer_reserve(c, clock);
+  if (st == TM_OK && fresh != NULL)
+    st = tm_index_reserve(c, &sp->bytes, &sp->ix, 1);
+  if (st != TM_OK) {
+    if (fresh != NULL) tm_index_free_chain(c, &sp->bytes, fresh);
+    tm_mem_free(c, &pr->live, w, w->size);
+    return st;
+  }
+  if (fresh != NULL) tm_index_insert(&sp->ix, ch = fresh);
+  if (pr->delivery != NULL) { /* uncollected copy from an earlier wake-up */
+    tm_store_free_blob(c, pi, pr->delivery);
+    pr->delivery = NULL;
+  }
+  w->chain = ch;
+  w->seq = sp->wseq++;
+  w->space = id;
+  w->owner = pi;
+  w->kind = kind;
+  tm_index_wlink(&sp->ix, ch, &w->link);
+  sp->nwaiters++;
+  pr->waiter = w;
+  if (isfinite(timeout_at))
+    pr->wait_timer = tm_timer_arm_wait(c, pi, clock, timeout_at);
+  tm_sched_block(c, pi, TM_PROC_WAIT_TUPLE);
+  return TM_BLOCKED;
+}
+
+tm_status tm_proc_take_tuple(tm_core *c, uint32_t pid, tm_bytes *out) {
+  tm_status st = TM_OK;
+  uint32_t pi;
+  tm_proc *pr;
+  TM_API_CHECK(c != NULL && out != NULL);
+  pi = tm_sched_lookup(c, pid, &st);
+  out->bytes = NULL;
+  out->len = 0;
+  if (pi == TM_NONE) return tm_done(c, st);
+  pr = &c->sched.procs[pi];
+  if (pr->delivery == NULL) return tm_done(c, TM_NOMATCH);
+  st = tm_xfer_put(c, pr->delivery->bytes, pr->delivery->len, out);
+  if (st != TM_OK) return tm_done(c, st);
+  tm_store_free_blob(c, pi, pr->delivery);
+  pr->delivery = NULL;
+  return tm_done(c, TM_OK);
+}
