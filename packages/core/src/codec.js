@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The JS <-> CBOR codec of @termite/core, by piece: values.js (the JS
+ * The JS <-> CBOR codec of @termite/core, by piece: cbor-values.js (the JS
  * values with a CBOR meaning), encode.js (the encoder), fallback.js (cbor-x
  * for objects the encoder has no rule for), decode.js (the decoder). This
  * file states the mapping they implement and exports them together.
@@ -27,6 +27,6 @@
  * Map; tag 40960 -> Sym; tag 40992 -> Formal; tags 2/3 -> bigint; other
  * tags -> Tag.
  */
-export { Tag, Sym, Formal, Float, float, Simple, formal } from './values.js';
+export { Tag, Sym, Formal, Float, float, Simple, formal } from './cbor-values.js';
 export { encodeInto, encode } from './encode.js';
 export { decodeFrom, decode } from './decode.js';

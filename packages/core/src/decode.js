@@ -16,7 +16,7 @@
  */
 import { MalformedCborError } from './errors.js';
 import { FormalCode, TAG_FORMAL, TAG_SYMBOL } from './layout.js';
-import { Formal, Simple, Sym, Tag, formal } from './values.js';
+import { Formal, Simple, Sym, Tag, formal } from './cbor-values.js';
 
 // ---- decoder ------------------------------------------------------------------------
 

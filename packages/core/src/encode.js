@@ -18,7 +18,7 @@
 import { EncodeError } from './errors.js';
 import { fallbackEncode } from './fallback.js';
 import { FormalCode } from './layout.js';
-import { Float, Formal, Simple, Sym, Tag } from './values.js';
+import { Float, Formal, Simple, Sym, Tag } from './cbor-values.js';
 
 // ---- encoder state: the target view and position ------------------------------
 

@@ -19,7 +19,7 @@
  */
 import { decodeFrom } from './decode.js';
 import { encode, encodeInto } from './encode.js';
-import { Formal, Sym } from './values.js';
+import { Formal, Sym } from './cbor-values.js';
 import { CoreDestroyedError, InvalidArgumentError, errorFor } from './errors.js';
 import { MAX_DEPTH, Status, XFER, XFER_KEEP, XFER_MAGIC } from './layout.js';
 
