@@ -17,13 +17,12 @@
 import './prims-processes.js';
 import './prims-linda.js';
 import './prims-distribution.js';
-import { distributionSource } from './prims-distribution.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
-import { termiteSource } from './termite-source.js';
+import { termiteSource, jsSupportSource, replSource, distributionSource } from './scheme-sources/runtime-sources.js';
 import { TermiteNode } from './node.js';
 import { runProgramOn } from './program.js';
-import { installJsApi, jsSupportSource } from './js-api.js';
+import { installJsApi } from './js-api.js';
 
 export { TermiteNode, Process } from './node.js';
 export { Pid, Tag, NodeRef, SpaceRef, Formal } from './values.js';
@@ -32,7 +31,6 @@ export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
-import { replSource } from './repl.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
 let loaded = false;

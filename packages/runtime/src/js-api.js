@@ -210,18 +210,3 @@ function callTupleOp(node, op, fields) {
 
 export { Pid };
 
-/** Scheme support for the JS API, loaded into the runtime library. */
-export const jsSupportSource = String.raw`
-(define (%js-tuple-op reply op fields)
-  (let ((result
-         (guard (e (#t (list 'error (if (error-object? e) (error-object-message e) e))))
-           (let ((args (vector->list fields)))
-             (case op
-               ((out) (apply out args) #t)
-               ((in) (apply in args))
-               ((rd) (apply rd args))
-               ((inp) (apply inp args))
-               ((rdp) (apply rdp args))
-               (else (error "unknown tuple operation" op)))))))
-    (if reply (! reply result))))
-`;

@@ -22,24 +22,6 @@ definePrimitive('%process-port', 1, 1, (/** @type {any} */ pid) => {
   return makeProcessPort(current('%process-port').node, pid);
 });
 
-/**
- * The REPL's process (Scheme): one long-lived process runs every input, so `(self)`
- * and its mailbox persist between inputs, as in Termite's REPL. Inputs arrive as
- * (%repl-job thunk output-pid reply-pid); other messages stay in the mailbox for the
- * user's own receives.
- */
-export const replSource = String.raw`
-(define (%repl-server)
-  (let loop ()
-    (recv (('%repl-job thunk out reply)
-           (! reply
-              (guard (e (#t (list 'error e)))
-                (call-with-values
-                    (lambda () (parameterize ((current-output-port (%process-port out))) (thunk)))
-                  (lambda vals (cons 'ok vals)))))))
-    (loop)))
-`;
-
 let evaluators = 0;
 /** This JS process's nonce: REPL environment ids stay unique across restarts of a node. */
 const INSTANCE = crypto.getRandomValues(new Uint32Array(1))[0].toString(16);
