@@ -20,6 +20,7 @@ import './prims-distribution.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
 import { termiteSource, jsSupportSource, replSource, distributionSource } from './scheme-sources/runtime-sources.js';
+import { defineTermiteLibrary } from './syntax/termite-library.js';
 import { TermiteNode } from './node.js';
 import { runProgramOn } from './program.js';
 import { installJsApi } from './js-api.js';
@@ -35,10 +36,17 @@ export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
 let loaded = false;
 
-/** Register the runtime's primitives and load the Termite library into 'rt'. Idempotent. */
+/**
+ * Define the (termite) library's syntax and names in the expander, register the
+ * runtime's primitives and load the Termite library's Scheme into 'rt'. Idempotent.
+ * The library is defined first, before anything is expanded (the language's prelude,
+ * compiled by boot(), included), so every unit is compiled with the same keywords in
+ * scope whichever process compiles it, and a precompiled unit fits (engine/boot.js).
+ */
 export function loadTermiteLibrary() {
   if (loaded) return;
   loaded = true;
+  defineTermiteLibrary();
   boot();
   installPrimitives();
   installFormalConstants();
