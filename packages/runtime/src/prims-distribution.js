@@ -1,11 +1,12 @@
 // @ts-check
 /**
- * The Termite node primitives (DESIGN.md §3): make-node, current-node (in
- * prims-processes.js), remote-spawn, remote-spawn-link, migrate, publish-service,
- * remote-service; `on` is written in Scheme on top of remote-spawn. Operations that
- * wait for another node block only the calling process (its scheduler keeps running
- * the others) and always end — with an error raised in the process if the other node
- * does not answer within the request timeout.
+ * The Termite node primitives (docs/scheme.md, "The (termite) library"; docs/mesh.md
+ * §11, "Termite over the mesh"): make-node, current-node (in prims-processes.js),
+ * remote-spawn, remote-spawn-link, migrate, publish-service, remote-service; `on` is
+ * written in Scheme on top of remote-spawn (scheme-sources/distribution.scm).
+ * Operations that wait for another node block only the calling process (its scheduler
+ * keeps running the others) and always end — with an error raised in the process if
+ * the other node does not answer within the request timeout.
  */
 import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin } from '@termite/scheme/internal';
 import { VOID, Closure, Sym, Flonum, schemeErrorOf, ErrorObject, arrayToList } from './scheme-values.js';
