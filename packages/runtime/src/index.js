@@ -34,6 +34,11 @@ export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
+// (termite)'s syntax and names are defined when the runtime is imported, as its
+// primitives are registered (the prims-*.js imports above): a program expanded in this
+// process sees them even if it is compiled before loadTermiteLibrary runs.
+defineTermiteLibrary();
+
 let loaded = false;
 
 /**
@@ -42,6 +47,7 @@ let loaded = false;
  * The library is defined first, before anything is expanded (the language's prelude,
  * compiled by boot(), included), so every unit is compiled with the same keywords in
  * scope whichever process compiles it, and a precompiled unit fits (engine/boot.js).
+ * (Importing this module defined it already; defining it again is a no-op.)
  */
 export function loadTermiteLibrary() {
   if (loaded) return;
