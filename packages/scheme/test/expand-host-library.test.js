@@ -57,6 +57,8 @@ test('a keyword is defined once: the language\'s own and another handler for a h
   assert.throws(() => expander.defineHostLibrary('(toy bad)', { syntax: { thrice: twice, if: twice } }), /if is already a keyword/);
   assert.equal(isKeywordName('thrice'), false, 'all or none: thrice was not defined when if was refused');
   assert.throws(() => expander.defineHostLibrary('toy', {}), /a library key such as "\(termite\)"/);
+  assert.throws(() => expander.defineHostLibrary('(scheme base)', { procedures: ['toy-proc'] }), /\(scheme base\) is an R7RS library/);
+  assert.equal(expander.libraryExports('(scheme base)')?.procedures.includes('toy-proc'), false);
   assert.equal(expander.libraryExports('(toy bad)'), null, 'a refused definition defines nothing');
   assert.equal(core('(if 1 2 3)'), '(if (quote 1) (quote 2) (quote 3))');
 });

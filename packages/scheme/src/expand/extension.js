@@ -20,7 +20,7 @@
  *     handler — so defining the same library again is harmless (idempotent).
  *   - A library may be defined in several steps; each step adds the names it lacks. The
  *     language itself declares `(termite)` with the procedures it defines (stdlib.js);
- *     the runtime adds the rest.
+ *     the runtime adds the rest. The R7RS libraries, `(scheme ...)`, are not extended.
  *   - Procedures are names only: the host defines them in 'rt' (definePrimitive, or
  *     Scheme compiled by loadRuntimeSource) before a program using them runs.
  *
@@ -69,6 +69,7 @@ export { expandProgram } from './toplevel.js';
  */
 export function defineHostLibrary(key, lib) {
   if (typeof key !== 'string' || !key.startsWith('(')) throw new TypeError(`defineHostLibrary: a library key such as "(termite)", not ${String(key)}`);
+  if (key.startsWith('(scheme ')) throw new Error(`defineHostLibrary: ${key} is an R7RS library; its exports are fixed by the report`);
   const syntax = Object.entries(lib.syntax ?? {});
   const procedures = lib.procedures ?? [];
   const clash = procedures.find((name) => Object.hasOwn(lib.syntax ?? {}, name));
