@@ -188,7 +188,8 @@ export function installJsApi(node) {
 
 /**
  * Run a Linda operation in a short-lived Scheme process (the core's blocking in/rd
- * belong to processes) and deliver its result to a JS mailbox.
+ * belong to processes: %js-tuple-op, scheme-sources/js-support.scm) and deliver its
+ * result to a JS mailbox.
  * @param {import('./node.js').TermiteNode} node @param {string} op @param {any[]} fields
  */
 function tupleRequest(node, op, fields) {

@@ -5,7 +5,8 @@
  * imports (the Scheme package's Evaluator), then run as a process on the node, so it
  * can spawn, send, receive and use tuple spaces. Output is captured per evaluation by a
  * collector process: `display` in the evaluated code (and in processes it spawns,
- * which inherit the binding) arrives there in order.
+ * which inherit the binding) arrives there in order. The inputs run in one long-lived
+ * process, %repl-server (scheme-sources/repl.scm).
  */
 import { Evaluator, SchemeError, describeError, Pair } from '@termite/scheme';
 import { rtEnv } from '@termite/scheme/internal';
