@@ -17,13 +17,13 @@
 import './prims-processes.js';
 import './prims-linda.js';
 import './prims-distribution.js';
-import { distributionSource } from './prims-distribution.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
-import { termiteSource } from './termite-source.js';
+import { termiteSource, jsSupportSource, replSource, distributionSource } from './scheme-sources/runtime-sources.js';
+import { defineTermiteLibrary } from './syntax/termite-library.js';
 import { TermiteNode } from './termite-node.js';
 import { runProgramOn } from './program.js';
-import { installJsApi, jsSupportSource } from './js-api.js';
+import { installJsApi } from './js-api.js';
 
 export { TermiteNode, Process } from './termite-node.js';
 export { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
@@ -32,15 +32,27 @@ export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
-import { replSource } from './repl.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
+
+// (termite)'s syntax and names are defined when the runtime is imported, as its
+// primitives are registered (the prims-*.js imports above): a program expanded in this
+// process sees them even if it is compiled before loadTermiteLibrary runs.
+defineTermiteLibrary();
 
 let loaded = false;
 
-/** Register the runtime's primitives and load the Termite library into 'rt'. Idempotent. */
+/**
+ * Define the (termite) library's syntax and names in the expander, register the
+ * runtime's primitives and load the Termite library's Scheme into 'rt'. Idempotent.
+ * The library is defined first, before anything is expanded (the language's prelude,
+ * compiled by boot(), included), so every unit is compiled with the same keywords in
+ * scope whichever process compiles it, and a precompiled unit fits (engine/boot.js).
+ * (Importing this module defined it already; defining it again is a no-op.)
+ */
 export function loadTermiteLibrary() {
   if (loaded) return;
   loaded = true;
+  defineTermiteLibrary();
   boot();
   installPrimitives();
   installFormalConstants();

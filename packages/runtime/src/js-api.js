@@ -188,7 +188,8 @@ export function installJsApi(node) {
 
 /**
  * Run a Linda operation in a short-lived Scheme process (the core's blocking in/rd
- * belong to processes) and deliver its result to a JS mailbox.
+ * belong to processes: %js-tuple-op, scheme-sources/js-support.scm) and deliver its
+ * result to a JS mailbox.
  * @param {import('./termite-node.js').TermiteNode} node @param {string} op @param {any[]} fields
  */
 function tupleRequest(node, op, fields) {
@@ -210,18 +211,3 @@ function callTupleOp(node, op, fields) {
 
 export { Pid };
 
-/** Scheme support for the JS API, loaded into the runtime library. */
-export const jsSupportSource = String.raw`
-(define (%js-tuple-op reply op fields)
-  (let ((result
-         (guard (e (#t (list 'error (if (error-object? e) (error-object-message e) e))))
-           (let ((args (vector->list fields)))
-             (case op
-               ((out) (apply out args) #t)
-               ((in) (apply in args))
-               ((rd) (apply rd args))
-               ((inp) (apply inp args))
-               ((rdp) (apply rdp args))
-               (else (error "unknown tuple operation" op)))))))
-    (if reply (! reply result))))
-`;

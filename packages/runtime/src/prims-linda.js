@@ -223,7 +223,7 @@ blocking('rd-timeout', false, true);
 
 /**
  * `(%async-abandon pid)`: end an asynchronous operation's helper process (see
- * termite-source.js). If the core had already handed it its tuple (it is ready but has
+ * scheme-sources/termite.scm). If the core had already handed it its tuple (it is ready but has
  * not run), the tuple is taken back and returned as `(tuple)`; otherwise #f (the helper
  * is still waiting — nothing was taken — or it has already sent its answer and ended).
  */

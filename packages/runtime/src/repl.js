@@ -5,7 +5,8 @@
  * imports (the Scheme package's Evaluator), then run as a process on the node, so it
  * can spawn, send, receive and use tuple spaces. Output is captured per evaluation by a
  * collector process: `display` in the evaluated code (and in processes it spawns,
- * which inherit the binding) arrives there in order.
+ * which inherit the binding) arrives there in order. The inputs run in one long-lived
+ * process, %repl-server (scheme-sources/repl.scm).
  */
 import { Evaluator, SchemeError, describeError, Pair } from '@termite/scheme';
 import { rtEnv } from '@termite/scheme/internal';
@@ -21,24 +22,6 @@ definePrimitive('%process-port', 1, 1, (/** @type {any} */ pid) => {
   if (!(pid instanceof Pid)) throw new Error('%process-port: expected a pid');
   return makeProcessPort(current('%process-port').node, pid);
 });
-
-/**
- * The REPL's process (Scheme): one long-lived process runs every input, so `(self)`
- * and its mailbox persist between inputs, as in Termite's REPL. Inputs arrive as
- * (%repl-job thunk output-pid reply-pid); other messages stay in the mailbox for the
- * user's own receives.
- */
-export const replSource = String.raw`
-(define (%repl-server)
-  (let loop ()
-    (recv (('%repl-job thunk out reply)
-           (! reply
-              (guard (e (#t (list 'error e)))
-                (call-with-values
-                    (lambda () (parameterize ((current-output-port (%process-port out))) (thunk)))
-                  (lambda vals (cons 'ok vals)))))))
-    (loop)))
-`;
 
 let evaluators = 0;
 /** This JS process's nonce: REPL environment ids stay unique across restarts of a node. */

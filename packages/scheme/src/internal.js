@@ -21,3 +21,4 @@ export { current } from './engine/current.js';
 export { makeParameter, parameterValue, ParamKey } from './primitives/prims-control.js';
 export { checkWire } from './ir/check-wire.js';
 export { IRCheckError } from './ir/wire.js';
+export * as expander from './expand/extension.js';

@@ -127,6 +127,8 @@ test('duplicate parameters are a syntax error', () => {
   assert.match(syntaxErrorOf(() => expand('(lambda (x x) x)')).message, /parameter x appears twice/);
 });
 
+// The same test with the (termite) forms (defined by the runtime) is in
+// packages/runtime/test/termite-syntax.test.js.
 test('no Core node of a program read from text lacks a location, whatever form produced it', () => {
   const src = `
 (define-record-type <p> (mk a) p? (a p-a set-p-a!))
@@ -145,9 +147,6 @@ test('no Core node of a program read from text lacks a location, whatever form p
   (guard (e ((string? e) => string-length) (else 0)) (raise 1))
   (case-lambda ((a) a) ((a b) b))
   \`(1 ,x ,@rest #(,x))
-  (match x ((a 'b ,x . c) (where a) c) (#(1 _) 2) (_ 3))
-  (recv ((a b) a) (after 1 2))
-  (catch list 1) (handle list 1)
   (set! x 2)
   (let-syntax ((m (syntax-rules () ((_ e) (list e e))))) (m x)))`;
   const { units } = expand(src);
@@ -156,7 +155,7 @@ test('no Core node of a program read from text lacks a location, whatever form p
   const walk = (n, path) => {
     if (!n || typeof n !== 'object' || !n.t) return;
     count++;
-    assert.ok(n.loc && n.loc.file === 'test.scm' && n.loc.line >= 1 && n.loc.line <= 23, `${n.t} at ${path} has no location`);
+    assert.ok(n.loc && n.loc.file === 'test.scm' && n.loc.line >= 1 && n.loc.line <= 20, `${n.t} at ${path} has no location`);
     for (const k of ['test', 'then', 'else', 'e', 'fn', 'args', 'es', 'inits', 'clauses', 'body']) {
       const c = n[k];
       if (Array.isArray(c)) c.forEach((x, i) => walk(x, `${path}.${k}${i}`));
@@ -164,7 +163,7 @@ test('no Core node of a program read from text lacks a location, whatever form p
     }
   };
   walk(units[0].body, 'body');
-  assert.ok(count > 300);
+  assert.ok(count > 200);
 });
 
 test('circular code (datum labels) is a syntax error, not a hang; circular quoted data is fine', () => {

@@ -63,16 +63,6 @@ test('parameterize, delay, delay-force and case-lambda', () => {
   assert.equal(run("(define f (case-lambda ((x) (list 'one x)) ((x y) (list 'two x y)) ((x . r) (list 'many x r)))) (display (list (f 1) (f 1 2) (f 1 2 3)))"), '((one 1) (two 1 2) (many 1 (2 3)))');
 });
 
-test('match: bindings, repeated variables, guards, quoted data and the no-match error', () => {
-  assert.equal(run("(display (list (match '(1 1) ((x x) 'same) (_ 'diff)) (match '(1 2) ((x x) 'same) (_ 'diff)) (match (list 1 2) ((a b) (where (> a 5)) 'big) ((a b) (+ a b)))))"), '(same diff 3)');
-  assert.equal(run("(define tag 'k) (display (match (list 'k 'reply 7) ((,tag 'reply v) v) (_ 'other)))"), '7');
-  assert.match(run('(match 42 ((a) a))'), /^ERROR: match: no clause matches: 42/);
-});
-
-test('catch resumes after the handler at the catch', () => {
-  assert.equal(run("(display (catch (lambda (e) (list 'caught e)) (raise 42) 123))"), '(caught 42)');
-});
-
 test('macro-defining macros and nested ellipses run as expected', () => {
   assert.equal(run('(define-syntax def-seq (syntax-rules () ((_ name) (define-syntax name (syntax-rules () ((_ e (... ...)) (begin e (... ...)))))))) (def-seq my-begin) (my-begin (display 1) (display 2))'), '12');
   assert.equal(run("(define-syntax my-let* (syntax-rules () ((_ () body ...) (let () body ...)) ((_ ((x v) rest ...) body ...) (let ((x v)) (my-let* (rest ...) body ...))))) (display (my-let* ((a 1) (b (+ a 1))) (list a b)))"), '(1 2)');

@@ -1,6 +1,8 @@
 // @ts-check
 /**
- * The two ways expansion fails, kept apart on purpose (style guide §3):
+ * The two ways expansion fails, kept apart on purpose: a user's mistake is reported to
+ * the user as a Scheme condition, while a broken invariant is a bug in this code and
+ * must not be caught or reported as if the program were at fault.
  *
  *  - `SchemeSyntaxError`: the user's program is wrong. It is a `SchemeError` whose payload
  *    is an R7RS error object of kind 'syntax', so the REPL, `eval` and the driver report

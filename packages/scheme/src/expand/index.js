@@ -8,6 +8,8 @@
  *   expandInEnvironment(datum, env)      → { units }   one REPL input (plus libraries it loaded)
  *
  * opts: { file, libraryPath, readFile(path) → string|null, features }.
+ * A host package adds a library of its own (special forms, procedure names) through
+ * extension.js before programs are expanded; the process runtime defines (termite)'s so.
  * User mistakes throw SchemeSyntaxError ("file:line:col: form: what is wrong"); a broken
  * expander invariant throws ExpanderBug.
  *

@@ -4,7 +4,8 @@
  * the options, the libraries loaded so far (each expanded once), and the library units
  * produced but not yet handed to the caller.
  *
- * Finding a library `(foo bar)`: a standard library (stdlib.js); one already loaded or
+ * Finding a library `(foo bar)`: a standard library (stdlib.js, or one a host package
+ * defined through extension.js); one already loaded or
  * defined in this session; else the first of foo/bar.sld, foo/bar.scm that `readFile`
  * returns, looked for in the importing file's directory, then in each libraryPath
  * entry. The file must contain `(define-library (foo bar) ...)`.
@@ -68,6 +69,15 @@ export function standardLibrary(key) {
   lib = { key, ns: 'rt', exports, std: true, requires: [], order: -1 };
   standard.set(key, lib);
   return lib;
+}
+
+/**
+ * Drop the cached exports of library `key`, after a host library changed them
+ * (extension.js); the next import builds them again.
+ * @param {string} key
+ */
+export function forgetStandardLibrary(key) {
+  standard.delete(key);
 }
 
 export class Session {

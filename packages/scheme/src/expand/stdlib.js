@@ -3,14 +3,21 @@
  * The standard libraries: for each, the names it exports (R7RS-small Appendix A), split
  * into `syntax` (special forms and auxiliary keywords the expander implements, see
  * special-forms.js) and `procedures` (runtime procedures of namespace 'rt' under the
- * same name). Pure data, so the runtime's owner can extend it; every syntax name must
- * be one special-forms.js knows (a test checks).
+ * same name). Pure data; every syntax name must be one special-forms.js knows (a test
+ * checks). A host package adds libraries, or names to one, through extension.js.
  *
  * (scheme r5rs) also exports `syntax-rules`, `else`, `=>`, `...` and `_`, without which
  * its own `define-syntax` and `cond` could not be used (as Chibi does).
- * Programs without an `import` form get `DEFAULT_IMPORTS`: every library here.
+ *
+ * (termite) is declared here with what the language itself defines beyond R7RS
+ * (sorting, `record?`, `error-object-who`), so a program run by this package alone can
+ * use them; the Termite API — its special forms and the procedures of processes, nodes
+ * and Linda — is added by the process runtime (packages/runtime/src/syntax/), which
+ * implements it.
+ *
+ * Programs without an `import` form get `DEFAULT_IMPORTS`: every library here (and a
+ * host library defined with defaultImport).
  */
-import { termiteExports } from './termite-exports.js';
 
 /** @typedef {{syntax: string[], procedures: string[]}} LibraryExports */
 
@@ -118,11 +125,16 @@ export const STANDARD_LIBRARIES = {
       vector vector->list vector-fill! vector-length vector-ref vector-set! vector?
       with-input-from-file with-output-to-file write write-char zero?`),
   },
-  '(termite)': { syntax: termiteExports.syntax, procedures: termiteExports.procedures },
+  // sorting (SRFI 132 argument order), records, the `who` of an error: defined by the prelude and primitives
+  '(termite)': { syntax: [], procedures: ['list-sort', 'vector-sort', 'sort', 'record?', 'error-object-who'] },
 };
 
 /** What a program without an `import` form imports: every standard library and (termite). */
 export const DEFAULT_IMPORTS = Object.keys(STANDARD_LIBRARIES);
 
-/** The cond-expand features every unit sees (opts.features adds more; the runtime adds the host's, primitives/ports.js). */
+/**
+ * The cond-expand features every unit sees (opts.features adds more; primitives/prims-system.js
+ * adds the host's). `termite` is the implementation's name (R7RS Appendix B lists it
+ * among the features): the language is Termite Scheme whether or not processes run it.
+ */
 export const BASE_FEATURES = ['r7rs', 'exact-closed', 'ratios', 'full-unicode', 'ieee-float', 'termite'];

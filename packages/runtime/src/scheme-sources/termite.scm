@@ -1,11 +1,10 @@
-// @ts-check
-/**
- * The Termite library written in Scheme (paper §4–§5): selective receive, `??`, `!?`,
- * supervisors, the generic server, Linda's eval and the asynchronous (L²imbo/Bonita)
- * operations. Compiled at start-up into the runtime namespace, like the prelude, so
- * every continuation captured in a server loop or a supervisor is data and can migrate.
- */
-export const termiteSource = String.raw`
+;;; The Termite library written in Scheme (the Termite paper §4–§5): selective receive,
+;;; `??`, `!?`, supervisors, the generic server, Linda's eval and the asynchronous
+;;; (L²imbo/Bonita) operations. Compiled at start-up into the runtime namespace 'rt',
+;;; like the language's prelude, so every continuation captured in a server loop or a
+;;; supervisor is data and can migrate. Loaded by loadTermiteLibrary (../index.js) after
+;;; the runtime's primitives are registered: it calls them (%mbox-peek, %mbox-take, ...).
+
 ;;; ------------------------------------------------------------ selective receive
 ;; Scan the mailbox from the oldest message; a message nobody wants stays where it is.
 ;; (%mbox-wait cursor deadline) blocks until a message with seq >= cursor arrives (#t)
@@ -246,4 +245,3 @@ export const termiteSource = String.raw`
            (vector-set! h 3 'cancelled)
            #f)
           (else #f))))
-`;

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The special forms of the (termite) library (issue 4 item 2, DESIGN.md §3).
+ * The special forms of the (termite) library (docs/scheme.md, "The (termite) library"),
+ * defined through the expander's extension point (termite-library.js registers them).
  *
  *   (match e clause ...)    clause = (pattern [(where guard)] body ...)
  *     ⇒ (let ((v e))
@@ -22,18 +23,23 @@
  *
  * Patterns are compiled by patterns.js. Clause bodies are bodies (internal definitions
  * allowed). `where` and `after` are recognised by name.
+ *
+ * %recv is defined by the runtime (scheme-sources/termite.scm); %catch and %handle by the
+ * language's prelude (@termite/scheme), since the handler stack they use is the
+ * language's; `error` and `equal?` are the language's too. An expansion is part of
+ * the compiled code's identity (code travels named by its hash), so changing one
+ * changes the hash of every program that uses the form.
  */
-import { Pair } from '../values.js';
-import { Var, Let, Lambda, Call, LocalRef, Const } from '../ir/core.js';
-import { Scope, isIdentifier, rootSym } from './hygiene.js';
-import { expandExpr } from './expand-expr.js';
-import { expandBody } from './body.js';
+import { Pair } from '@termite/scheme';
+import { expander } from '@termite/scheme/internal';
 import { compileClause } from './patterns.js';
-import { listOf, operands, rtCall } from './util.js';
-import { syntaxError } from './errors.js';
 
-/** @typedef {import('../ir/core.js').Loc} Loc */
-/** @typedef {import('./unit.js').Unit} Unit */
+const { Var, Let, Lambda, Call, LocalRef, Const, Scope, isIdentifier, rootSym, expandExpr, expandBody, listOf, operands, rtCall, syntaxError } = expander;
+
+/** @typedef {import('@termite/scheme/internal').expander.Loc} Loc */
+/** @typedef {import('@termite/scheme/internal').expander.Unit} Unit */
+/** @typedef {import('@termite/scheme/internal').expander.Scope} Scope */
+/** @typedef {import('@termite/scheme/internal').expander.Var} Var */
 
 /**
  * `(pattern [(where guard)] body ...)` → its parts.

@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The pattern compiler shared by Termite's `match` and `recv` (DESIGN.md §3, the
- * Termite paper §4.3). A clause `(pattern [(where guard)] body ...)` against a value
+ * The pattern compiler shared by Termite's `match` and `recv` (docs/scheme.md, "The
+ * (termite) library"; the Termite paper §4.3). A clause `(pattern [(where guard)] body ...)` against a value
  * in variable v compiles to tests and bindings, each test failing to `fail`:
  *
  *   identifier    binds the value (a second occurrence in the same pattern must be
@@ -19,16 +19,16 @@
  * built as a flat list and nested from the end, with loops, so a long list pattern
  * does not recurse deeply; recursion follows the nesting of sub-patterns only.
  */
-import { Pair } from '../values.js';
-import { Var, Let, If, LocalRef, Const } from '../ir/core.js';
-import { Scope, isIdentifier, rootSym, strip } from './hygiene.js';
-import { expandExpr } from './expand-expr.js';
-import { rtCall } from './util.js';
-import { syntaxError } from './errors.js';
+import { Pair } from '@termite/scheme';
+import { expander } from '@termite/scheme/internal';
 
-/** @typedef {import('./hygiene.js').Identifier} Identifier */
-/** @typedef {import('../ir/core.js').Loc} Loc */
-/** @typedef {import('./unit.js').Unit} Unit */
+const { Var, Let, If, LocalRef, Const, Scope, isIdentifier, rootSym, strip, expandExpr, rtCall, syntaxError } = expander;
+
+/** @typedef {import('@termite/scheme/internal').expander.Identifier} Identifier */
+/** @typedef {import('@termite/scheme/internal').expander.Loc} Loc */
+/** @typedef {import('@termite/scheme/internal').expander.Unit} Unit */
+/** @typedef {import('@termite/scheme/internal').expander.Scope} Scope */
+/** @typedef {import('@termite/scheme/internal').expander.Var} Var */
 
 /**
  * @typedef {{op: 'bind', v: Var, init: any} | {op: 'test', node: any}} Step

@@ -1,8 +1,12 @@
 // @ts-check
-// The (termite) special forms: match, recv, catch, handle.
+// The (termite) special forms: match, recv, catch, handle (src/syntax/), as the expander
+// expands them once the runtime has defined the library.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { core, expand, syntaxErrorOf } from './fixtures/expand/helpers.js';
+import { expander } from '@termite/scheme/internal';
+import { core, expand, syntaxErrorOf } from './syntax-helpers.js';
+import { TERMITE_PROCEDURES } from '../src/syntax/termite-library.js';
+import { termiteForms } from '../src/syntax/termite-forms.js';
 
 test('match binds identifiers, tests list structure and ends with an error naming match and the value', () => {
   assert.equal(
@@ -76,4 +80,56 @@ test('a macro can expand into match patterns hygienically', () => {
     core("(define-syntax first-of (syntax-rules () ((_ e) (match e ((x . _) x))))) (let ((x 'user)) (first-of (list x)))"),
     "(let ((x.1 (quote user))) (let ((value.2 (rt::list x.1))) (if (rt::pair? value.2) (let ((x.3 (rt::car value.2))) x.3) (rt::error (quote \"match: no clause matches\") value.2))))",
   );
+});
+
+test('no Core node of a program read from text lacks a location, whatever form produced it (the termite forms among the language\'s)', () => {
+  const src = `
+(define-record-type <p> (mk a) p? (a p-a set-p-a!))
+(define-values (q r) (values 1 2))
+(define (f x . rest)
+  (define-values (u v) (values 1 2))
+  (let loop ((i 0)) (if (< i 3) (loop (+ i 1))))
+  (let* ((a 1) (b 2)) (letrec ((c (lambda () c))) c))
+  (let-values (((a b) (values 1 2))) a)
+  (do ((i 0 (+ i 1))) ((= i 3) 'done) (display i))
+  (cond ((assv x '()) => cdr) (x) (else 1))
+  (case x ((1) 'a) ((2 3) => list) (else 'c))
+  (and 1 2) (or 1 2) (when 1 2) (unless 1 2)
+  (delay 1) (delay-force 1)
+  (parameterize ((current-output-port (current-output-port))) 1)
+  (guard (e ((string? e) => string-length) (else 0)) (raise 1))
+  (case-lambda ((a) a) ((a b) b))
+  \`(1 ,x ,@rest #(,x))
+  (match x ((a 'b ,x . c) (where a) c) (#(1 _) 2) (_ 3))
+  (recv ((a b) a) (after 1 2))
+  (catch list 1) (handle list 1)
+  (set! x 2)
+  (let-syntax ((m (syntax-rules () ((_ e) (list e e))))) (m x)))`;
+  const { units } = expand(src);
+  let count = 0;
+  /** @param {any} n @param {string} path */
+  const walk = (n, path) => {
+    if (!n || typeof n !== 'object' || !n.t) return;
+    count++;
+    assert.ok(n.loc && n.loc.file === 'test.scm' && n.loc.line >= 1 && n.loc.line <= 23, `${n.t} at ${path} has no location`);
+    for (const k of ['test', 'then', 'else', 'e', 'fn', 'args', 'es', 'inits', 'clauses', 'body']) {
+      const c = n[k];
+      if (Array.isArray(c)) c.forEach((x, i) => walk(x, `${path}.${k}${i}`));
+      else walk(c, `${path}.${k}`);
+    }
+  };
+  walk(units[0].body, 'body');
+  assert.ok(count > 300);
+});
+
+test('a program without an import form sees every standard library and (termite)', () => {
+  assert.equal(core('(list (string-upcase "a") (sqrt 4) (force (delay 1)) (spawn (lambda () 1)))'), '(rt::list (rt::string-upcase (quote "a")) (rt::sqrt (quote 4)) (rt::force (rt::%delay (lambda () (quote 1)))) (rt::spawn (lambda () (quote 1))))');
+});
+
+test('(termite) exports the language\'s own procedures, then the Termite API\'s, and the four forms', () => {
+  const lib = expander.libraryExports('(termite)');
+  assert.deepEqual(lib?.procedures, ['list-sort', 'vector-sort', 'sort', 'record?', 'error-object-who', ...TERMITE_PROCEDURES]);
+  assert.deepEqual(lib?.syntax, Object.keys(termiteForms));
+  assert.deepEqual([...(lib?.syntax ?? [])].sort(), ['catch', 'handle', 'match', 'recv']);
+  assert.ok(expander.isDefaultImport('(termite)'));
 });

@@ -1,0 +1,14 @@
+;;; The REPL's process (../repl.js, NodeEvaluator): one long-lived process runs every
+;;; input, so `(self)` and its mailbox persist between inputs, as in Termite's REPL.
+;;; Inputs arrive as (%repl-job thunk output-pid reply-pid); other messages stay in the
+;;; mailbox for the user's own receives. The reply is (ok value ...) or (error e).
+
+(define (%repl-server)
+  (let loop ()
+    (recv (('%repl-job thunk out reply)
+           (! reply
+              (guard (e (#t (list 'error e)))
+                (call-with-values
+                    (lambda () (parameterize ((current-output-port (%process-port out))) (thunk)))
+                  (lambda vals (cons 'ok vals)))))))
+    (loop)))
