@@ -3,8 +3,9 @@
 /**
  * `npm test`: every suite of the project, in order — the C core's tests (native, under
  * AddressSanitizer and UBSan), the fuzzers for a bounded time, the JavaScript unit tests
- * of every package, the type check (tsc --strict over the JSDoc-typed sources), the
- * multi-node tests and the end-to-end tests in Chromium. Each
+ * of every package, the type check (tsc --strict over the JSDoc-typed sources), the size
+ * rule of the source tree (scripts/check-sizes.js), the multi-node tests and the
+ * end-to-end tests in Chromium. Each
  * suite's own summary is parsed; the last line is the total, `N passed, N failed`, and
  * the exit status is non-zero if anything failed or a suite could not run.
  *
@@ -25,6 +26,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const suites = [
   { name: 'c', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'test'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
   { name: 'fuzz', cmd: 'make', args: ['-s', '-C', 'wasm-core', 'fuzz'], when: () => existsSync(path.join(root, 'wasm-core/Makefile')), parse: 'c' },
+  // the size rule (files ≤ 600 lines, functions ≤ 80, or a stated reason): one check per source file
+  { name: 'sizes', cmd: process.execPath, args: [path.join('scripts', 'check-sizes.js')], parse: 'c' },
   // one check: tsc's exit status (its errors are printed; it has no pass count)
   { name: 'typecheck', cmd: process.execPath, args: [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], parse: 'exit' },
   { name: 'unit', cmd: process.execPath, args: ['--test', '--test-reporter=spec', '--test-timeout=300000', ...unitTestDirs()], parse: 'node' },
