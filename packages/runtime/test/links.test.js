@@ -120,7 +120,7 @@ describe('links', () => {
     );
   });
 
-  // BUG (node.js, reported to the lead): TermiteNode.signal() interrupts a process whose
+  // BUG (termite-node/links-and-signals.js, since fixed): TermiteNode.signal() interrupts a process whose
   // `waiting` is still set although the core already made it ready (a message woke it
   // and it has not run yet); the core throws InvalidTransitionError out of the
   // scheduler loop and the whole node dies. Reproduction:
@@ -150,7 +150,7 @@ describe('terminate!', () => {
     );
   });
 
-  // BUG (node.js, reported to the lead): the 'terminated' and 'noproc' error objects are
+  // BUG (termite-node/links-and-signals.js, since fixed): the 'terminated' and 'noproc' error objects are
   // built with a plain JS object { car: pid, cdr: null } as irritants instead of a list,
   // so (error-object-irritants e) prints #<Object> and is not a pair. Reproduction:
   //   (define hog (spawn (lambda () (let loop () (loop)))))
@@ -360,7 +360,7 @@ describe('generic server', () => {
   });
 
   // The same, with a terminate callback that sends a message just before the server
-  // raises: hits the node.js signal() bug (see 'a linked process that sends a message
+  // raises: hit the signal() bug (see 'a linked process that sends a message
   // and then dies, in one slice' above).
   test('a stop with another reason calls terminate, then is raised in the linked starter', async () => {
     await expectLines(
