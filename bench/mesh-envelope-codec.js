@@ -14,6 +14,9 @@
  * of ROUNDS rounds of N pairs, in CPU time (so other processes on the machine count
  * less). packages/mesh/src/cbor-lite.js's header quotes the figures.
  */
+// cbor-x is @termite/core's dependency (its fallback encoder), installed at the top of
+// node_modules; the root does not declare it again (npm ci then asks for the lock to list
+// every platform build of cbor-extract, which npm install does not write).
 import { Encoder } from 'cbor-x';
 import { T, decodeFrame, encodeHello, encodeIdPayload, encodeMsg, msgPayload } from '../packages/mesh/src/frames.js';
 
