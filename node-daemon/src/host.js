@@ -107,7 +107,7 @@ async function startParts(host, server) {
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   host.server = server;
   host.port = address.port;
-  host.url = `http://${opts.host}:${address.port}`;
+  host.url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port}`;
   const logger = createLogger('termite:mesh', { sink: (/** @type {any} */ rec) => meshLog(opts.log, rec) });
   const mesh = createMeshNode({
     identity,

@@ -10,6 +10,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { startDaemon, newToken, waitFor } from './helpers/daemons.js';
 
 /** @type {import('./helpers/daemons.js').Daemon} */
@@ -351,6 +353,50 @@ test('an oversized /api/eval body gets 413 with a JSON error that a real client 
     await postBody(port, 70 * 1024);
     return /http: refused POST \/api\/eval from 127\.0\.0\.1:\d+: 413 the body is over 65536 bytes/.test(a.log());
   }, 5000, 'the 413 in the daemon\'s log');
+});
+
+/**
+ * One request made by a node process running as OS user `uid` (the test runs as root).
+ * @param {number} uid @param {string} url @param {{method?: string, headers?: Record<string, string>, body?: string}} [init]
+ * @returns {{status: number, text: string}}
+ */
+function requestAs(uid, url, init = {}) {
+  const script = 'fetch(process.argv[1], JSON.parse(process.argv[2])).then(async (r) => process.stdout.write(JSON.stringify({status: r.status, text: await r.text()})), (e) => { process.stderr.write(String(e)); process.exit(3); })';
+  const r = spawnSync(process.execPath, ['-e', script, url, JSON.stringify(init)], { uid, gid: uid, encoding: 'utf8', timeout: 15000 });
+  assert.equal(r.status, 0, `request as uid ${uid} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+const asRoot = typeof process.getuid === 'function' && process.getuid() === 0 && existsSync('/proc/net/tcp');
+test('on a shared machine, the dashboard page and the REPL answer only the daemon\'s own OS user (and root); what every peer sees stays open', { skip: asRoot ? false : 'needs root (to act as other OS users) and Linux /proc/net/tcp' }, async () => {
+  const owner = 65534;
+  const other = 65533;
+  const d = await startDaemon({ token: newToken(), uid: owner });
+  try {
+    const base = `http://127.0.0.1:${d.port}`;
+    const page = requestAs(owner, `${base}/`);
+    assert.equal(page.status, 200, page.text);
+    const secret = /<meta name="termite-eval-secret" content="([^"]+)">/.exec(page.text)?.[1];
+    assert.ok(secret);
+    const evalInit = { method: 'POST', headers: { 'content-type': 'application/json', 'x-termite-eval': secret }, body: JSON.stringify({ code: '(+ 1 2)' }) };
+    const mine = requestAs(owner, `${base}/api/eval`, evalInit);
+    assert.equal(mine.status, 200, mine.text);
+    assert.deepEqual(JSON.parse(mine.text).outputs, ['3']);
+    // another user of the machine: neither the page (so not the secret) nor the REPL, even with the secret
+    const theirs = requestAs(other, `${base}/`);
+    assert.equal(theirs.status, 403);
+    assert.doesNotMatch(theirs.text, new RegExp(secret), 'the secret is not in the refusal');
+    assert.match(theirs.text, /for the OS user it runs as \(uid 65534\); this connection is from uid 65533/);
+    const stolen = requestAs(other, `${base}/api/eval`, evalInit);
+    assert.equal(stolen.status, 403);
+    assert.equal(JSON.parse(stolen.text).ok, false);
+    for (const open of ['/health', '/api/state']) assert.equal(requestAs(other, `${base}${open}`).status, 200, open);
+    // root may (it could read the daemon's memory anyway)
+    assert.equal(requestAs(0, `${base}/api/eval`, evalInit).status, 200);
+    await waitFor(() => /http: refused (GET \/|POST \/api\/eval) from 127\.0\.0\.1:\d+: 403 this daemon's dashboard/.test(d.log()), 5000, 'the refusal in the log');
+  } finally {
+    await d.stop();
+  }
 });
 
 test('one Host rule for every browser route (the stricter of the former two): IP literals, localhost, --host; no other spelling', async () => {

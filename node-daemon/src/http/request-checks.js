@@ -26,6 +26,7 @@
  */
 import { isIP } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { peerUser } from './peer-user.js';
 
 /** @typedef {import('node:http').IncomingMessage} Req */
 
@@ -95,4 +96,21 @@ export function secretPresented(req, host) {
   if (typeof given !== 'string' || typeof secret !== 'string' || secret === '') return false;
   const digest = (/** @type {string} */ s) => createHash('sha256').update(s, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(secret));
+}
+
+/**
+ * Whether the client may see what only the daemon's OS user may: `null` when it may, or
+ * why not.
+ * @param {Req} req
+ * @returns {Promise<string|null>}
+ */
+export async function otherUser(req) {
+  const self = typeof process.getuid === 'function' ? process.getuid() : null;
+  if (self === null) return null;
+  const who = await peerUser(req.socket);
+  if (who.kind !== 'user') return null;
+  if (who.uid === self || who.uid === 0) return null;
+  return who.uid === null
+    ? 'the connection\'s owner could not be found'
+    : `this daemon's dashboard and REPL are for the OS user it runs as (uid ${self}); this connection is from uid ${who.uid}`;
 }

@@ -7,6 +7,7 @@
  *   404  no route for the path inside a family the router owns
  *   405  the route does not take this method (with `allow`)
  *   403  a state-changing request from another origin        (request-checks.js)
+ *   403  a route for the daemon's OS user, from another user  (request-checks.js)
  *   401  a route that runs code, without the dashboard secret (request-checks.js)
  *   415  a body of another media type than the route reads   (request-checks.js)
  *   413  a body over the route's bound (by its Content-Length, or as soon as it is over)
@@ -24,7 +25,7 @@
  * elsewhere they are plain text. No CORS header is ever sent, and OPTIONS is no route's
  * method, so a preflight is never granted.
  */
-import { hostAllowed, sameOrigin, changesState, contentTypeIs, secretPresented, SECRET_HEADER } from './request-checks.js';
+import { hostAllowed, sameOrigin, changesState, contentTypeIs, secretPresented, otherUser, SECRET_HEADER } from './request-checks.js';
 import { sendJson, sendText, answerUnreadBody } from './respond.js';
 import { errorText } from '../bounded.js';
 
@@ -48,6 +49,7 @@ import { errorText } from '../bounded.js';
  * @property {{type: 'application/json', max: number, shape: string}} [body] the body it reads: its media type (JSON is the
  *   only one read), its size bound in bytes, and what it holds (said in refusals)
  * @property {boolean} [secret] it runs code: the dashboard secret is required (401 without it)
+ * @property {boolean} [ownUser] it holds or uses the secret: for the daemon's OS user only, on a loopback connection (403)
  * @property {(ctx: RouteContext) => void | Promise<void>} handle
  */
 
@@ -149,6 +151,10 @@ async function dispatch(route, ctx, refuse) {
     return refuse(405, route.body ? `${only} ${route.body.shape} as ${route.body.type}` : `${only} only`);
   }
   if (changesState(method) && !sameOrigin(req)) return refuse(403, 'cross-origin request refused');
+  if (route.ownUser) {
+    const why = await otherUser(req);
+    if (why !== null) return refuse(403, why);
+  }
   if (route.secret && !secretPresented(req, ctx.host)) {
     const given = req.headers[SECRET_HEADER] !== undefined;
     return refuse(401, `${given ? 'wrong' : 'no'} dashboard secret: evaluating on this daemon takes the secret of the dashboard page it serves, in the X-Termite-Eval header${given ? ' (the daemon restarted since the page was loaded? reload it)' : ''}`);
