@@ -10,9 +10,14 @@
  * files) the owner cannot be known, and the answer says so.
  *
  * Invariants: only loopback connections are looked up (another machine's users are not
- * this machine's); the files are read only when a route that needs it is asked for
- * (GET /, POST /api/eval), never on a hot path; a connection that cannot be found (it
- * closed meanwhile) has no owner, which is not the daemon's user.
+ * this machine's); only for the routes that need it (GET /, POST /api/eval), never on a
+ * hot path; once per connection (the answer is kept with the socket); the kernel's
+ * tables are read by one read at a time, and the lookups that arrive during a read
+ * share the next one, so a flood of requests costs at most two reads in a row, not one
+ * each; a read is indexed once (the ends of each established socket → its line), and a
+ * lookup is then one map access, whatever the number of lookups. A
+ * connection that cannot be found (it closed meanwhile) has no owner, which is not the
+ * daemon's user.
  */
 import { readFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
@@ -24,46 +29,102 @@ import { isIPv4 } from 'node:net';
  *   owning the client's socket (null: no such socket any more)
  */
 
+/** @type {WeakMap<import('node:net').Socket, Promise<PeerUser>>} per connection */
+const known = new WeakMap();
+
 /**
  * The OS user of the client of a loopback TCP connection.
  * @param {import('node:net').Socket} socket the server's side
  * @returns {Promise<PeerUser>}
  */
-export async function peerUser(socket) {
+export function peerUser(socket) {
+  let p = known.get(socket);
+  if (p === undefined) {
+    p = lookUp(socket);
+    known.set(socket, p);
+  }
+  return p;
+}
+
+/** @param {import('node:net').Socket} socket @returns {Promise<PeerUser>} */
+async function lookUp(socket) {
   const remote = plainAddress(socket.remoteAddress ?? '');
   const local = plainAddress(socket.localAddress ?? '');
   if (!isLoopback(remote)) return { kind: 'remote' };
-  let tables;
+  let sockets;
   try {
-    tables = await Promise.all([readFile('/proc/net/tcp', 'latin1'), readFile('/proc/net/tcp6', 'latin1').catch(() => '')]);
+    sockets = await freshTables();
   } catch (e) {
     return { kind: 'unknown', why: `no /proc/net/tcp (${/** @type {NodeJS.ErrnoException} */ (e).code ?? e})` };
   }
   // the client's socket: local end = the connection's remote end, remote end = ours
-  const want = {
-    local: new Set(kernelAddresses(remote).map((a) => `${a}:${hexPort(socket.remotePort)}`)),
-    remote: new Set(kernelAddresses(local).map((a) => `${a}:${hexPort(socket.localPort)}`)),
-  };
-  for (const table of tables) {
-    const uid = findOwner(table, want);
+  const mine = kernelAddresses(remote);
+  const ours = kernelAddresses(local);
+  for (let i = 0; i < mine.length && i < ours.length; i++) {
+    const uid = sockets.uid(`${mine[i]}:${hexPort(socket.remotePort)} ${ours[i]}:${hexPort(socket.localPort)}`);
     if (uid !== null) return { kind: 'user', uid };
   }
   return { kind: 'user', uid: null };
 }
 
 /**
- * The uid of the established socket of `table` with those ends, or null.
- * @param {string} table @param {{local: Set<string>, remote: Set<string>}} want
+ * The established sockets of one read of the kernel's tables, by their two ends as the
+ * tables write them.
  */
-function findOwner(table, want) {
-  const lines = table.split('\n');
-  for (let i = 1; i < lines.length; i++) {
-    // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-    const f = lines[i].trim().split(/\s+/);
-    if (f.length < 8 || f[3] !== '01') continue;
-    if (want.local.has(f[1]) && want.remote.has(f[2])) return Number(f[7]);
+class SocketIndex {
+  /** @param {string[]} tables */
+  constructor(tables) {
+    this.tables = tables;
+    /** @type {Map<string, [number, number]>} "LOCAL:PORT REMOTE:PORT" → [table, offset of what follows the state] */
+    this.ends = new Map();
+    tables.forEach((table, t) => {
+      // each line: "  sl: LOCAL:PORT REMOTE:PORT ST ..."
+      for (let at = table.indexOf('\n') + 1; at > 0 && at < table.length; at = table.indexOf('\n', at) + 1) {
+        const start = table.indexOf(': ', at) + 2;
+        const space = table.indexOf(' ', table.indexOf(' ', start) + 1);
+        if (start < 2 || space < 0 || table.charCodeAt(space + 1) !== 48 || table.charCodeAt(space + 2) !== 49) continue; // state 01: established
+        this.ends.set(table.slice(start, space), [t, space + 3]);
+      }
+    });
   }
-  return null;
+
+  /** The uid owning the socket with these ends, or null. @param {string} key */
+  uid(key) {
+    const hit = this.ends.get(key);
+    if (hit === undefined) return null;
+    const table = this.tables[hit[0]];
+    const end = table.indexOf('\n', hit[1]);
+    // after the state: tx:rx tr:when retrnsmt uid
+    const uid = Number(table.slice(hit[1], end < 0 ? undefined : end).trim().split(/\s+/)[3]);
+    return Number.isInteger(uid) ? uid : null;
+  }
+}
+
+/** @type {Promise<SocketIndex>|null} the read in progress */
+let reading = null;
+/** @type {Promise<SocketIndex>|null} the read that starts when that one ends */
+let queued = null;
+
+/**
+ * The kernel's socket tables, read after this call: the read in progress began too
+ * early for a connection that may be newer, so a caller during it waits for the next.
+ * @returns {Promise<SocketIndex>}
+ */
+function freshTables() {
+  if (reading === null) {
+    reading = readTables().finally(() => (reading = null));
+    return reading;
+  }
+  queued ??= reading.catch(() => {}).then(() => {
+    queued = null;
+    return freshTables();
+  });
+  return queued;
+}
+
+async function readTables() {
+  const tables = await Promise.all([readFile('/proc/net/tcp', 'latin1'), readFile('/proc/net/tcp6', 'latin1').catch(() => '')]);
+  return new SocketIndex(tables);
 }
 
 /** An IPv4-mapped IPv6 address as IPv4; others as they are. @param {string} a */
@@ -79,9 +140,10 @@ function isLoopback(a) {
 
 /**
  * How the kernel writes an address in /proc/net/tcp{,6}: each 32-bit word as the
- * machine holds it, in upper-case hex. An IPv4 address may also sit in tcp6, mapped.
+ * machine holds it, in upper-case hex. An IPv4 address is written plain (tcp), or
+ * mapped (tcp6: a socket of the IPv6 family); both ends of a socket are written alike.
  * @param {string} a an IPv4 address or ::1
- * @returns {string[]}
+ * @returns {string[]} [plain, mapped] for IPv4, [::1] for ::1
  */
 function kernelAddresses(a) {
   if (a === '::1') return [words([...new Array(15).fill(0), 1])];
