@@ -368,7 +368,7 @@ function requestAs(uid, url, init = {}) {
 }
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0 && existsSync('/proc/net/tcp');
-test('on a shared machine, the dashboard page and the REPL answer only the daemon\'s own OS user (and root); what every peer sees stays open', { skip: asRoot ? false : 'needs root (to act as other OS users) and Linux /proc/net/tcp' }, async () => {
+test('on a shared machine, the dashboard page, the REPL and the worker page answer only the daemon\'s own OS user (and root); what every peer sees stays open', { skip: asRoot ? false : 'needs root (to act as other OS users) and Linux /proc/net/tcp' }, async () => {
   const owner = 65534;
   const other = 65533;
   const d = await startDaemon({ token: newToken(), uid: owner });
@@ -390,6 +390,9 @@ test('on a shared machine, the dashboard page and the REPL answer only the daemo
     const stolen = requestAs(other, `${base}/api/eval`, evalInit);
     assert.equal(stolen.status, 403);
     assert.equal(JSON.parse(stolen.text).ok, false);
+    // nor the worker page, which holds the mesh token
+    assert.equal(requestAs(other, `${base}/worker`).status, 403);
+    assert.equal(requestAs(owner, `${base}/worker`).status, 200);
     for (const open of ['/health', '/api/state']) assert.equal(requestAs(other, `${base}${open}`).status, 200, open);
     // root may (it could read the daemon's memory anyway)
     assert.equal(requestAs(0, `${base}/api/eval`, evalInit).status, 200);

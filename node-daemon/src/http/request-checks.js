@@ -20,6 +20,12 @@
  *     else of another origin can) and compared in constant time. The mesh token is not
  *     accepted in its place: worker pages and tabs hold the mesh token, and a tab must
  *     not be able to evaluate on the daemon.
+ *   - Same OS user (a shared machine): the pages holding a secret (the dashboard with its
+ *     secret, the worker page with the mesh token) and the REPL answer a loopback
+ *     connection only from the OS user the daemon runs as, or root (403); other users of
+ *     the machine reach 127.0.0.1 too (peer-user.js; Linux, where the kernel says who
+ *     owns a socket; elsewhere, and for connections from other machines, this check does
+ *     not apply).
  *
  * Where the two earlier guards differed (the dashboard's and the worker page's), the
  * stricter of them is the rule: real IP literals only, and no trailing-dot names.
@@ -99,8 +105,8 @@ export function secretPresented(req, host) {
 }
 
 /**
- * Whether the client may see what only the daemon's OS user may: `null` when it may, or
- * why not.
+ * Whether the client may see what only the daemon's OS user may (a page with a secret,
+ * the REPL): `null` when it may, or why not.
  * @param {Req} req
  * @returns {Promise<string|null>}
  */

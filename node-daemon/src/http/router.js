@@ -49,7 +49,7 @@ import { errorText } from '../bounded.js';
  * @property {{type: 'application/json', max: number, shape: string}} [body] the body it reads: its media type (JSON is the
  *   only one read), its size bound in bytes, and what it holds (said in refusals)
  * @property {boolean} [secret] it runs code: the dashboard secret is required (401 without it)
- * @property {boolean} [ownUser] it holds or uses the secret: for the daemon's OS user only, on a loopback connection (403)
+ * @property {boolean} [ownUser] it holds or uses a secret (the dashboard's, the mesh token): for the daemon's OS user only, on a loopback connection (403)
  * @property {(ctx: RouteContext) => void | Promise<void>} handle
  */
 

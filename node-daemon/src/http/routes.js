@@ -10,8 +10,8 @@
  *   POST /api/eval         evaluate Scheme text on a node         dashboard-api.js
  *                          (takes the dashboard secret)
  *
- * `/` (which holds the dashboard secret) and `/api/eval` answer a loopback connection
- * only from the daemon's own OS user (or root).
+ * `/` (which holds the dashboard secret), `/api/eval` and `/worker` (which holds the mesh
+ * token) answer a loopback connection only from the daemon's own OS user (or root).
  *   GET  /worker           the compute-worker page (with token)   browser-assets.js
  *   GET  /assets/...       the browser bundles and the .wasm      browser-assets.js
  *
@@ -48,8 +48,8 @@ const routes = [
   { path: '/api/state', methods: READ, handle: serveState },
   { path: '/api/events', methods: ['GET'], handle: serveEvents },
   { path: '/api/eval', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_EVAL_BODY, shape: EVAL_BODY }, handle: serveEval },
-  { path: '/worker', methods: READ, handle: serveWorkerPage },
-  { path: '/worker/', methods: READ, handle: serveWorkerPage },
+  { path: '/worker', methods: READ, ownUser: true, handle: serveWorkerPage },
+  { path: '/worker/', methods: READ, ownUser: true, handle: serveWorkerPage },
   { path: '/assets/', prefix: true, methods: READ, handle: serveAsset },
 ];
 
