@@ -118,5 +118,5 @@ export async function otherUser(req) {
   if (who.uid === self || who.uid === 0) return null;
   return who.uid === null
     ? 'the connection\'s owner could not be found'
-    : `this daemon's dashboard and REPL are for the OS user it runs as (uid ${self}); this connection is from uid ${who.uid}`;
+    : `this daemon's dashboard, REPL and worker page are for the OS user it runs as (uid ${self}); this connection is from uid ${who.uid}`;
 }
