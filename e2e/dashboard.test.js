@@ -51,13 +51,17 @@ const PRESENT = { state: /** @type {const} */ ('attached'), timeout: 20000 };
 const css = (s) => JSON.stringify(s);
 
 /**
- * POST /api/eval on the daemon (as a program would; the REPL in the page is tested by typing).
+ * POST /api/eval on the daemon (as a program would; the REPL in the page is tested by typing),
+ * with the dashboard secret read from the page the daemon serves, as the page's script does.
  * @param {string} code @param {string} [node]
  */
 async function apiEval(code, node) {
+  const page = await (await fetch(`http://127.0.0.1:${daemon.port}/`)).text();
+  const secret = /<meta name="termite-eval-secret" content="([^"]+)">/.exec(page)?.[1];
+  assert.ok(secret, 'the dashboard page carries the dashboard secret');
   const res = await fetch(`http://127.0.0.1:${daemon.port}/api/eval`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-termite-eval': secret },
     body: JSON.stringify({ code, node }),
   });
   const r = await res.json();

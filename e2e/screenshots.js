@@ -75,13 +75,15 @@ export const WORKLOAD = String.raw`
 `;
 
 /**
- * POST /api/eval on a daemon.
+ * POST /api/eval on a daemon, with the dashboard secret of the page it serves.
  * @param {number} port @param {string} code @param {string} [node]
  */
 export async function evalOn(port, code, node) {
+  const page = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  const secret = /<meta name="termite-eval-secret" content="([^"]+)">/.exec(page)?.[1] ?? '';
   const res = await fetch(`http://127.0.0.1:${port}/api/eval`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-termite-eval': secret },
     body: JSON.stringify({ node, code }),
   });
   return res.json();

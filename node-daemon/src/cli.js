@@ -7,7 +7,8 @@
  *   termite-node repl [options]         a Scheme REPL on a live node
  *
  * Parsing is kept apart from the commands so that `--help` documents exactly what is
- * accepted, and a bad option gets a precise message and exit status 2.
+ * accepted, and a bad option gets a precise message and exit status 2 before anything
+ * starts (an empty --token or $TERMITE_TOKEN is such a mistake, for every command).
  */
 import { parseArgs } from 'node:util';
 
@@ -80,6 +81,8 @@ export function parseCommandLine(argv) {
   const { values, positionals } = parsed;
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port must be an integer from 0 to 65535, got ${values.port}`);
+  if (values.token === '') throw new UsageError('--token must not be empty (an empty token would admit anyone): give the mesh\'s secret, or leave --token out to have a daemon generate one');
+  if (values.token === undefined && process.env.TERMITE_TOKEN === '') throw new UsageError('TERMITE_TOKEN is set but empty (an empty token would admit anyone): give the mesh\'s secret, or unset it');
   for (const url of /** @type {string[]} */ (values.join)) {
     if (!/^wss?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--join expects ws://HOST:PORT, got ${url}`);
   }
@@ -106,6 +109,14 @@ export function parseCommandLine(argv) {
     return { command: 'repl', file: null, options };
   }
   throw new UsageError(`unknown command ${cmd} (expected run, repl or nothing)`);
+}
+
+/** The process's exit status for the code given to `(exit code)`. @param {any} code */
+export function exitStatus(code) {
+  if (code === undefined || code === true) return 0;
+  if (code === false) return 1;
+  if (typeof code === 'number' && Number.isInteger(code)) return code & 0xff;
+  return 0;
 }
 
 /**

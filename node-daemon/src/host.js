@@ -7,7 +7,13 @@
  * by `run` / `repl` when they take part in a mesh.
  *
  * Start and stop happen here and nowhere else, in a fixed order (Startable): HTTP
- * server, mesh, runtime; stop is the reverse, and bounded in time.
+ * server, mesh, runtime; stop is the reverse, and bounded in time. A start that fails
+ * part way (an empty token, a port in use, a bad --data) stops what it had started and
+ * rejects: nothing is left listening.
+ *
+ * /health is Host-checked like every other route (http/request-checks.js): 421 for a
+ * Host header that does not name this node. A node with extra routes (the daemon) gets
+ * a dashboard secret (`evalSecret`, 256 random bits) made here at start.
  */
 import http from 'node:http';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
@@ -15,13 +21,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createMeshNode, createIdentity, loadOrCreateIdentity, createLogger } from '@termite/mesh';
 import { createNode, Distribution, NodeEvaluator } from '@termite/runtime';
+import { hostAllowed } from './http/request-checks.js';
 
 /**
  * @typedef {object} HostOptions
  * @property {string} host
  * @property {number} port (0: a free port)
  * @property {string[]} join ws:// URLs to join
- * @property {string|undefined} token the mesh secret (generated when absent)
+ * @property {string|undefined} token the mesh secret (generated when absent; never empty)
  * @property {string|undefined} data directory for the identity and the code cache
  * @property {(s: string) => void} stdout where the node's stdout process writes
  * @property {(s: string) => void} log the node's log lines
@@ -64,20 +71,43 @@ export function diskCodeCache(dir) {
  * @param {HostOptions} opts
  */
 export async function startHost(opts) {
+  if (opts.token !== undefined && (typeof opts.token !== 'string' || opts.token === '')) {
+    throw new Error('the mesh token must not be empty (an empty token would admit anyone)');
+  }
   const token = opts.token ?? randomBytes(18).toString('base64url');
   const identity = opts.data ? await loadOrCreateIdentity(opts.data) : await createIdentity();
   const started = Date.now();
   /** @type {any} */
-  const host = { token, identity, started, opts };
+  const host = { token, identity, started, opts, evalSecret: opts.route ? randomBytes(32).toString('base64url') : null };
   const server = http.createServer((req, res) => handle(host, req, res));
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve(undefined));
   });
+  try {
+    await startParts(host, server);
+  } catch (e) {
+    // nothing half-started stays behind: the port is released, the node stopped
+    host.node?.stop();
+    if (host.mesh) await bounded3s(host.mesh.stop().catch(() => {}));
+    server.closeAllConnections?.();
+    await bounded3s(new Promise((resolve) => server.close(() => resolve(undefined))));
+    throw e;
+  }
+  host.stop = () => stopHost(host);
+  return host;
+}
+
+/**
+ * The mesh, the runtime node and the distribution layer of a host whose server listens.
+ * @param {any} host @param {http.Server} server
+ */
+async function startParts(host, server) {
+  const { opts, identity, token } = host;
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   host.server = server;
   host.port = address.port;
-  host.url = `http://${opts.host}:${address.port}`;
+  host.url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port}`;
   const logger = createLogger('termite:mesh', { sink: (/** @type {any} */ rec) => meshLog(opts.log, rec) });
   const mesh = createMeshNode({
     identity,
@@ -100,17 +130,19 @@ export async function startHost(opts) {
   });
   const joined = await mesh.start();
   for (const f of joined?.failed ?? []) opts.log(`could not join ${f.url}: ${f.error.message}`);
-  host.stop = () => stopHost(host);
-  return host;
 }
 
 /** @param {any} host */
 async function stopHost(host) {
   host.node.stop();
-  const bound = (/** @type {Promise<any>} */ p) => Promise.race([p, new Promise((r) => setTimeout(r, 3000).unref())]);
-  await bound(host.mesh.stop().catch(() => {}));
-  await bound(new Promise((resolve) => host.server.close(() => resolve(undefined))));
+  await bounded3s(host.mesh.stop().catch(() => {}));
+  await bounded3s(new Promise((resolve) => host.server.close(() => resolve(undefined))));
   host.server.closeAllConnections?.();
+}
+
+/** `p`, or nothing after 3 s: a stop step never holds the stop forever. @param {Promise<any>} p */
+function bounded3s(p) {
+  return Promise.race([p, new Promise((r) => setTimeout(r, 3000).unref())]);
 }
 
 /**
@@ -119,6 +151,11 @@ async function stopHost(host) {
 function handle(host, req, res) {
   const url = new URL(req.url ?? '/', 'http://x');
   if (url.pathname === '/health') {
+    if (!hostAllowed(req, host)) {
+      res.writeHead(421, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(JSON.stringify({ ok: false, error: 'This node answers only requests that name it by address (an IP address, localhost or its --host name) in the Host header.' }));
+      return;
+    }
     const node = host.node;
     const body = {
       ok: true,

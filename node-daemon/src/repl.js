@@ -5,10 +5,12 @@
  * on the next line; each complete datum is expanded in the REPL's environment (which
  * remembers definitions, macros and imports), compiled and run as a process on a live
  * node (so it can spawn, send and receive). Errors are printed and the REPL goes on.
- * `,quit` or end of input leaves.
+ * `,quit` or end of input leaves with status 0; `(exit code)` leaves with that code
+ * (#t or no argument: 0, #f: 1), as `run` does.
  */
 import readline from 'node:readline';
 import { createNode, NodeEvaluator } from '@termite/runtime';
+import { exitStatus } from './cli.js';
 
 /**
  * @param {import('./cli.js').CliOptions} options
@@ -23,6 +25,7 @@ export async function startRepl(options, io = {}) {
   const evaluator = new NodeEvaluator(node, { libraryPath: options.lib });
   const rl = readline.createInterface({ input, output, terminal, historySize: 1000, prompt: 'termite> ' });
   let pending = '';
+  let status = 0;
   output.write('Termite Scheme REPL. Type ,quit to leave.\n');
   rl.prompt();
   for await (const line of rl) {
@@ -36,11 +39,15 @@ export async function startRepl(options, io = {}) {
     }
     pending = '';
     for (const text of result.outputs) output.write(text.endsWith('\n') ? text : text + '\n');
+    if (result.exited !== undefined) {
+      status = exitStatus(result.exited);
+      break;
+    }
     rl.setPrompt('termite> ');
     rl.prompt();
   }
   rl.close();
   node.stop();
   output.write('\n');
-  return 0;
+  return status;
 }

@@ -14,6 +14,7 @@ import { createNode } from '@termite/runtime';
 import { consoleSinks } from '@termite/scheme';
 import { BufferedOutput } from './output.js';
 import { startHost } from './host.js';
+import { exitStatus } from './cli.js';
 
 /**
  * @param {string} file
@@ -34,9 +35,16 @@ export async function runFile(file, options) {
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
   // a mesh node when asked for one (--port or --join), else a standalone node
-  const host = options.port !== undefined || options.join.length > 0
-    ? await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, stdout: (s) => stdout.write(s), log })
-    : null;
+  let host = null;
+  try {
+    if (options.port !== undefined || options.join.length > 0) {
+      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, stdout: (s) => stdout.write(s), log });
+    }
+  } catch (e) {
+    stderr.write(`termite-node: cannot start the node: ${e instanceof Error ? e.message : e}\n`);
+    stderr.flush();
+    return 1;
+  }
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log });
   const flusher = setInterval(() => {
     stdout.flush();
@@ -65,14 +73,6 @@ export async function runFile(file, options) {
     stdout.flush();
     stderr.flush();
   }
-}
-
-/** @param {any} code */
-function exitStatus(code) {
-  if (code === undefined || code === true) return 0;
-  if (code === false) return 1;
-  if (typeof code === 'number' && Number.isInteger(code)) return code & 0xff;
-  return 0;
 }
 
 /** @param {string} p */

@@ -1,10 +1,12 @@
 // @ts-check
 /**
  * The termite-node command line (node-daemon/README.md, "Command line"): `run` exit statuses and streams, the
- * REPL over a pipe, --help and bad options. Each test runs the real CLI in a child
+ * REPL over a pipe (and `(exit code)` in it), --help and bad options (an empty token for
+ * every command), a start that fails part way. Each test runs the real CLI in a child
  * process with a time limit.
  */
 import { test } from 'node:test';
+import net from 'node:net';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
@@ -138,5 +140,78 @@ test('the package entry point (import "termite-node") starts a node that serves 
     assert.equal(health.id, host.identity.id);
   } finally {
     await host.stop();
+  }
+});
+
+test('(exit code) in the REPL leaves it with that status; what came before is printed, what came after is not run', () => {
+  const r = cli(['repl'], { input: '(define x 4)\n(display "bye")\n(exit (+ x 3))\n(display "never")\n' });
+  assert.equal(r.status, 7, r.stderr);
+  assert.match(r.stdout, /bye/);
+  assert.doesNotMatch(r.stdout, /never/);
+  assert.equal(cli(['repl'], { input: '(exit)\n' }).status, 0);
+  assert.equal(cli(['repl'], { input: '(exit #f)\n' }).status, 1);
+});
+
+test('an empty --token or $TERMITE_TOKEN is refused with status 2 and a clear message, for the daemon, run and repl, and nothing keeps running', () => {
+  const p = program('(display "never")\n');
+  try {
+    const runs = [
+      ['daemon', ['--port', '0', '--token', ''], {}],
+      ['daemon --token=', ['--port', '0', '--token='], {}],
+      ['run', ['run', p.file, '--port', '0', '--token', ''], {}],
+      ['run, no mesh', ['run', p.file, '--token', ''], {}],
+      ['repl', ['repl', '--token', ''], {}],
+      ['daemon, TERMITE_TOKEN=""', ['--port', '0'], { TERMITE_TOKEN: '' }],
+      ['run, TERMITE_TOKEN=""', ['run', p.file, '--port', '0'], { TERMITE_TOKEN: '' }],
+    ];
+    for (const [what, args, env] of runs) {
+      // spawnSync's timeout would kill a process that kept running: its status would be null
+      const r = cli(/** @type {string[]} */ (args), { input: '(display "never")\n', env: /** @type {Record<string, string>} */ (env) });
+      assert.equal(r.status, 2, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, /(--token|TERMITE_TOKEN).*(must not be empty|is set but empty)/, what);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, `${what}: no stack trace`);
+      assert.doesNotMatch(r.stdout, /never|listening/, `${what}: nothing ran`);
+    }
+  } finally {
+    p.cleanup();
+  }
+});
+
+test('startHost refuses an empty token, and a start that fails after listening releases the port', async () => {
+  const lib = await import('termite-node');
+  const base = { host: '127.0.0.1', join: [], data: undefined, stdout: () => {}, log: () => {} };
+  await assert.rejects(lib.startHost({ ...base, port: 0, token: '' }), /must not be empty/);
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = /** @type {net.AddressInfo} */ (s.address());
+      s.close(() => resolve(free));
+    });
+  });
+  // an option the mesh refuses: the server was listening by then
+  await assert.rejects(lib.startHost({ ...base, port, token: 't', peerTimeoutMs: -1 }), /peerTimeoutMs/);
+  const again = net.createServer();
+  await new Promise((resolve, reject) => {
+    again.once('error', reject);
+    again.listen(port, '127.0.0.1', () => resolve(undefined));
+  });
+  await new Promise((resolve) => again.close(() => resolve(undefined)));
+});
+
+test('a node that cannot start says why on stderr and exits (daemon and run), without a stack trace', async () => {
+  const p = program('(display "never")\n');
+  const taken = net.createServer();
+  await new Promise((resolve) => taken.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const port = String(/** @type {net.AddressInfo} */ (taken.address()).port);
+  try {
+    for (const args of [['--port', port, '--token', 't'], ['run', p.file, '--port', port, '--token', 't']]) {
+      const r = cli(args);
+      assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /termite-node: cannot start.*EADDRINUSE/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+      assert.equal(r.stdout, '');
+    }
+  } finally {
+    taken.close();
+    p.cleanup();
   }
 });

@@ -8,8 +8,10 @@
  * failed build is forgotten, so the next request tries again). The inlined script and
  * style cannot close their elements (`</script`, `</style` are escaped). The
  * Content-Security-Policy allows exactly this script, by its hash, and connections to
- * the page's own origin; it forbids framing. The page carries no configuration (and so
- * no mesh token): it asks the daemon's API for everything.
+ * the page's own origin; it forbids framing. The page carries no mesh token; its one
+ * piece of configuration is the daemon's dashboard secret (what POST /api/eval takes),
+ * put into a `<meta name="termite-eval-secret">` per daemon by `dashboardHtml` — outside
+ * the script, so the script's hash, and the policy, stay the same.
  */
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
@@ -31,6 +33,18 @@ export function dashboardPage() {
   page ??= assemble();
   page.catch(() => (page = null)); // a failed build is retried on the next request
   return page;
+}
+
+const SECRET_SLOT = '/*EVAL-SECRET*/';
+
+/**
+ * The page's HTML for one daemon: the built page with that daemon's dashboard secret.
+ * @param {DashboardPage} built @param {string} secret (base64url: nothing to escape, but
+ *   it is escaped anyway)
+ */
+export function dashboardHtml(built, secret) {
+  const safe = secret.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return built.html.replace(SECRET_SLOT, () => safe);
 }
 
 /** @returns {Promise<DashboardPage>} */

@@ -8,9 +8,10 @@
  * JSON script element (data, never executed), escaped so that no value can close the
  * element.
  *
- * The dashboard page is built once (dashboard-page.js) and carries no configuration.
+ * The dashboard page is built once (dashboard-page.js); its only configuration is the
+ * daemon's dashboard secret, put in per daemon (dashboardHtml).
  */
-export { dashboardPage } from './dashboard-page.js';
+export { dashboardPage, dashboardHtml } from './dashboard-page.js';
 
 /**
  * @typedef {object} WorkerPageConfig

@@ -11,7 +11,8 @@
  *
  * Invariants: the worker page carries the mesh token, so it is never stored, framed or
  * referred; the router's Host check (request-checks.js) keeps it from pages that rebind
- * their DNS name to this address. Assets are served with an ETag and revalidated
+ * their DNS name to this address, and its OS-user check from other users of this
+ * machine. Assets are served with an ETag and revalidated
  * (`no-cache`); a worker script gets its own Content-Security-Policy (workers do not
  * inherit the page's).
  */

@@ -11,10 +11,12 @@
  *
  * (GET /api/events, the same state as a stream, is event-stream.js's.)
  *
- * Invariants: whoever can reach the port can use all of this — /api/eval on the daemon
- * is full access to the daemon — so the router's request checks (request-checks.js)
+ * Invariants: /api/eval on the daemon is full access to the daemon, so the router's
+ * request checks (request-checks.js: Host, same origin, the dashboard secret, JSON)
  * stand before it; an evaluation is bounded (EVAL_BOUND_MS) and a node that refuses,
- * is unreachable or is too slow answers 502 with the reason.
+ * is unreachable or is too slow answers 502 with the reason. `(exit)` ends only the
+ * REPL's process there, never the daemon: the answer says so at once (ok false,
+ * `exited` the code), and the next input starts a new REPL process.
  */
 import { monitorOf } from '../monitor/monitor.js';
 import { sendJson } from './respond.js';
@@ -44,7 +46,12 @@ export async function serveEval({ res, host, body }) {
   const started = Date.now();
   try {
     const r = await bounded(host.distribution.evalOn(node, body.code), EVAL_BOUND_MS, 'the evaluation');
-    sendJson(res, 200, { ok: Boolean(r.ok), incomplete: Boolean(r.incomplete), outputs: r.outputs ?? [], node, ms: Date.now() - started });
+    const answer = { ok: Boolean(r.ok), incomplete: Boolean(r.incomplete), outputs: r.outputs ?? [], node, ms: Date.now() - started };
+    if (r.exited !== undefined) {
+      const code = typeof r.exited === 'number' || typeof r.exited === 'boolean' ? r.exited : String(r.exited);
+      return sendJson(res, 200, { ...answer, ok: false, exited: code, error: `exit ends only the REPL's process, not the node (exit code ${code}); the next input starts a new REPL process. A daemon stops on SIGINT or SIGTERM.` });
+    }
+    sendJson(res, 200, answer);
   } catch (e) {
     // the node refused, is unreachable, or took too long: the REPL shows why
     sendJson(res, 502, { ok: false, incomplete: false, outputs: [], error: errorText(e), node, ms: Date.now() - started });

@@ -4,15 +4,16 @@
  * page with its script and stylesheet inlined, built on the first request and shared.
  *
  * Invariants: served under the page's own Content-Security-Policy (its script by hash,
- * connections to its own origin), never framed, no referrer, revalidated by ETag; the
- * page holds no mesh token.
+ * connections to its own origin), never framed, no referrer; the page holds no mesh
+ * token but holds this daemon's dashboard secret (what POST /api/eval takes), so, like
+ * the worker page, it is never stored (`no-store`, no ETag).
  */
-import { dashboardPage } from '@termite/web/pages';
+import { dashboardPage, dashboardHtml } from '@termite/web/pages';
 import { sendText } from './respond.js';
 import { errorText } from '../bounded.js';
 
 /** @param {import('./router.js').RouteContext} ctx */
-export async function serveDashboardPage({ req, res }) {
+export async function serveDashboardPage({ req, res, host }) {
   let built;
   try {
     built = await dashboardPage();
@@ -25,14 +26,9 @@ export async function serveDashboardPage({ req, res }) {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
-    'cache-control': 'no-cache',
-    etag: built.etag,
+    // the page carries the dashboard secret: never stored
+    'cache-control': 'no-store',
   };
-  if (req.headers['if-none-match'] === built.etag) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
-  }
   res.writeHead(200, headers);
-  res.end(req.method === 'HEAD' ? undefined : built.html);
+  res.end(req.method === 'HEAD' ? undefined : dashboardHtml(built, host.evalSecret ?? ''));
 }

@@ -13,11 +13,26 @@
  *   - Content type: a route that reads a body takes exactly its media type (415), so a
  *     cross-origin page cannot send it as a "simple request" without a CORS preflight,
  *     which this server never grants.
+ *   - Dashboard secret (who may evaluate): a route that runs code (POST /api/eval) takes
+ *     only requests carrying this daemon's secret in the `X-Termite-Eval` header (401).
+ *     The secret is 256 random bits made when the daemon starts (host.js), written into
+ *     the dashboard page it serves (so the page's own script can read it, and nothing
+ *     else of another origin can) and compared in constant time. The mesh token is not
+ *     accepted in its place: worker pages and tabs hold the mesh token, and a tab must
+ *     not be able to evaluate on the daemon.
+ *   - Same OS user (a shared machine): the pages holding a secret (the dashboard with its
+ *     secret, the worker page with the mesh token) and the REPL answer a loopback
+ *     connection only from the OS user the daemon runs as, or root (403); other users of
+ *     the machine reach 127.0.0.1 too (peer-user.js; Linux, where the kernel says who
+ *     owns a socket; elsewhere, and for connections from other machines, this check does
+ *     not apply).
  *
  * Where the two earlier guards differed (the dashboard's and the worker page's), the
  * stricter of them is the rule: real IP literals only, and no trailing-dot names.
  */
 import { isIP } from 'node:net';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { peerUser } from './peer-user.js';
 
 /** @typedef {import('node:http').IncomingMessage} Req */
 
@@ -71,4 +86,37 @@ export function changesState(method) {
  */
 export function contentTypeIs(req, type) {
   return String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === type;
+}
+
+/** The header that carries the dashboard secret. */
+export const SECRET_HEADER = 'x-termite-eval';
+
+/**
+ * Whether the request carries this daemon's dashboard secret. Both sides are hashed
+ * first, so the comparison takes the same time whatever the length or content given.
+ * @param {Req} req @param {any} host a started host with its `evalSecret`
+ */
+export function secretPresented(req, host) {
+  const given = req.headers[SECRET_HEADER];
+  const secret = host.evalSecret;
+  if (typeof given !== 'string' || typeof secret !== 'string' || secret === '') return false;
+  const digest = (/** @type {string} */ s) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(secret));
+}
+
+/**
+ * Whether the client may see what only the daemon's OS user may (a page with a secret,
+ * the REPL): `null` when it may, or why not.
+ * @param {Req} req
+ * @returns {Promise<string|null>}
+ */
+export async function otherUser(req) {
+  const self = typeof process.getuid === 'function' ? process.getuid() : null;
+  if (self === null) return null;
+  const who = await peerUser(req.socket);
+  if (who.kind !== 'user') return null;
+  if (who.uid === self || who.uid === 0) return null;
+  return who.uid === null
+    ? 'the connection\'s owner could not be found'
+    : `this daemon's dashboard, REPL and worker page are for the OS user it runs as (uid ${self}); this connection is from uid ${who.uid}`;
 }

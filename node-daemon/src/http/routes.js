@@ -8,12 +8,20 @@
  *   GET  /api/state        the mesh now, as JSON                  dashboard-api.js
  *   GET  /api/events       the same, as Server-Sent Events        event-stream.js
  *   POST /api/eval         evaluate Scheme text on a node         dashboard-api.js
+ *                          (takes the dashboard secret)
+ *
+ * `/` (which holds the dashboard secret), `/api/eval` and `/worker` (which holds the mesh
+ * token) answer a loopback connection only from the daemon's own OS user (or root).
  *   GET  /worker           the compute-worker page (with token)   browser-assets.js
  *   GET  /assets/...       the browser bundles and the .wasm      browser-assets.js
  *
  * Invariants: every request to these paths passes the checks of request-checks.js (Host
- * for all; same origin for POST; JSON only for /api/eval) in router.js before any
- * handler runs; refusals under /api are JSON, elsewhere text.
+ * for all; same origin for POST; the dashboard secret and JSON only for /api/eval) in
+ * router.js before any handler runs; refusals under /api are JSON, elsewhere text.
+ * Only /api/eval takes the secret: it is the one route that changes anything (it runs
+ * code with the daemon's rights). /api/state and /api/events show what every peer of
+ * the mesh can see (ids, addresses, counts, process names) and EventSource cannot send
+ * a header (the secret is never put in a URL).
  */
 import { createRouter } from './router.js';
 import { serveDashboardPage } from './dashboard-page.js';
@@ -36,12 +44,12 @@ const families = [
 
 /** @type {import('./router.js').Route[]} */
 const routes = [
-  { path: '/', methods: READ, handle: serveDashboardPage },
+  { path: '/', methods: READ, ownUser: true, handle: serveDashboardPage },
   { path: '/api/state', methods: READ, handle: serveState },
   { path: '/api/events', methods: ['GET'], handle: serveEvents },
-  { path: '/api/eval', methods: ['POST'], body: { type: 'application/json', max: MAX_EVAL_BODY, shape: EVAL_BODY }, handle: serveEval },
-  { path: '/worker', methods: READ, handle: serveWorkerPage },
-  { path: '/worker/', methods: READ, handle: serveWorkerPage },
+  { path: '/api/eval', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_EVAL_BODY, shape: EVAL_BODY }, handle: serveEval },
+  { path: '/worker', methods: READ, ownUser: true, handle: serveWorkerPage },
+  { path: '/worker/', methods: READ, ownUser: true, handle: serveWorkerPage },
   { path: '/assets/', prefix: true, methods: READ, handle: serveAsset },
 ];
 

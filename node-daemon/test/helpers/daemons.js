@@ -24,14 +24,16 @@ export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
  */
 
 /**
- * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number}} opts
+ * `uid`: run it as that OS user (and group of the same number; the tests must run as root).
+ * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number, uid?: number}} opts
  * @returns {Promise<Daemon>}
  */
 export function startDaemon(opts) {
   const args = [bin, '--port', '0', '--token', opts.token];
   for (const j of opts.join ?? []) args.push('--join', j);
   if (opts.data) args.push('--data', opts.data);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  const as = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env }, ...as });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

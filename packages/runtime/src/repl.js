@@ -7,6 +7,11 @@
  * collector process: `display` in the evaluated code (and in processes it spawns,
  * which inherit the binding) arrives there in order. The inputs run in one long-lived
  * process, %repl-server (scheme-sources/repl.scm).
+ *
+ * Invariants: an input whose process ends without answering — `(exit)`, or killed — is
+ * answered at once (`exited` holds the exit code; later inputs of the same text are not
+ * run), never by waiting for the time bound; the next input starts a new process. A
+ * timed-out input stops the process it ran in, never a newer one.
  */
 import { Evaluator, SchemeError, describeError, Pair } from '@termite/scheme';
 import { rtEnv } from '@termite/scheme/internal';
@@ -40,14 +45,18 @@ export class NodeEvaluator {
     this.evaluator.onUnit = registerUnitInstance;
     /** @type {import('./termite-node.js').Process|null} the REPL's process */
     this.server = null;
+    /** @type {Set<(outcome: {ok: boolean, value: any, exitCode: any}) => void>} inputs waiting on this.server */
+    this.waiting = new Set();
   }
 
   /**
    * Evaluate the datums of `text` in order.
    * @param {string} text
    * @param {{onOutput?: (s: string) => void, timeoutMs?: number}} [opts]
-   * @returns {Promise<{incomplete: boolean, ok: boolean, outputs: string[]}>}
-   *   outputs: per datum, what it printed followed by its values (written), or the error
+   * @returns {Promise<{incomplete: boolean, ok: boolean, outputs: string[], exited?: any}>}
+   *   outputs: per datum, what it printed followed by its values (written), or the error;
+   *   exited: the code given to `exit` when a datum called it (the datums after it are
+   *   not run: what exiting means is the caller's to decide)
    */
   async evalText(text, opts = {}) {
     const r = this.evaluator.readText(text);
@@ -59,20 +68,35 @@ export class NodeEvaluator {
       const res = await this.evalDatum(d, opts);
       if (res.text !== '') outputs.push(res.text);
       ok &&= res.ok;
+      if (res.exited !== undefined) return { incomplete: false, ok, outputs, exited: res.exited };
     }
     return { incomplete: false, ok, outputs };
+  }
+
+  /** The REPL's process, started when there is none (or it ended). */
+  serverProcess() {
+    if (this.server !== null && this.server.alive) return this.server;
+    const server = this.node.spawnCall(rtEnv.cell('%repl-server').v, []);
+    this.server = server;
+    const waiting = new Set();
+    this.waiting = waiting;
+    // the process ended (exit, killed): the inputs it had are answered now, not at the bound
+    server.onExit = (outcome) => {
+      if (this.server === server) this.server = null;
+      const exitCode = /** @type {any} */ (server).exitCode;
+      for (const w of [...waiting]) w({ ok: outcome.ok, value: outcome.value, exitCode });
+      waiting.clear();
+    };
+    return server;
   }
 
   /**
    * @param {any} datum
    * @param {{onOutput?: (s: string) => void, timeoutMs?: number}} opts
-   * @returns {Promise<{ok: boolean, text: string}>}
+   * @returns {Promise<{ok: boolean, text: string, exited?: any}>}
    */
   async evalDatum(datum, opts) {
     const node = this.node;
-    if (this.server === null || !this.server.alive) {
-      this.server = node.spawnCall(rtEnv.cell('%repl-server').v, []);
-    }
     /** @type {string[]} */
     const printed = [];
     const collector = node.spawnHandler((s) => {
@@ -88,17 +112,16 @@ export class NodeEvaluator {
         if (e instanceof SchemeError) return { ok: false, text: `Error: ${describeError(e.payload)}` };
         throw e;
       }
-      box.send(this.server.pid, arrayToList([Sym.intern('%repl-job'), top, collector.pid, box.pid]));
-      let reply;
-      try {
-        reply = await box.receive(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs });
-      } catch (e) {
-        node.terminate(this.server.pid);
-        this.server = null;
-        return { ok: false, text: `${printed.join('')}Error: the evaluation took longer than ${opts.timeoutMs} ms and was stopped` };
-      }
+      const server = this.serverProcess();
+      box.send(server.pid, arrayToList([Sym.intern('%repl-job'), top, collector.pid, box.pid]));
+      const reply = await this.answer(server, box, opts.timeoutMs);
       node.runHandler(collector, false);
       const out = printed.join('');
+      if (reply === 'timeout') return { ok: false, text: `${out}Error: the evaluation took longer than ${opts.timeoutMs} ms and was stopped` };
+      if ('exitCode' in reply) {
+        if (!reply.ok) return { ok: false, text: `${out}Error: the REPL's process was stopped: ${describeError(reply.value)}` };
+        return { ok: true, text: out, exited: reply.exitCode ?? true };
+      }
       if (reply.car === Sym.intern('error')) return { ok: false, text: `${out}Error: ${describeError(reply.cdr.car)}` };
       const vals = [];
       for (let p = reply.cdr; p instanceof Pair; p = p.cdr) vals.push(p.car);
@@ -107,6 +130,34 @@ export class NodeEvaluator {
     } finally {
       box.exit();
       node.finish(collector, false, null);
+    }
+  }
+
+  /**
+   * The server's reply to the input just sent, its end if it ends first, or 'timeout'
+   * (then that server is stopped: a newer one is never touched).
+   * @param {import('./termite-node.js').Process} server @param {JsProcess} box @param {number|undefined} timeoutMs
+   * @returns {Promise<any>}
+   */
+  async answer(server, box, timeoutMs) {
+    const waiting = this.waiting;
+    /** @type {(outcome: any) => void} */
+    let onEnd = () => {};
+    const ended = new Promise((resolve) => {
+      onEnd = resolve;
+      waiting.add(onEnd);
+    });
+    try {
+      return await Promise.race([box.receive(timeoutMs === undefined ? {} : { timeoutMs }), ended]);
+    } catch {
+      if (server.alive) this.node.terminate(server.pid);
+      if (this.server === server) this.server = null;
+      return 'timeout';
+    } finally {
+      waiting.delete(onEnd);
+      // the process ended first: the receive's timer must not outlive the input
+      if (box.waiter !== null && box.waiter.timer !== null) clearTimeout(box.waiter.timer);
+      box.waiter = null;
     }
   }
 }

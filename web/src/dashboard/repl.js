@@ -1,9 +1,11 @@
 // @ts-check
 /**
- * The REPL: evaluates Scheme text on the chosen node through POST /api/eval. Enter
- * evaluates (an incomplete expression gets a new line instead), Shift+Enter inserts a
- * line, ↑/↓ walk the history (kept in localStorage). Each entry shows the node, the
- * input, and the outputs or the error.
+ * The REPL: evaluates Scheme text on the chosen node through POST /api/eval, with the
+ * daemon's dashboard secret (the page's `<meta name="termite-eval-secret">`, put there
+ * by the daemon that served it) in the X-Termite-Eval header. Enter evaluates (an
+ * incomplete expression gets a new line instead), Shift+Enter inserts a line, ↑/↓ walk
+ * the history (kept in localStorage). Each entry shows the node, the input, and the
+ * outputs or the error.
  */
 import { el, nodeName, shortId } from './format.js';
 
@@ -25,6 +27,8 @@ export class Repl {
     this.busy = false;
     /** @type {string|null} */
     this.target = null;
+    /** the daemon's dashboard secret: what lets this page evaluate */
+    this.secret = document.querySelector('meta[name="termite-eval-secret"]')?.getAttribute('content') ?? '';
     dom.form.addEventListener('submit', (e) => {
       e.preventDefault();
       void this.submit();
@@ -133,7 +137,7 @@ export class Repl {
     try {
       const res = await fetch('/api/eval', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-termite-eval': this.secret },
         body: JSON.stringify({ node, code }),
       });
       r = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
