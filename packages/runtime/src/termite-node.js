@@ -135,6 +135,8 @@ export class TermiteNode {
   blockExternal = scheduler.blockExternal;
   isWaiting = scheduler.isWaiting;
   resumeExternal = scheduler.resumeExternal;
+  holdSender = scheduler.holdSender;
+  resumeSender = scheduler.resumeSender;
   poke = scheduler.poke;
   pokeAfterTask = scheduler.pokeAfterTask;
   runArrivedNow = scheduler.runArrivedNow;
