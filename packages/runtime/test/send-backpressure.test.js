@@ -159,6 +159,48 @@ test('the receiving node goes away while the sender waits for room: the wait end
     const lines = n.logA.filter((l) => l.includes('not sent'));
     assert.ok(lines.length >= 1 && lines.length <= 3, `a line per reason and burst, not per frame:\n${lines.join('\n')}`);
     assert.equal(n.distA.outboxes.size, 0);
+    // a frame that is not a message (an exit signal) to the node that is gone: counted, logged
+    const dropped = n.distA.stats.dropped;
+    n.a.signal(new Pid(receiver.pid.node, receiver.pid.n), 'gone');
+    assert.equal(n.distA.stats.dropped, dropped + 1);
+  } finally {
+    await n.stop();
+  }
+});
+
+test('a JS process learns the same: send returns false behind a full queue, sendReady settles once it has room, and nothing is lost', async () => {
+  const n = await twoNodes({ maxQueueBytes: 1024 * 1024 });
+  try {
+    /** @type {number[]} */
+    const got = [];
+    /** @type {() => void} */
+    let all = () => {};
+    const allIn = new Promise((resolve) => (all = () => resolve(undefined)));
+    const receiver = n.b.spawnHandler((/** @type {any} */ msg) => {
+      got.push(msg[0]);
+      if (got.length === 2000) all();
+    });
+    const to = new Pid(receiver.pid.node, receiver.pid.n);
+    const bytes = new Uint8Array(65536);
+    const waited = new Promise((resolve, reject) => n.a.spawnJs(async (/** @type {any} */ self) => {
+      let waits = 0;
+      try {
+        for (let i = 0; i < 2000; i++) {
+          if (!self.send(to, [i, bytes])) {
+            waits++;
+            await self.sendReady(to);
+          }
+        }
+      } catch (e) {
+        reject(e);
+      }
+      resolve(waits);
+    }));
+    const waits = await within(waited, 30_000, 'the JS sender ending');
+    assert.ok(Number(waits) >= 1, 'the queue was full at least once');
+    await within(allIn, 10_000, `all 2,000 messages arriving (got ${got.length})`);
+    assert.deepEqual(got, Array.from({ length: 2000 }, (_, i) => i));
+    assert.equal(n.distA.stats.dropped, 0);
   } finally {
     await n.stop();
   }
