@@ -157,7 +157,7 @@ export class Distribution {
       for (const to of this.outboxes.keys()) this.outboxMayMove(to);
       this.routesChanged();
     });
-    mesh.on('send:error', (e) => (this.sendError = e.error));
+    mesh.on('send:error', (e) => this.meshRefused(e.id, e.error));
     mesh.on('drain', (e) => this.outboxMayMove(e.id));
     mesh.on('link:down', (e) => this.outboxMayMove(e.id));
   }
@@ -219,6 +219,7 @@ export class Distribution {
   refuse = oneWay.refuse;
 
   // frames the mesh did not take (distribution/send-queue.js)
+  meshRefused = sendQueue.meshRefused;
   sendBehind = sendQueue.sendBehind;
   refused = sendQueue.refused;
   openOutbox = sendQueue.openOutbox;

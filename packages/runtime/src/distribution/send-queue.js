@@ -64,6 +64,23 @@ export const MAX_OUTBOX_BYTES = 64 * 1024 * 1024;
 const mib = (n) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MiB`;
 
 /**
+ * The mesh's 'send:error': kept for the caller whose `mesh.send` just returned false
+ * (refused, flushOutbox read and clear it). One nobody read by the end of the task was
+ * not a refusal of a call of ours (the mesh gave up a frame it had accepted: one held
+ * during a path switch): still counted and logged.
+ * @param {string} to @param {Error} err
+ * @this {Distribution}
+ */
+export function meshRefused(to, err) {
+  this.sendError = err;
+  queueMicrotask(() => {
+    if (this.sendError !== err) return;
+    this.sendError = null;
+    this.noteLoss(to, err.name, err.message, 1);
+  });
+}
+
+/**
  * A frame to `to` when an outbox exists for some node: queue it behind that
  * destination's outbox if it has one (false), else give it to the mesh.
  * @param {string} to @param {Uint8Array} bytes
