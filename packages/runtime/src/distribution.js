@@ -158,6 +158,7 @@ export class Distribution {
       this.routesChanged();
     });
     mesh.on('send:error', (e) => this.meshRefused(e.id, e.error));
+    mesh.on('peer:error', (e) => this.relayRefused(e.id, e.name, e.message));
     mesh.on('drain', (e) => this.outboxMayMove(e.id));
     mesh.on('link:down', (e) => this.outboxMayMove(e.id));
   }
@@ -220,6 +221,7 @@ export class Distribution {
 
   // frames the mesh did not take (distribution/send-queue.js)
   meshRefused = sendQueue.meshRefused;
+  relayRefused = sendQueue.relayRefused;
   sendBehind = sendQueue.sendBehind;
   refused = sendQueue.refused;
   openOutbox = sendQueue.openOutbox;

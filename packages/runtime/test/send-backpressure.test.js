@@ -100,6 +100,7 @@ test('a burst of 2,000 messages of 64 KiB through a 1 MiB queue: the sender is h
     assert.deepEqual(got, Array.from({ length: 2000 }, (_, i) => i), 'every sequence number once, in order');
     assert.equal(damaged, 0);
     assert.ok(n.distA.stats.backPressured >= 1 && n.distA.stats.queued >= 1, `the queue was full at least once (${JSON.stringify(n.distA.stats)})`);
+    assert.ok(n.a.stats.sendHolds >= 1, 'the sender was held (and, since it ended, resumed)');
     assert.equal(n.distA.stats.dropped, 0);
     assert.equal(n.distA.outboxes.size, 0, 'nothing left waiting');
     assert.deepEqual(n.logA.filter((l) => l.includes('not sent')), []);

@@ -80,6 +80,19 @@ export function meshRefused(to, err) {
   });
 }
 
+/** The mesh errors a relay returns for a routed frame it could not deliver. */
+const RELAY_ERRORS = new Set(['UnreachableError', 'HopLimitError', 'QueueFullError']);
+
+/**
+ * A mesh ERROR from a peer: when it is a relay's report that a routed frame of ours
+ * was not delivered, the frame is counted and logged as dropped (the mesh does not say
+ * which frame, so no process can be told). @param {string} via @param {string} name
+ * @param {string} message @this {Distribution}
+ */
+export function relayRefused(via, name, message) {
+  if (RELAY_ERRORS.has(name)) this.noteLoss(via, name, `a routed frame was not delivered by ${via.slice(0, 12)}: ${message}`, 1);
+}
+
 /**
  * A frame to `to` when an outbox exists for some node: queue it behind that
  * destination's outbox if it has one (false), else give it to the mesh.

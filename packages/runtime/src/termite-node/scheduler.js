@@ -97,6 +97,7 @@ export function holdSender(proc) {
   if (this.remote === null || !this.remote.mustWait(proc)) return false;
   proc.waiting = SEND_WAIT;
   this.core.sleep(proc.cpid, 1e300, { clock: CLOCK_NEVER });
+  this.stats.sendHolds++;
   return true;
 }
 
