@@ -149,18 +149,9 @@ export class Distribution {
     mesh.onMessage((from, bytes) => this.onFrame(from, bytes));
     mesh.onRequest((from, bytes) => this.onRequest(from, bytes));
     mesh.on('peer:up', (e) => this.notePeer(e.id));
-    mesh.on('peer:down', (e) => {
-      this.outboxMayMove(e.id);
-      this.peerDown(e.id, e.reason);
-    });
-    mesh.on('routes', () => {
-      for (const to of this.outboxes.keys()) this.outboxMayMove(to);
-      this.routesChanged();
-    });
-    mesh.on('send:error', (e) => this.meshRefused(e.id, e.error));
-    mesh.on('peer:error', (e) => this.relayRefused(e.id, e.name, e.message));
-    mesh.on('drain', (e) => this.outboxMayMove(e.id));
-    mesh.on('link:down', (e) => this.outboxMayMove(e.id));
+    mesh.on('peer:down', (e) => this.peerDown(e.id, e.reason));
+    mesh.on('routes', () => this.routesChanged());
+    this.watchRefusals(mesh);
   }
 
   /** decodeValue's options for a frame when no environment is being copied here (made once). */
@@ -220,6 +211,7 @@ export class Distribution {
   refuse = oneWay.refuse;
 
   // frames the mesh did not take (distribution/send-queue.js)
+  watchRefusals = sendQueue.watchRefusals;
   meshRefused = sendQueue.meshRefused;
   relayRefused = sendQueue.relayRefused;
   sendBehind = sendQueue.sendBehind;

@@ -64,6 +64,21 @@ export const MAX_OUTBOX_BYTES = 64 * 1024 * 1024;
 const mib = (n) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MiB`;
 
 /**
+ * Follow what the mesh says about frames it refused, and whatever may make room for an
+ * outbox. @param {import('@termite/mesh').MeshPort} mesh @this {Distribution}
+ */
+export function watchRefusals(mesh) {
+  mesh.on('send:error', (e) => this.meshRefused(e.id, e.error));
+  mesh.on('peer:error', (e) => this.relayRefused(e.id, e.name, e.message));
+  mesh.on('drain', (e) => this.outboxMayMove(e.id));
+  mesh.on('link:down', (e) => this.outboxMayMove(e.id));
+  mesh.on('peer:down', (e) => this.outboxMayMove(e.id));
+  mesh.on('routes', () => {
+    for (const to of this.outboxes.keys()) this.outboxMayMove(to);
+  });
+}
+
+/**
  * The mesh's 'send:error': kept for the caller whose `mesh.send` just returned false
  * (refused, flushOutbox read and clear it). One nobody read by the end of the task was
  * not a refusal of a call of ours (the mesh gave up a frame it had accepted: one held
