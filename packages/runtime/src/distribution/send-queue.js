@@ -234,7 +234,14 @@ export function flushOutbox(box) {
     moved = true;
   }
   if (moved) box.progressAt = Date.now();
-  if (box.head === frames.length) this.closeOutbox(box, null);
+  if (box.head === frames.length) {
+    this.closeOutbox(box, null);
+  } else if (box.head > 1024 && box.head * 2 > frames.length) {
+    // an outbox under pressure for long: drop the slots already sent
+    frames.splice(0, box.head);
+    box.senders.splice(0, box.head);
+    box.head = 0;
+  }
 }
 
 /** The stall check: no progress for timeoutMs fails the outbox. @param {Outbox} box @this {Distribution} */
