@@ -15,6 +15,8 @@
  *   distribution/frame-vocabulary.js    the frames and requests on the wire, their shapes
  *   distribution/one-way-frames.js      writing frames; receiving them in order, the SEND fast path,
  *                                       dispatch, forwarding, refusal (ERROR)
+ *   distribution/send-queue.js          frames the mesh did not take: back-pressure (outboxes),
+ *                                       errors to senders, the loss log
  *   distribution/remote-requests.js     asking another node and answering (answered in the task
  *                                       the request arrived in when nothing must be fetched)
  *   distribution/code-on-demand.js      decoding with MissingCode, fetching and checking IR, caches
@@ -35,6 +37,7 @@
 import { CborWriter } from '@termite/scheme/internal';
 import * as oneWay from './distribution/one-way-frames.js';
 import * as requests from './distribution/remote-requests.js';
+import * as sendQueue from './distribution/send-queue.js';
 import * as codeOnDemand from './distribution/code-on-demand.js';
 import * as received from './distribution/received-code.js';
 import * as environments from './distribution/program-environments.js';
@@ -63,7 +66,10 @@ export { DEFAULT_DENIED };
  * @property {CodeCache|null} [codeCache] where fetched units' IR is kept across runs
  * @property {Set<string>} [denied] runtime procedures received code may not call (default DEFAULT_DENIED)
  * @property {(s: string) => void} [log] log lines (refused frames and requests; default the node's)
- * @property {number} [requestTimeoutMs] how long a request to another node may take (default 5000)
+ * @property {number} [requestTimeoutMs] how long a request to another node may take (default 5000);
+ *   also how long frames may wait for room in the mesh's queue to a node without any leaving
+ * @property {number} [maxOutboxBytes] bytes that may wait for room in the mesh's queue to one
+ *   node (default 64 MiB; send-queue.js)
  * @property {((text: string) => Promise<any>)|null} [evaluate] REPL evaluation of this node (dashboards)
  * @property {Set<string>} [evalPeers] peers that may ask this node to evaluate text (EVAL)
  */
@@ -80,7 +86,18 @@ export class Distribution {
     this.mesh = mesh;
     this.log = opts.log ?? node.log;
     this.timeoutMs = opts.requestTimeoutMs ?? 5000;
-    this.stats = { sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0 };
+    this.stats = {
+      sent: 0, received: 0, forwarded: 0, migrationsOut: 0, migrationsIn: 0, codeFetched: 0,
+      queued: 0, dropped: 0, backPressured: 0,
+    };
+    // one-way frames the mesh did not take (send-queue.js)
+    /** @type {Map<string, import('./distribution/send-queue.js').Outbox>} frames waiting for room, by destination */
+    this.outboxes = new Map();
+    this.maxOutboxBytes = opts.maxOutboxBytes ?? sendQueue.MAX_OUTBOX_BYTES;
+    /** @type {Error | null} the reason of the mesh's last refusal ('send:error'), until read */
+    this.sendError = null;
+    /** @type {Map<string, {count: number}>} loss log windows by reason and destination */
+    this.losses = new Map();
     // one-way frames
     /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
     this.inbound = new Map();
@@ -134,6 +151,7 @@ export class Distribution {
     mesh.on('peer:up', (e) => this.notePeer(e.id));
     mesh.on('peer:down', (e) => this.peerDown(e.id, e.reason));
     mesh.on('routes', () => this.routesChanged());
+    this.watchRefusals(mesh);
   }
 
   /** decodeValue's options for a frame when no environment is being copied here (made once). */
@@ -191,6 +209,24 @@ export class Distribution {
   chain = oneWay.chain;
   handleFrame = oneWay.handleFrame;
   refuse = oneWay.refuse;
+
+  // frames the mesh did not take (distribution/send-queue.js)
+  watchRefusals = sendQueue.watchRefusals;
+  meshRefused = sendQueue.meshRefused;
+  relayRefused = sendQueue.relayRefused;
+  sendBehind = sendQueue.sendBehind;
+  refused = sendQueue.refused;
+  openOutbox = sendQueue.openOutbox;
+  enqueue = sendQueue.enqueue;
+  mustWait = sendQueue.mustWait;
+  outboxMayMove = sendQueue.outboxMayMove;
+  flushOutbox = sendQueue.flushOutbox;
+  outboxStalled = sendQueue.outboxStalled;
+  failOutbox = sendQueue.failOutbox;
+  dropFrames = sendQueue.dropFrames;
+  closeOutbox = sendQueue.closeOutbox;
+  whenSent = sendQueue.whenSent;
+  noteLoss = sendQueue.noteLoss;
 
   // requests (distribution/remote-requests.js)
   onRequest = requests.onRequest;

@@ -113,12 +113,29 @@ export class JsProcess {
   }
 
   /**
-   * Send a value (converted with fromJs) to a process.
+   * Send a value (converted with fromJs) to a process. Returns false when the message
+   * waits for room in the mesh's queue to the pid's node: a sender of many messages
+   * should then `await sendReady(pid)` before sending more. Throws (a SchemeError) when
+   * the message can never be sent (larger than the mesh's frame limit).
    * @param {Pid} pid @param {any} value
+   * @returns {boolean}
    */
   send(pid, value) {
-    this.node.send(pid, fromJs(value));
+    const taken = this.node.send(pid, fromJs(value));
     this.node.poke();
+    return taken !== false;
+  }
+
+  /**
+   * Settles once the messages waiting for room in the mesh's queue to the node of `pid`
+   * have left (at once when none wait); rejects if they were dropped (the node became
+   * unreachable, or no room came within the request timeout).
+   * @param {Pid} pid
+   * @returns {Promise<void>}
+   */
+  sendReady(pid) {
+    const remote = this.node.remote;
+    return remote === null || pid.node === this.node.id ? Promise.resolve() : remote.whenSent(pid);
   }
 
   /**

@@ -67,8 +67,15 @@ definePrimitive('pid-node', 1, 1, (/** @type {any} */ pid) => {
 // ------------------------------------------------------------------ sending
 
 definePrimitive('!', 2, 2, (/** @type {any} */ pid, /** @type {any} */ msg) => {
-  const node = current('!').node;
-  node.send(checkPid(pid, '!'), msg);
+  const proc = current('!');
+  // false: the frame waits for room in the mesh's queue to the pid's node. A primitive
+  // cannot suspend, so the slice ends at the next reduction (no fuel left) and the
+  // scheduler keeps the process suspended until its frames have left (holdSender):
+  // later sends cannot overtake it, and a fast sender waits instead of losing messages
+  if (proc.node.send(checkPid(pid, '!'), msg) === false) {
+    proc.sendBlocked = true;
+    R.fuel = 0;
+  }
   return VOID;
 });
 

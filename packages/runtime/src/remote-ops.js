@@ -20,8 +20,14 @@
  * @typedef {object} RemoteOps
  *
  * What the node asks when a pid is not local:
- * @property {(pid: Pid, msg: any) => void} send `!` to a process elsewhere (the message is
- *   encoded now: later changes to it are not seen)
+ * @property {(pid: Pid, msg: any) => boolean} send `!` to a process elsewhere (the message is
+ *   encoded now: later changes to it are not seen); false when it waits for room in the
+ *   mesh's queue to that node (the sending process should then wait: `mustWait`); raises
+ *   (a SchemeError) when it can never be sent (distribution/send-queue.js)
+ * @property {(proc: Process) => boolean} mustWait whether a process has frames waiting
+ *   for room; the node then resumes it with `resumeSender` once they have left
+ * @property {(pid: Pid) => Promise<void>} whenSent settles once the frames waiting for
+ *   the node of `pid` have left (rejects if they were dropped)
  * @property {(from: Pid, to: Pid) => void} link `from` (elsewhere) gets an outbound link to local `to`
  * @property {(from: Pid, to: Pid) => void} unlink
  * @property {(pid: Pid, payload: any) => void} signal an exit signal for a process elsewhere

@@ -90,7 +90,7 @@ export class TermiteNode {
     this.loadAvg = 0;
     this.loadAt = 0;
     /** Counters for the dashboard and tests. */
-    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0 };
+    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0 };
     /** @type {Map<string, any>} tuple spaces by name */
     this.spaces = new Map();
     /** @type {RemoteOps | null} the distribution layer (remote send, links, spawn, migration), when in a mesh */
@@ -135,6 +135,8 @@ export class TermiteNode {
   blockExternal = scheduler.blockExternal;
   isWaiting = scheduler.isWaiting;
   resumeExternal = scheduler.resumeExternal;
+  holdSender = scheduler.holdSender;
+  resumeSender = scheduler.resumeSender;
   poke = scheduler.poke;
   pokeAfterTask = scheduler.pokeAfterTask;
   runArrivedNow = scheduler.runArrivedNow;

@@ -27,7 +27,7 @@
  * whole: the SEND paths keep the bodies and call depth they were measured with.
  */
 import { encodeSmallValue, encodeSmallBetween, encodeAnyValue } from '@termite/scheme/internal';
-import { ErrorObject, arrayToList } from '@termite/scheme';
+import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { Pid, serialHeadSize, serialAt } from '../termite-values.js';
 import {
   F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
@@ -66,20 +66,36 @@ export function encode(frame) {
   }
 }
 
-/** @param {string} to @param {any[]} frame @this {Distribution} */
-export function emit(to, frame) {
+/**
+ * Encode a frame and give it to the mesh (send-queue.js when the mesh refuses it).
+ * True when there is nothing to wait for, false when it waits for room (a `!`'s
+ * process should wait). A SEND (`pid`: a `!` by the running code) that cannot be
+ * encoded raises in the sender; any other such frame is logged and counted.
+ * @param {string} to @param {any[]} frame @param {Pid | null} [pid]
+ * @this {Distribution}
+ */
+export function emit(to, frame, pid = null) {
   let bytes;
   try {
     bytes = this.encode(frame);
   } catch (e) {
-    this.log(`cannot send to ${to.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
-    return false;
+    const why = e instanceof Error ? e.message : String(e);
+    this.noteLoss(to, 'EncodeError', why, 1);
+    if (pid !== null) throw new SchemeError(new ErrorObject(`message to process ${pid.n} on node ${to.slice(0, 12)} not sent: ${why}`, arrayToList([pid]), 'send', '!'));
+    return true;
   }
   this.stats.sent++;
-  return this.mesh.send(to, bytes);
+  if (this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes)) return true;
+  return this.refused(to, bytes, pid);
 }
 
-/** @param {Pid} pid @param {any} msg @this {Distribution} */
+/**
+ * `!` to a process elsewhere. False when the frame waits for room in the mesh's queue
+ * to its node (send-queue.js: the calling process is suspended until it has left);
+ * raises when it can never be sent.
+ * @param {Pid} pid @param {any} msg
+ * @this {Distribution}
+ */
 export function send(pid, msg) {
   const to = this.whereIs(pid);
   // the common case in one pass, the pid's part of the frame encoded once per pid
@@ -92,12 +108,11 @@ export function send(pid, msg) {
       bytes = null; // emit says why, through its general path
     }
   }
-  if (bytes === null) {
-    this.emit(to, [F_SEND, pid.node, pid.n, msg]);
-    return;
-  }
+  if (bytes === null) return this.emit(to, [F_SEND, pid.node, pid.n, msg], pid);
   this.stats.sent++;
-  this.mesh.send(to, bytes);
+  // the fast path: no outbox anywhere, and the mesh took the frame
+  if (this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes)) return true;
+  return this.refused(to, bytes, pid);
 }
 
 /** The encoded head of a SEND frame to `pid` (sendHeadBytes), cached. @param {Pid} pid @this {Distribution} */
@@ -257,7 +272,7 @@ export function handleFrame(from, f, bytes) {
     const to = this.forwarding.get(key(pid.node, pid.n));
     if (to !== undefined) {
       this.stats.forwarded++;
-      this.mesh.send(to, bytes);
+      if (this.outboxes.size === 0 ? !this.mesh.send(to, bytes) : !this.sendBehind(to, bytes)) this.refused(to, bytes, null);
       if (from !== to) this.emit(from, [F_MOVED, pid.node, pid.n, to]);
       return;
     }

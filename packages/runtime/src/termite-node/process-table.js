@@ -176,8 +176,11 @@ export function bySerialNumber(n) {
 
 /**
  * `!`: deliver a copy of msg to pid's mailbox; never blocks, silently drops a
- * message to a process that does not exist ("send and pray").
+ * message to a process that does not exist ("send and pray"). A message for another
+ * node goes to `remote`, whose answer is returned: false when it waits for room in the
+ * mesh's queue (the sender should wait, remote-ops.js); undefined for a local one.
  * @param {Pid} pid @param {any} msg
+ * @returns {boolean | undefined}
  * @this {TermiteNode}
  */
 export function send(pid, msg) {
@@ -189,7 +192,7 @@ export function send(pid, msg) {
     return;
   }
   // not here (any more): another node's, or one that migrated away
-  if (this.remote !== null) this.remote.send(pid, msg);
+  if (this.remote !== null) return this.remote.send(pid, msg);
 }
 
 /** A fresh universally unique tag. @this {TermiteNode} */

@@ -19,6 +19,7 @@ export const W_SCAN = 2; // selective receive: #t when a new message arrived, #f
 export const W_TUPLE = 3; // Linda in/rd: the tuple, or the default on timeout
 export const W_SLEEP = 4; // sleep: #!void when the time has come
 export const W_EXTERNAL = 5; // an answer from outside (network); see resumeExternal
+export const W_SEND = 6; // room for its `!` frames in the mesh's queue; resumes as it was (holdSender)
 
 /** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
 /** @typedef {import('../termite-values.js').Pid} Pid */
@@ -53,6 +54,8 @@ export class Process extends Thread {
     this.visited = null;
     /** @type {string|null} the name of the procedure it was started with (dashboard) */
     this.name = null;
+    /** a `!` of its current slice waits for room in the mesh's queue (scheduler.js holdSender) */
+    this.sendBlocked = false;
   }
 
   /** The process's Scheme thread (itself). */

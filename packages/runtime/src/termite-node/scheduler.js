@@ -23,7 +23,7 @@
 import { runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, rtEnv } from '@termite/scheme/internal';
 import { ErrorObject, Sym } from '../scheme-data.js';
 import { soon } from '../soon.js';
-import { W_RECEIVE, W_SCAN, W_TUPLE, W_SLEEP, W_EXTERNAL } from './process.js';
+import { W_RECEIVE, W_SCAN, W_TUPLE, W_SLEEP, W_EXTERNAL, W_SEND } from './process.js';
 import { SLOT_MASK } from './process-table.js';
 import { removeNode } from './realm-nodes.js';
 
@@ -36,6 +36,9 @@ const FUEL = 4000;
 const LOOP_MS = 8;
 
 const TIMEOUT = Sym.intern('timeout');
+
+/** How a process held by holdSender waits (prepareWake resumes it as it was). */
+const SEND_WAIT = Object.freeze({ kind: W_SEND });
 
 /** A settled promise: its then() queues a microtask. */
 const SETTLED = Promise.resolve();
@@ -80,6 +83,34 @@ export function resumeExternal(proc, answer) {
   // remote spawn's caller spent ~13 µs a spawn in that setImmediate turn)
   this.pokeAfterTask();
   return true;
+}
+
+/**
+ * A process whose `!` put a frame in an outbox (the mesh's queue to that node was full)
+ * ended its slice at its next reduction (prims-processes.js): keep it suspended until
+ * its frames have left (resumeSender), unless they already have. False: yield as usual.
+ * @param {Process} proc
+ * @this {TermiteNode}
+ */
+export function holdSender(proc) {
+  proc.sendBlocked = false;
+  if (this.remote === null || !this.remote.mustWait(proc)) return false;
+  proc.waiting = SEND_WAIT;
+  this.core.sleep(proc.cpid, 1e300, { clock: CLOCK_NEVER });
+  this.stats.sendHolds++;
+  return true;
+}
+
+/**
+ * The frames a process held by holdSender waited for have left (or failed: then an
+ * exit signal is queued in it, and raised where it was suspended).
+ * @param {Process} proc
+ * @this {TermiteNode}
+ */
+export function resumeSender(proc) {
+  if (!proc.alive || proc.waiting === null || proc.waiting.kind !== W_SEND) return;
+  if (this.isWaiting(proc)) this.core.interrupt(proc.cpid);
+  this.pokeAfterTask();
 }
 
 /** Make sure the scheduler loop will run soon. @this {TermiteNode} */
@@ -228,6 +259,7 @@ export function runProcess(proc, reason) {
   if (!proc.alive) return; // terminated while running (terminate! on itself)
   switch (r) {
     case SLICE_YIELD:
+      if (proc.sendBlocked && this.holdSender(proc)) return;
       this.core.yield(proc.cpid);
       return;
     case SLICE_SUSPENDED:
@@ -294,6 +326,8 @@ export function prepareWake(proc, th, reason) {
       return w.resume(th, reason);
     case W_SLEEP:
       return returnTo(th, w.value);
+    case W_SEND:
+      return; // the thread continues where its slice ended
     default:
       return raiseIn(th, new ErrorObject(`woken without an answer (${reason})`, null, 'internal', null));
   }
