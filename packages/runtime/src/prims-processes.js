@@ -78,7 +78,8 @@ definePrimitive('!', 2, 2, (/** @type {any} */ pid, /** @type {any} */ msg) => {
 function spawnFrom(thunk, who) {
   const proc = current(who);
   if (!(thunk instanceof Closure)) schemeErrorOf('type', who, 'expected a procedure of no arguments', thunk);
-  return proc.node.spawn(thunk, { params: proc.params });
+  // a process spawned by one that descends from a peer's remote spawn counts against that peer
+  return proc.node.spawn(thunk, { params: proc.params, peer: proc.peer });
 }
 
 definePrimitive('spawn', 1, 1, (/** @type {any} */ thunk) => spawnFrom(thunk, 'spawn').pid);

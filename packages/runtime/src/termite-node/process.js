@@ -53,6 +53,12 @@ export class Process extends Thread {
     this.visited = null;
     /** @type {string|null} the name of the procedure it was started with (dashboard) */
     this.name = null;
+    /** @type {string|null} the peer whose remote spawn this process descends from (process-table.js limits) */
+    this.peer = null;
+    /** messages sent to it (the mailbox is measured every few, process-table.js) */
+    this.sent = 0;
+    /** whether its mailbox was at its limit when last measured */
+    this.full = false;
   }
 
   /** The process's Scheme thread (itself). */

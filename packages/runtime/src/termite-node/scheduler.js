@@ -20,7 +20,7 @@
  * These functions are TermiteNode's methods (`this` is the node), moved here whole:
  * the loop keeps the code it was measured with.
  */
-import { runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, rtEnv } from '@termite/scheme/internal';
+import { R, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, rtEnv } from '@termite/scheme/internal';
 import { ErrorObject, Sym } from '../scheme-data.js';
 import { soon } from '../soon.js';
 import { W_RECEIVE, W_SCAN, W_TUPLE, W_SLEEP, W_EXTERNAL } from './process.js';
@@ -161,11 +161,20 @@ export function runLoop() {
   this.reschedule();
 }
 
-/** runLoop's body: ready processes, until none is left or LOOP_MS passed. @param {number} start @this {TermiteNode} */
+/**
+ * runLoop's body: ready processes, until none is left or LOOP_MS passed. The clock is
+ * read once the slices run since the last reading spent a slice's fuel (primitives
+ * charge fuel for the work they do, engine.js `charge`), so the loop overruns LOOP_MS
+ * by at most about one slice, whatever the processes run; short slices (a process
+ * that receives, answers and waits) cost no clock reading each.
+ * @param {number} start @this {TermiteNode}
+ */
 export function runReady(start) {
   const core = this.core;
+  let spent = 0;
   for (let i = 1; ; i++) {
-    if ((i & 31) === 0) {
+    if (spent >= FUEL || (i & 31) === 0) {
+      spent = 0;
       const t = this.now();
       if (t - start > LOOP_MS) break;
       core.advance(0, t);
@@ -177,7 +186,9 @@ export function runReady(start) {
       core.exit(cpid);
       continue;
     }
+    R.fuel = FUEL; // what a process that runs no slice (a handler) leaves spent: nothing
     this.runProcess(proc, core.wakeReason);
+    spent += FUEL - R.fuel;
     if (this.stopped) return;
   }
 }

@@ -25,6 +25,7 @@
 import { Pair, Char } from '../values.js';
 import { isNumber, numEqv } from '../numbers.js';
 import { definePrimitive } from '../engine/registry.js';
+import { charge } from '../engine/engine.js';
 
 /**
  * @typedef {object} EqualityEntry
@@ -182,16 +183,18 @@ export function isEqual(a, b) {
   let sets = null;
   let k = FAST_BUDGET;
   let seed = 0x2545f491;
+  let steps = 0;
   while (stack.length > 0) {
+    steps++;
     const y = stack.pop();
     const x = stack.pop();
     if (x === y) continue;
     const xPair = x instanceof Pair;
     if (!xPair && !Array.isArray(x)) {
-      if (!leafEqual(x, y)) return false;
+      if (!leafEqual(x, y)) return compared(false, steps);
       continue;
     }
-    if (xPair ? !(y instanceof Pair) : !Array.isArray(y) || x.length !== y.length) return false;
+    if (xPair ? !(y instanceof Pair) : !Array.isArray(y) || x.length !== y.length) return compared(false, steps);
     if (k > 0) {
       k--;
     } else if (k === -SLOW_STEPS) {
@@ -213,7 +216,17 @@ export function isEqual(a, b) {
       for (let i = x.length - 1; i >= 0; i--) stack.push(x[i], y[i]);
     }
   }
-  return true;
+  return compared(true, steps);
+}
+
+/**
+ * equal?'s answer, after charging the running slice for the steps it took (a step:
+ * two values popped and compared, ~2 cheap reductions' time).
+ * @param {boolean} answer @param {number} steps
+ */
+function compared(answer, steps) {
+  charge(steps);
+  return answer;
 }
 
 definePrimitive('eq?', 2, 2, (/** @type {any} */ a, /** @type {any} */ b) => a === b, { pure: true });
