@@ -25,7 +25,7 @@
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
-import { ACT_RETURN, rtEnv } from '@termite/scheme/internal';
+import { ACT_RETURN, rtEnv, chargeSince } from '@termite/scheme/internal';
 import { Pair, ErrorObject, SchemeError, arrayToList } from '../scheme-data.js';
 import { Pid, Tag } from '../termite-values.js';
 import { copyMessage } from '../copy.js';
@@ -266,8 +266,13 @@ export function send(pid, msg) {
     this.core.send(proc.cpid, copyMessage(msg));
     return;
   }
-  // not here (any more): another node's, or one that migrated away
-  if (this.remote !== null) this.remote.send(pid, msg);
+  // not here (any more): another node's, or one that migrated away; encoding it is
+  // charged to the sending slice by its time (docs/processes.md, "Fairness")
+  if (this.remote !== null) {
+    const t0 = performance.now();
+    this.remote.send(pid, msg);
+    chargeSince(t0);
+  }
 }
 
 /** A fresh universally unique tag. @this {TermiteNode} */

@@ -101,6 +101,18 @@ export const walked = (n) => n >>> 1;
  */
 export const built = (n) => (n > 0x1fffffff ? 0x7fffffff : n * 4);
 
+/** Cheap reductions in a millisecond (a reduction of a tight loop takes ~3.3 ns). */
+const REDUCTIONS_PER_MS = 300_000;
+
+/**
+ * Charge the running slice for the time spent since `t0` (performance.now()): for work
+ * whose cost is not a simple count, such as arithmetic on huge exact numbers.
+ * @param {number} t0
+ */
+export function chargeSince(t0) {
+  charge(Math.ceil((performance.now() - t0) * REDUCTIONS_PER_MS));
+}
+
 /** @param {any} c @param {number} got */
 export function arity(c, got) {
   const lam = c.lam;

@@ -13,7 +13,8 @@
  * Mixed exact/inexact comparisons are exact, so they are transitive.
  */
 import { Flonum, Ratnum, schemeErrorOf } from '../values.js';
-import { T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, normBig, numOf, denOf } from './representation.js';
+import { T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, normBig, numOf, denOf, heavy } from './representation.js';
+import { chargeSince } from '../engine/engine.js';
 import { makeRational, fixRational } from './rationals.js';
 import { toDouble, doubleToExact, inexact } from './exactness.js';
 
@@ -75,8 +76,27 @@ export function neg(a, who = '-') {
   return notNumber(who, a);
 }
 
+/**
+ * `op(a, b, who)`, charged to the running slice by the time it took when an argument
+ * is a huge exact number (representation.js heavy), so a slice of bignum arithmetic
+ * ends after about a slice's time.
+ * @param {(a: any, b: any, who: string) => any} op @param {any} a @param {any} b @param {string} who
+ */
+export function timedIfHeavy(op, a, b, who) {
+  if (!heavy(a) && !heavy(b)) return op(a, b, who);
+  const t0 = performance.now();
+  const r = op(a, b, who);
+  chargeSince(t0);
+  return r;
+}
+
 /** @param {any} a @param {any} b @param {string} who */
 function addSlow(a, b, who) {
+  return timedIfHeavy(addExact, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who */
+function addExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
   if (ta < 0) notNumber(who, a);
@@ -92,6 +112,11 @@ function addSlow(a, b, who) {
 
 /** @param {any} a @param {any} b @param {string} who */
 function mulSlow(a, b, who) {
+  return timedIfHeavy(mulExact, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who */
+function mulExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
   if (ta < 0) notNumber(who, a);
@@ -103,6 +128,11 @@ function mulSlow(a, b, who) {
 
 /** @param {any} a @param {any} b @param {string} who */
 function divSlow(a, b, who) {
+  return timedIfHeavy(divExact, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who */
+function divExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
   if (ta < 0) notNumber(who, a);

@@ -15,6 +15,7 @@ import {
 import { makeRational, bitLength } from './rationals.js';
 import { ratioToDouble, toDouble } from './exactness.js';
 import { div } from './arithmetic.js';
+import { chargeSince } from '../engine/engine.js';
 
 /** floor(sqrt(n)) for a safe integer n >= 0 @param {number} n */
 function fixIsqrt(n) {
@@ -133,8 +134,10 @@ function exactPower(base, e, who) {
   if (typeof e === 'bigint') return schemeErrorOf('range', who, 'exponent too large', e);
   const n = negExp ? -e : e;
   let r;
+  const t0 = performance.now();
   try {
     r = makeRational(numOf(base) ** BigInt(n), denOf(base) ** BigInt(n));
+    chargeSince(t0);
   } catch (err) {
     if (err instanceof RangeError) return schemeErrorOf('range', who, 'result too large', base, e);
     throw err;
