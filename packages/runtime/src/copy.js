@@ -148,11 +148,7 @@ function graphCopyWith(memo, root) {
     /** @type {any} the copy, filled in later (its parts may refer back to it) */
     let out;
     if (x instanceof Pair) {
-      out = new Pair(null, null);
-      fill.push(() => {
-        out.car = copy(x.car);
-        out.cdr = copy(x.cdr);
-      });
+      return copySpine(x);
     } else if (Array.isArray(x)) {
       out = new Array(x.length);
       fill.push(() => {
@@ -201,6 +197,43 @@ function graphCopyWith(memo, root) {
     }
     memo.set(x, out);
     return out;
+  };
+  /**
+   * A list's spine is copied in one loop (a long list is the commonest big message):
+   * each pair not met before gets its copy at once, linked to the next; only the cars
+   * (and a last cdr) that are themselves mutable wait in `fill`.
+   * @param {Pair} x
+   */
+  const copySpine = (x) => {
+    const head = new Pair(null, null);
+    memo.set(x, head);
+    let from = x;
+    let to = head;
+    for (;;) {
+      const a = from.car;
+      if (typeof a !== 'object' || a === null || a[IMMUTABLE] === true) to.car = a;
+      else fill.push(fillCar(to, a));
+      const d = from.cdr;
+      if (d instanceof Pair && !Object.isFrozen(d) && !memo.has(d)) {
+        const next = new Pair(null, null);
+        memo.set(d, next);
+        to.cdr = next;
+        to = next;
+        from = d;
+        continue;
+      }
+      if (typeof d !== 'object' || d === null || d[IMMUTABLE] === true) to.cdr = d;
+      else fill.push(fillCdr(to, d));
+      return head;
+    }
+  };
+  /** @param {Pair} to @param {any} a */
+  const fillCar = (to, a) => () => {
+    to.car = copy(a);
+  };
+  /** @param {Pair} to @param {any} d */
+  const fillCdr = (to, d) => () => {
+    to.cdr = copy(d);
   };
   const result = copy(root);
   for (let i = 0; i < fill.length; i++) fill[i]();
