@@ -27,6 +27,7 @@ import { createNode, Distribution, NodeEvaluator } from '@termite/runtime';
  * @property {(s: string) => void} log the node's log lines
  * @property {(req: http.IncomingMessage, res: http.ServerResponse, host: any) => boolean} [route] extra HTTP routes (dashboard)
  * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
+ * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} [limits] the node's process and mailbox limits
  */
 
 /**
@@ -88,7 +89,7 @@ export async function startHost(opts) {
     logger,
   });
   host.mesh = mesh;
-  const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log });
+  const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log, limits: opts.limits });
   host.node = node;
   // the dashboard's REPL on this node (peers may not evaluate here: evalPeers is empty)
   const evaluator = new NodeEvaluator(node, {});

@@ -159,6 +159,12 @@ export class TermiteNode {
   stop = scheduler.stop;
   flushStdout = scheduler.flushStdout;
 
+  /** poke()'s run in a later task. */
+  runSoon = () => {
+    this.scheduled = false;
+    this.runLoop();
+  };
+
   /** pokeAfterTask's microtask: nothing to do if runArrivedNow ran it already. */
   afterTask = () => {
     if (this.runQueued) this.runAfterTask();

@@ -12,7 +12,11 @@
  *  - a process is in exactly one of: running (inside runProcess), ready or waiting in
  *    the core, or exited (removed from the process table);
  *  - the loop never re-enters itself (`looping`); a run at the end of a task is queued
- *    at most once (`runQueued`), a run in a later task at most once (`scheduled`);
+ *    at most once (`runQueued`), a run in a later task at most once (`scheduled`):
+ *    a run started directly (at the end of a task) leaves a pending later run in place
+ *    rather than queueing another, so there is one chain of later runs, whatever
+ *    started runs meanwhile (two chains would each take LOOP_MS of every event-loop
+ *    turn: a remote spawn used to add one);
  *  - a process woken by the core resumes as its `waiting` says (prepareWake), pending
  *    exit signals first;
  *  - at most one wake-up timer is armed, for a time no later than the earliest deadline.
@@ -86,7 +90,7 @@ export function resumeExternal(proc, answer) {
 export function poke() {
   if (this.scheduled || this.stopped) return;
   this.scheduled = true;
-  soon(() => this.runLoop()); // which cancels the pending timer, if any
+  soon(this.runSoon); // whose run cancels the pending timer, if any
 }
 
 /**
@@ -145,7 +149,6 @@ export function runAfterTask() {
 
 /** Run ready processes for up to LOOP_MS, then give the event loop a turn. @this {TermiteNode} */
 export function runLoop() {
-  this.scheduled = false;
   if (this.stopped) return;
   const core = this.core;
   const start = this.now();
