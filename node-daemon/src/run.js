@@ -35,9 +35,9 @@ export async function runFile(file, options) {
   consoleSinks.stderr = (s) => stderr.write(s);
   // a mesh node when asked for one (--port or --join), else a standalone node
   const host = options.port !== undefined || options.join.length > 0
-    ? await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, stdout: (s) => stdout.write(s), log })
+    ? await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, stdout: (s) => stdout.write(s), log })
     : null;
-  const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log });
+  const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
   const flusher = setInterval(() => {
     stdout.flush();
     stderr.flush();

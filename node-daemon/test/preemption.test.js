@@ -169,3 +169,11 @@ test('SIGTERM stops the daemon promptly while the endless loops still run', { ti
   assert.equal(code, 0, `exit status ${code} after ${ms.toFixed(0)} ms`);
   assert.ok(ms < 5000);
 });
+
+test('a limit that is not a positive integer is a usage error: exit status 2 with the reason', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { bin } = await import('./helpers/daemons.js');
+  const r = spawnSync(process.execPath, [bin, '--max-mailbox', '0', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--max-mailbox must be a positive integer, got 0/);
+});
