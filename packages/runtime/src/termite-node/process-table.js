@@ -173,6 +173,7 @@ export function newProcess(priority) {
  * @this {TermiteNode}
  */
 export function adopt(pid, th) {
+  this.checkSpawn(null); // refused: the MIGRATE is answered with the error, the process stays where it was
   const cpid = this.core.spawn({ priority: 2 });
   const proc = new Process(this, pid, cpid);
   for (const f of ['act', 'clo', 'args', 'val', 'k', 'winders', 'handlers', 'params']) /** @type {any} */ (proc)[f] = /** @type {any} */ (th)[f];
