@@ -160,6 +160,8 @@ function parseReal(s, radix, exactness) {
   }
   const u = j === 0 ? s : s.slice(j);
   if (u.length === 0) return false;
+  // a digit-led token this long would be a number beyond what arithmetic takes
+  if (u.length > MAX_DIGITS && /^[0-9.]/.test(u)) return `numeral too long (more than ${MAX_DIGITS} characters)`;
   const slash = u.indexOf('/');
   if (slash >= 0) {
     const n = parseUInteger(u.slice(0, slash), radix);
@@ -180,6 +182,13 @@ function parseReal(s, radix, exactness) {
   }
   return radix === 10 ? parseDecimal(s, u, negative, exactness) : parseRadixPoint(u, radix, negative, exactness);
 }
+
+/**
+ * The most digits of an exact numeral (its value is then at most ~1,100,000 bits in
+ * radix 10; arithmetic.js MAX_EXACT_BITS): reading more takes tens of milliseconds
+ * and more in one call.
+ */
+const MAX_DIGITS = 330_000;
 
 /** @param {string} s @param {number} radix @returns {bigint|false} */
 function parseUInteger(s, radix) {
