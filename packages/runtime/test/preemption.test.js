@@ -99,3 +99,30 @@ test('ten endless loops of cheap steps: the event loop still gets its turn every
   assert.ok(p50 <= MEDIAN_BOUND_MS, `median turn ${p50.toFixed(1)} ms`);
   assert.ok(max <= WORST_BOUND_MS, `worst turn ${max.toFixed(1)} ms`);
 });
+
+test('runs started at the end of tasks (remote spawns, remote answers) do not add chains of later runs', { timeout: 60_000 }, async (t) => {
+  /** @type {string[]} */
+  const log = [];
+  const node = /** @type {any} */ (await createNode({ stdout: () => {}, log: (s) => log.push(s) }));
+  try {
+    node.spawnScheme('(lambda () (let loop ((i 0)) (loop (+ i 1))))');
+    // what each remote spawn or remote answer does: a run at the end of its task, while
+    // a later run is pending (before the fix, each started one more chain of 8 ms runs)
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setImmediate(r));
+      node.pokeAfterTask();
+    }
+    let immediates = 0;
+    let runs = 0;
+    const runLoop = node.runLoop.bind(node);
+    node.runLoop = () => { runs++; runLoop(); };
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setImmediate(r));
+      immediates++;
+    }
+    t.diagnostic(`${runs} scheduler runs in ${immediates} event-loop turns`);
+    assert.ok(runs <= immediates + 1, `${runs} scheduler runs in ${immediates} event-loop turns`);
+  } finally {
+    node.stop();
+  }
+});
