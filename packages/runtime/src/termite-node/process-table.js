@@ -19,7 +19,7 @@
  *    process descends from (`proc.peer`, inherited by local spawns), is refused with a
  *    `resource-limit` error and creates nothing; a message to a mailbox that holds
  *    `maxMailbox` messages or more is refused the same way (`!` raises it in the
- *    sender; `deliver` throws it to the distribution layer, which refuses the frame).
+ *    sender; `deliver` throws it to the distribution layer: docs/security.md, "Limits").
  *    The mailbox is measured every MAILBOX_CHECK messages sent to it, and at every one
  *    while it is full, so a mailbox may pass its limit by at most MAILBOX_CHECK - 1.
  *
