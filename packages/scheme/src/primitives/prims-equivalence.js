@@ -177,13 +177,21 @@ const SLOW_STEPS = 40;
  */
 export function isEqual(a, b) {
   if (a === b) return true;
+  let steps = 0;
+  if (a instanceof Pair) {
+    // the commonest big case, two lists of numbers, symbols, ...: their spines first
+    steps = spinePrefix(a, b);
+    a = restA;
+    b = restB;
+    restA = restB = null;
+    if (a === b) return compared(true, steps);
+  }
   /** @type {any[]} */
   const stack = [a, b];
   /** @type {Map<object, UfNode>|null} */
   let sets = null;
   let k = FAST_BUDGET;
   let seed = 0x2545f491;
-  let steps = 0;
   while (stack.length > 0) {
     steps++;
     const y = stack.pop();
@@ -217,6 +225,39 @@ export function isEqual(a, b) {
     }
   }
   return compared(true, steps);
+}
+
+/** Where spinePrefix stopped: the first positions of the two lists it did not settle. */
+/** @type {any} */ let restA = null;
+/** @type {any} */ let restB = null;
+
+/**
+ * Walk two lists' spines while their cars are the same value or eqv? non-objects
+ * (numbers, strings, booleans): such a prefix is equal whatever follows, so isEqual
+ * goes on from where it stops (restA, restB), with no stack and no bookkeeping.
+ * Stops at a cycle in `a` (tortoise and hare), so it always ends. Returns the steps.
+ * @param {Pair} a @param {any} b
+ */
+function spinePrefix(a, b) {
+  /** @type {any} */ let x = a;
+  /** @type {any} */ let y = b;
+  /** @type {any} */ let slow = a;
+  let n = 0;
+  while (x instanceof Pair && y instanceof Pair && x !== y) {
+    const xa = x.car;
+    const ya = y.car;
+    if (xa !== ya && (typeof xa === 'object' || typeof ya === 'object' || !isEqv(xa, ya))) break;
+    x = x.cdr;
+    y = y.cdr;
+    n++;
+    if ((n & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === x) break;
+    }
+  }
+  restA = x;
+  restB = y;
+  return n;
 }
 
 /**
