@@ -99,6 +99,8 @@ export class TermiteNode {
     this.live = 0;
     /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */
     this.byPeer = new Map();
+    /** @type {Set<Process>} processes whose mailbox was at its limit when last measured */
+    this.fullMailboxes = new Set();
     /** @type {Map<string, any>} tuple spaces by name */
     this.spaces = new Map();
     /** @type {RemoteOps | null} the distribution layer (remote send, links, spawn, migration), when in a mesh */

@@ -202,6 +202,7 @@ export function retire(proc) {
 /** Drop a process from the tables (once: its end or its departure). @param {Process} proc @this {TermiteNode} */
 export function forget(proc) {
   this.live--;
+  if (this.fullMailboxes.size > 0) this.fullMailboxes.delete(proc);
   if (proc.peer !== null) {
     const n = /** @type {number} */ (this.byPeer.get(proc.peer)) - 1;
     if (n > 0) this.byPeer.set(proc.peer, n);
@@ -263,7 +264,7 @@ export function send(pid, msg) {
   const p = pid.p;
   const proc = p !== null && p.alive ? p : this.local(pid);
   if (proc !== null) {
-    if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0 || proc.full) this.checkMailbox(proc, '!');
+    if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, '!');
     this.core.send(proc.cpid, copyMessage(msg));
     return;
   }
@@ -287,14 +288,14 @@ export function makeTag() {
  * @this {TermiteNode}
  */
 export function deliver(proc, msg) {
-  if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0 || proc.full) this.checkMailbox(proc, 'deliver');
+  if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, 'deliver');
   this.core.send(proc.cpid, msg);
 }
 
 /**
  * Refuse a message to a mailbox at its limit (a `resource-limit` error, logged once
- * each time the mailbox fills); `proc.full` says to measure it at every message until
- * it has room again.
+ * each time the mailbox fills); a full mailbox is measured again at the next message
+ * (its count is set back by one), until it has room.
  * @param {Process} proc @param {string} who
  * @this {TermiteNode}
  */
@@ -302,12 +303,15 @@ export function checkMailbox(proc, who) {
   const max = this.limits.maxMailbox;
   const n = this.core.mailboxSize(proc.cpid);
   if (n < max) {
-    proc.full = false;
+    this.fullMailboxes.delete(proc);
     return;
   }
   this.stats.refused++;
-  if (!proc.full) this.log(`mailbox of process ${proc.pid.n} is full (${n} messages, limit ${max}): messages to it are refused until it has room`);
-  proc.full = true;
+  proc.sent--;
+  if (!this.fullMailboxes.has(proc)) {
+    this.fullMailboxes.add(proc);
+    this.log(`mailbox of process ${proc.pid.n} is full (${n} messages, limit ${max}): messages to it are refused until it has room`);
+  }
   throw resourceLimit(who, `mailbox of process ${proc.pid.n} is full (limit ${max} messages)`, [proc.pid, max]);
 }
 

@@ -57,8 +57,6 @@ export class Process extends Thread {
     this.peer = null;
     /** messages sent to it (the mailbox is measured every few, process-table.js) */
     this.sent = 0;
-    /** whether its mailbox was at its limit when last measured */
-    this.full = false;
   }
 
   /** The process's Scheme thread (itself). */
