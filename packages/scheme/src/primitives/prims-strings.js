@@ -280,6 +280,12 @@ function stringAppend(...ss) {
   return join('string-append', ss);
 }
 
+/** A string whose case was just mapped, after charging for the mapping. @param {string} s */
+function casedString(s) {
+  charge(walked(s.length >>> 2));
+  return s;
+}
+
 /** @param {any[]} cs */
 function string(...cs) {
   return join(
@@ -303,6 +309,7 @@ function defineCompare(name, ok, key) {
     -1,
     (/** @type {any[]} */ ...ss) => {
       const ks = ss.map((s) => key(checkString(name, s)));
+      charge(walked(ks.reduce((n, k) => n + k.length, 0) >>> 3));
       for (let i = 1; i < ks.length; i++) if (!ok(compareStrings(ks[i - 1], ks[i]))) return false;
       return true;
     },
@@ -348,9 +355,9 @@ definePrimitive('list->string', 1, 1, (/** @type {any} */ l) => listToString('li
 definePrimitive('string-copy', 1, 3, stringCopy, { pure: true });
 definePrimitive('string->vector', 1, 3, stringToVector);
 definePrimitive('vector->string', 1, 3, vectorToString, { pure: true });
-definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => checkString('string-upcase', s).toUpperCase(), { pure: true });
-definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => checkString('string-downcase', s).toLowerCase(), { pure: true });
-definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => foldcaseString(checkString('string-foldcase', s)), { pure: true });
+definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-upcase', s).toUpperCase()), { pure: true });
+definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-downcase', s).toLowerCase()), { pure: true });
+definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => casedString(foldcaseString(checkString('string-foldcase', s))), { pure: true });
 definePrimitive('string-set!', 3, 3, immutable('string-set!'));
 definePrimitive('string-fill!', 2, 4, immutable('string-fill!'));
 definePrimitive('string-copy!', 3, 5, immutable('string-copy!'));

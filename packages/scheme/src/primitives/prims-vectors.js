@@ -229,6 +229,7 @@ const encoder = new TextEncoder();
  * @param {any} b @param {any} start @param {any} end
  */
 function utf8ToString(b, start, end) {
+  if (b instanceof Uint8Array) charge(walked(b.length >>> 3));
   checkBytevector('utf8->string', b);
   const [s, e] = checkRange('utf8->string', start, end, b.length);
   return decoder.decode(b.subarray(s, e));
@@ -236,6 +237,7 @@ function utf8ToString(b, start, end) {
 
 /** @param {any} str @param {any} start @param {any} end */
 function stringToUtf8(str, start, end) {
+  if (typeof str === 'string') charge(walked(str.length >>> 3));
   const [s, e] = unitRange('string->utf8', checkString('string->utf8', str), start, end);
   return encoder.encode(str.slice(s, e));
 }
