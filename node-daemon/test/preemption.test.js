@@ -104,10 +104,11 @@ test('and ten remote endless loops of cheap steps', { timeout: 60_000 }, async (
 });
 
 test('a remote fork bomb meets the per-peer process limit with resource-limit; the peer is told, another peer still spawns, and the processes are freed', { timeout: 60_000 }, async () => {
-  // the bomb: every process spawns two more, then waits 2 s and ends; spawns count against the peer
+  // the bomb: every process spawns two more (until refused), then waits 2 s and ends;
+  // spawns count against the peer
   const bomb = await runProgram(
     `(define a (make-node "127.0.0.1" ${e.port}))
-     (remote-spawn a (lambda () (let bomb () (spawn bomb) (spawn bomb) (? 2 #f))))
+     (remote-spawn a (lambda () (let bomb () (catch (lambda (e) #f) (spawn bomb) (spawn bomb)) (? 2 #f))))
      ;; spawn more from here until the daemon refuses (bounded), and say how
      (define (fill k)
        (cond ((= k 2000) (display "never refused") (newline))
@@ -128,7 +129,6 @@ test('a remote fork bomb meets the per-peer process limit with resource-limit; t
   assert.match(bomb.stdout, /too many processes spawned from peer \w+ \(limit 400\)/);
   assert.doesNotMatch(bomb.stdout, /never refused|still refused/);
   assert.match(bomb.stdout, /spawned again\n$/);
-  assert.match(e.log(), /died: spawn: too many processes spawned from peer \w+ \(limit 400\)/);
   // another peer was never limited by the bomb's count
   const other = await runProgram(
     `(define a (make-node "127.0.0.1" ${e.port}))

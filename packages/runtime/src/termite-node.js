@@ -101,6 +101,8 @@ export class TermiteNode {
     this.byPeer = new Map();
     /** @type {Set<Process>} processes whose mailbox was at its limit when last measured */
     this.fullMailboxes = new Set();
+    /** the log of deaths of unwatched processes, rate-limited (links-and-signals.js) */
+    this.deathLog = { since: -Infinity, lines: 0, unlogged: 0 };
     /** @type {Map<string, any>} tuple spaces by name */
     this.spaces = new Map();
     /** @type {RemoteOps | null} the distribution layer (remote send, links, spawn, migration), when in a mesh */

@@ -17,9 +17,10 @@ const MEDIAN_BOUND_MS = 20;
 /**
  * The worst single turn allowed here (ms): the stated bound plus room for a major
  * garbage collection of the attacker's data and for a machine loaded by parallel
- * test files. A frozen node (the failure this guards against) waits seconds.
+ * test files (up to ~280 ms seen in a full run). A frozen node (the failure this
+ * guards against) waits seconds, or for good.
  */
-const WORST_BOUND_MS = 150;
+const WORST_BOUND_MS = 500;
 
 /**
  * Run `thunks` (Scheme source of procedures of no arguments) on a fresh node and sample

@@ -76,6 +76,26 @@ test('a fork bomb meets the process limit with resource-limit; the node survives
   }
 });
 
+test('a fork bomb whose processes die at the limit runs on without flooding the log: deaths are logged 20 a second, the rest counted', { timeout: 30_000 }, async () => {
+  const { node, log } = await nodeWith({ maxProcesses: 300 });
+  try {
+    const t0 = performance.now();
+    // each process spawns two; the second spawn at the limit kills it, freeing a slot
+    // for the next one: a chain that never ends
+    const r = await node.runProgram(`(define (bomb) (spawn bomb) (spawn bomb) (?)) (spawn bomb) 'lit`);
+    assert.ok(r.ok, r.message);
+    await until(() => log.some((l) => /^\d+ more processes died in the last second/.test(l)), 'a count of unlogged deaths', 10_000);
+    const seconds = (performance.now() - t0) / 1000;
+    const lines = log.filter((l) => /^process \d+ died: spawn: too many processes on this node/.test(l)).length;
+    assert.ok(lines <= 20 * (Math.ceil(seconds) + 1), `${lines} death lines in ${seconds.toFixed(1)} s`);
+    assert.ok(node.live <= 300);
+    // and the node still runs other work meanwhile
+    assert.ok(node.stats.exited > lines, 'processes kept dying (more than were logged)');
+  } finally {
+    node.stop();
+  }
+});
+
 test('the spawn refused at the limit raises resource-limit in the spawning process', { timeout: 30_000 }, async () => {
   const { node } = await nodeWith({ maxProcesses: 50 });
   try {
