@@ -31,6 +31,7 @@ export async function startDaemon(options) {
       join: options.join,
       token: options.token,
       data: options.data,
+      limits: options.limits,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

@@ -34,6 +34,7 @@ import { hostAllowed } from './http/request-checks.js';
  * @property {(s: string) => void} log the node's log lines
  * @property {(req: http.IncomingMessage, res: http.ServerResponse, host: any) => boolean} [route] extra HTTP routes (dashboard)
  * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
+ * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} [limits] the node's process and mailbox limits
  */
 
 /**
@@ -118,7 +119,7 @@ async function startParts(host, server) {
     logger,
   });
   host.mesh = mesh;
-  const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log });
+  const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log, limits: opts.limits });
   host.node = node;
   // the dashboard's REPL on this node (peers may not evaluate here: evalPeers is empty)
   const evaluator = new NodeEvaluator(node, {});

@@ -38,14 +38,14 @@ export async function runFile(file, options) {
   let host = null;
   try {
     if (options.port !== undefined || options.join.length > 0) {
-      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, stdout: (s) => stdout.write(s), log });
+      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, stdout: (s) => stdout.write(s), log });
     }
   } catch (e) {
     stderr.write(`termite-node: cannot start the node: ${e instanceof Error ? e.message : e}\n`);
     stderr.flush();
     return 1;
   }
-  const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log });
+  const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
   const flusher = setInterval(() => {
     stdout.flush();
     stderr.flush();

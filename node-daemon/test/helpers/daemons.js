@@ -25,11 +25,12 @@ export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 
 /**
  * `uid`: run it as that OS user (and group of the same number; the tests must run as root).
- * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number, uid?: number}} opts
+ * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number, uid?: number, args?: string[]}} opts
+ *   args: more command-line options (limits)
  * @returns {Promise<Daemon>}
  */
 export function startDaemon(opts) {
-  const args = [bin, '--port', '0', '--token', opts.token];
+  const args = [bin, '--port', '0', '--token', opts.token, ...(opts.args ?? [])];
   for (const j of opts.join ?? []) args.push('--join', j);
   if (opts.data) args.push('--data', opts.data);
   const as = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };

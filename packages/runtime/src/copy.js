@@ -17,7 +17,7 @@
  */
 import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-data.js';
 import { Char, Special, RecordType } from '@termite/scheme';
-import { ParamKey } from '@termite/scheme/internal';
+import { ParamKey, charge } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 
 /**
@@ -129,6 +129,15 @@ function needsCopy(x) {
  */
 function graphCopy(root) {
   const memo = new Map();
+  try {
+    return graphCopyWith(memo, root);
+  } finally {
+    charge(memo.size * 8); // ~25 ns an object copied: charged to the sending slice (docs/processes.md, "Fairness")
+  }
+}
+
+/** graphCopy's work, with its memo of what was copied. @param {Map<any, any>} memo @param {any} root */
+function graphCopyWith(memo, root) {
   /** @type {(() => void)[]} */
   const fill = [];
   /** @param {any} x @returns {any} */
@@ -139,11 +148,7 @@ function graphCopy(root) {
     /** @type {any} the copy, filled in later (its parts may refer back to it) */
     let out;
     if (x instanceof Pair) {
-      out = new Pair(null, null);
-      fill.push(() => {
-        out.car = copy(x.car);
-        out.cdr = copy(x.cdr);
-      });
+      return copySpine(x, memo, fill, copy);
     } else if (Array.isArray(x)) {
       out = new Array(x.length);
       fill.push(() => {
@@ -197,6 +202,47 @@ function graphCopy(root) {
   for (let i = 0; i < fill.length; i++) fill[i]();
   return result;
 }
+
+/**
+ * graphCopy of a pair: a list's spine is copied in one loop (a long list is the
+ * commonest big message): each pair not met before gets its copy at once, linked to the
+ * next; only the cars (and a last cdr) that are themselves mutable wait in `fill`.
+ * @param {Pair} x @param {Map<any, any>} memo @param {(() => void)[]} fill
+ * @param {(x: any) => any} copy graphCopy's copy of any value
+ */
+function copySpine(x, memo, fill, copy) {
+  const head = new Pair(null, null);
+  memo.set(x, head);
+  let from = x;
+  let to = head;
+  for (;;) {
+    const a = from.car;
+    if (typeof a !== 'object' || a === null || a[IMMUTABLE] === true) to.car = a;
+    else fill.push(fillCar(to, a, copy));
+    const d = from.cdr;
+    if (d instanceof Pair && !Object.isFrozen(d) && !memo.has(d)) {
+      const next = new Pair(null, null);
+      memo.set(d, next);
+      to.cdr = next;
+      to = next;
+      from = d;
+      continue;
+    }
+    if (typeof d !== 'object' || d === null || d[IMMUTABLE] === true) to.cdr = d;
+    else fill.push(fillCdr(to, d, copy));
+    return head;
+  }
+}
+
+/** @param {Pair} to @param {any} a @param {(x: any) => any} copy */
+const fillCar = (to, a, copy) => () => {
+  to.car = copy(a);
+};
+
+/** @param {Pair} to @param {any} d @param {(x: any) => any} copy */
+const fillCdr = (to, d, copy) => () => {
+  to.cdr = copy(d);
+};
 
 /**
  * A memory port is copied with its unread input and accumulated output; other ports

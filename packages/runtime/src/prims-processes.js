@@ -9,7 +9,7 @@
  * timeout or an interrupt), record in `proc.waiting` how it resumes, and unwind the
  * thread; the node's loop resumes it when the core says so.
  */
-import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, arity } from '@termite/scheme/internal';
+import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, arity, charge } from '@termite/scheme/internal';
 import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorObject, arrayToList } from './scheme-data.js';
 import { displayString, current as currentPorts } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef } from './termite-values.js';
@@ -85,7 +85,8 @@ definePrimitive('!', 2, 2, (/** @type {any} */ pid, /** @type {any} */ msg) => {
 function spawnFrom(thunk, who) {
   const proc = current(who);
   if (!(thunk instanceof Closure)) schemeErrorOf('type', who, 'expected a procedure of no arguments', thunk);
-  return proc.node.spawn(thunk, { params: proc.params });
+  // a process spawned by one that descends from a peer's remote spawn counts against that peer
+  return proc.node.spawn(thunk, { params: proc.params, peer: proc.peer });
 }
 
 definePrimitive('spawn', 1, 1, (/** @type {any} */ thunk) => spawnFrom(thunk, 'spawn').pid);
@@ -233,6 +234,7 @@ definePrimitive('%log', 1, 1, (/** @type {any} */ text) => {
 
 /** @param {string} s */
 function writeOut(s) {
+  charge(s.length * 4); // printing costs ~50 ns a character (engine.js built)
   const port = currentPorts.outputPort();
   port.writeText(s);
 }

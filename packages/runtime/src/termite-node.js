@@ -44,6 +44,8 @@ export { Process, makeProcessPort };
  * @property {(s: string) => void} [log] node log lines (supervisor info, crashes)
  * @property {import('@termite/core').Core} [core] an existing core
  * @property {'daemon'|'tab'} [kind] what kind of node this is (default 'daemon')
+ * @property {import('./termite-node/process-table.js').Limits} [limits] process and
+ *   mailbox limits (defaults: table.DEFAULT_LIMITS; docs/security.md, "Limits")
  */
 
 export class TermiteNode {
@@ -90,7 +92,17 @@ export class TermiteNode {
     this.loadAvg = 0;
     this.loadAt = 0;
     /** Counters for the dashboard and tests. */
-    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0 };
+    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0, refused: 0 };
+    /** the process and mailbox limits (process-table.js) */
+    this.limits = table.nodeLimits(opts.limits);
+    /** live processes (spawned or adopted here, not yet ended or gone) */
+    this.live = 0;
+    /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */
+    this.byPeer = new Map();
+    /** @type {Set<Process>} processes whose mailbox was at its limit when last measured */
+    this.fullMailboxes = new Set();
+    /** the log of deaths of unwatched processes, rate-limited (links-and-signals.js) */
+    this.deathLog = { since: -Infinity, lines: 0, unlogged: 0 };
     /** @type {Map<string, any>} tuple spaces by name */
     this.spaces = new Map();
     /** @type {RemoteOps | null} the distribution layer (remote send, links, spawn, migration), when in a mesh */
@@ -113,6 +125,8 @@ export class TermiteNode {
   spawnCall = table.spawnCall;
   spawnHandler = table.spawnHandler;
   newProcess = table.newProcess;
+  checkSpawn = table.checkSpawn;
+  checkMailbox = table.checkMailbox;
   adopt = table.adopt;
   retire = table.retire;
   forget = table.forget;
@@ -150,6 +164,12 @@ export class TermiteNode {
   prepareWake = scheduler.prepareWake;
   stop = scheduler.stop;
   flushStdout = scheduler.flushStdout;
+
+  /** poke()'s run in a later task. */
+  runSoon = () => {
+    this.scheduled = false;
+    this.runLoop();
+  };
 
   /** pokeAfterTask's microtask: nothing to do if runArrivedNow ran it already. */
   afterTask = () => {

@@ -53,7 +53,7 @@ export function spawnOn(to, thunk, params, linkTo) {
 /** @param {string} from @param {any} thunk @param {any} params @param {any} linkTo @this {Distribution} */
 export function acceptSpawn(from, thunk, params, linkTo) {
   if (!(thunk instanceof Closure)) throw new CodecError(`SPAWN needs a procedure to run, got ${writeString(thunk).slice(0, 100)}`);
-  const proc = this.node.spawn(thunk, { params });
+  const proc = this.node.spawn(thunk, { params, peer: from });
   if (linkTo instanceof Pid) {
     this.node.addLink(proc.pid, linkTo);
     this.watch(linkTo, proc.pid);

@@ -12,11 +12,17 @@
  *  - an exit signal is queued in the process and raised at its next receive; a waiting
  *    process is interrupted to raise it at once; a handler process ignores signals;
  *  - a process ends once (`finish`): it leaves the process table before its links fire
- *    and its onExit is told.
+ *    and its onExit is told;
+ *  - the death of a process no one watches is logged, at most DEATH_LINES a second:
+ *    beyond, deaths are counted and the count is logged with the next line (a fork
+ *    bomb whose processes die at the process limit cannot flood the log).
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
 import { ErrorObject, Pair } from '../scheme-data.js';
+
+/** Deaths of unwatched processes logged in one second, at most. */
+const DEATH_LINES = 20;
 
 /** @typedef {import('../termite-values.js').Pid} Pid */
 /** @typedef {import('./process.js').Process} Process */
@@ -93,7 +99,7 @@ export function finish(proc, died, value) {
   proc.links = null;
   if (died) {
     const terminated = value instanceof ErrorObject && value.kind === 'terminated';
-    if (links.length === 0 && proc.onExit === null && !terminated) this.log(`process ${proc.pid.n} died: ${describe(value)}`);
+    if (links.length === 0 && proc.onExit === null && !terminated) logDeath(this, proc, value);
     for (const to of links) this.signal(to, value);
   }
   if (proc.onExit) proc.onExit({ ok: !died, value });
@@ -112,6 +118,27 @@ export function terminate(pid) {
     return;
   }
   this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
+}
+
+/**
+ * Log an unwatched process's death, within DEATH_LINES a second (see the header).
+ * @param {TermiteNode} node @param {Process} proc @param {any} value
+ */
+function logDeath(node, proc, value) {
+  const now = node.now();
+  const d = node.deathLog;
+  if (now - d.since >= 1000) {
+    if (d.unlogged > 0) node.log(`${d.unlogged} more processes died in the last second (not logged one by one)`);
+    d.since = now;
+    d.lines = 0;
+    d.unlogged = 0;
+  }
+  if (d.lines >= DEATH_LINES) {
+    d.unlogged++;
+    return;
+  }
+  d.lines++;
+  node.log(`process ${proc.pid.n} died: ${describe(value)}`);
 }
 
 /** @param {any} v */

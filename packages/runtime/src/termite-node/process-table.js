@@ -13,12 +13,20 @@
  *    local process a pid names and is cleared when it leaves the tables;
  *  - `send` copies the message (the sender may change its own value later);
  *    `deliver` does not: it is for values no one else holds (just decoded, or shipped
- *    with a migrating process).
+ *    with a migrating process);
+ *  - limits (docs/security.md, "Limits"): a spawn beyond `maxProcesses` live processes
+ *    on the node, or beyond `maxProcessesPerPeer` for the peer whose remote spawn the
+ *    process descends from (`proc.peer`, inherited by local spawns), is refused with a
+ *    `resource-limit` error and creates nothing; a message to a mailbox that holds
+ *    `maxMailbox` messages or more is refused the same way (`!` raises it in the
+ *    sender; `deliver` throws it to the distribution layer: docs/security.md, "Limits").
+ *    The mailbox is measured every MAILBOX_CHECK messages sent to it, and at every one
+ *    while it is full, so a mailbox may pass its limit by at most MAILBOX_CHECK - 1.
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
-import { ACT_RETURN, rtEnv } from '@termite/scheme/internal';
-import { Pair } from '../scheme-data.js';
+import { ACT_RETURN, rtEnv, chargeSince } from '@termite/scheme/internal';
+import { Pair, ErrorObject, SchemeError, arrayToList } from '../scheme-data.js';
 import { Pid, Tag } from '../termite-values.js';
 import { copyMessage } from '../copy.js';
 import { Process } from './process.js';
@@ -28,6 +36,40 @@ const EMPTY_ARGS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([
 /** The core's process table: 21 bits of slot index. */
 const SLOTS = 0x200000;
 export const SLOT_MASK = 0x1fffff;
+/** A mailbox's length is read from the core once every this many messages sent to it. */
+const MAILBOX_CHECK = 64;
+
+/**
+ * The limits of a node (NodeOptions.limits); each has a default that keeps a daemon alive.
+ * @typedef {object} Limits
+ * @property {number} [maxProcesses] live processes on the node (default 500,000)
+ * @property {number} [maxProcessesPerPeer] live processes descending from one peer's remote spawns (default 100,000)
+ * @property {number} [maxMailbox] messages queued for one process (default 500,000)
+ */
+export const DEFAULT_LIMITS = Object.freeze({ maxProcesses: 500_000, maxProcessesPerPeer: 100_000, maxMailbox: 500_000 });
+
+/**
+ * The limits a node runs with: the defaults, with what `limits` sets (positive integers).
+ * @param {Limits} [limits] @returns {Required<Limits>}
+ */
+export function nodeLimits(limits = {}) {
+  const out = { ...DEFAULT_LIMITS };
+  for (const [k, v] of Object.entries(limits)) {
+    if (!(k in DEFAULT_LIMITS)) throw new TypeError(`unknown limit ${k}`);
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`limit ${k} must be a positive integer, got ${v}`);
+    /** @type {any} */ (out)[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The error a refused spawn or message raises: kind `resource-limit`.
+ * @param {string} who @param {string} message @param {any[]} irritants
+ */
+export function resourceLimit(who, message, irritants) {
+  return new SchemeError(new ErrorObject(message, arrayToList(irritants), 'resource-limit', who));
+}
 
 /** @typedef {import('@termite/scheme/internal').Thread} Thread */
 /** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
@@ -35,11 +77,15 @@ export const SLOT_MASK = 0x1fffff;
 /**
  * Start a process running `thunk` (a Scheme procedure of no arguments).
  * @param {any} thunk
- * @param {{params?: any, priority?: number}} [opts] params: the parent's parameter bindings
+ * @param {{params?: any, priority?: number, peer?: string|null}} [opts] params: the parent's
+ *   parameter bindings; peer: the peer whose remote spawn this process descends from
  * @this {TermiteNode}
  */
 export function spawn(thunk, opts = {}) {
+  const peer = opts.peer ?? null;
+  this.checkSpawn(peer);
   const proc = this.newProcess(opts.priority);
+  if (peer !== null) countPeer(this, proc, peer);
   proc.clo = thunk;
   proc.name = thunk?.lam?.name ?? null;
   proc.args = EMPTY_ARGS;
@@ -54,6 +100,7 @@ export function spawn(thunk, opts = {}) {
  * @this {TermiteNode}
  */
 export function spawnCall(procedure, args) {
+  this.checkSpawn(null);
   const proc = this.newProcess(2);
   proc.clo = procedure;
   proc.name = procedure?.lam?.name ?? null;
@@ -77,6 +124,28 @@ export function spawnHandler(handler) {
   return proc;
 }
 
+/**
+ * Refuse a spawn that would pass a process limit (a `resource-limit` error).
+ * @param {string|null} peer @this {TermiteNode}
+ */
+export function checkSpawn(peer) {
+  const { maxProcesses, maxProcessesPerPeer } = this.limits;
+  if (this.live >= maxProcesses) {
+    this.stats.refused++;
+    throw resourceLimit('spawn', `too many processes on this node (limit ${maxProcesses})`, [maxProcesses]);
+  }
+  if (peer !== null && (this.byPeer.get(peer) ?? 0) >= maxProcessesPerPeer) {
+    this.stats.refused++;
+    throw resourceLimit('spawn', `too many processes spawned from peer ${peer.slice(0, 12)} (limit ${maxProcessesPerPeer})`, [maxProcessesPerPeer]);
+  }
+}
+
+/** Count a new process against its peer. @param {TermiteNode} node @param {Process} proc @param {string} peer */
+function countPeer(node, proc, peer) {
+  proc.peer = peer;
+  node.byPeer.set(peer, (node.byPeer.get(peer) ?? 0) + 1);
+}
+
 /** @param {number} [priority] @this {TermiteNode} */
 export function newProcess(priority) {
   const cpid = this.core.spawn({ priority: priority ?? 2 });
@@ -93,6 +162,7 @@ export function newProcess(priority) {
   this.byCore[slot] = proc;
   this.bySlot[slot] = proc;
   this.stats.spawned++;
+  this.live++;
   return proc;
 }
 
@@ -103,12 +173,14 @@ export function newProcess(priority) {
  * @this {TermiteNode}
  */
 export function adopt(pid, th) {
+  this.checkSpawn(null); // refused: the MIGRATE is answered with the error, the process stays where it was
   const cpid = this.core.spawn({ priority: 2 });
   const proc = new Process(this, pid, cpid);
   for (const f of ['act', 'clo', 'args', 'val', 'k', 'winders', 'handlers', 'params']) /** @type {any} */ (proc)[f] = /** @type {any} */ (th)[f];
   this.guests.set(`${pid.node}/${pid.n}`, proc);
   this.byCore[cpid & SLOT_MASK] = proc;
   this.stats.spawned++;
+  this.live++;
   this.poke();
   return proc;
 }
@@ -127,8 +199,15 @@ export function retire(proc) {
   proc.k = null;
 }
 
-/** Drop a process from the tables. @param {Process} proc @this {TermiteNode} */
+/** Drop a process from the tables (once: its end or its departure). @param {Process} proc @this {TermiteNode} */
 export function forget(proc) {
+  this.live--;
+  if (this.fullMailboxes.size > 0) this.fullMailboxes.delete(proc);
+  if (proc.peer !== null) {
+    const n = /** @type {number} */ (this.byPeer.get(proc.peer)) - 1;
+    if (n > 0) this.byPeer.set(proc.peer, n);
+    else this.byPeer.delete(proc.peer);
+  }
   if (this.byCore[proc.cpid & SLOT_MASK] === proc) this.byCore[proc.cpid & SLOT_MASK] = undefined;
   const slot = proc.pid.n % SLOTS;
   if (proc.pid.node === this.id && this.bySlot[slot] === proc) this.bySlot[slot] = undefined;
@@ -188,11 +267,18 @@ export function send(pid, msg) {
   const p = pid.p;
   const proc = p !== null && p.alive ? p : this.local(pid);
   if (proc !== null) {
+    if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, '!');
     this.core.send(proc.cpid, copyMessage(msg));
     return;
   }
-  // not here (any more): another node's, or one that migrated away
-  if (this.remote !== null) return this.remote.send(pid, msg);
+  // not here (any more): another node's, or one that migrated away; encoding it is
+  // charged to the sending slice by its time (docs/processes.md, "Fairness")
+  if (this.remote !== null) {
+    const t0 = performance.now();
+    const accepted = this.remote.send(pid, msg);
+    chargeSince(t0);
+    return accepted;
+  }
 }
 
 /** A fresh universally unique tag. @this {TermiteNode} */
@@ -206,7 +292,31 @@ export function makeTag() {
  * @this {TermiteNode}
  */
 export function deliver(proc, msg) {
+  if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, 'deliver');
   this.core.send(proc.cpid, msg);
+}
+
+/**
+ * Refuse a message to a mailbox at its limit (a `resource-limit` error, logged once
+ * each time the mailbox fills); a full mailbox is measured again at the next message
+ * (its count is set back by one), until it has room.
+ * @param {Process} proc @param {string} who
+ * @this {TermiteNode}
+ */
+export function checkMailbox(proc, who) {
+  const max = this.limits.maxMailbox;
+  const n = this.core.mailboxSize(proc.cpid);
+  if (n < max) {
+    this.fullMailboxes.delete(proc);
+    return;
+  }
+  this.stats.refused++;
+  proc.sent--;
+  if (!this.fullMailboxes.has(proc)) {
+    this.fullMailboxes.add(proc);
+    this.log(`mailbox of process ${proc.pid.n} is full (${n} messages, limit ${max}): messages to it are refused until it has room`);
+  }
+  throw resourceLimit(who, `mailbox of process ${proc.pid.n} is full (limit ${max} messages)`, [proc.pid, max]);
 }
 
 /**

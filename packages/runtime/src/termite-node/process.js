@@ -56,6 +56,10 @@ export class Process extends Thread {
     this.name = null;
     /** a `!` of its current slice waits for room in the mesh's queue (scheduler.js holdSender) */
     this.sendBlocked = false;
+    /** @type {string|null} the peer whose remote spawn this process descends from (process-table.js limits) */
+    this.peer = null;
+    /** messages sent to it (the mailbox is measured every few, process-table.js) */
+    this.sent = 0;
   }
 
   /** The process's Scheme thread (itself). */

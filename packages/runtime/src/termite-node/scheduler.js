@@ -12,7 +12,11 @@
  *  - a process is in exactly one of: running (inside runProcess), ready or waiting in
  *    the core, or exited (removed from the process table);
  *  - the loop never re-enters itself (`looping`); a run at the end of a task is queued
- *    at most once (`runQueued`), a run in a later task at most once (`scheduled`);
+ *    at most once (`runQueued`), a run in a later task at most once (`scheduled`):
+ *    a run started directly (at the end of a task) leaves a pending later run in place
+ *    rather than queueing another, so there is one chain of later runs, whatever
+ *    started runs meanwhile (two chains would each take LOOP_MS of every event-loop
+ *    turn: a remote spawn used to add one);
  *  - a process woken by the core resumes as its `waiting` says (prepareWake), pending
  *    exit signals first;
  *  - at most one wake-up timer is armed, for a time no later than the earliest deadline.
@@ -20,7 +24,7 @@
  * These functions are TermiteNode's methods (`this` is the node), moved here whole:
  * the loop keeps the code it was measured with.
  */
-import { runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, rtEnv } from '@termite/scheme/internal';
+import { R, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, rtEnv } from '@termite/scheme/internal';
 import { ErrorObject, Sym } from '../scheme-data.js';
 import { soon } from '../soon.js';
 import { W_RECEIVE, W_SCAN, W_TUPLE, W_SLEEP, W_EXTERNAL, W_SEND } from './process.js';
@@ -117,7 +121,7 @@ export function resumeSender(proc) {
 export function poke() {
   if (this.scheduled || this.stopped) return;
   this.scheduled = true;
-  soon(() => this.runLoop()); // which cancels the pending timer, if any
+  soon(this.runSoon); // whose run cancels the pending timer, if any
 }
 
 /**
@@ -176,7 +180,6 @@ export function runAfterTask() {
 
 /** Run ready processes for up to LOOP_MS, then give the event loop a turn. @this {TermiteNode} */
 export function runLoop() {
-  this.scheduled = false;
   if (this.stopped) return;
   const core = this.core;
   const start = this.now();
@@ -192,11 +195,20 @@ export function runLoop() {
   this.reschedule();
 }
 
-/** runLoop's body: ready processes, until none is left or LOOP_MS passed. @param {number} start @this {TermiteNode} */
+/**
+ * runLoop's body: ready processes, until none is left or LOOP_MS passed. The clock is
+ * read once the slices run since the last reading spent a slice's fuel (primitives
+ * charge fuel for the work they do, engine.js `charge`), so the loop overruns LOOP_MS
+ * by at most about one slice, whatever the processes run; short slices (a process
+ * that receives, answers and waits) cost no clock reading each.
+ * @param {number} start @this {TermiteNode}
+ */
 export function runReady(start) {
   const core = this.core;
+  let spent = 0;
   for (let i = 1; ; i++) {
-    if ((i & 31) === 0) {
+    if (spent >= FUEL || (i & 31) === 0) {
+      spent = 0;
       const t = this.now();
       if (t - start > LOOP_MS) break;
       core.advance(0, t);
@@ -208,7 +220,9 @@ export function runReady(start) {
       core.exit(cpid);
       continue;
     }
+    R.fuel = FUEL; // what a process that runs no slice (a handler) leaves spent: nothing
     this.runProcess(proc, core.wakeReason);
+    spent += FUEL - R.fuel;
     if (this.stopped) return;
   }
 }

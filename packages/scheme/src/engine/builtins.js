@@ -10,7 +10,7 @@
  */
 import { primitives } from './registry.js';
 import { rtEnv } from './linker.js';
-import { R, CALL, arity, unwind, PEND_CAPTURE, PEND_EXIT } from './engine.js';
+import { R, CALL, arity, unwind, charge, built, PEND_CAPTURE, PEND_EXIT } from './engine.js';
 import { ESCAPE, DIE, driverHooks } from './driver.js';
 import { Closure, listToArray, schemeErrorOf } from '../values.js';
 import { parameterLambda, parameterCode } from '../primitives/prims-control.js';
@@ -89,6 +89,7 @@ function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any
   const last = rest.pop();
   const args = rest.length === 0 ? listToArray(last, 'apply') : rest.concat(listToArray(last, 'apply'));
   if (args.length > MAX_APPLY_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_APPLY_ARGUMENTS})`, args.length);
+  charge(built(args.length)); // spreading them, and the callee's work over them
   return f[CALL](d + 1, ...args);
 }
 

@@ -74,6 +74,45 @@ export function unwind(why, val) {
   return U;
 }
 
+/**
+ * Charge the running slice for the work a primitive did over its data, so that a slice
+ * ends after about the same time whatever it runs (docs/processes.md, "Fairness"): a
+ * primitive that walks, compares or copies n elements calls `charge(walked(n))` or
+ * `charge(built(n))`, and the next procedure entry ends the slice once the fuel is spent.
+ * The fuel stays a small integer (never below -1), as generated code expects.
+ * @param {number} reductions
+ */
+export function charge(reductions) {
+  const f = R.fuel - reductions;
+  R.fuel = f < -1 ? -1 : f;
+}
+
+/**
+ * Reductions for walking or comparing n elements (pairs followed, slots read,
+ * characters compared): one per 2 (a walk step costs ~2.5 cheap reductions' time).
+ * @param {number} n
+ */
+export const walked = (n) => n >>> 1;
+
+/**
+ * Reductions for allocating n elements (pairs, slots, characters copied): 4 each, since
+ * allocation and the garbage collection it causes cost ~10-25 cheap reductions' time.
+ * @param {number} n
+ */
+export const built = (n) => (n > 0x1fffffff ? 0x7fffffff : n * 4);
+
+/** Cheap reductions in a millisecond (a reduction of a tight loop takes ~3.3 ns). */
+const REDUCTIONS_PER_MS = 300_000;
+
+/**
+ * Charge the running slice for the time spent since `t0` (performance.now()): for work
+ * whose cost is not a simple count, such as arithmetic on huge exact numbers.
+ * @param {number} t0
+ */
+export function chargeSince(t0) {
+  charge(Math.ceil((performance.now() - t0) * REDUCTIONS_PER_MS));
+}
+
 /** @param {any} c @param {number} got */
 export function arity(c, got) {
   const lam = c.lam;

@@ -13,8 +13,9 @@
  * Mixed exact/inexact comparisons are exact, so they are transitive.
  */
 import { Flonum, Ratnum, schemeErrorOf } from '../values.js';
-import { T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, normBig, numOf, denOf } from './representation.js';
-import { makeRational, fixRational } from './rationals.js';
+import { T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, normBig, numOf, denOf, heavy } from './representation.js';
+import { chargeSince } from '../engine/engine.js';
+import { makeRational, fixRational, bitLength } from './rationals.js';
 import { toDouble, doubleToExact, inexact } from './exactness.js';
 
 // The fast paths' bounds are this module's own constants, not imported bindings: the
@@ -75,8 +76,47 @@ export function neg(a, who = '-') {
   return notNumber(who, a);
 }
 
+/**
+ * `op(a, b, who)`, charged to the running slice by the time it took when an argument
+ * is a huge exact number (representation.js heavy), so a slice of bignum arithmetic
+ * ends after about a slice's time.
+ * @param {(a: any, b: any, who: string) => any} op @param {any} a @param {any} b @param {string} who
+ */
+export function timedIfHeavy(op, a, b, who) {
+  if (!heavy(a) && !heavy(b)) return op(a, b, who);
+  if (op === mulExact || ((op === addExact || op === divExact) && (a instanceof Ratnum || b instanceof Ratnum))) checkExactBits(who, a, b);
+  const t0 = performance.now();
+  const r = op(a, b, who);
+  chargeSince(t0);
+  return r;
+}
+
+/**
+ * The most bits an exact result may have (1,048,576, ~315,000 decimal digits):
+ * beyond it one multiplication takes over 10 ms and printing one in decimal over 90 ms,
+ * so such results are refused ("result too large") rather than computed.
+ */
+export const MAX_EXACT_BITS = 2 ** 20;
+
+/** The bits of an exact number's numerator and denominator. @param {any} x */
+const exactBits = (x) => (typeof x === 'bigint' ? bitLength(x < 0n ? -x : x) : x instanceof Ratnum ? bitLength(x.num < 0n ? -x.num : x.num) + bitLength(x.den) : 64);
+
+/**
+ * Refuse a product (or a sum of rationals, which multiplies denominators) whose size
+ * could pass MAX_EXACT_BITS. Only called for heavy arguments.
+ * @param {string} who @param {any} a @param {any} b
+ */
+function checkExactBits(who, a, b) {
+  if (exactBits(a) + exactBits(b) > MAX_EXACT_BITS) schemeErrorOf('range', who, `result too large (more than ${MAX_EXACT_BITS} bits)`, a, b);
+}
+
 /** @param {any} a @param {any} b @param {string} who */
 function addSlow(a, b, who) {
+  return timedIfHeavy(addExact, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who */
+function addExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
   if (ta < 0) notNumber(who, a);
@@ -92,6 +132,11 @@ function addSlow(a, b, who) {
 
 /** @param {any} a @param {any} b @param {string} who */
 function mulSlow(a, b, who) {
+  return timedIfHeavy(mulExact, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who */
+function mulExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
   if (ta < 0) notNumber(who, a);
@@ -103,6 +148,11 @@ function mulSlow(a, b, who) {
 
 /** @param {any} a @param {any} b @param {string} who */
 function divSlow(a, b, who) {
+  return timedIfHeavy(divExact, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who */
+function divExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
   if (ta < 0) notNumber(who, a);

@@ -12,7 +12,7 @@ import { T_FIX, T_BIG, T_FLO, tagOf, notInteger, divByZero, normBig } from './re
 import { bigGcd, fixGcd } from './rationals.js';
 import { toDouble, exact, inexact } from './exactness.js';
 import { isZero } from './predicates.js';
-import { mul, abs } from './arithmetic.js';
+import { mul, abs, timedIfHeavy } from './arithmetic.js';
 
 /** @param {any} x @param {string} who @returns {number} the tag; x must be an integer */
 function intTag(x, who) {
@@ -28,6 +28,16 @@ function intTag(x, who) {
  * @returns {[any, any]}
  */
 function divRemSlow(a, b, who, floor) {
+  return timedIfHeavy(floor ? floorDivRem : truncateDivRem, a, b, who);
+}
+
+/** @param {any} a @param {any} b @param {string} who @returns {[any, any]} */
+const floorDivRem = (a, b, who) => divRem(a, b, who, true);
+/** @param {any} a @param {any} b @param {string} who @returns {[any, any]} */
+const truncateDivRem = (a, b, who) => divRem(a, b, who, false);
+
+/** divRemSlow's work. @param {any} a @param {any} b @param {string} who @param {boolean} floor @returns {[any, any]} */
+function divRem(a, b, who, floor) {
   const ta = intTag(a, who);
   const tb = intTag(b, who);
   if (ta === T_FLO || tb === T_FLO) {
@@ -124,6 +134,11 @@ export function modulo(a, b) {
  */
 function gcd2(a, b, who) {
   if (typeof a === 'number' && typeof b === 'number') return fixGcd(a < 0 ? -a : a, b < 0 ? -b : b);
+  return timedIfHeavy(gcdSlow, a, b, who);
+}
+
+/** gcd2 of integers that are not both fixnums. @param {any} a @param {any} b @param {string} who */
+function gcdSlow(a, b, who) {
   const ta = intTag(a, who);
   const tb = intTag(b, who);
   const x = BigInt(ta === T_FLO ? a.v : a);

@@ -14,7 +14,8 @@ import {
 } from './representation.js';
 import { makeRational, bitLength } from './rationals.js';
 import { ratioToDouble, toDouble } from './exactness.js';
-import { div } from './arithmetic.js';
+import { div, MAX_EXACT_BITS } from './arithmetic.js';
+import { chargeSince } from '../engine/engine.js';
 
 /** floor(sqrt(n)) for a safe integer n >= 0 @param {number} n */
 function fixIsqrt(n) {
@@ -121,6 +122,12 @@ export function expt(base, e, who = 'expt') {
   return new Flonum(Math.pow(b, p));
 }
 
+/** log2 of |b| (about: the bits of b less one beyond 2^53). @param {bigint} b */
+function log2Abs(b) {
+  const m = b < 0n ? -b : b;
+  return m < TWO53 ? Math.log2(Number(m)) : bitLength(m) - 1;
+}
+
 /** exact base ^ exact integer exponent @param {any} base @param {number|bigint} e @param {string} who */
 function exactPower(base, e, who) {
   const negExp = e < 0;
@@ -132,9 +139,12 @@ function exactPower(base, e, who) {
   if (base === -1) return (typeof e === 'bigint' ? e % 2n === 0n : e % 2 === 0) ? 1 : -1;
   if (typeof e === 'bigint') return schemeErrorOf('range', who, 'exponent too large', e);
   const n = negExp ? -e : e;
+  if (Math.max(log2Abs(numOf(base)), log2Abs(denOf(base))) * n > MAX_EXACT_BITS) return schemeErrorOf('range', who, `result too large (more than ${MAX_EXACT_BITS} bits)`, base, e);
   let r;
+  const t0 = performance.now();
   try {
     r = makeRational(numOf(base) ** BigInt(n), denOf(base) ** BigInt(n));
+    chargeSince(t0);
   } catch (err) {
     if (err instanceof RangeError) return schemeErrorOf('range', who, 'result too large', base, e);
     throw err;

@@ -77,6 +77,19 @@ export function normBig(b) {
   return b >= BIG_MIN_SAFE && b <= BIG_MAX_SAFE ? Number(b) : b;
 }
 
+/** Exact numbers beyond 8,192 bits: arithmetic on them is timed and charged to the slice. */
+const HEAVY = 1n << 8192n;
+
+/**
+ * Whether an exact number is big enough that arithmetic on it is timed and charged to
+ * the running slice (engine.js chargeSince): a few comparisons, no walk over its digits.
+ * @param {any} x @returns {boolean}
+ */
+export function heavy(x) {
+  if (typeof x === 'bigint') return x >= HEAVY || x <= -HEAVY;
+  return x instanceof Ratnum && (heavy(x.num) || heavy(x.den));
+}
+
 /** @param {any} x an exact integer or Ratnum @returns {bigint} */
 export const numOf = (x) => (x instanceof Ratnum ? x.num : BigInt(x));
 /** @param {any} x an exact integer or Ratnum @returns {bigint} */

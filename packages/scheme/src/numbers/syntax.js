@@ -12,7 +12,8 @@
  * string.
  */
 import { Flonum, Ratnum } from '../values.js';
-import { notNumber, normBig } from './representation.js';
+import { notNumber, normBig, heavy } from './representation.js';
+import { chargeSince } from '../engine/engine.js';
 import { makeRational } from './rationals.js';
 import { ratioToDouble } from './exactness.js';
 
@@ -44,6 +45,18 @@ export function flonumToString(v, radix = 10) {
  */
 export function numberToString(x, radix = 10) {
   if (typeof x === 'number') return radix === 10 ? String(x) : x.toString(radix);
+  if (heavy(x)) {
+    // quadratic-ish in the digits: charged to the running slice by its time
+    const t0 = performance.now();
+    const s = exactToString(x, radix);
+    chargeSince(t0);
+    return s;
+  }
+  return exactToString(x, radix);
+}
+
+/** numberToString of anything but a fixnum. @param {any} x @param {number} radix */
+function exactToString(x, radix) {
   if (typeof x === 'bigint') return x.toString(radix);
   if (x instanceof Flonum) return flonumToString(x.v, radix);
   if (x instanceof Ratnum) return x.num.toString(radix) + '/' + x.den.toString(radix);
@@ -117,6 +130,13 @@ export function scanNumber(s, radix = 10) {
  * @param {string} s @param {number} [radix]
  */
 export function parseNumber(s, radix = 10) {
+  if (s.length > 2000) {
+    // a long numeral is quadratic-ish to read: charged to the running slice by its time
+    const t0 = performance.now();
+    const v = scanNumber(s, radix);
+    chargeSince(t0);
+    return typeof v === 'string' ? false : v;
+  }
   const v = scanNumber(s, radix);
   return typeof v === 'string' ? false : v;
 }
@@ -140,6 +160,8 @@ function parseReal(s, radix, exactness) {
   }
   const u = j === 0 ? s : s.slice(j);
   if (u.length === 0) return false;
+  // a digit-led token this long would be a number beyond what arithmetic takes
+  if (u.length > MAX_DIGITS && /^[0-9.]/.test(u)) return `numeral too long (more than ${MAX_DIGITS} characters)`;
   const slash = u.indexOf('/');
   if (slash >= 0) {
     const n = parseUInteger(u.slice(0, slash), radix);
@@ -160,6 +182,13 @@ function parseReal(s, radix, exactness) {
   }
   return radix === 10 ? parseDecimal(s, u, negative, exactness) : parseRadixPoint(u, radix, negative, exactness);
 }
+
+/**
+ * The most digits of an exact numeral (its value is then at most ~1,100,000 bits in
+ * radix 10; arithmetic.js MAX_EXACT_BITS): reading more takes tens of milliseconds
+ * and more in one call.
+ */
+const MAX_DIGITS = 330_000;
 
 /** @param {string} s @param {number} radix @returns {bigint|false} */
 function parseUInteger(s, radix) {

@@ -16,6 +16,7 @@ import { Reader } from '../reader.js';
 import * as printer from '../printer.js';
 import { definePrimitive } from '../engine/registry.js';
 import { current } from '../engine/current.js';
+import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 import { checkByte, checkMutableBytevector } from './prims-vectors.js';
@@ -199,6 +200,7 @@ definePrimitive('write-string', 1, 4, (/** @type {any} */ s, /** @type {any} */ 
   checkString('write-string', s);
   const port = outPort('write-string', p, false);
   const [a, b] = unitRange('write-string', s, start, end);
+  charge(walked((b - a) >>> 3));
   port.writeText(a === 0 && b === s.length ? s : s.slice(a, b));
   return VOID;
 });
@@ -222,7 +224,9 @@ definePrimitive('write-bytevector', 1, 4, (/** @type {any} */ bv, /** @type {any
 function definePrinting(name, toText) {
   definePrimitive(name, 1, 2, (/** @type {any} */ x, /** @type {any} */ p) => {
     const port = outPort(name, p, false);
-    port.writeText(toText(x));
+    const text = toText(x);
+    charge(built(text.length)); // printing costs ~50 ns a character
+    port.writeText(text);
     return VOID;
   });
 }

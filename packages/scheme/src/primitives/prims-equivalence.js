@@ -25,6 +25,7 @@
 import { Pair, Char } from '../values.js';
 import { isNumber, numEqv } from '../numbers.js';
 import { definePrimitive } from '../engine/registry.js';
+import { charge } from '../engine/engine.js';
 
 /**
  * @typedef {object} EqualityEntry
@@ -176,6 +177,15 @@ const SLOW_STEPS = 40;
  */
 export function isEqual(a, b) {
   if (a === b) return true;
+  let steps = 0;
+  if (a instanceof Pair) {
+    // the commonest big case, two lists of numbers, symbols, ...: their spines first
+    steps = spinePrefix(a, b);
+    a = restA;
+    b = restB;
+    restA = restB = null;
+    if (a === b) return compared(true, steps);
+  }
   /** @type {any[]} */
   const stack = [a, b];
   /** @type {Map<object, UfNode>|null} */
@@ -183,15 +193,16 @@ export function isEqual(a, b) {
   let k = FAST_BUDGET;
   let seed = 0x2545f491;
   while (stack.length > 0) {
+    steps++;
     const y = stack.pop();
     const x = stack.pop();
     if (x === y) continue;
     const xPair = x instanceof Pair;
     if (!xPair && !Array.isArray(x)) {
-      if (!leafEqual(x, y)) return false;
+      if (!leafEqual(x, y)) return compared(false, steps);
       continue;
     }
-    if (xPair ? !(y instanceof Pair) : !Array.isArray(y) || x.length !== y.length) return false;
+    if (xPair ? !(y instanceof Pair) : !Array.isArray(y) || x.length !== y.length) return compared(false, steps);
     if (k > 0) {
       k--;
     } else if (k === -SLOW_STEPS) {
@@ -213,7 +224,50 @@ export function isEqual(a, b) {
       for (let i = x.length - 1; i >= 0; i--) stack.push(x[i], y[i]);
     }
   }
-  return true;
+  return compared(true, steps);
+}
+
+/** Where spinePrefix stopped: the first positions of the two lists it did not settle. */
+/** @type {any} */ let restA = null;
+/** @type {any} */ let restB = null;
+
+/**
+ * Walk two lists' spines while their cars are the same value or eqv? non-objects
+ * (numbers, strings, booleans): such a prefix is equal whatever follows, so isEqual
+ * goes on from where it stops (restA, restB), with no stack and no bookkeeping.
+ * Stops at a cycle in `a` (tortoise and hare), so it always ends. Returns the steps.
+ * @param {Pair} a @param {any} b
+ */
+function spinePrefix(a, b) {
+  /** @type {any} */ let x = a;
+  /** @type {any} */ let y = b;
+  /** @type {any} */ let slow = a;
+  let n = 0;
+  while (x instanceof Pair && y instanceof Pair && x !== y) {
+    const xa = x.car;
+    const ya = y.car;
+    if (xa !== ya && (typeof xa === 'object' || typeof ya === 'object' || !isEqv(xa, ya))) break;
+    x = x.cdr;
+    y = y.cdr;
+    n++;
+    if ((n & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === x) break;
+    }
+  }
+  restA = x;
+  restB = y;
+  return n;
+}
+
+/**
+ * equal?'s answer, after charging the running slice for the steps it took (a step:
+ * two values popped and compared, ~2 cheap reductions' time).
+ * @param {boolean} answer @param {number} steps
+ */
+function compared(answer, steps) {
+  charge(steps);
+  return answer;
 }
 
 definePrimitive('eq?', 2, 2, (/** @type {any} */ a, /** @type {any} */ b) => a === b, { pure: true });

@@ -14,6 +14,7 @@
  */
 import { Pair, Sym, VOID, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
+import { charge, walked, built } from '../engine/engine.js';
 import { isEqual, isEqv } from './prims-equivalence.js';
 import { absent, typeError, immutableError, checkLength, isExactInt } from './prims-errors.js';
 
@@ -122,6 +123,7 @@ function properLength(who, l) {
       if (slow === x) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list', l);
     }
   }
+  charge(walked(n));
   if (x !== null) typeError(who, 'a proper list', l);
   return n;
 }
@@ -132,16 +134,20 @@ function properLength(who, l) {
  */
 function isList(x) {
   let slow = x;
-  for (;;) {
-    if (x === null) return true;
-    if (!(x instanceof Pair)) return false;
+  for (let n = 0; ; n++) {
+    if (x === null || !(x instanceof Pair)) return listEnd(x === null, n);
     x = x.cdr;
-    if (x === null) return true;
-    if (!(x instanceof Pair)) return false;
+    if (x === null || !(x instanceof Pair)) return listEnd(x === null, n);
     x = x.cdr;
     slow = slow.cdr;
-    if (x === slow) return false;
+    if (x === slow) return listEnd(false, n);
   }
+}
+
+/** isList's answer, after charging for the n double steps it walked. @param {boolean} answer @param {number} n */
+function listEnd(answer, n) {
+  charge(n);
+  return answer;
 }
 
 /** @param {string} who @param {any} k */
@@ -158,6 +164,7 @@ function checkCount(who, k) {
 function tail(who, l, k) {
   const n = checkCount(who, k);
   let x = l;
+  charge(walked(n));
   for (let i = 0; i < n; i++) {
     if (!(x instanceof Pair)) schemeErrorOf('range', who, 'index out of range', k, l);
     x = x.cdr;
@@ -169,6 +176,7 @@ function tail(who, l, k) {
 function makeList(k, fill) {
   const n = checkLength('make-list', k);
   const v = absent(fill) ? false : fill;
+  charge(built(n));
   let l = null;
   for (let i = 0; i < n; i++) l = new Pair(v, l);
   return l;
@@ -186,7 +194,7 @@ function list(...xs) {
  * @param {string} who @param {any} l @param {any} last
  */
 function copyOnto(who, l, last) {
-  properLength(who, l);
+  charge(built(properLength(who, l)));
   if (l === null) return last;
   const head = new Pair(l.car, last);
   let tailPair = head;
@@ -212,7 +220,7 @@ function append(...ls) {
 
 /** @param {any} l */
 function reverse(l) {
-  properLength('reverse', l);
+  charge(built(properLength('reverse', l)));
   let r = null;
   for (let x = l; x !== null; x = x.cdr) r = new Pair(x.car, r);
   return r;
@@ -256,6 +264,7 @@ function listCopy(l) {
     }
   }
   last.cdr = x;
+  charge(built(n));
   return head;
 }
 
@@ -268,12 +277,13 @@ function mem(who, x, l, same) {
   let n = 0;
   let p = l;
   for (; p instanceof Pair; p = p.cdr) {
-    if (same(x, p.car)) return p;
+    if (same(x, p.car)) return walkedTo(n, p);
     if ((++n & 1) === 0) {
       slow = slow.cdr;
       if (slow === p.cdr) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list', l);
     }
   }
+  charge(walked(n));
   if (p !== null) typeError(who, 'a proper list', l);
   return false;
 }
@@ -289,18 +299,25 @@ function ass(who, x, l, same) {
   for (; p instanceof Pair; p = p.cdr) {
     const entry = p.car;
     if (!(entry instanceof Pair)) typeError(who, 'an association list (a list of pairs)', entry);
-    if (same(x, entry.car)) return entry;
+    if (same(x, entry.car)) return walkedTo(n, entry);
     if ((++n & 1) === 0) {
       slow = slow.cdr;
       if (slow === p.cdr) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list', l);
     }
   }
+  charge(walked(n));
   if (p !== null) typeError(who, 'a proper list', l);
   return false;
 }
 
 /** @param {any} a @param {any} b */
 const isEq = (a, b) => a === b;
+
+/** A search's answer, after charging for the n elements it walked. @param {number} n @param {any} found */
+function walkedTo(n, found) {
+  charge(walked(n));
+  return found;
+}
 
 definePrimitive('null?', 1, 1, (/** @type {any} */ x) => x === null, { pure: true });
 definePrimitive('list?', 1, 1, isList, { pure: true });

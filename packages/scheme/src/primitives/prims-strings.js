@@ -19,6 +19,7 @@
  */
 import { Char, Pair, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
+import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { foldcaseString } from './unicode.js';
 
@@ -79,6 +80,7 @@ function offsets(s) {
     }
   }
   const table = SURROGATE.test(s) ? buildOffsets(s) : null;
+  charge(walked(s.length >>> (table === null ? 3 : 0))); // a scan, or a scan and a table
   if (offsetCache.length >= CACHE_SIZE) offsetCache.pop();
   offsetCache.unshift({ s, fp, table });
   return table;
@@ -186,6 +188,7 @@ function join(who, parts) {
   let n = 0;
   for (const p of parts) n += p.length;
   if (n > MAX_STRING) schemeErrorOf('range', who, 'string too long', n);
+  charge(walked(n >>> 3) + parts.length);
   return parts.join('');
 }
 
@@ -197,6 +200,7 @@ function makeString(k, c) {
   const n = checkLength('make-string', k);
   const ch = absent(c) ? ' ' : charText('make-string', c);
   if (n * ch.length > MAX_STRING) schemeErrorOf('range', 'make-string', 'string too long', k);
+  charge(walked(n >>> 3));
   return ch.repeat(n);
 }
 
@@ -212,6 +216,7 @@ function stringRef(s, k) {
 /** @param {any} s @param {any} start @param {any} end */
 function stringToList(s, start, end) {
   const [a, b] = unitRange('string->list', checkString('string->list', s), start, end);
+  charge(built(b - a));
   const chars = [...s.slice(a, b)];
   let l = null;
   for (let i = chars.length - 1; i >= 0; i--) l = new Pair(Char.of(/** @type {number} */ (chars[i].codePointAt(0))), l);
@@ -241,6 +246,7 @@ function listToString(who, l) {
 /** @param {any} s @param {any} start @param {any} end */
 function stringToVector(s, start, end) {
   const [a, b] = unitRange('string->vector', checkString('string->vector', s), start, end);
+  charge(built(b - a));
   return Array.from(s.slice(a, b), (c) => Char.of(/** @type {number} */ (c.codePointAt(0))));
 }
 
@@ -257,12 +263,14 @@ function vectorToString(v, start, end) {
 /** @param {any} s @param {any} start @param {any} end */
 function stringCopy(s, start, end) {
   const [a, b] = unitRange('string-copy', checkString('string-copy', s), start, end);
+  charge(walked((b - a) >>> 3));
   return s.slice(a, b);
 }
 
 /** @param {any} s @param {any} start @param {any} end */
 function substring(s, start, end) {
   const [a, b] = unitRange('substring', checkString('substring', s), start, end);
+  charge(walked((b - a) >>> 3));
   return s.slice(a, b);
 }
 
@@ -270,6 +278,12 @@ function substring(s, start, end) {
 function stringAppend(...ss) {
   for (const s of ss) checkString('string-append', s);
   return join('string-append', ss);
+}
+
+/** A string whose case was just mapped, after charging for the mapping. @param {string} s */
+function casedString(s) {
+  charge(walked(s.length >>> 2));
+  return s;
 }
 
 /** @param {any[]} cs */
@@ -295,6 +309,7 @@ function defineCompare(name, ok, key) {
     -1,
     (/** @type {any[]} */ ...ss) => {
       const ks = ss.map((s) => key(checkString(name, s)));
+      charge(walked(ks.reduce((n, k) => n + k.length, 0) >>> 3));
       for (let i = 1; i < ks.length; i++) if (!ok(compareStrings(ks[i - 1], ks[i]))) return false;
       return true;
     },
@@ -340,9 +355,9 @@ definePrimitive('list->string', 1, 1, (/** @type {any} */ l) => listToString('li
 definePrimitive('string-copy', 1, 3, stringCopy, { pure: true });
 definePrimitive('string->vector', 1, 3, stringToVector);
 definePrimitive('vector->string', 1, 3, vectorToString, { pure: true });
-definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => checkString('string-upcase', s).toUpperCase(), { pure: true });
-definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => checkString('string-downcase', s).toLowerCase(), { pure: true });
-definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => foldcaseString(checkString('string-foldcase', s)), { pure: true });
+definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-upcase', s).toUpperCase()), { pure: true });
+definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-downcase', s).toLowerCase()), { pure: true });
+definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => casedString(foldcaseString(checkString('string-foldcase', s))), { pure: true });
 definePrimitive('string-set!', 3, 3, immutable('string-set!'));
 definePrimitive('string-fill!', 2, 4, immutable('string-fill!'));
 definePrimitive('string-copy!', 3, 5, immutable('string-copy!'));

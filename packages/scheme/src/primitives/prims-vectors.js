@@ -10,6 +10,7 @@
  */
 import { Pair, VOID, schemeErrorOf, isFrozenBytevector } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
+import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 
@@ -31,7 +32,9 @@ function checkMutableVector(who, v) {
 
 /** @param {any} k @param {any} [fill] */
 function makeVector(k, fill) {
-  return new Array(checkLength('make-vector', k)).fill(absent(fill) ? false : fill);
+  const n = checkLength('make-vector', k);
+  charge(built(n));
+  return new Array(n).fill(absent(fill) ? false : fill);
 }
 
 /** @param {any} v @param {any} k */
@@ -51,6 +54,7 @@ function vectorSet(v, k, x) {
 function vectorToList(v, start, end) {
   checkVector('vector->list', v);
   const [a, b] = checkRange('vector->list', start, end, v.length);
+  charge(built(b - a));
   let l = null;
   for (let i = b - 1; i >= a; i--) l = new Pair(v[i], l);
   return l;
@@ -68,6 +72,7 @@ function listToVector(l) {
       if (slow === x.cdr) schemeErrorOf('type', 'list->vector', 'expected a proper list, got a cyclic list', l);
     }
   }
+  charge(built(out.length));
   if (x !== null) typeError('list->vector', 'a proper list', l);
   return out;
 }
@@ -76,6 +81,7 @@ function listToVector(l) {
 function vectorCopy(v, start, end) {
   checkVector('vector-copy', v);
   const [a, b] = checkRange('vector-copy', start, end, v.length);
+  charge(built(b - a));
   return v.slice(a, b);
 }
 
@@ -97,6 +103,7 @@ function vectorCopyBang(to, at, from, start, end) {
   checkMutableVector('vector-copy!', to);
   checkVector('vector-copy!', from);
   const [t, a, b] = copyArgs('vector-copy!', to, at, from, start, end);
+  charge(built(b - a));
   if (to === from) to.copyWithin(t, a, b);
   else for (let i = a; i < b; i++) to[t + i - a] = from[i];
   return VOID;
@@ -104,7 +111,9 @@ function vectorCopyBang(to, at, from, start, end) {
 
 /** @param {any[]} vs */
 function vectorAppend(...vs) {
-  for (const v of vs) checkVector('vector-append', v);
+  let n = 0;
+  for (const v of vs) n += checkVector('vector-append', v).length;
+  charge(built(n));
   return [].concat(...vs);
 }
 
@@ -112,6 +121,7 @@ function vectorAppend(...vs) {
 function vectorFill(v, x, start, end) {
   checkMutableVector('vector-fill!', v);
   const [a, b] = checkRange('vector-fill!', start, end, v.length);
+  charge(built(b - a));
   v.fill(x, a, b);
   return VOID;
 }
@@ -153,7 +163,9 @@ export function checkByte(who, x) {
 
 /** @param {any} k @param {any} [fill] */
 function makeBytevector(k, fill) {
-  const bv = new Uint8Array(checkLength('make-bytevector', k));
+  const n = checkLength('make-bytevector', k);
+  charge(walked(n >>> 4)); // bytes are filled 16 at a time
+  const bv = new Uint8Array(n);
   if (!absent(fill)) bv.fill(checkByte('make-bytevector', fill));
   return bv;
 }
@@ -180,6 +192,7 @@ function bytevectorSet(b, k, x) {
 function bytevectorCopy(b, start, end) {
   checkBytevector('bytevector-copy', b);
   const [s, e] = checkRange('bytevector-copy', start, end, b.length);
+  charge(walked((e - s) >>> 4));
   return b.slice(s, e);
 }
 
@@ -197,6 +210,7 @@ function bytevectorCopyBang(to, at, from, start, end) {
 function bytevectorAppend(...bs) {
   let n = 0;
   for (const b of bs) n += checkBytevector('bytevector-append', b).length;
+  charge(walked(n >>> 4));
   const out = new Uint8Array(n);
   let i = 0;
   for (const b of bs) {
@@ -215,6 +229,7 @@ const encoder = new TextEncoder();
  * @param {any} b @param {any} start @param {any} end
  */
 function utf8ToString(b, start, end) {
+  if (b instanceof Uint8Array) charge(walked(b.length >>> 3));
   checkBytevector('utf8->string', b);
   const [s, e] = checkRange('utf8->string', start, end, b.length);
   return decoder.decode(b.subarray(s, e));
@@ -222,6 +237,7 @@ function utf8ToString(b, start, end) {
 
 /** @param {any} str @param {any} start @param {any} end */
 function stringToUtf8(str, start, end) {
+  if (typeof str === 'string') charge(walked(str.length >>> 3));
   const [s, e] = unitRange('string->utf8', checkString('string->utf8', str), start, end);
   return encoder.encode(str.slice(s, e));
 }

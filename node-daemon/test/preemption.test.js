@@ -1,0 +1,179 @@
+// @ts-check
+/**
+ * A peer cannot freeze a daemon with the code it sends, nor fill it with processes or
+ * messages (docs/processes.md, "Fairness"; docs/security.md, "Limits"). Real daemons
+ * on free loopback ports, real `termite-node run` peers that remote-spawn, a witness
+ * peer (a real mesh node in this process) whose link to the daemon must stay up. Every
+ * wait is bounded; daemons are stopped by PID.
+ *
+ * Figures (t.diagnostic): the /health round trip from this process over ~50 polls while
+ * the attack runs, median and worst.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDaemon, runProgram, health, newToken, waitFor } from './helpers/daemons.js';
+import { hostilePeer, R } from './helpers/peer.js';
+
+/** The bound on the median /health round trip under attack (ms, docs/processes.md). */
+const HEALTH_MEDIAN_MS = 20;
+/** The worst /health round trip allowed here (ms): the bound plus room for a major GC of the attacker's data and a loaded machine. */
+const HEALTH_WORST_MS = 300;
+
+const token = newToken();
+/** @type {import('./helpers/daemons.js').Daemon} the daemon the endless loops run on */
+let d;
+/** @type {import('./helpers/daemons.js').Daemon} a daemon for the limits, with no loop running */
+let e;
+/** @type {Awaited<ReturnType<typeof hostilePeer>>} a well-behaved peer: its link to the daemon must never drop */
+let witness;
+/** @type {string[]} peers the witness saw go down */
+const down = [];
+
+before(async () => {
+  d = await startDaemon({ token });
+  e = await startDaemon({ token, args: ['--max-processes-per-peer', '400', '--max-mailbox', '3000'] });
+  witness = await hostilePeer(d, token);
+  witness.mesh.on('peer:down', (/** @type {any} */ e) => down.push(String(e?.id ?? e)));
+});
+
+after(async () => {
+  await witness?.stop();
+  await Promise.all([d?.stop('SIGKILL'), e?.stop('SIGKILL')]);
+});
+
+/** Poll /health `n` times, one after the other; each must answer ok. @param {number} n */
+async function healthTimes(n) {
+  /** @type {number[]} */
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const h = await health(d.url);
+    times.push(performance.now() - t0);
+    assert.equal(h.ok, true);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(n / 2)], max: times[n - 1] };
+}
+
+/** Start `thunk` on the daemon from a `termite-node run` peer that then leaves. @param {string} thunk @param {number} [copies] */
+async function remoteSpawn(thunk, copies = 1) {
+  const r = await runProgram(
+    `(define a (make-node "127.0.0.1" ${d.port}))
+     (do ((i 0 (+ i 1))) ((= i ${copies})) (remote-spawn a ${thunk}))
+     (display "spawned") (newline)`,
+    { token, join: [d.url], timeoutMs: 20_000 },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'spawned\n');
+}
+
+/** The daemon is alive, answers HTTP and a peer's request, and its link to the witness stayed up. */
+async function stillServing() {
+  assert.equal(d.child.exitCode, null, 'the daemon process is alive');
+  assert.equal((await health(d.url)).ok, true);
+  const stats = await witness.request([R.STATS, []], 5000);
+  assert.equal(stats[0], true, String(stats[1]));
+  assert.deepEqual(down, [], 'the witness never lost the daemon (heartbeats kept up)');
+}
+
+test('a remote endless loop of length over a 100,000-element list: /health answers within the bound, heartbeats stay up', { timeout: 60_000 }, async (t) => {
+  await remoteSpawn('(lambda () (let ((l (make-list 100000 1))) (let loop () (length l) (loop))))');
+  const { p50, max } = await healthTimes(50);
+  t.diagnostic(`/health under one 100k-list loop: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms`);
+  assert.ok(p50 <= HEALTH_MEDIAN_MS, `median /health ${p50.toFixed(1)} ms`);
+  assert.ok(max <= HEALTH_WORST_MS, `worst /health ${max.toFixed(1)} ms`);
+  await stillServing();
+});
+
+test('and a second loop over a 1,000,000-element list', { timeout: 60_000 }, async (t) => {
+  await remoteSpawn('(lambda () (let ((l (make-list 1000000 1))) (let loop () (length l) (loop))))');
+  const { p50, max } = await healthTimes(50);
+  t.diagnostic(`/health under the 100k and 1M-list loops: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms`);
+  assert.ok(p50 <= HEALTH_MEDIAN_MS, `median /health ${p50.toFixed(1)} ms`);
+  assert.ok(max <= HEALTH_WORST_MS, `worst /health ${max.toFixed(1)} ms`);
+  await stillServing();
+});
+
+test('and ten remote endless loops of cheap steps', { timeout: 60_000 }, async (t) => {
+  await remoteSpawn('(lambda () (let loop ((i 0)) (loop (+ i 1))))', 10);
+  const { p50, max } = await healthTimes(50);
+  t.diagnostic(`/health under 12 endless loops: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms`);
+  assert.ok(p50 <= HEALTH_MEDIAN_MS, `median /health ${p50.toFixed(1)} ms`);
+  assert.ok(max <= HEALTH_WORST_MS, `worst /health ${max.toFixed(1)} ms`);
+  await stillServing();
+});
+
+test('a remote fork bomb meets the per-peer process limit with resource-limit; the peer is told, another peer still spawns, and the processes are freed', { timeout: 60_000 }, async () => {
+  // the bomb: every process spawns two more (until refused), then waits 2 s and ends;
+  // spawns count against the peer
+  const bomb = await runProgram(
+    `(define a (make-node "127.0.0.1" ${e.port}))
+     (remote-spawn a (lambda () (let bomb () (catch (lambda (e) #f) (spawn bomb) (spawn bomb)) (? 2 #f))))
+     ;; spawn more from here until the daemon refuses (bounded), and say how
+     (define (fill k)
+       (cond ((= k 2000) (display "never refused") (newline))
+             ((catch (lambda (e) (display (error-object-message e)) (newline) #f)
+                (remote-spawn a (lambda () (? 2 #f))))
+              (fill (+ k 1)))))
+     (fill 0)
+     ;; once the bomb's processes have ended, this peer may spawn again (bounded wait)
+     (define (again k)
+       (cond ((= k 200) (display "still refused") (newline))
+             ((catch (lambda (e) (sleep 0.05) #f) (remote-spawn a (lambda () 'ok)))
+              (display "spawned again") (newline))
+             (else (again (+ k 1)))))
+     (again 0)`,
+    { token, join: [e.url], timeoutMs: 40_000 },
+  );
+  assert.equal(bomb.status, 0, bomb.stderr + bomb.stdout);
+  assert.match(bomb.stdout, /too many processes spawned from peer \w+ \(limit 400\)/);
+  assert.doesNotMatch(bomb.stdout, /never refused|still refused/);
+  assert.match(bomb.stdout, /spawned again\n$/);
+  // another peer was never limited by the bomb's count
+  const other = await runProgram(
+    `(define a (make-node "127.0.0.1" ${e.port}))
+     (display (on a (lambda () (+ 1 2)))) (newline)`,
+    { token, join: [e.url], timeoutMs: 20_000 },
+  );
+  assert.equal(other.status, 0, other.stderr);
+  assert.equal(other.stdout, '3\n');
+  assert.equal((await health(e.url)).ok, true);
+});
+
+test('a mailbox flood from a peer meets the mailbox limit; the daemon logs it and keeps serving', { timeout: 60_000 }, async () => {
+  // batches of 500 SENDs, each followed by a round trip (so each batch has arrived)
+  const r = await runProgram(
+    `(define a (make-node "127.0.0.1" ${e.port}))
+     (define sink (remote-spawn a (lambda () (sleep 600))))
+     (do ((b 0 (+ b 1))) ((= b 10))
+       (do ((i 0 (+ i 1))) ((= i 500)) (! sink (+ (* b 500) i)))
+       (on a (lambda () 'sync)))
+     (display (on a (lambda () 'after-flood))) (newline)`,
+    { token, join: [e.url], timeoutMs: 30_000 },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'after-flood\n');
+  await waitFor(() => /mailbox of process \d+ is full \(\d+ messages, limit 3000\)/.test(e.log()), 5000, 'the full mailbox logged');
+  assert.equal(e.child.exitCode, null);
+  assert.equal((await health(e.url)).ok, true);
+});
+
+test('SIGTERM stops the daemon promptly while the endless loops still run', { timeout: 30_000 }, async (t) => {
+  const t0 = performance.now();
+  const exited = new Promise((resolve) => d.child.once('exit', (code, signal) => resolve({ code, signal })));
+  d.child.kill('SIGTERM');
+  const { code, signal } = /** @type {any} */ (await Promise.race([exited, new Promise((r) => setTimeout(() => r({ code: 'none', signal: null }), 5000))]));
+  const ms = performance.now() - t0;
+  t.diagnostic(`SIGTERM to exit: ${ms.toFixed(0)} ms`);
+  assert.equal(signal, null, 'it exited by itself');
+  assert.equal(code, 0, `exit status ${code} after ${ms.toFixed(0)} ms`);
+  assert.ok(ms < 5000);
+});
+
+test('a limit that is not a positive integer is a usage error: exit status 2 with the reason', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { bin } = await import('./helpers/daemons.js');
+  const r = spawnSync(process.execPath, [bin, '--max-mailbox', '0', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--max-mailbox must be a positive integer, got 0/);
+});
