@@ -154,6 +154,12 @@ test('a mailbox flood from a peer meets the mailbox limit; the daemon logs it an
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'after-flood\n');
   await waitFor(() => /mailbox of process \d+ is full \(\d+ messages, limit 3000\)/.test(e.log()), 5000, 'the full mailbox logged');
+  // each refused message is dropped with its sender told, one log line a second, not one a message
+  const refusals = e.log().split('\n').filter((l) => /refused: .*mailbox of process \d+ is full/.test(l));
+  assert.ok(refusals.length >= 1, 'the refusal is logged');
+  assert.ok(refusals.length <= 10, `refusals are logged once a second, not per message (${refusals.length} lines)`);
+  assert.doesNotMatch(e.log(), /message handler threw/);
+  assert.match(r.stderr, /refused a frame from this node: .*mailbox of process \d+ is full/, 'the sender\'s node is told');
   assert.equal(e.child.exitCode, null);
   assert.equal((await health(e.url)).ok, true);
 });

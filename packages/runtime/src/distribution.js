@@ -98,6 +98,8 @@ export class Distribution {
     this.sendError = null;
     /** @type {Map<string, {count: number}>} loss log windows by reason and destination */
     this.losses = new Map();
+    /** refuseDelivery's window: when the last refusal was logged, and how many since */
+    this.deliveryRefusals = { since: -Infinity, count: 0 };
     // one-way frames
     /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
     this.inbound = new Map();
@@ -209,6 +211,7 @@ export class Distribution {
   chain = oneWay.chain;
   handleFrame = oneWay.handleFrame;
   refuse = oneWay.refuse;
+  refuseDelivery = oneWay.refuseDelivery;
 
   // frames the mesh did not take (distribution/send-queue.js)
   watchRefusals = sendQueue.watchRefusals;

@@ -162,7 +162,12 @@ export function onFrame(from, bytes) {
   this.stats.received++;
   const prev = this.inbound.get(from);
   if (prev === undefined) {
-    if (this.deliverLocalSend(bytes)) return;
+    try {
+      if (this.deliverLocalSend(bytes)) return;
+    } catch (e) {
+      this.refuseDelivery(from, e); // the mailbox could not take it (its limit)
+      return;
+    }
     // fast path: decode synchronously when all code is present and ready
     let frame;
     try {
@@ -287,7 +292,12 @@ export function handleFrame(from, f, bytes) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy
       this.node.stats.messages++;
-      this.node.deliver(proc, f[3]);
+      try {
+        this.node.deliver(proc, f[3]);
+      } catch (e) {
+        this.refuseDelivery(from, e); // the mailbox could not take it (its limit)
+        return;
+      }
       this.node.pokeAfterTask();
       return;
     case F_SIGNAL:
@@ -315,4 +325,27 @@ export function refuse(from, why) {
   const msg = why instanceof Error ? `${why.name}: ${why.message}` : String(why);
   this.log(`frame from ${from.slice(0, 12)} refused: ${msg}`);
   this.emit(from, [F_ERROR, msg.slice(0, 1000)]);
+}
+
+/**
+ * A message from `from` that a local mailbox refused (it is at its limit: an error of
+ * kind `resource-limit`): it is dropped and counted, and the first refusal of each
+ * second is refused like a bad frame — a log line here and an ERROR frame that the
+ * sender's node logs — with the number refused since then in a second line. A flood
+ * therefore costs one log line and one ERROR frame a second, not one per message.
+ * @param {string} from @param {unknown} err
+ * @this {Distribution}
+ */
+export function refuseDelivery(from, err) {
+  this.stats.dropped++;
+  const w = this.deliveryRefusals;
+  const now = Date.now();
+  if (now - w.since < 1000) {
+    w.count++;
+    return;
+  }
+  if (w.count > 0) this.log(`${w.count} more messages refused by full mailboxes in the last second (not logged one by one)`);
+  w.since = now;
+  w.count = 0;
+  this.refuse(from, err);
 }
