@@ -119,6 +119,10 @@ export class NonceCache {
  * @property {string | null} listenUrl where this node can be dialled, announced to the peer
  * @property {NonceCache} nonceCache the node's replay cache
  * @property {number} timeoutMs bound on the whole handshake
+ * @property {number} [helloTimeoutMs] bound on the wait for the peer's first frame
+ *   (its HELLO): an inbound connection that sends nothing is dropped sooner than timeoutMs
+ * @property {(stage: 1 | 2) => void} [onProgress] told when the peer's HELLO passed
+ *   its checks (1) and when the peer proved the token and its key (2)
  * @property {AbortSignal} [signal]
  * @property {import('./logger.js').Logger} logger
  * @property {string} [expectedPeerId] refuse unless the peer is this node (WebRTC dials)
@@ -146,7 +150,7 @@ export class NonceCache {
  */
 export async function runHandshake(conn, opts) {
   const { identity, role, logger } = opts;
-  const inbox = new Inbox(conn, opts.timeoutMs, opts.signal);
+  const inbox = new Inbox(conn, opts.timeoutMs, opts.signal, opts.helloTimeoutMs);
   const nonce = randomBytes(32);
   opts.nonceCache.add(nonce); // our own nonce reflected back is a replay too
   const hello = encodeHello({ nodeId: identity.id, publicKey: identity.publicKey, nonce, role, maxMessageBytes: opts.maxMessageBytes, listenUrl: opts.listenUrl });
@@ -162,6 +166,7 @@ export async function runHandshake(conn, opts) {
     if (derived !== h.nodeId) throw new AdmissionError('node id does not match key', `claimed ${h.nodeId}, key hashes to ${derived}`);
     if (!opts.nonceCache.add(h.nonce)) throw new AdmissionError('replayed handshake', 'HELLO nonce seen before');
     if (opts.expectedPeerId && opts.expectedPeerId !== h.nodeId) throw new AdmissionError('unexpected frame', `expected node ${opts.expectedPeerId}, got ${h.nodeId}`);
+    opts.onProgress?.(1);
     const transcript = role === ROLE_DIALER ? buildTranscript(hello, theirHelloBytes) : buildTranscript(theirHelloBytes, hello);
     const proof = await computeProof(role, transcript, opts.tokenKey, identity);
     sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature));
@@ -174,6 +179,7 @@ export async function runHandshake(conn, opts) {
     if (!(await verifySignature(h.publicKey, a.signature, proofInput(peerRole, 'sig', transcript)))) {
       throw new AdmissionError('bad signature', `the signature is not by the key of node ${h.nodeId}`);
     }
+    opts.onProgress?.(2);
     sendOrClosed(conn, encodeAccept());
     expect(await inbox.next(), T.ACCEPT);
     inbox.detach();
@@ -187,7 +193,7 @@ export async function runHandshake(conn, opts) {
       try { conn.send(encodeError('AdmissionError', err.message, true, null)); } catch { /* closed meanwhile */ }
     }
     conn.close(err.message);
-    const quiet = err.reason === 'node stopping' || err.reason === 'connection closed';
+    const quiet = err.reason === 'node stopping' || err.reason === 'connection closed' || err.quiet;
     logger[quiet ? 'info' : 'warn'](byPeer ? 'refused by peer' : quiet ? 'handshake abandoned' : 'admission refused', {
       reason: err.reason, detail: err.message, peer: peerId, address: conn.remoteAddress, transport: conn.transport, role: ROLE_NAMES[role],
     });
@@ -244,18 +250,30 @@ class Inbox {
   #queuedBytes = 0;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #timer;
-  #onAbort = () => this.#fail(new AdmissionError('node stopping', 'handshake aborted'));
+  /** @type {ReturnType<typeof setTimeout> | undefined} the deadline of the peer's first frame */
+  #helloTimer;
+  // an abort carrying an AdmissionError (an eviction) fails with it; any other is the node stopping
+  #onAbort = () => this.#fail(this.signal?.reason instanceof AdmissionError ? this.signal.reason : new AdmissionError('node stopping', 'handshake aborted'));
 
   /**
    * @param {import('./interfaces.js').Connection} conn @param {number} timeoutMs @param {AbortSignal} [signal]
+   * @param {number} [helloTimeoutMs]
    */
-  constructor(conn, timeoutMs, signal) {
+  constructor(conn, timeoutMs, signal, helloTimeoutMs) {
     this.conn = conn;
     this.signal = signal;
     this.#timer = setTimeout(() => this.#fail(new AdmissionError('handshake timeout', `no complete handshake within ${timeoutMs} ms`)), timeoutMs);
+    if (helloTimeoutMs !== undefined && helloTimeoutMs < timeoutMs) {
+      this.#helloTimer = setTimeout(() => {
+        const err = new AdmissionError('handshake timeout', `no HELLO within ${helloTimeoutMs} ms`);
+        err.quiet = true;
+        this.#fail(err);
+      }, helloTimeoutMs);
+    }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (signal?.aborted) this.#onAbort();
     conn.onmessage = (data, isText) => {
+      clearTimeout(this.#helloTimer);
       // Frames after the peer's ACCEPT are the peer's first traffic, sent as soon
       // as it admitted us: keep them (bounded in bytes) for the link. Before
       // ACCEPT, a handshake has at most 3 frames, so 8 is plenty.
@@ -297,6 +315,7 @@ class Inbox {
   /** Stop listening; frames still queued are handed back to the connection. */
   detach() {
     clearTimeout(this.#timer);
+    clearTimeout(this.#helloTimer);
     this.signal?.removeEventListener('abort', this.#onAbort);
     this.#failure ??= new AdmissionError('connection closed', 'handshake finished');
     this.conn.onmessage = null;

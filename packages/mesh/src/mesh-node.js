@@ -181,7 +181,7 @@ export class MeshNode {
   /** @param {{signal?: AbortSignal}} options */
   async #listen(options) {
     if (this.#o.listen) {
-      const l = this.#ws.createListener({ onConnection: (c) => this.#admission.inbound(c) });
+      const l = this.#ws.createListener({ onConnection: (c) => this.#admission.inbound(c), allowedOrigins: this.#o.allowedOrigins });
       this.#listeners.push(l);
       await l.listen(this.#o.listen, options);
     }
