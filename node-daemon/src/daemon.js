@@ -31,6 +31,7 @@ export async function startDaemon(options) {
       join: options.join,
       token: options.token,
       data: options.data,
+      allowOrigins: options.allowOrigin,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

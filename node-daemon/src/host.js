@@ -27,6 +27,7 @@ import { createNode, Distribution, NodeEvaluator } from '@termite/runtime';
  * @property {(s: string) => void} log the node's log lines
  * @property {(req: http.IncomingMessage, res: http.ServerResponse, host: any) => boolean} [route] extra HTTP routes (dashboard)
  * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
+ * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  */
 
 /**
@@ -82,9 +83,10 @@ export async function startHost(opts) {
   const mesh = createMeshNode({
     identity,
     token,
-    listen: { server, path: '/' },
+    listen: { server, path: '/', host: opts.host },
     join: opts.join,
     peerTimeoutMs: opts.peerTimeoutMs,
+    allowedOrigins: opts.allowOrigins,
     logger,
   });
   host.mesh = mesh;

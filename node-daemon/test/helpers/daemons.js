@@ -24,13 +24,15 @@ export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
  */
 
 /**
- * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number}} opts
+ * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number, args?: string[]}} opts
+ *   (args: more command-line options)
  * @returns {Promise<Daemon>}
  */
 export function startDaemon(opts) {
   const args = [bin, '--port', '0', '--token', opts.token];
   for (const j of opts.join ?? []) args.push('--join', j);
   if (opts.data) args.push('--data', opts.data);
+  args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

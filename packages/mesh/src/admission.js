@@ -121,8 +121,8 @@ export class NonceCache {
  * @property {number} timeoutMs bound on the whole handshake
  * @property {number} [helloTimeoutMs] bound on the wait for the peer's first frame
  *   (its HELLO): an inbound connection that sends nothing is dropped sooner than timeoutMs
- * @property {(stage: 1 | 2) => void} [onProgress] told when the peer's HELLO passed
- *   its checks (1) and when the peer proved the token and its key (2)
+ * @property {(stage: 1 | 2) => void} [onProgress] told when the peer's HELLO arrived
+ *   well-formed (1) and when the peer proved the token and its key (2)
  * @property {AbortSignal} [signal]
  * @property {import('./logger.js').Logger} logger
  * @property {string} [expectedPeerId] refuse unless the peer is this node (WebRTC dials)
@@ -156,20 +156,20 @@ export async function runHandshake(conn, opts) {
   const hello = encodeHello({ nodeId: identity.id, publicKey: identity.publicKey, nonce, role, maxMessageBytes: opts.maxMessageBytes, listenUrl: opts.listenUrl });
   let peerId = null;
   try {
-    sendOrClosed(conn, hello);
+    sendOrClosed(conn, hello, inbox);
     const theirHelloBytes = await inbox.next();
     const h = /** @type {import('./frames.js').HelloFrame} */ (expect(theirHelloBytes, T.HELLO));
     peerId = h.nodeId;
+    opts.onProgress?.(1); // at once, before the checks that wait for crypto
     if (h.role === role) throw new AdmissionError('malformed handshake', `both sides claim the ${ROLE_NAMES[role]} role`);
     if (h.nodeId === identity.id) throw new AdmissionError('connected to self', `node ${h.nodeId} dialled itself`);
     const derived = await nodeIdFromPublicKey(h.publicKey);
     if (derived !== h.nodeId) throw new AdmissionError('node id does not match key', `claimed ${h.nodeId}, key hashes to ${derived}`);
     if (!opts.nonceCache.add(h.nonce)) throw new AdmissionError('replayed handshake', 'HELLO nonce seen before');
     if (opts.expectedPeerId && opts.expectedPeerId !== h.nodeId) throw new AdmissionError('unexpected frame', `expected node ${opts.expectedPeerId}, got ${h.nodeId}`);
-    opts.onProgress?.(1);
     const transcript = role === ROLE_DIALER ? buildTranscript(hello, theirHelloBytes) : buildTranscript(theirHelloBytes, hello);
     const proof = await computeProof(role, transcript, opts.tokenKey, identity);
-    sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature));
+    sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature), inbox);
 
     const a = /** @type {import('./frames.js').AuthFrame} */ (expect(await inbox.next(), T.AUTH));
     if (!bytesEqual(a.echoNonce, nonce)) throw new AdmissionError('replayed handshake', 'the AUTH answers a challenge of another connection');
@@ -180,7 +180,7 @@ export async function runHandshake(conn, opts) {
       throw new AdmissionError('bad signature', `the signature is not by the key of node ${h.nodeId}`);
     }
     opts.onProgress?.(2);
-    sendOrClosed(conn, encodeAccept());
+    sendOrClosed(conn, encodeAccept(), inbox);
     expect(await inbox.next(), T.ACCEPT);
     inbox.detach();
     logger.debug('peer admitted', { peer: h.nodeId, address: conn.remoteAddress, transport: conn.transport, role: ROLE_NAMES[role] });
@@ -201,9 +201,12 @@ export async function runHandshake(conn, opts) {
   }
 }
 
-/** @param {import('./interfaces.js').Connection} conn @param {Uint8Array} frame */
-function sendOrClosed(conn, frame) {
-  if (conn.status !== 'open') throw new AdmissionError('connection closed', 'closed during the handshake');
+/**
+ * Send a handshake frame; if the connection closed, fail with why (the peer's refusal if it sent one).
+ * @param {import('./interfaces.js').Connection} conn @param {Uint8Array} frame @param {Inbox} inbox
+ */
+function sendOrClosed(conn, frame, inbox) {
+  if (conn.status !== 'open') throw inbox.failure ?? new AdmissionError('connection closed', 'closed during the handshake');
   conn.send(frame);
 }
 
@@ -289,7 +292,24 @@ class Inbox {
         this.#queuedBytes += data.length;
       } else this.#fail(new AdmissionError('unexpected frame', afterAccept ? `more than ${EARLY_TRAFFIC_BYTES} bytes arrived before the handshake finished` : 'more than 8 frames before the handshake completed'));
     };
-    conn.onclose = (reason) => this.#fail(new AdmissionError('connection closed', reason));
+    conn.onclose = (reason) => this.#fail(this.#refusalQueued() ?? new AdmissionError('connection closed', reason));
+  }
+
+  /** Why the handshake failed, once it has. */
+  get failure() {
+    return this.#failure;
+  }
+
+  /** The peer's refusal (an ERROR frame) among the frames not read yet: it says why the peer closed. */
+  #refusalQueued() {
+    for (const b of this.#queue) {
+      try {
+        expect(b, T.ERROR);
+      } catch (e) {
+        if (/** @type {any} */ (e).byPeer === true) return /** @type {AdmissionError} */ (e);
+      }
+    }
+    return null;
   }
 
   /** @returns {Promise<Uint8Array>} */

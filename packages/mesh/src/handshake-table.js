@@ -27,7 +27,7 @@ import { AdmissionError } from './errors.js';
 
 /** The stages of an inbound handshake, as far as eviction cares. */
 export const STAGE_WAITING = 0; // no frame from the peer yet
-export const STAGE_HELLO = 1; // the peer's HELLO passed its checks
+export const STAGE_HELLO = 1; // the peer sent a well-formed HELLO
 export const STAGE_PROVEN = 2; // the peer proved the token and its key
 
 /** Minimum time between two summary lines of a flood. */
@@ -78,7 +78,7 @@ export class HandshakeTable {
       const what = scope === null ? `all ${maxHandshakes} handshake places are taken` : `${maxHandshakesPerAddress} handshakes from ${key} are in progress`;
       if (!victim) {
         this.#note('refused', { address: conn.remoteAddress, reason: what });
-        return `too many handshakes in progress (${what})`;
+        return `no place can be taken back: ${what}`;
       }
       this.release(victim.conn);
       const ageMs = Date.now() - victim.since;

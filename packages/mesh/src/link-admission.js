@@ -22,6 +22,7 @@ import { ReassemblyBudget } from './chunking.js';
 import { NonceCache, ROLE_LISTENER, deriveTokenKey, runHandshake } from './admission.js';
 import { HandshakeTable, STAGE_WAITING } from './handshake-table.js';
 import { NotStartedError } from './errors.js';
+import { encodeError } from './frames.js';
 
 /** @typedef {import('./interfaces.js').Connection} Connection */
 
@@ -86,6 +87,7 @@ export class LinkAdmission {
     }
     const place = this.#table.claim(conn);
     if (typeof place === 'string') {
+      try { conn.send(encodeError('AdmissionError', `admission refused: too many handshakes (${place})`, true, null)); } catch { /* closed meanwhile */ }
       conn.close(place);
       return;
     }
