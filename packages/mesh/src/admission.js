@@ -206,7 +206,8 @@ export async function runHandshake(conn, opts) {
  * @param {import('./interfaces.js').Connection} conn @param {Uint8Array} frame @param {Inbox} inbox
  */
 function sendOrClosed(conn, frame, inbox) {
-  if (conn.status !== 'open') throw inbox.failure ?? new AdmissionError('connection closed', 'closed during the handshake');
+  if (inbox.failure) throw inbox.failure; // evicted, timed out or stopped while the crypto ran
+  if (conn.status !== 'open') throw new AdmissionError('connection closed', 'closed during the handshake');
   conn.send(frame);
 }
 
