@@ -10,12 +10,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { WebSocket } from 'ws';
-import { nodeFactory, within } from './helpers.js';
+import { nodeFactory, within, TOKEN } from './helpers.js';
 import { createIdentity } from '../src/identity.js';
-import { encodeHello, decodeFrame, T } from '../src/frames.js';
+import { createMemoryLogger } from '../src/logger.js';
+import { encodeHello, encodeError, decodeFrame, T } from '../src/frames.js';
 import { randomBytes } from '../src/bytes.js';
 import { addressKey } from '../src/handshake-table.js';
-import { ROLE_DIALER } from '../src/admission.js';
+import { NonceCache, ROLE_DIALER, ROLE_LISTENER, deriveTokenKey, runHandshake } from '../src/admission.js';
+import { webSocketTransport } from '../src/transports/websocket.js';
 
 const nodes = nodeFactory();
 /** @type {Set<WebSocket>} */
@@ -200,4 +202,50 @@ test('WebSocket upgrades: a foreign Origin is refused with 403 before the upgrad
 test('allowedOrigins must be origins', async () => {
   await assert.rejects(nodes.start({ allowedOrigins: ['ftp://x'] }), /allowedOrigins: "ftp:\/\/x" is not an origin/);
   await assert.rejects(nodes.start({ allowedOrigins: ['http://x/page'] }), /is not an origin/);
+});
+
+/**
+ * A listener that answers its first `refusals` connections as a flooded table does
+ * (ERROR 'too many handshakes', close) and runs the real handshake on the next.
+ * @param {number} refusals
+ */
+async function floodedListener(refusals) {
+  const identity = await createIdentity();
+  const tokenKey = await deriveTokenKey(TOKEN);
+  let seen = 0;
+  const listener = webSocketTransport()({ logger: createMemoryLogger() }).createListener({
+    onConnection: (conn) => {
+      if (++seen <= refusals) {
+        conn.send(encodeError('AdmissionError', 'admission refused: too many handshakes (evicted after 3 ms without a HELLO: 16 handshakes from 127.0.0.1 are in progress)', true, null));
+        conn.close('too many handshakes');
+        return;
+      }
+      runHandshake(conn, { identity, tokenKey, role: ROLE_LISTENER, maxMessageBytes: 1 << 20, listenUrl: null, nonceCache: new NonceCache(), timeoutMs: 5000, logger: createMemoryLogger() })
+        .catch(() => {});
+    },
+  });
+  await listener.listen({ host: '127.0.0.1', port: 0 });
+  return { listener, identity, connections: () => seen };
+}
+
+test('a dialler refused with "too many handshakes" dials again: it joins on a later attempt, and gives up after three', async () => {
+  const ok = await floodedListener(2);
+  try {
+    const b = await nodes.start();
+    const peer = await within(b.connect(ok.listener.addresses()[0], { timeoutMs: 5000 }), 10_000, 'the join');
+    assert.equal(peer.id, ok.identity.id);
+    assert.equal(ok.connections(), 3);
+    assert.equal(b.logs.filter((e) => e.message === 'handshake table of the peer full: dialling again').length, 2);
+  } finally {
+    await ok.listener.close();
+  }
+  const never = await floodedListener(10);
+  try {
+    const b = await nodes.start();
+    await assert.rejects(b.connect(never.listener.addresses()[0], { timeoutMs: 5000 }),
+      (/** @type {any} */ e) => e.name === 'AdmissionError' && e.reason === 'too many handshakes' && e.byPeer === true);
+    assert.equal(never.connections(), 3);
+  } finally {
+    await never.listener.close();
+  }
 });
