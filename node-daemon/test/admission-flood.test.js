@@ -48,7 +48,7 @@ after(async () => {
  */
 async function startFlood(port, slots) {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'helpers', 'raw-upgrade.js');
-  const child = spawn(process.execPath, [script, String(port), String(slots), '200000'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--flood', String(port), String(slots), '200000'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (b) => (out += b));
   await waitFor(() => out.includes('ready\n') || child.exitCode !== null, 10_000, 'the flood to hold its connections');

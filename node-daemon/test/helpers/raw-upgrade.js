@@ -5,11 +5,11 @@
  * keeps a number of such connections open, reopening each as soon as the daemon closes
  * it (bounded: a cap on openings), and records how long each lived.
  *
- * Run as a program (`node raw-upgrade.js PORT SLOTS MAX_OPENS`), it floods from a
+ * Run as a program (`node raw-upgrade.js --flood PORT SLOTS MAX_OPENS`), it floods from a
  * process of its own, as an attacker would: it prints `ready` once SLOTS connections
  * were opened and the first were closed, and on a `stop` line on stdin prints one JSON
  * line `{opens, closed, longest, ages}` (ages: how old the connections still open were)
- * and exits.
+ * and exits. Without `--flood` (as `node --test` runs every file under test/) it does nothing.
  */
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -118,8 +118,8 @@ export function flood(port, slots, maxOpens) {
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [port, slots, maxOpens] = process.argv.slice(2).map(Number);
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--flood') {
+  const [port, slots, maxOpens] = process.argv.slice(3).map(Number);
   const f = flood(port, slots, maxOpens);
   const ready = setInterval(() => {
     if (f.opens() <= slots || f.lifetimes.length === 0) return;
