@@ -29,6 +29,8 @@ Options:
   --max-processes-per-peer N
                       live processes descending from one peer's remote spawns (default 100000)
   --max-mailbox N     messages queued for one process (default 500000)
+  --allow-origin URL  let pages of this origin (http://HOST:PORT) open the mesh WebSocket, besides
+                      the daemon's own pages (repeatable; other browser origins get 403)
   --lib DIR           directory to search for libraries (repeatable)
   --trace-pass P      print the IR after compiler pass P (repeatable; "all" for every pass)
   --time-passes       print the time each compiler pass takes
@@ -42,6 +44,7 @@ Options:
  * @property {string[]} join
  * @property {string|undefined} token
  * @property {string|undefined} data
+ * @property {string[]} allowOrigin origins whose pages may open the mesh WebSocket (besides the daemon's own)
  * @property {string[]} lib
  * @property {string[]} tracePass
  * @property {boolean} timePasses
@@ -74,6 +77,7 @@ export function parseCommandLine(argv) {
         join: { type: 'string', multiple: true, default: [] },
         token: { type: 'string' },
         data: { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true, default: [] },
         lib: { type: 'string', multiple: true, default: [] },
         'trace-pass': { type: 'string', multiple: true, default: [] },
         'time-passes': { type: 'boolean', default: false },
@@ -94,6 +98,9 @@ export function parseCommandLine(argv) {
   for (const url of /** @type {string[]} */ (values.join)) {
     if (!/^wss?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--join expects ws://HOST:PORT, got ${url}`);
   }
+  for (const o of /** @type {string[]} */ (values['allow-origin'])) {
+    if (!/^https?:\/\/[^/\s?#]+\/?$/.test(o)) throw new UsageError(`--allow-origin expects http://HOST[:PORT] or https://HOST[:PORT], got ${o}`);
+  }
   /** @type {CliOptions} */
   const options = {
     host: /** @type {string} */ (values.host),
@@ -101,6 +108,7 @@ export function parseCommandLine(argv) {
     join: /** @type {string[]} */ (values.join),
     token: /** @type {string|undefined} */ (values.token) ?? process.env.TERMITE_TOKEN,
     data: /** @type {string|undefined} */ (values.data),
+    allowOrigin: /** @type {string[]} */ (values['allow-origin']),
     lib: /** @type {string[]} */ (values.lib),
     tracePass: /** @type {string[]} */ (values['trace-pass']),
     timePasses: /** @type {boolean} */ (values['time-passes']),

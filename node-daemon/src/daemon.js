@@ -32,6 +32,7 @@ export async function startDaemon(options) {
       token: options.token,
       data: options.data,
       limits: options.limits,
+      allowOrigins: options.allowOrigin,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

@@ -35,6 +35,7 @@ import { hostAllowed } from './http/request-checks.js';
  * @property {(req: http.IncomingMessage, res: http.ServerResponse, host: any) => boolean} [route] extra HTTP routes (dashboard)
  * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
  * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} [limits] the node's process and mailbox limits
+ * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  */
 
 /**
@@ -113,9 +114,10 @@ async function startParts(host, server) {
   const mesh = createMeshNode({
     identity,
     token,
-    listen: { server, path: '/' },
+    listen: { server, path: '/', host: opts.host },
     join: opts.join,
     peerTimeoutMs: opts.peerTimeoutMs,
+    allowedOrigins: opts.allowOrigins,
     logger,
   });
   host.mesh = mesh;

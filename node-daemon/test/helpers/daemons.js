@@ -26,7 +26,7 @@ export const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 /**
  * `uid`: run it as that OS user (and group of the same number; the tests must run as root).
  * @param {{token: string, join?: string[], data?: string, env?: Record<string, string>, timeoutMs?: number, uid?: number, args?: string[]}} opts
- *   args: more command-line options (limits)
+ *   args: more command-line options (limits, origins)
  * @returns {Promise<Daemon>}
  */
 export function startDaemon(opts) {

@@ -119,6 +119,10 @@ export class NonceCache {
  * @property {string | null} listenUrl where this node can be dialled, announced to the peer
  * @property {NonceCache} nonceCache the node's replay cache
  * @property {number} timeoutMs bound on the whole handshake
+ * @property {number} [helloTimeoutMs] bound on the wait for the peer's first frame
+ *   (its HELLO): an inbound connection that sends nothing is dropped sooner than timeoutMs
+ * @property {(stage: 1 | 2) => void} [onProgress] told when the peer's HELLO arrived
+ *   well-formed (1) and when the peer proved the token and its key (2)
  * @property {AbortSignal} [signal]
  * @property {import('./logger.js').Logger} logger
  * @property {string} [expectedPeerId] refuse unless the peer is this node (WebRTC dials)
@@ -146,16 +150,17 @@ export class NonceCache {
  */
 export async function runHandshake(conn, opts) {
   const { identity, role, logger } = opts;
-  const inbox = new Inbox(conn, opts.timeoutMs, opts.signal);
+  const inbox = new Inbox(conn, opts.timeoutMs, opts.signal, opts.helloTimeoutMs);
   const nonce = randomBytes(32);
   opts.nonceCache.add(nonce); // our own nonce reflected back is a replay too
   const hello = encodeHello({ nodeId: identity.id, publicKey: identity.publicKey, nonce, role, maxMessageBytes: opts.maxMessageBytes, listenUrl: opts.listenUrl });
   let peerId = null;
   try {
-    sendOrClosed(conn, hello);
+    sendOrClosed(conn, hello, inbox);
     const theirHelloBytes = await inbox.next();
     const h = /** @type {import('./frames.js').HelloFrame} */ (expect(theirHelloBytes, T.HELLO));
     peerId = h.nodeId;
+    opts.onProgress?.(1); // at once, before the checks that wait for crypto
     if (h.role === role) throw new AdmissionError('malformed handshake', `both sides claim the ${ROLE_NAMES[role]} role`);
     if (h.nodeId === identity.id) throw new AdmissionError('connected to self', `node ${h.nodeId} dialled itself`);
     const derived = await nodeIdFromPublicKey(h.publicKey);
@@ -164,7 +169,7 @@ export async function runHandshake(conn, opts) {
     if (opts.expectedPeerId && opts.expectedPeerId !== h.nodeId) throw new AdmissionError('unexpected frame', `expected node ${opts.expectedPeerId}, got ${h.nodeId}`);
     const transcript = role === ROLE_DIALER ? buildTranscript(hello, theirHelloBytes) : buildTranscript(theirHelloBytes, hello);
     const proof = await computeProof(role, transcript, opts.tokenKey, identity);
-    sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature));
+    sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature), inbox);
 
     const a = /** @type {import('./frames.js').AuthFrame} */ (expect(await inbox.next(), T.AUTH));
     if (!bytesEqual(a.echoNonce, nonce)) throw new AdmissionError('replayed handshake', 'the AUTH answers a challenge of another connection');
@@ -174,7 +179,8 @@ export async function runHandshake(conn, opts) {
     if (!(await verifySignature(h.publicKey, a.signature, proofInput(peerRole, 'sig', transcript)))) {
       throw new AdmissionError('bad signature', `the signature is not by the key of node ${h.nodeId}`);
     }
-    sendOrClosed(conn, encodeAccept());
+    opts.onProgress?.(2);
+    sendOrClosed(conn, encodeAccept(), inbox);
     expect(await inbox.next(), T.ACCEPT);
     inbox.detach();
     logger.debug('peer admitted', { peer: h.nodeId, address: conn.remoteAddress, transport: conn.transport, role: ROLE_NAMES[role] });
@@ -187,7 +193,7 @@ export async function runHandshake(conn, opts) {
       try { conn.send(encodeError('AdmissionError', err.message, true, null)); } catch { /* closed meanwhile */ }
     }
     conn.close(err.message);
-    const quiet = err.reason === 'node stopping' || err.reason === 'connection closed';
+    const quiet = err.reason === 'node stopping' || err.reason === 'connection closed' || err.quiet;
     logger[quiet ? 'info' : 'warn'](byPeer ? 'refused by peer' : quiet ? 'handshake abandoned' : 'admission refused', {
       reason: err.reason, detail: err.message, peer: peerId, address: conn.remoteAddress, transport: conn.transport, role: ROLE_NAMES[role],
     });
@@ -195,8 +201,12 @@ export async function runHandshake(conn, opts) {
   }
 }
 
-/** @param {import('./interfaces.js').Connection} conn @param {Uint8Array} frame */
-function sendOrClosed(conn, frame) {
+/**
+ * Send a handshake frame; if the connection closed, fail with why (the peer's refusal if it sent one).
+ * @param {import('./interfaces.js').Connection} conn @param {Uint8Array} frame @param {Inbox} inbox
+ */
+function sendOrClosed(conn, frame, inbox) {
+  if (inbox.failure) throw inbox.failure; // evicted, timed out or stopped while the crypto ran
   if (conn.status !== 'open') throw new AdmissionError('connection closed', 'closed during the handshake');
   conn.send(frame);
 }
@@ -244,18 +254,30 @@ class Inbox {
   #queuedBytes = 0;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #timer;
-  #onAbort = () => this.#fail(new AdmissionError('node stopping', 'handshake aborted'));
+  /** @type {ReturnType<typeof setTimeout> | undefined} the deadline of the peer's first frame */
+  #helloTimer;
+  // an abort carrying an AdmissionError (an eviction) fails with it; any other is the node stopping
+  #onAbort = () => this.#fail(this.signal?.reason instanceof AdmissionError ? this.signal.reason : new AdmissionError('node stopping', 'handshake aborted'));
 
   /**
    * @param {import('./interfaces.js').Connection} conn @param {number} timeoutMs @param {AbortSignal} [signal]
+   * @param {number} [helloTimeoutMs]
    */
-  constructor(conn, timeoutMs, signal) {
+  constructor(conn, timeoutMs, signal, helloTimeoutMs) {
     this.conn = conn;
     this.signal = signal;
     this.#timer = setTimeout(() => this.#fail(new AdmissionError('handshake timeout', `no complete handshake within ${timeoutMs} ms`)), timeoutMs);
+    if (helloTimeoutMs !== undefined && helloTimeoutMs < timeoutMs) {
+      this.#helloTimer = setTimeout(() => {
+        const err = new AdmissionError('handshake timeout', `no HELLO within ${helloTimeoutMs} ms`);
+        err.quiet = true;
+        this.#fail(err);
+      }, helloTimeoutMs);
+    }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (signal?.aborted) this.#onAbort();
     conn.onmessage = (data, isText) => {
+      clearTimeout(this.#helloTimer);
       // Frames after the peer's ACCEPT are the peer's first traffic, sent as soon
       // as it admitted us: keep them (bounded in bytes) for the link. Before
       // ACCEPT, a handshake has at most 3 frames, so 8 is plenty.
@@ -271,7 +293,24 @@ class Inbox {
         this.#queuedBytes += data.length;
       } else this.#fail(new AdmissionError('unexpected frame', afterAccept ? `more than ${EARLY_TRAFFIC_BYTES} bytes arrived before the handshake finished` : 'more than 8 frames before the handshake completed'));
     };
-    conn.onclose = (reason) => this.#fail(new AdmissionError('connection closed', reason));
+    conn.onclose = (reason) => this.#fail(this.#refusalQueued() ?? new AdmissionError('connection closed', reason));
+  }
+
+  /** Why the handshake failed, once it has. */
+  get failure() {
+    return this.#failure;
+  }
+
+  /** The peer's refusal (an ERROR frame) among the frames not read yet: it says why the peer closed. */
+  #refusalQueued() {
+    for (const b of this.#queue) {
+      try {
+        expect(b, T.ERROR);
+      } catch (e) {
+        if (/** @type {any} */ (e).byPeer === true) return /** @type {AdmissionError} */ (e);
+      }
+    }
+    return null;
   }
 
   /** @returns {Promise<Uint8Array>} */
@@ -297,6 +336,7 @@ class Inbox {
   /** Stop listening; frames still queued are handed back to the connection. */
   detach() {
     clearTimeout(this.#timer);
+    clearTimeout(this.#helloTimer);
     this.signal?.removeEventListener('abort', this.#onAbort);
     this.#failure ??= new AdmissionError('connection closed', 'handshake finished');
     this.conn.onmessage = null;

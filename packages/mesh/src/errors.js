@@ -42,6 +42,8 @@ export class AdmissionError extends MeshError {
     this.name = 'AdmissionError';
     /** Why: one of ADMISSION_REASONS. */
     this.reason = reason;
+    /** Logged at info, not warn: one of many a flood causes (the handshake table logs a summary). */
+    this.quiet = false;
   }
 }
 
@@ -50,13 +52,13 @@ export class AdmissionError extends MeshError {
  * them in the ERROR frame's message (`admission refused: bad token`).
  * @typedef {'bad token' | 'bad signature' | 'node id does not match key' | 'replayed handshake'
  *   | 'protocol version' | 'malformed handshake' | 'unexpected frame' | 'handshake timeout'
- *   | 'connected to self' | 'connection closed' | 'node stopping'} AdmissionReason
+ *   | 'too many handshakes' | 'connected to self' | 'connection closed' | 'node stopping'} AdmissionReason
  */
 /** @type {readonly AdmissionReason[]} */
 export const ADMISSION_REASONS = Object.freeze(/** @type {AdmissionReason[]} */ ([
   'bad token', 'bad signature', 'node id does not match key', 'replayed handshake',
   'protocol version', 'malformed handshake', 'unexpected frame', 'handshake timeout',
-  'connected to self', 'connection closed', 'node stopping',
+  'too many handshakes', 'connected to self', 'connection closed', 'node stopping',
 ]));
 
 /** A frame carried an envelope version this node does not speak. */

@@ -78,14 +78,17 @@
 /**
  * Where a WebSocket listener binds: a host and port (0 = a free port), or an
  * existing node:http server (the daemon serves pages and the mesh on one
- * port) with the path of the WebSocket endpoint.
- * @typedef {{host?: string, port?: number, path?: string} | {server: import('node:http').Server, path?: string}} ListenAddress
+ * port) with the path of the WebSocket endpoint, and the host name it was told to
+ * listen on (pages of that name are this node's own: transports/origin-policy.js).
+ * @typedef {{host?: string, port?: number, path?: string} | {server: import('node:http').Server, path?: string, host?: string}} ListenAddress
  */
 
 /**
  * @typedef {object} ListenerOptions
  * @property {(connection: Connection) => void} onConnection called for each
  *   accepted connection, before any of its messages is delivered
+ * @property {readonly string[]} [allowedOrigins] origins whose pages may connect besides
+ *   the node's own (WebSocket: an upgrade with another `Origin` is refused with 403)
  */
 
 /**

@@ -6,8 +6,11 @@
  * during the handshake are received after the node knows the link).
  *
  * Invariants:
- * - at most maxHandshakes inbound handshakes run at once; more connections are
- *   closed at once with the reason;
+ * - at most maxHandshakes inbound handshakes run at once, at most
+ *   maxHandshakesPerAddress from one address; a connection beyond either takes the
+ *   place of the oldest that has not sent its HELLO (or not proven the token), or is
+ *   closed at once with the reason (handshake-table.js);
+ * - an inbound connection must send its first frame within helloTimeoutMs;
  * - a connection is in `#handshaking` exactly while its handshake runs, so stop()
  *   can abandon each (every handshake is bounded by handshakeTimeoutMs, and
  *   aborted by the node's life signal);
@@ -17,7 +20,9 @@
 import { Link } from './link.js';
 import { ReassemblyBudget } from './chunking.js';
 import { NonceCache, ROLE_LISTENER, deriveTokenKey, runHandshake } from './admission.js';
+import { HandshakeTable, STAGE_WAITING } from './handshake-table.js';
 import { NotStartedError } from './errors.js';
+import { encodeError } from './frames.js';
 
 /** @typedef {import('./interfaces.js').Connection} Connection */
 
@@ -42,6 +47,8 @@ export class LinkAdmission {
   #o;
   /** @type {Set<Connection>} */
   #handshaking = new Set();
+  /** @type {HandshakeTable} the inbound ones, with their limits */
+  #table;
   /** @type {CryptoKey | null} */
   #tokenKey = null;
   #nonces = new NonceCache();
@@ -53,6 +60,7 @@ export class LinkAdmission {
     this.#in = init;
     this.#o = init.options;
     this.#budget = new ReassemblyBudget(this.#o.maxReassemblyBytes);
+    this.#table = new HandshakeTable(this.#o, init.logger);
   }
 
   /** Derive the token key (before the node listens or dials). */
@@ -77,22 +85,30 @@ export class LinkAdmission {
       conn.close('node not started');
       return;
     }
-    if (this.#handshaking.size >= this.#o.maxHandshakes) {
-      this.#in.logger.warn('too many handshakes in progress: connection refused', { address: conn.remoteAddress, limit: this.#o.maxHandshakes });
-      conn.close(`too many handshakes in progress (${this.#o.maxHandshakes})`);
+    const place = this.#table.claim(conn);
+    if (typeof place === 'string') {
+      try { conn.send(encodeError('AdmissionError', `admission refused: too many handshakes (${place})`, true, null)); } catch { /* closed meanwhile */ }
+      conn.close(place);
       return;
     }
     const expected = conn.transport === 'webrtc' && conn.remoteAddress.startsWith('webrtc:') ? conn.remoteAddress.slice(7) : undefined;
-    this.admit(conn, ROLE_LISTENER, undefined, expected).catch(() => { /* logged and reported by admit */ });
+    const table = this.#table;
+    this.admit(conn, ROLE_LISTENER, place.controller.signal, expected, {
+      helloTimeoutMs: this.#o.helloTimeoutMs,
+      onProgress: (stage) => table.advance(conn, stage),
+    }).catch((/** @type {any} */ e) => {
+      if (e?.reason === 'handshake timeout' && place.stage === STAGE_WAITING) table.helloTimeout(conn.remoteAddress);
+    }).finally(() => table.release(conn));
   }
 
   /**
    * Run admission on a connection and, on success, make it a link.
    * @param {Connection} conn @param {0 | 1} role
    * @param {AbortSignal} [signal] @param {string} [expectedPeerId]
+   * @param {Pick<import('./admission.js').HandshakeOptions, 'helloTimeoutMs' | 'onProgress'>} [inbound] an inbound connection's deadline and progress
    * @returns {Promise<Link>}
    */
-  async admit(conn, role, signal, expectedPeerId) {
+  async admit(conn, role, signal, expectedPeerId, inbound = {}) {
     this.#handshaking.add(conn);
     const life = this.#in.lifeSignal();
     const signals = signal ? AbortSignal.any([signal, life]) : life;
@@ -102,7 +118,7 @@ export class LinkAdmission {
         identity: this.#in.identity, tokenKey: /** @type {CryptoKey} */ (this.#tokenKey), role,
         maxMessageBytes: conn.maxMessageBytes, listenUrl: this.#in.listenUrl(),
         nonceCache: this.#nonces, timeoutMs: this.#o.handshakeTimeoutMs, signal: signals,
-        logger: this.#in.logger, expectedPeerId,
+        logger: this.#in.logger, expectedPeerId, ...inbound,
       });
     } catch (e) {
       const err = /** @type {import('./errors.js').AdmissionError} */ (e);

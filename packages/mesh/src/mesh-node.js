@@ -47,6 +47,9 @@ import { AbortError, InvalidArgumentError, NotStartedError, UnexpectedFrameError
 import { webSocketTransport } from './transports/websocket.js';
 import { webRTCTransport } from './transports/webrtc.js';
 
+/** Dials connect() makes when the listener answers 'too many handshakes' (its table is flooded). */
+const JOIN_ATTEMPTS = 3;
+
 /** @typedef {import('./mesh-port.js').MeshPort} MeshPort */
 /** @typedef {import('./mesh-port.js').MeshEvents} MeshEvents */
 /** @typedef {import('./mesh-port.js').PeerInfo} PeerInfo */
@@ -181,7 +184,7 @@ export class MeshNode {
   /** @param {{signal?: AbortSignal}} options */
   async #listen(options) {
     if (this.#o.listen) {
-      const l = this.#ws.createListener({ onConnection: (c) => this.#admission.inbound(c) });
+      const l = this.#ws.createListener({ onConnection: (c) => this.#admission.inbound(c), allowedOrigins: this.#o.allowedOrigins });
       this.#listeners.push(l);
       await l.listen(this.#o.listen, options);
     }
@@ -318,15 +321,26 @@ export class MeshNode {
    * rejects with DialError, AdmissionError (reason says why), AbortError or
    * NotStartedError. Connecting to a peer already connected adds a second
    * link, which is closed after duplicateLinkGraceMs (the first is kept).
+   * A listener whose handshake table is full of unauthenticated connections evicts
+   * the oldest to let a new one in, and may evict this one before its HELLO arrives:
+   * refused with 'too many handshakes', the dial is made again, at most
+   * JOIN_ATTEMPTS times in all.
    * @param {string} url
-   * @param {{signal?: AbortSignal, timeoutMs?: number}} [options] timeoutMs bounds the dial; admission has handshakeTimeoutMs
+   * @param {{signal?: AbortSignal, timeoutMs?: number}} [options] timeoutMs bounds each dial; admission has handshakeTimeoutMs
    * @returns {Promise<PeerInfo>}
    */
   async connect(url, options = {}) {
     this.#requireStarted();
-    const conn = await this.#ws.dial(url, options);
-    const link = await this.#admission.admit(conn, ROLE_DIALER, options.signal);
-    return this.#peers.info(this.#peers.byId.get(link.peerId) ?? { id: link.peerId, links: [link], best: link, listenUrl: link.listenUrl });
+    for (let attempt = 1; ; attempt++) {
+      const conn = await this.#ws.dial(url, options);
+      try {
+        const link = await this.#admission.admit(conn, ROLE_DIALER, options.signal);
+        return this.#peers.info(this.#peers.byId.get(link.peerId) ?? { id: link.peerId, links: [link], best: link, listenUrl: link.listenUrl });
+      } catch (e) {
+        if (attempt >= JOIN_ATTEMPTS || /** @type {any} */ (e)?.reason !== 'too many handshakes' || !this.#started) throw e;
+        this.log.info('handshake table of the peer full: dialling again', { url, attempt });
+      }
+    }
   }
 
   /**

@@ -35,7 +35,16 @@ const MiB = 1024 * 1024;
  * @property {number} [reassemblyTimeoutMs] a partial chunked frame older than
  *   this is dropped. (default 30000)
  * @property {number} [handshakeTimeoutMs] bound on admission. (default 5000)
- * @property {number} [maxHandshakes] concurrent inbound handshakes. (default 64)
+ * @property {number} [helloTimeoutMs] an inbound connection that sends no frame
+ *   (its HELLO) within this is dropped. (default 2000)
+ * @property {number} [maxHandshakes] concurrent inbound handshakes; beyond it a new
+ *   connection takes the place of the oldest that has not sent its HELLO (or not
+ *   proven the token), or is refused (handshake-table.js). (default 64)
+ * @property {number} [maxHandshakesPerAddress] concurrent inbound handshakes from one
+ *   IP address (an IPv6 /64); beyond it the same eviction among that address's. (default 16)
+ * @property {string[]} [allowedOrigins] origins (`http://host:port`) whose pages may
+ *   open the WebSocket besides this node's own pages; an upgrade carrying any other
+ *   `Origin` is refused with 403 (transports/origin-policy.js). (default [])
  * @property {number} [requestTimeoutMs] default timeout of request(). (default 10000)
  * @property {number} [maxPendingRequests] outstanding request() calls. (default 65536)
  * @property {number} [maxInflightRequests] requests being handled at once;
@@ -58,6 +67,7 @@ const MiB = 1024 * 1024;
 
 export const DEFAULTS = Object.freeze({
   join: /** @type {string[]} */ ([]),
+  allowedOrigins: /** @type {string[]} */ ([]),
   heartbeatIntervalMs: 1000,
   peerTimeoutMs: 4000,
   maxFrameBytes: 64 * MiB,
@@ -66,7 +76,9 @@ export const DEFAULTS = Object.freeze({
   maxReassemblyBytes: 128 * MiB,
   reassemblyTimeoutMs: 30_000,
   handshakeTimeoutMs: 5000,
+  helloTimeoutMs: 2000,
   maxHandshakes: 64,
+  maxHandshakesPerAddress: 16,
   requestTimeoutMs: 10_000,
   maxPendingRequests: 65536,
   maxInflightRequests: 1024,
@@ -87,17 +99,33 @@ export function resolveOptions(init) {
   if (typeof init.token !== 'string' || init.token.length === 0) throw new InvalidArgumentError('init.token must be a non-empty string');
   const o = /** @type {MeshNodeOptions} */ ({ ...DEFAULTS, ...stripUndefined(init) });
   for (const k of /** @type {(keyof typeof DEFAULTS)[]} */ (Object.keys(DEFAULTS))) {
-    if (k === 'join') continue;
+    if (k === 'join' || k === 'allowedOrigins') continue;
     const v = o[k];
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new InvalidArgumentError(`init.${k} must be a positive number, got ${String(v)}`);
   }
   if (!Array.isArray(o.join) || o.join.some((u) => typeof u !== 'string')) throw new InvalidArgumentError('init.join must be an array of ws:// URLs');
+  o.allowedOrigins = checkOrigins(o.allowedOrigins);
   if (o.peerTimeoutMs <= o.heartbeatIntervalMs) {
     throw new InvalidArgumentError(`init.peerTimeoutMs (${o.peerTimeoutMs}) must exceed init.heartbeatIntervalMs (${o.heartbeatIntervalMs})`);
   }
   if (o.maxFrameBytes < 1024) throw new InvalidArgumentError(`init.maxFrameBytes ${o.maxFrameBytes} is below 1024`);
   if (o.hopLimit > 16) throw new InvalidArgumentError(`init.hopLimit ${o.hopLimit} is above 16`);
   return o;
+}
+
+/**
+ * Each allowed origin as the browser sends it (`new URL(u).origin`: scheme, host, port).
+ * @param {unknown} list @returns {string[]}
+ */
+function checkOrigins(list) {
+  if (!Array.isArray(list)) throw new InvalidArgumentError('init.allowedOrigins must be an array of http(s)://HOST[:PORT] origins');
+  return list.map((u) => {
+    const url = typeof u === 'string' && URL.canParse(u) ? new URL(u) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash || url.username) {
+      throw new InvalidArgumentError(`init.allowedOrigins: ${JSON.stringify(u)} is not an origin such as http://example.org:8080`);
+    }
+    return url.origin;
+  });
 }
 
 /** @template {object} T @param {T} o @returns {Partial<T>} */

@@ -9,18 +9,25 @@
  * the write buffer is empty after a write returned false. That holds when
  * lowWaterMark ≥ the socket's writableHighWaterMark (16 KiB), as the mesh's
  * are (docs/mesh.md §6).
+ *
+ * Browsers: an upgrade whose `Origin` is not this node's own page nor allowed is
+ * answered 403 before the upgrade (origin-policy.js); refusals are logged, at most one
+ * line per ORIGIN_LOG_MS with the count.
  */
 import { WebSocket, WebSocketServer } from 'ws';
 import { BaseConnection } from '../connection.js';
 import { DialError, throwIfAborted } from '../errors.js';
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, checkWsUrl, closeReasonBytes, describeClose, guardedDial } from './ws-common.js';
 import { FrameReader, writeBinaryFrame } from './ws-frames.js';
+import { checkOrigin, originPolicy } from './origin-policy.js';
 
 /** @typedef {import('../interfaces.js').Transport} TransportContract */
 /** @typedef {import('../interfaces.js').Listener} ListenerContract */
 
 /** Seconds a graceful close may take before the socket is destroyed. */
 const CLOSE_GRACE_MS = 1000;
+/** Minimum time between two log lines about refused origins. */
+const ORIGIN_LOG_MS = 10_000;
 
 class WsConnection extends BaseConnection {
   /** @type {string | null} */
@@ -169,11 +176,33 @@ class WebSocketListener {
   #addresses = [];
   /** @type {Set<WsConnection>} */
   #accepted = new Set();
+  #refusedOrigins = { count: 0, lastLog: -Infinity };
 
   /** @param {WebSocketTransport} transport @param {import('../interfaces.js').ListenerOptions} options */
   constructor(transport, options) {
     this.transport = transport;
     this.onConnection = options.onConnection;
+    this.allowedOrigins = options.allowedOrigins ?? [];
+  }
+
+  /**
+   * ws's verifyClient: refuse (403) an upgrade from a page that is not allowed.
+   * @param {import('./origin-policy.js').OriginPolicy} policy
+   * @param {{req: import('node:http').IncomingMessage}} info
+   * @param {(ok: boolean, code?: number, message?: string) => void} done
+   */
+  #verify(policy, info, done) {
+    const h = info.req.headers;
+    const why = checkOrigin(policy, h.origin ?? /** @type {string | undefined} */ (h['sec-websocket-origin']), h.host);
+    if (why === null) return done(true);
+    const r = this.#refusedOrigins;
+    r.count++;
+    if (Date.now() - r.lastLog >= ORIGIN_LOG_MS) {
+      this.transport.log.warn('WebSocket upgrade refused (403)', { reason: why, address: info.req.socket.remoteAddress, refused: r.count, sinceMs: ORIGIN_LOG_MS });
+      r.count = 0;
+      r.lastLog = Date.now();
+    }
+    done(false, 403, why);
   }
 
   /**
@@ -183,7 +212,11 @@ class WebSocketListener {
   async listen(address = {}, options = {}) {
     throwIfAborted(options.signal);
     if (this.#wss) throw new DialError('listener is already listening');
-    const common = { maxPayload: this.transport.hardLimitBytes, perMessageDeflate: false, clientTracking: false };
+    const policy = originPolicy(this.allowedOrigins, [address.host]);
+    const common = {
+      maxPayload: this.transport.hardLimitBytes, perMessageDeflate: false, clientTracking: false,
+      verifyClient: (/** @type {any} */ info, /** @type {any} */ done) => this.#verify(policy, info, done),
+    };
     const path = address.path ?? '/';
     /** @type {WebSocketServer} */
     let wss;

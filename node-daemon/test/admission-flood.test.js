@@ -1,0 +1,145 @@
+// @ts-check
+/**
+ * Admission an unauthenticated client cannot exhaust, against a real daemon
+ * (docs/security.md, "Admission"): a flood of WebSocket connections that upgrade and
+ * never send a HELLO, reopened as soon as each closes, from the same address as a
+ * legitimate node that joins meanwhile. The join succeeds every time within a bound,
+ * /health keeps answering, and the daemon closes every flood socket within the HELLO
+ * deadline. And the Origin check on upgrades: a foreign page's origin gets 403, never
+ * 101; the daemon's own pages and configured origins are upgraded.
+ *
+ * The attacker speaks raw HTTP/WebSocket on node:net sockets (helpers/raw-upgrade.js;
+ * bounded: a fixed number of slots, a cap on reopenings), in a process of its own; the
+ * legitimate node is a real @termite/mesh node in this one.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createMeshNode, createIdentity, createMemoryLogger } from '@termite/mesh';
+import { startDaemon, stopChild, newToken, waitFor, bin } from './helpers/daemons.js';
+import { rawUpgrade } from './helpers/raw-upgrade.js';
+
+const token = newToken();
+const ALLOWED = 'http://app.example:8080';
+/** The daemon's defaults (packages/mesh/src/options.js). */
+const HELLO_TIMEOUT_MS = 2000;
+/** Bounds this test asserts. */
+const JOIN_BOUND_MS = 3000;
+const HEALTH_BOUND_MS = 1000;
+/** A flood socket is closed within the HELLO deadline, plus this for scheduling and the round trip. */
+const CLOSE_SLACK_MS = 1000;
+
+/** @type {import('./helpers/daemons.js').Daemon} */
+let d;
+
+before(async () => {
+  d = await startDaemon({ token, args: ['--allow-origin', ALLOWED] });
+});
+
+after(async () => {
+  await d?.stop('SIGKILL');
+});
+
+/**
+ * Start the flood in a child process; resolves once it holds its connections.
+ * @param {number} port @param {number} slots
+ */
+async function startFlood(port, slots) {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'helpers', 'raw-upgrade.js');
+  const child = spawn(process.execPath, [script, '--flood', String(port), String(slots), '200000'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (b) => (out += b));
+  await waitFor(() => out.includes('ready\n') || child.exitCode !== null, 10_000, 'the flood to hold its connections');
+  assert.equal(child.exitCode, null, 'the flood is running');
+  return {
+    /** @returns {Promise<{opens: number, closed: number, longest: number, ages: number[]}>} */
+    async stop() {
+      child.stdin.write('stop\n');
+      try {
+        await waitFor(() => /\{.*\}\n/.test(out), 10_000, 'the flood\'s figures');
+        return JSON.parse(/** @type {string} */ (/\{.*\}/.exec(out)?.[0]));
+      } finally {
+        await stopChild(child, 'SIGKILL');
+      }
+    },
+  };
+}
+
+test('80 idle upgraded connections, reopened as they close, lock out no one: 10 joins succeed within the bound, /health answers, the daemon closes every idle socket within the HELLO deadline', async () => {
+  const f = await startFlood(d.port, 80);
+  /** @type {number[]} */
+  const joins = [];
+  /** @type {number[]} */
+  const healths = [];
+  /** @type {Awaited<ReturnType<typeof f.stop>>} */
+  let figures;
+  let redials = 0;
+  try {
+    for (let i = 0; i < 10; i++) {
+      const logger = createMemoryLogger();
+      const mesh = createMeshNode({ identity: await createIdentity(), token, logger });
+      await mesh.start();
+      const t0 = performance.now();
+      try {
+        const peer = await mesh.connect(d.url, { timeoutMs: JOIN_BOUND_MS });
+        assert.equal(peer.id, d.id);
+        joins.push(performance.now() - t0);
+      } finally {
+        await mesh.stop();
+        redials += logger.entries.filter((e) => /dialling again/.test(e.message)).length;
+      }
+      const h0 = performance.now();
+      const res = await fetch(`http://127.0.0.1:${d.port}/health`, { signal: AbortSignal.timeout(HEALTH_BOUND_MS) });
+      assert.equal((await res.json()).ok, true);
+      healths.push(performance.now() - h0);
+    }
+  } finally {
+    figures = await f.stop();
+  }
+  const max = (/** @type {number[]} */ xs) => Math.round(Math.max(...xs));
+  console.log(`# ${figures.opens} flood connections, ${figures.closed} closed by the daemon, the longest after ${figures.longest} ms; joins ${joins.map(Math.round).join(', ')} ms (${redials} dialled again); /health ${healths.map(Math.round).join(', ')} ms`);
+  assert.equal(joins.length, 10, 'every join succeeded');
+  assert.ok(max(joins) < JOIN_BOUND_MS, `joins took at most ${max(joins)} ms`);
+  assert.ok(figures.closed >= 80, `the daemon closed ${figures.closed} flood sockets`);
+  assert.ok(figures.longest <= HELLO_TIMEOUT_MS + CLOSE_SLACK_MS, `every flood socket closed within ${figures.longest} ms of its upgrade`);
+  assert.ok(figures.ages.every((a) => a <= HELLO_TIMEOUT_MS + CLOSE_SLACK_MS), `flood sockets still open at the end were at most the deadline old: ${max(figures.ages)} ms`);
+  // the daemon said what happened, in one summary line rather than one per connection
+  await waitFor(() => /handshakes refused or evicted .*"evicted":[1-9]/.test(d.log()), 2000, 'the flood summary in the daemon log');
+  assert.ok((d.log().match(/handshakes refused or evicted/g) ?? []).length <= 3, 'a few summary lines, not one per connection');
+  assert.equal(d.child.exitCode, null, 'the daemon is alive');
+});
+
+test('a connection that upgrades and sends nothing is closed by the daemon within the HELLO deadline', async () => {
+  const u = await rawUpgrade(d.port);
+  assert.equal(u.status, 101);
+  const c = await u.closed;
+  const lived = c.at - u.openedAt;
+  assert.ok(c.byDaemon && lived >= HELLO_TIMEOUT_MS - 100 && lived <= HELLO_TIMEOUT_MS + CLOSE_SLACK_MS, `closed by the daemon after ${lived} ms`);
+});
+
+test('WebSocket upgrades from browsers: a foreign origin gets 403 (never 101); the daemon\'s own pages and --allow-origin origins are upgraded', async () => {
+  const own = `http://127.0.0.1:${d.port}`;
+  const cases = [
+    { origin: 'http://evil.example', status: 403 },
+    { origin: `http://evil.example:${d.port}`, status: 403 },
+    { origin: 'null', status: 403 },
+    { origin: own, status: 101 },
+    { origin: `http://localhost:${d.port}`, status: 101 },
+    { origin: ALLOWED, status: 101 },
+  ];
+  for (const c of cases) {
+    const u = await rawUpgrade(d.port, { Origin: c.origin });
+    u.socket.destroy();
+    assert.equal(u.status, c.status, `Origin ${c.origin}: ${u.status} ${u.body}`);
+    if (c.status === 403) assert.match(u.body, /origin/);
+  }
+  await waitFor(() => /WebSocket upgrade refused \(403\) .*evil\.example/.test(d.log()), 2000, 'the refusal in the daemon log');
+});
+
+test('--allow-origin takes an origin; anything else exits 2 with the reason', () => {
+  const r = spawnSync(process.execPath, [bin, '--allow-origin', 'evil.example/page', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--allow-origin expects http:\/\/HOST\[:PORT\]/);
+});
