@@ -99,8 +99,10 @@ function log(line) {
 /** @param {string} s @param {string} detail */
 function setState(s, detail) {
   state = { state: s, detail };
+  // the node's status goes first, not coalesced: a page that shows the new state (say
+  // 'Joined') then shows what goes with it (the daemon's id), never a status from before
+  scope.postMessage({ type: 'status', ...snapshot() });
   scope.postMessage({ type: 'state', state: s, detail });
-  status();
 }
 
 /** Post the node's status soon (coalesced). */
