@@ -23,7 +23,7 @@ const MEDIAN_BOUND_MS = 20;
 const WORST_BOUND_MS = 500;
 /**
  * Event-loop samples per case: 60 in `npm test`; `npm run attack` (TERMITE_ATTACK=full)
- * samples 1,000 (a second or more of each attack).
+ * samples 1,000 (8–40 s of each attack).
  */
 const SAMPLES = process.env.TERMITE_ATTACK === 'full' ? 1000 : 60;
 
