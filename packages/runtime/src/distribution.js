@@ -108,6 +108,8 @@ export class Distribution {
     this.location = new Map();
     /** @type {Map<string, string>} processes that left this node: pid key → where they went */
     this.forwarding = new Map();
+    /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
+    this.cameFrom = new Map();
     /**
      * The last ARRIVALS_KEPT processes that migrated here, oldest first, numbered: a
      * dashboard that samples every node now and then still sees a process that came and
@@ -264,6 +266,7 @@ export class Distribution {
   acceptMigration = migration.acceptMigration;
   processEnded = migration.processEnded;
   isForwarded = migration.isForwarded;
+  processGone = migration.processGone;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

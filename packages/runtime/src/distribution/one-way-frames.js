@@ -21,7 +21,8 @@
  *    so two nodes cannot bounce errors;
  *  - a frame for a process that left this node is forwarded where it went, and its
  *    sender told (MOVED); a MOVED is believed only from the node this one sends that
- *    process's messages to (migration.js has the rest of location transparency).
+ *    process's messages to, a GONE only from the node it forwards the process to or
+ *    sends its messages to (migration.js has the rest of location transparency).
  *
  * These functions are Distribution's methods (`this` is the Distribution), moved here
  * whole: the SEND paths keep the bodies and call depth they were measured with.
@@ -267,8 +268,7 @@ export function handleFrame(from, f, bytes) {
     return;
   }
   if (type === F_GONE) {
-    this.forwarding.delete(key(pnode, pn));
-    this.location.delete(key(pnode, pn));
+    this.processGone(from, pnode, pn);
     return;
   }
   const pid = new Pid(String(pnode), Number(pn));
