@@ -77,6 +77,7 @@ export function encode(frame) {
  */
 export function emit(to, frame, pid = null) {
   let bytes;
+  if (this.restricted.size !== 0) this.give(to, frame);
   try {
     bytes = this.encode(frame);
   } catch (e) {
@@ -99,6 +100,7 @@ export function emit(to, frame, pid = null) {
  */
 export function send(pid, msg) {
   const to = this.whereIs(pid);
+  if (this.restricted.size !== 0) this.give(to, msg);
   // the common case in one pass, the pid's part of the frame encoded once per pid
   let bytes = null;
   const head = this.sendHead(pid);
@@ -164,7 +166,8 @@ export function onFrame(from, bytes) {
   const prev = this.inbound.get(from);
   if (prev === undefined) {
     try {
-      if (this.deliverLocalSend(bytes)) return;
+      // a restricted peer's frames take the general path, where its rights are checked
+      if ((this.restricted.size === 0 || !this.restricted.has(from)) && this.deliverLocalSend(bytes)) return;
     } catch (e) {
       this.refuseDelivery(from, e); // the mailbox could not take it (its limit)
       return;
@@ -288,6 +291,7 @@ export function handleFrame(from, f, bytes) {
     }
     return; // a message to a process that is gone is dropped (send and pray)
   }
+  if (this.restricted.size !== 0 && !this.mayAct(from, type, pid, proc)) return; // capabilities.js
   switch (type) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy
