@@ -31,6 +31,9 @@ Options:
   --max-mailbox N     messages queued for one process (default 500000)
   --allow-origin URL  let pages of this origin (http://HOST:PORT) open the mesh WebSocket, besides
                       the daemon's own pages (repeatable; other browser origins get 403)
+  --restricted-peer ID
+                      this peer (a node id) may send to, link to, signal and kill only the processes
+                      whose pids it was given or that it spawned (repeatable)
   --lib DIR           directory to search for libraries (repeatable)
   --trace-pass P      print the IR after compiler pass P (repeatable; "all" for every pass)
   --time-passes       print the time each compiler pass takes
@@ -45,6 +48,7 @@ Options:
  * @property {string|undefined} token
  * @property {string|undefined} data
  * @property {string[]} allowOrigin origins whose pages may open the mesh WebSocket (besides the daemon's own)
+ * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
  * @property {string[]} lib
  * @property {string[]} tracePass
  * @property {boolean} timePasses
@@ -78,6 +82,7 @@ export function parseCommandLine(argv) {
         token: { type: 'string' },
         data: { type: 'string' },
         'allow-origin': { type: 'string', multiple: true, default: [] },
+        'restricted-peer': { type: 'string', multiple: true, default: [] },
         lib: { type: 'string', multiple: true, default: [] },
         'trace-pass': { type: 'string', multiple: true, default: [] },
         'time-passes': { type: 'boolean', default: false },
@@ -109,6 +114,7 @@ export function parseCommandLine(argv) {
     token: /** @type {string|undefined} */ (values.token) ?? process.env.TERMITE_TOKEN,
     data: /** @type {string|undefined} */ (values.data),
     allowOrigin: /** @type {string[]} */ (values['allow-origin']),
+    restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
     lib: /** @type {string[]} */ (values.lib),
     tracePass: /** @type {string[]} */ (values['trace-pass']),
     timePasses: /** @type {boolean} */ (values['time-passes']),

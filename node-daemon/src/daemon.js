@@ -33,6 +33,7 @@ export async function startDaemon(options) {
       data: options.data,
       limits: options.limits,
       allowOrigins: options.allowOrigin,
+      restrictedPeers: options.restrictedPeer,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

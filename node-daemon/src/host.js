@@ -36,6 +36,7 @@ import { hostAllowed } from './http/request-checks.js';
  * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
  * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} [limits] the node's process and mailbox limits
  * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
+ * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  */
 
 /**
@@ -130,6 +131,7 @@ async function startParts(host, server) {
     codeCache: opts.data ? diskCodeCache(path.join(opts.data, 'code')) : null,
     log: opts.log,
     evaluate: (text) => evaluator.evalText(text, { timeoutMs: 10000 }),
+    restrictedPeers: opts.restrictedPeers,
   });
   const joined = await mesh.start();
   for (const f of joined?.failed ?? []) opts.log(`could not join ${f.url}: ${f.error.message}`);

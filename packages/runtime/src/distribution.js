@@ -27,6 +27,7 @@
  *   distribution/node-addresses.js      NodeRef → node id (the address book)
  *   distribution/remote-spawn.js        remote spawn, services
  *   distribution/dashboard-sampling.js  snapshots of this node and of the mesh, EVAL on a node
+ *   distribution/capabilities.js        restricted peers: the pids given to them, what they may act on
  *
  * The class below holds all of the layer's state (one object per node: the state of
  * each mechanism is listed with it) and names its methods; each method is a function of
@@ -46,6 +47,7 @@ import * as remoteLinks from './distribution/remote-links.js';
 import * as addresses from './distribution/node-addresses.js';
 import * as spawning from './distribution/remote-spawn.js';
 import * as sampling from './distribution/dashboard-sampling.js';
+import * as capabilities from './distribution/capabilities.js';
 import { DEFAULT_DENIED } from './distribution/received-code.js';
 import { SEND_HEADS } from './distribution/frame-vocabulary.js';
 
@@ -72,6 +74,7 @@ export { DEFAULT_DENIED };
  *   node (default 64 MiB; send-queue.js)
  * @property {((text: string) => Promise<any>)|null} [evaluate] REPL evaluation of this node (dashboards)
  * @property {Set<string>} [evalPeers] peers that may ask this node to evaluate text (EVAL)
+ * @property {Iterable<string>} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned (capabilities.js)
  */
 
 /** @implements {RemoteOps} */
@@ -108,6 +111,12 @@ export class Distribution {
     this.location = new Map();
     /** @type {Map<string, string>} processes that left this node: pid key → where they went */
     this.forwarding = new Map();
+    /** @type {Map<string, Set<number>>} restricted peers → the serials of this node's pids given to them (capabilities.js) */
+    this.restricted = new Map(Array.from(opts.restrictedPeers ?? [], (id) => [id, new Set()]));
+    /** refuseUngiven's window: when the last refusal was logged, and how many since */
+    this.capabilityRefusals = { since: -Infinity, count: 0 };
+    /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
+    this.cameFrom = new Map();
     /**
      * The last ARRIVALS_KEPT processes that migrated here, oldest first, numbered: a
      * dashboard that samples every node now and then still sees a process that came and
@@ -264,6 +273,12 @@ export class Distribution {
   acceptMigration = migration.acceptMigration;
   processEnded = migration.processEnded;
   isForwarded = migration.isForwarded;
+  processGone = migration.processGone;
+
+  // restricted peers (distribution/capabilities.js)
+  give = capabilities.give;
+  mayAct = capabilities.mayAct;
+  refuseUngiven = capabilities.refuseUngiven;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

@@ -5,8 +5,11 @@
  * `processState`), its old node keeps a forwarding entry (`forwarding`) and sends there
  * itself from then on (`location`); a message arriving for it is forwarded and its
  * sender's node told where the process now lives (MOVED, handled in one-way-frames.js),
- * so later messages go straight there. When the process ends, every node it lived on
- * drops its entries (GONE, `processEnded`).
+ * so later messages go straight there. When the process ends, the nodes it lived on drop
+ * their entries: GONE goes back along the path it took, each node telling the one it
+ * came from (`cameFrom`, each node once), since each node believes a GONE only from the node it forwards
+ * the process to or sends its messages to (`processGone`) — from any other peer, a GONE
+ * would let that peer make this node drop a live process's messages.
  *
  * Invariants:
  *  - a process is on exactly one node: the old node retires it only after the new node
@@ -112,6 +115,11 @@ export function acceptMigration(from, state) {
   for (const m of mailbox) this.node.deliver(proc, m);
   this.location.delete(key(pid.node, pid.n));
   this.forwarding.delete(key(pid.node, pid.n));
+  // where GONE goes when it ends here or leaves and ends elsewhere: every node it came
+  // here from (a process coming back adds the node it came back from), each once
+  const back = this.cameFrom.get(key(pid.node, pid.n));
+  if (back === undefined) this.cameFrom.set(key(pid.node, pid.n), [from]);
+  else if (!back.includes(from)) back.push(from);
   this.stats.migrationsIn++;
   this.arrivals.push({ seq: ++this.arrivalSeq, pid: `${pid.n}@${pid.node.slice(0, 8)}`, from, name: proc.name ?? proc.k?.lam?.name ?? 'process' });
   if (this.arrivals.length > ARRIVALS_KEPT) this.arrivals.shift();
@@ -120,12 +128,42 @@ export function acceptMigration(from, state) {
 }
 
 /**
- * A process that lived on other nodes ended here: they drop their forwarding entries.
+ * A process that lived on other nodes ended here: the node it came from is told (GONE),
+ * and tells the one before it (processGone), back to where it was born.
  * @param {Process} proc
  * @this {Distribution}
  */
 export function processEnded(proc) {
-  for (const id of new Set(proc.visited ?? [])) if (id !== this.node.id) this.emit(id, [F_GONE, proc.pid.node, proc.pid.n]);
+  const k = key(proc.pid.node, proc.pid.n);
+  const back = this.cameFrom.get(k);
+  if (back === undefined) return;
+  this.cameFrom.delete(k);
+  for (const id of back) if (id !== this.node.id) this.emit(id, [F_GONE, proc.pid.node, proc.pid.n]);
+}
+
+/**
+ * A GONE from `from`: the process ended. Believed only from the node this one forwards
+ * the process to or sends its messages to (its next host on the path, or where a MOVED
+ * said it went): its entries are dropped and the node it came from told in turn. A
+ * GONE for a process this node keeps nothing for is ignored (a late duplicate says
+ * nothing); from any other node it is refused (a log line, an ERROR to the sender).
+ * @param {string} from @param {string} pnode @param {number} pn
+ * @this {Distribution}
+ */
+export function processGone(from, pnode, pn) {
+  const k = key(pnode, pn);
+  const fw = this.forwarding.get(k), at = this.location.get(k);
+  if (fw === undefined && at === undefined) return;
+  if (from !== fw && from !== at) {
+    this.refuse(from, `GONE for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${(fw ?? at ?? pnode).slice(0, 12)})`);
+    return;
+  }
+  this.forwarding.delete(k);
+  this.location.delete(k);
+  const back = this.cameFrom.get(k);
+  if (back === undefined) return;
+  this.cameFrom.delete(k);
+  for (const id of back) if (id !== from && id !== this.node.id) this.emit(id, [F_GONE, pnode, pn]);
 }
 
 /**

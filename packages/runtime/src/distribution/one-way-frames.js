@@ -21,7 +21,8 @@
  *    so two nodes cannot bounce errors;
  *  - a frame for a process that left this node is forwarded where it went, and its
  *    sender told (MOVED); a MOVED is believed only from the node this one sends that
- *    process's messages to (migration.js has the rest of location transparency).
+ *    process's messages to, a GONE only from the node it forwards the process to or
+ *    sends its messages to (migration.js has the rest of location transparency).
  *
  * These functions are Distribution's methods (`this` is the Distribution), moved here
  * whole: the SEND paths keep the bodies and call depth they were measured with.
@@ -76,6 +77,7 @@ export function encode(frame) {
  */
 export function emit(to, frame, pid = null) {
   let bytes;
+  if (this.restricted.size !== 0) this.give(to, frame);
   try {
     bytes = this.encode(frame);
   } catch (e) {
@@ -98,6 +100,7 @@ export function emit(to, frame, pid = null) {
  */
 export function send(pid, msg) {
   const to = this.whereIs(pid);
+  if (this.restricted.size !== 0) this.give(to, msg);
   // the common case in one pass, the pid's part of the frame encoded once per pid
   let bytes = null;
   const head = this.sendHead(pid);
@@ -163,7 +166,8 @@ export function onFrame(from, bytes) {
   const prev = this.inbound.get(from);
   if (prev === undefined) {
     try {
-      if (this.deliverLocalSend(bytes)) return;
+      // a restricted peer's frames take the general path, where its rights are checked
+      if ((this.restricted.size === 0 || !this.restricted.has(from)) && this.deliverLocalSend(bytes)) return;
     } catch (e) {
       this.refuseDelivery(from, e); // the mailbox could not take it (its limit)
       return;
@@ -267,8 +271,7 @@ export function handleFrame(from, f, bytes) {
     return;
   }
   if (type === F_GONE) {
-    this.forwarding.delete(key(pnode, pn));
-    this.location.delete(key(pnode, pn));
+    this.processGone(from, pnode, pn);
     return;
   }
   const pid = new Pid(String(pnode), Number(pn));
@@ -288,6 +291,7 @@ export function handleFrame(from, f, bytes) {
     }
     return; // a message to a process that is gone is dropped (send and pray)
   }
+  if (this.restricted.size !== 0 && !this.mayAct(from, type, pid, proc)) return; // capabilities.js
   switch (type) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy

@@ -42,7 +42,9 @@ export function onRequest(from, bytes) {
   }
   if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || this.stale(req)) return this.onRequestAsync(from, bytes);
   try {
-    return this.encode([true, this.answerNow(from, req)]);
+    const value = this.answerNow(from, req);
+    if (this.restricted.size !== 0) this.give(from, value);
+    return this.encode([true, value]);
   } catch (e) {
     return this.refusedRequest(from, e);
   }
@@ -59,6 +61,7 @@ export async function onRequestAsync(from, bytes) {
     if (!Array.isArray(req)) throw new CodecError('malformed request');
     if (this.stale(req)) await this.refresh(from, req);
     const value = await this.answer(from, req);
+    if (this.restricted.size !== 0) this.give(from, value);
     return this.encode([true, value]);
   } catch (e) {
     return this.refusedRequest(from, e);
@@ -103,6 +106,7 @@ export function answerNow(from, req) {
  */
 export function call(to, req, wait = true) {
   let bytes;
+  if (this.restricted.size !== 0) this.give(to, req);
   try {
     bytes = this.encode(req);
   } catch (e) {
