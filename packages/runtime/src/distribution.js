@@ -221,6 +221,7 @@ export class Distribution {
   handleFrame = oneWay.handleFrame;
   refuse = oneWay.refuse;
   refuseDelivery = oneWay.refuseDelivery;
+  refuseOncePerSecond = oneWay.refuseOncePerSecond;
 
   // frames the mesh did not take (distribution/send-queue.js)
   watchRefusals = sendQueue.watchRefusals;

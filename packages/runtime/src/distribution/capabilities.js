@@ -80,15 +80,6 @@ export function mayAct(from, type, pid, proc) {
  * @this {Distribution}
  */
 export function refuseUngiven(from, type, pid) {
-  this.stats.dropped++;
-  const w = this.capabilityRefusals;
-  const now = Date.now();
-  if (now - w.since < 1000) {
-    w.count++;
-    return;
-  }
-  if (w.count > 0) this.log(`${w.count} more frames from restricted peers refused in the last second (not logged one by one)`);
-  w.since = now;
-  w.count = 0;
-  this.refuse(from, `${FRAMES[type]?.[0] ?? type} to process ${pid.n} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`);
+  const why = `${FRAMES[type]?.[0] ?? type} to process ${pid.n} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`;
+  this.refuseOncePerSecond(this.capabilityRefusals, 'frames from restricted peers refused', from, why);
 }

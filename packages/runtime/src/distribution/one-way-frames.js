@@ -332,24 +332,34 @@ export function refuse(from, why) {
 }
 
 /**
+ * Refuse a frame like `refuse`, at most once a second per kind of refusal: a flood costs
+ * one log line and one ERROR frame a second, and the number refused in between is logged
+ * with the next one. Every call counts a dropped frame.
+ * @param {{since: number, count: number}} window this kind's last logged refusal and the count since
+ * @param {string} what what was refused, for the count line ("messages refused by full mailboxes")
+ * @param {string} from @param {unknown} why
+ * @this {Distribution}
+ */
+export function refuseOncePerSecond(window, what, from, why) {
+  this.stats.dropped++;
+  const now = Date.now();
+  if (now - window.since < 1000) {
+    window.count++;
+    return;
+  }
+  if (window.count > 0) this.log(`${window.count} more ${what} in the last second (not logged one by one)`);
+  window.since = now;
+  window.count = 0;
+  this.refuse(from, why);
+}
+
+/**
  * A message from `from` that a local mailbox refused (it is at its limit: an error of
- * kind `resource-limit`): it is dropped and counted, and the first refusal of each
- * second is refused like a bad frame — a log line here and an ERROR frame that the
- * sender's node logs — with the number refused since then in a second line. A flood
- * therefore costs one log line and one ERROR frame a second, not one per message.
+ * kind `resource-limit`): dropped, counted, and refused to its sender's node once a
+ * second (refuseOncePerSecond).
  * @param {string} from @param {unknown} err
  * @this {Distribution}
  */
 export function refuseDelivery(from, err) {
-  this.stats.dropped++;
-  const w = this.deliveryRefusals;
-  const now = Date.now();
-  if (now - w.since < 1000) {
-    w.count++;
-    return;
-  }
-  if (w.count > 0) this.log(`${w.count} more messages refused by full mailboxes in the last second (not logged one by one)`);
-  w.since = now;
-  w.count = 0;
-  this.refuse(from, err);
+  this.refuseOncePerSecond(this.deliveryRefusals, 'messages refused by full mailboxes', from, err);
 }
