@@ -17,6 +17,10 @@
  *   - in Chromium, the dashboard draws the mesh graph: the daemon, and a worker tab
  *     once it joins (skipped without Chromium; scripts/test-all.js reports the skip)
  *
+ * and `npm test` (scripts/test-all.js) on a PATH holding only node and a shell: the
+ * suites that need make, clang or Chromium are skipped with the install command and the
+ * run passes; with TERMITE_REQUIRE_ALL=1 each skip fails it.
+ *
  * Dependencies of the packages (ws, cbor-x, node-datachannel, better-sqlite3, ...) come
  * from npm's cache, which the repository's own install filled (`--prefer-offline`: the
  * registry is asked only for what the cache lacks). Install scripts are not run: a
@@ -29,7 +33,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -320,4 +324,24 @@ test('in Chromium, the installed dashboard draws the mesh graph: the daemon and 
   } finally {
     await chromium.close();
   }
+});
+
+test('npm test on a machine with only Node.js: suites needing missing tools are skipped with the install command; TERMITE_REQUIRE_ALL=1 fails them', async () => {
+  // a PATH with node and a shell only (symlinks), as on a machine without make, clang or Chromium
+  const only = path.join(tmp, 'node-only-bin');
+  mkdirSync(only);
+  symlinkSync(process.execPath, path.join(only, 'node'));
+  symlinkSync('/bin/sh', path.join(only, 'sh'));
+  const env = { PATH: only, TERMITE_TEST_ONLY: 'c,fuzz,e2e', CHROMIUM: '', TERMITE_REQUIRE_ALL: '' };
+  const script = path.join(root, 'scripts', 'test-all.js');
+  const r = await run(process.execPath, [script], { cwd: root, timeoutMs: 120_000, env });
+  assert.equal(r.status, 0, `a run with only skips passes:\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /^== c: skipped — needs make .*install: apt-get install make/m);
+  assert.match(r.stdout, /^== fuzz: skipped — .*needs clang with libFuzzer .*install: apt-get install clang libclang-rt-14-dev/m);
+  assert.match(r.stdout, /^== e2e: skipped — needs Chromium .*install: apt-get install chromium/m);
+  assert.match(r.stdout, /^0 passed, 0 failed$/m);
+  const strict = await run(process.execPath, [script], { cwd: root, timeoutMs: 120_000, env: { ...env, TERMITE_REQUIRE_ALL: '1' } });
+  assert.equal(strict.status, 1, 'under TERMITE_REQUIRE_ALL=1 a skipped suite fails the run');
+  assert.match(strict.stdout, /^problem: fuzz: skipped, and TERMITE_REQUIRE_ALL=1 requires every suite$/m);
+  assert.match(strict.stdout, /^0 passed, 3 failed$/m);
 });
