@@ -6,8 +6,8 @@
  * empty directory, esbuild is removed from that install (nothing may need it at run
  * time), and then, from that directory only:
  *
- *   - `npx termite-node --help`; the daemon (an OS process on a free loopback port,
- *     stopped by PID) serves /health, the dashboard at / (its script inlined and allowed
+ *   - `npx termite-node --help`; `npx termite-node` (the daemon, on a free loopback
+ *     port, in its own process group stopped by its PID) serves /health, the dashboard at / (its script inlined and allowed
  *     by hash), the worker page at /worker and the scripts it loads, and the core's .wasm
  *   - `termite-node run FILE.scm` runs a program; `termite-node repl` evaluates
  *   - `import '@termite/runtime'` runs a Scheme and a JS process side by side, as the
@@ -139,42 +139,50 @@ after(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Start the installed daemon on a free loopback port (it prints which). @returns {Promise<NonNullable<typeof daemon>>} */
+/** Whether any process of the group `pgid` is alive. @param {number} pgid */
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `npx termite-node` on a free loopback port (the daemon prints which), in its own
+ * process group (npx → sh → node), stopped by signalling that group by its PID.
+ * @returns {Promise<NonNullable<typeof daemon>>}
+ */
 function startInstalledDaemon() {
-  const child = spawn(process.execPath, [bin, '--port', '0', '--token', token], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [npm, 'exec', '--offline', '--', 'termite-node', '--port', '0', '--token', token], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const pgid = /** @type {number} */ (child.pid);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
+  const stop = async () => {
+    if (!groupAlive(pgid)) return;
+    process.kill(-pgid, 'SIGTERM');
+    const until = Date.now() + 5000;
+    while (groupAlive(pgid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+  };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the installed daemon did not start within 30 s:\n${out}`));
-    }, 30_000);
+      void stop();
+      reject(new Error(`npx termite-node did not start within 60 s:\n${out}`));
+    }, 60_000);
     const onData = () => {
       const m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       child.stderr.off('data', onData);
-      resolve({
-        pid: /** @type {number} */ (child.pid),
-        port: Number(m[2]),
-        id: m[1],
-        log: () => out,
-        stop: () => new Promise((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-          child.once('exit', () => {
-            clearTimeout(kill);
-            done();
-          });
-          process.kill(/** @type {number} */ (child.pid), 'SIGTERM');
-        }),
-      });
+      resolve({ pid: pgid, port: Number(m[2]), id: m[1], log: () => out, stop });
     };
     child.stderr.on('data', onData);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the installed daemon exited with ${code}:\n${out}`));
+      reject(new Error(`npx termite-node exited with ${code}:\n${out}`));
     });
   });
 }
@@ -204,7 +212,7 @@ test('npx termite-node --help answers from the installed package', async () => {
   assert.match(r.stdout + r.stderr, /termite-node run FILE\.scm/);
 });
 
-test('the installed daemon serves /health, the dashboard, the worker page and their scripts', async () => {
+test('npx termite-node serves /health, the dashboard, the worker page and their scripts', async () => {
   daemon = await startInstalledDaemon();
   const health = await (await fetch(url('/health'))).json();
   assert.equal(health.ok, true);
