@@ -60,7 +60,7 @@ function e2eTestFiles() {
 }
 
 function unitTestDirs() {
-  const dirs = ['packages/core/test', 'packages/scheme/test', 'packages/runtime/test', 'packages/mesh/test', 'node-daemon/test'];
+  const dirs = ['packages/core/test', 'packages/scheme/test', 'packages/runtime/test', 'packages/mesh/test', 'node-daemon/test', 'web/test'];
   return dirs.filter((d) => existsSync(path.join(root, d)));
 }
 
