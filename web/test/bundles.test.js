@@ -12,6 +12,7 @@ import { cpSync, mkdtempSync, rmSync, rmdirSync, unlinkSync, existsSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { writeBundles, webAssets, dashboardBundle, distDir } from '../src/bundles.js';
+import { buildWebAssets } from '../src/build.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'termite-bundles-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +28,12 @@ test('the bundles written at pack time are read back as the daemon serves them',
   const wasm = /** @type {import('../src/build.js').Asset} */ (read.files.get('wasm/termite_core.wasm'));
   assert.equal(wasm.type, 'application/wasm');
   assert.deepEqual([...wasm.body.subarray(0, 4)], [0, 0x61, 0x73, 0x6d]);
+  // the same bytes as a build from these sources
+  const fresh = await buildWebAssets();
+  for (const name of index.assets) {
+    const a = /** @type {import('../src/build.js').Asset} */ (read.files.get(name));
+    assert.equal(a.etag, fresh.files.get(name)?.etag, `${name} is what the build makes`);
+  }
   const dash = await dashboardBundle({ dir });
   assert.ok(dash.script.length > 10_000 && dash.style.length > 1000, 'the dashboard script and stylesheet');
 });
