@@ -1,11 +1,13 @@
 // @ts-check
 /**
  * The one bundler: every browser bundle the daemon serves is built here, in memory, with
- * esbuild. Nothing else in the repository calls esbuild for the daemon.
+ * esbuild. Nothing else in the repository calls esbuild for the daemon. The daemon gets
+ * the bundles through bundles.js, which reads them pre-built in an installed package
+ * (made by this file at pack time) and calls this file only in a repository checkout.
  *
  *   buildWebAssets()   the compute worker and its page's script, served under /assets/
  *                      (node-daemon/src/http/browser-assets.js), built when the daemon starts
- *                      (well under a second):
+ *                      in a checkout (well under a second):
  *     /assets/js/worker.js         the compute worker: core, Scheme runtime, runtime, mesh,
  *                                  and the runtime library precompiled to wire IR
  *     /assets/js/worker-page.js    the worker page's script

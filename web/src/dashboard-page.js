@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The dashboard page as the daemon serves it at `/`: web/src/dashboard/index.html with
- * the dashboard's bundle (build.js's bundleDashboard) inlined, so the page needs nothing
+ * the dashboard's bundle (bundles.js's dashboardBundle: pre-built in a packed package, else
+ * bundled now) inlined, so the page needs nothing
  * but the daemon that serves it.
  *
  * Invariants: built once per process, on first demand, and shared by every request (a
@@ -16,7 +17,11 @@
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { bundleDashboard, dashboardDir } from './build.js';
+import { fileURLToPath } from 'node:url';
+import { dashboardBundle } from './bundles.js';
+
+/** Where the page template (index.html) is. */
+const dashboardDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'dashboard');
 
 /**
  * @typedef {object} DashboardPage
@@ -49,7 +54,7 @@ export function dashboardHtml(built, secret) {
 
 /** @returns {Promise<DashboardPage>} */
 async function assemble() {
-  const { script: js, style: css } = await bundleDashboard();
+  const { script: js, style: css } = await dashboardBundle();
   const script = js.replace(/<\/(script)/gi, '<\\/$1');
   const style = css.replace(/<\/(style)/gi, '<\\/$1');
   const template = await readFile(path.join(dashboardDir, 'index.html'), 'utf8');

@@ -4,9 +4,9 @@
  *
  *   GET /worker        the compute-worker page, with this mesh's token, this daemon's id
  *                      and the WebSocket URL to join embedded (docs/browser.md)
- *   GET /assets/...    the browser bundles and the core's .wasm (@termite/web's build.js,
- *                      built in memory when this module loads, in parallel with the
- *                      daemon's start-up)
+ *   GET /assets/...    the browser bundles and the core's .wasm (@termite/web's bundles.js:
+ *                      the ones shipped in the package, or in the repository built in
+ *                      memory when this module loads, in parallel with the daemon's start-up)
  *   GET /assets/manifest.json   what was built, the sizes and the build time
  *
  * Invariants: the worker page carries the mesh token, so it is never stored, framed or
@@ -16,13 +16,13 @@
  * (`no-cache`); a worker script gets its own Content-Security-Policy (workers do not
  * inherit the page's).
  */
-import { buildWebAssets } from '@termite/web/build';
+import { webAssets } from '@termite/web/bundles';
 import { workerPageHtml, WORKER_PAGE_CSP } from '@termite/web/pages';
 import { sendText } from './respond.js';
 import { errorText } from '../bounded.js';
 
 /** The bundles: started when the daemon loads this module, in parallel with its start-up. */
-const assets = buildWebAssets().then(
+const assets = webAssets().then(
   (a) => ({ ok: /** @type {const} */ (true), assets: a }),
   (e) => ({ ok: /** @type {const} */ (false), error: errorText(e) }),
 );
@@ -56,7 +56,7 @@ export async function serveAsset({ req, res, path }) {
   if (!built.ok) return sendText(res, 500, `the browser bundles could not be built: ${built.error}\n`);
   if (name === 'manifest.json') {
     const files = Object.fromEntries([...built.assets.files].map(([k, v]) => [k, v.body.length]));
-    return sendText(res, 200, JSON.stringify({ buildMs: Math.round(built.assets.ms), files, warnings: built.assets.warnings }), 'application/json');
+    return sendText(res, 200, JSON.stringify({ buildMs: Math.round(built.assets.ms), prebuilt: built.assets.prebuilt, files, warnings: built.assets.warnings }), 'application/json');
   }
   const a = built.assets.files.get(name);
   if (!a) return sendText(res, 404, 'not found\n');

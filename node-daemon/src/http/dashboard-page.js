@@ -18,7 +18,7 @@ export async function serveDashboardPage({ req, res, host }) {
   try {
     built = await dashboardPage();
   } catch (e) {
-    return sendText(res, 500, `The dashboard could not be built (esbuild, through @termite/web's build.js, bundles it): ${errorText(e)}\n`);
+    return sendText(res, 500, `The dashboard page could not be made (@termite/web's bundles.js: its pre-built bundle, or esbuild in a repository checkout): ${errorText(e)}\n`);
   }
   const headers = {
     'content-type': 'text/html; charset=utf-8',

@@ -33,6 +33,7 @@ export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
+/** @typedef {import('./js-api.js').ApiNode} ApiNode a node as createNode returns it: a TermiteNode with the JavaScript API */
 
 // (termite)'s syntax and names are defined when the runtime is imported, as its
 // primitives are registered (the prims-*.js imports above): a program expanded in this
@@ -63,13 +64,14 @@ export function loadTermiteLibrary() {
 }
 
 /**
- * Create a node (a core, a scheduler, a stdout process).
+ * Create a node (a core, a scheduler, a stdout process), with the JavaScript API.
  * @param {import('./termite-node.js').NodeOptions} [opts]
+ * @returns {Promise<import('./js-api.js').ApiNode>}
  */
 export async function createNode(opts = {}) {
   loadTermiteLibrary();
   const node = await TermiteNode.create(opts);
   /** @type {any} */ (node).runProgram = (/** @type {string} */ text, /** @type {any} */ o) => runProgramOn(node, text, o);
   installJsApi(node);
-  return node;
+  return /** @type {import('./js-api.js').ApiNode} */ (node);
 }

@@ -157,6 +157,23 @@ export class JsProcess {
 }
 
 /**
+ * What installJsApi (and createNode) add to a node: the JavaScript API's methods, as
+ * the package's type declarations show them.
+ * @typedef {object} JsApi
+ * @property {(text: string, opts?: Parameters<typeof import('./program.js').runProgramOn>[2]) => ReturnType<typeof import('./program.js').runProgramOn>} runProgram
+ * @property {(body: (self: JsProcess) => Promise<any>) => Pid} spawnJs
+ * @property {() => JsProcess} mailbox
+ * @property {(source: string) => Pid} spawnScheme
+ * @property {(...fields: any[]) => void} out
+ * @property {(...fields: any[]) => Promise<any[]>} in
+ * @property {(...fields: any[]) => Promise<any[]>} rd
+ * @property {(...fields: any[]) => Promise<any[] | null>} inp
+ * @property {(...fields: any[]) => Promise<any[] | null>} rdp
+ * @property {(name: string) => SpaceRef} space
+ */
+/** @typedef {import('./termite-node.js').TermiteNode & JsApi} ApiNode a node as createNode returns it */
+
+/**
  * Install the JS API on a node.
  * @param {import('./termite-node.js').TermiteNode} node
  */
