@@ -27,7 +27,7 @@
 import { CodecError } from '@termite/scheme/internal';
 import { threadToData, threadFromData, ErrorObject, VOID, arrayToList } from '@termite/scheme';
 import { Pid, NodeRef } from '../termite-values.js';
-import { F_SEND, F_GONE, R_MIGRATE, key } from './frame-vocabulary.js';
+import { F_SEND, F_GONE, F_MOVED, R_MIGRATE, key } from './frame-vocabulary.js';
 
 /** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
 export const ARRIVALS_KEPT = 32;
@@ -53,6 +53,7 @@ export async function migrate(proc, ref) {
     }
     const { state, shippedUpTo } = this.processState(proc);
     seen = shippedUpTo;
+    if (this.restricted.size !== 0 && proc.pid.node === this.node.id) this.noteCarried(proc.pid, state);
     await this.call(to, [R_MIGRATE, state]);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
@@ -73,6 +74,12 @@ export async function migrate(proc, ref) {
   }
   this.node.retire(proc);
   for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
+  // its birth node hears where it went from here (it believes that from this node only:
+  // it sends the process's messages here), so it knows where it is when the process
+  // comes home — a restricted peer may move a process in only from where it is known
+  // to be (capabilities.js)
+  const born = proc.pid.node;
+  if (born !== this.node.id && born !== to && this.mesh.isReachable(born)) this.emit(born, [F_MOVED, born, proc.pid.n, to]);
 }
 
 /**
@@ -115,6 +122,7 @@ export function acceptMigration(from, state) {
   for (const m of mailbox) this.node.deliver(proc, m);
   this.location.delete(key(pid.node, pid.n));
   this.forwarding.delete(key(pid.node, pid.n));
+  this.carried.delete(key(pid.node, pid.n));
   // where GONE goes when it ends here or leaves and ends elsewhere: every node it came
   // here from (a process coming back adds the node it came back from), each once
   const back = this.cameFrom.get(key(pid.node, pid.n));
@@ -160,6 +168,7 @@ export function processGone(from, pnode, pn) {
   }
   this.forwarding.delete(k);
   this.location.delete(k);
+  this.carried.delete(k);
   const back = this.cameFrom.get(k);
   if (back === undefined) return;
   this.cameFrom.delete(k);
