@@ -287,6 +287,7 @@ export class Distribution {
   migrate = migration.migrate;
   processState = migration.processState;
   acceptMigration = migration.acceptMigration;
+  deliverLate = migration.deliverLate;
   processEnded = migration.processEnded;
   isForwarded = migration.isForwarded;
   processGone = migration.processGone;
