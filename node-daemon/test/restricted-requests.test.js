@@ -155,3 +155,22 @@ test('a restricted peer finds only services whose process it may reach, and fetc
   assert.match(String(lib[1]), /has no environment some-program-environment/);
   assert.equal((await health(d.url)).ok, true);
 });
+
+// reports to `to` what publishing itself as `name`, then looking `other` up on its own node, did
+const SQUATTER = unitOf("(lambda (name other to) (lambda () (! to (list (guard (e (#t (error-object-message e))) (publish-service name (self)) 'published) (guard (e (#t (error-object-message e))) (remote-service other (current-node)) 'found)))))");
+const squatter = SQUATTER.lambdas.findIndex((l) => l.nfree === 3);
+
+test('a process a restricted peer spawned cannot take over a service it was not given, nor find one on its node', async () => {
+  await publish(peer, `caps-taken-${process.pid}`);
+  const to = new Pid(tab.id, ++serials);
+  tab.units.set(SQUATTER.hash, ['squatter', SQUATTER.data, false]);
+  const a = await tab.request([R.SPAWN, closureRef(SQUATTER.hash, `caps-req-${process.pid}-${++envs}`, squatter, [`caps-taken-${process.pid}`, `caps-taken-${process.pid}`, to]), null, false, []]);
+  assert.equal(a[0], true, String(a[1]));
+  const f = await tab.frame((x) => x[0] === F.SEND && x[2] === to.n, 'what the squatter did');
+  assert.equal(writeString(f[3]), `("a restricted peer's process may not replace a service it was not given" "Error: SERVICE caps-taken-${process.pid} refused: ${tab.id.slice(0, 12)} is a restricted peer and was not given that service's pid")`.replace('"Error: ', '"'));
+  // the service is still the other peer's
+  const found = await peer.request([R.SERVICE, `caps-taken-${process.pid}`, []]);
+  assert.equal(found[0], true);
+  assert.notEqual(found[1].n, a[1].n);
+});
+

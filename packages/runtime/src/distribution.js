@@ -302,6 +302,7 @@ export class Distribution {
   maySpace = capabilities.maySpace;
   checkMentions = capabilities.checkMentions;
   checkRequest = capabilities.checkRequest;
+  mayPublish = capabilities.mayPublish;
   refuseUngiven = capabilities.refuseUngiven;
   restrictBrowserPeer = capabilities.restrictBrowserPeer;
 

@@ -11,7 +11,9 @@
  *    peer (`maySpace`, for whatever serves Linda operations to peers);
  *  - a program environment's definitions (ENV): this node sent it a procedure of that
  *    environment (its id was in the frame's environment list);
- *  - a published service (SERVICE): its pid is one the peer may reach;
+ *  - a published service (SERVICE, and `remote-service` of this node by a process the
+ *    peer spawned): its pid is one the peer may reach; such a process may not publish
+ *    over a service it could not reach (`mayPublish`);
  *  - a process that migrates in (MIGRATE): it was born on that peer, or this node's
  *    forwarding or location entry for it names that peer (this node sent it there, or
  *    was told by the node it sent it to that it went there).
@@ -282,6 +284,19 @@ export function checkRequest(from, req) {
       return;
     }
   }
+}
+
+/**
+ * Whether a process that descends from `peer`'s spawn may publish a service under
+ * `name` here: `peer` is not restricted, or no service has that name, or the peer may
+ * reach the process that has it (it may not take over another's name).
+ * @param {string} peer @param {string} name
+ * @this {Distribution}
+ */
+export function mayPublish(peer, name) {
+  if (!this.restricted.has(peer)) return true;
+  const pid = this.services.get(name);
+  return pid === undefined || this.mayReach(peer, pid, this.node.local(pid));
 }
 
 /**
