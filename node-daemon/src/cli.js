@@ -34,6 +34,8 @@ Options:
   --restricted-peer ID
                       this peer (a node id) may send to, link to, signal and kill only the processes
                       whose pids it was given or that it spawned (repeatable)
+  --trust-tabs        treat browser tabs as daemon peers (by default every peer that joins from a
+                      browser page is a restricted peer, as --restricted-peer names one)
   --lib DIR           directory to search for libraries (repeatable)
   --trace-pass P      print the IR after compiler pass P (repeatable; "all" for every pass)
   --time-passes       print the time each compiler pass takes
@@ -49,6 +51,7 @@ Options:
  * @property {string|undefined} data
  * @property {string[]} allowOrigin origins whose pages may open the mesh WebSocket (besides the daemon's own)
  * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
+ * @property {boolean} trustTabs peers that join from a browser are not restricted (--trust-tabs)
  * @property {string[]} lib
  * @property {string[]} tracePass
  * @property {boolean} timePasses
@@ -83,6 +86,7 @@ export function parseCommandLine(argv) {
         data: { type: 'string' },
         'allow-origin': { type: 'string', multiple: true, default: [] },
         'restricted-peer': { type: 'string', multiple: true, default: [] },
+        'trust-tabs': { type: 'boolean', default: false },
         lib: { type: 'string', multiple: true, default: [] },
         'trace-pass': { type: 'string', multiple: true, default: [] },
         'time-passes': { type: 'boolean', default: false },
@@ -115,6 +119,7 @@ export function parseCommandLine(argv) {
     data: /** @type {string|undefined} */ (values.data),
     allowOrigin: /** @type {string[]} */ (values['allow-origin']),
     restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
+    trustTabs: /** @type {boolean} */ (values['trust-tabs']),
     lib: /** @type {string[]} */ (values.lib),
     tracePass: /** @type {string[]} */ (values['trace-pass']),
     timePasses: /** @type {boolean} */ (values['time-passes']),

@@ -34,6 +34,7 @@ export async function startDaemon(options) {
       limits: options.limits,
       allowOrigins: options.allowOrigin,
       restrictedPeers: options.restrictedPeer,
+      trustTabs: options.trustTabs,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

@@ -37,6 +37,7 @@ import { hostAllowed } from './http/request-checks.js';
  * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} [limits] the node's process and mailbox limits
  * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
+ * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
  */
 
 /**
@@ -132,6 +133,7 @@ async function startParts(host, server) {
     log: opts.log,
     evaluate: (text) => evaluator.evalText(text, { timeoutMs: 10000 }),
     restrictedPeers: opts.restrictedPeers,
+    restrictBrowserPeers: opts.trustTabs !== true,
   });
   const joined = await mesh.start();
   for (const f of joined?.failed ?? []) opts.log(`could not join ${f.url}: ${f.error.message}`);

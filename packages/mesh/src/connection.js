@@ -69,6 +69,8 @@ export class BaseConnection {
     this.direction = direction;
     this.remoteAddress = remoteAddress;
     this.maxMessageBytes = maxMessageBytes;
+    /** An inbound WebSocket opened by a browser page (its upgrade carried Origin; set by the listener). */
+    this.fromBrowser = false;
     /** @type {'open' | 'closing' | 'closed'} */
     this.status = 'open';
     this.lowWaterMark = 256 * 1024;

@@ -35,6 +35,9 @@
  * @property {string} remoteAddress printable address of the other end
  *   (`ws://127.0.0.1:7400/`, `127.0.0.1:50122`, `webrtc:<node id>`)
  * @property {'outbound' | 'inbound'} direction outbound if this side dialled
+ * @property {boolean} [fromBrowser] an inbound WebSocket whose upgrade carried an
+ *   `Origin` header: a browser page opened it (a browser always sends one; programs
+ *   send none). What the listener saw, not what the peer says of itself
  * @property {number} maxMessageBytes largest message `send` accepts
  *   (262,144 on data channels; configurable for WebSocket)
  * @property {number} bufferedAmount bytes accepted by `send` and not yet

@@ -98,6 +98,8 @@ export class MeshNode {
   #admission;
   /** @type {WebRTCUpgrade} */
   #upgrades;
+  /** Direct peers that joined from a browser (isBrowserPeer), while they are up. @type {Set<string>} */
+  #browserPeers = new Set();
   /** @type {import('./transports/websocket.js').WebSocketTransport} */
   #ws;
   /** @type {import('./transports/webrtc.js').WebRTCTransport | null} */
@@ -382,6 +384,17 @@ export class MeshNode {
     return this.#gossip.routes();
   }
 
+  /**
+   * Whether a direct peer joined from a browser: one of its links since it came up was
+   * a WebSocket whose upgrade carried an `Origin` header, or a WebRTC link it opened
+   * to this node (daemons never open one). Known while the peer is up; also on the
+   * 'peer:up' and 'link:up' events (`browser`).
+   * @param {string} peerId
+   */
+  isBrowserPeer(peerId) {
+    return this.#browserPeers.has(peerId);
+  }
+
   /** @param {string} peerId true if a direct link or a route exists */
   isReachable(peerId) {
     return this.#paths.pathTo(peerId).link !== null;
@@ -442,10 +455,14 @@ export class MeshNode {
   #linkAdmitted(link) {
     const first = !this.#peers.byId.has(link.peerId);
     const peer = this.#peers.add(link);
+    // a peer joined from a browser while any of its links did (a WebRTC link is
+    // accepted only from a page: daemons never dial one)
+    if (link.conn.fromBrowser === true || (link.transport === 'webrtc' && link.direction === 'inbound')) this.#browserPeers.add(peer.id);
+    const browser = this.#browserPeers.has(peer.id);
     this.#paths.topologyChanged();
-    this.log.info(first ? 'peer up' : 'link up', { peer: peer.id, transport: link.transport, address: link.address, direction: link.direction });
-    this.#events.emit('link:up', { id: peer.id, transport: link.transport, address: link.address });
-    if (first) this.#events.emit('peer:up', { id: peer.id, transport: link.transport, address: link.address, direction: link.direction });
+    this.log.info(first ? 'peer up' : 'link up', { peer: peer.id, transport: link.transport, address: link.address, direction: link.direction, browser });
+    this.#events.emit('link:up', { id: peer.id, transport: link.transport, address: link.address, browser });
+    if (first) this.#events.emit('peer:up', { id: peer.id, transport: link.transport, address: link.address, direction: link.direction, browser });
     this.#gossip.schedule();
   }
 
@@ -490,6 +507,7 @@ export class MeshNode {
       return;
     }
     this.#peers.delete(peer.id);
+    this.#browserPeers.delete(peer.id);
     this.#gossip.forget(peer.id);
     this.log.info('peer down', { peer: peer.id, reason });
     this.#requests.peerDown(peer.id, reason);

@@ -44,7 +44,9 @@
  * - 'peer:up': the first link to a peer was admitted;
  * - 'peer:down': the last link to a peer closed (reason: 'heartbeat timeout: …',
  *   'peer left: <its reason>', 'closed by peer (code …)', 'node stopping', …);
- * - 'link:up' / 'link:down': any link (also the first / the last);
+ * - 'link:up' / 'link:down': any link (also the first / the last); `browser` on
+ *   'peer:up' and 'link:up' says the peer joined from a browser page (MeshNode's
+ *   isBrowserPeer: a WebSocket upgrade with `Origin`, or a WebRTC link it opened);
  * - 'drain': canSend(id) is true again after it was false or a send was refused;
  * - 'send:error': a send() that returned false, and why;
  * - 'peer:error': an ERROR frame from a peer (our input was refused, or a
@@ -54,9 +56,9 @@
  * - 'routes': what routes() returns may have changed (a neighbour's gossip, or a
  *   neighbour gone).
  * @typedef {{
- *   'peer:up': {id: string, transport: string, address: string, direction: string},
+ *   'peer:up': {id: string, transport: string, address: string, direction: string, browser?: boolean},
  *   'peer:down': {id: string, reason: string},
- *   'link:up': {id: string, transport: string, address: string},
+ *   'link:up': {id: string, transport: string, address: string, browser?: boolean},
  *   'link:down': {id: string, transport: string, reason: string},
  *   'drain': {id: string},
  *   'send:error': {id: string, error: Error},

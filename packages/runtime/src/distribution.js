@@ -75,6 +75,9 @@ export { DEFAULT_DENIED };
  * @property {((text: string) => Promise<any>)|null} [evaluate] REPL evaluation of this node (dashboards)
  * @property {Set<string>} [evalPeers] peers that may ask this node to evaluate text (EVAL)
  * @property {Iterable<string>} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned (capabilities.js)
+ * @property {boolean} [restrictBrowserPeers] every peer that joins from a browser (the mesh's
+ *   'link:up' event says `browser`) is a restricted peer too (default false; a daemon sets it
+ *   unless `--trust-tabs`)
  */
 
 /** @implements {RemoteOps} */
@@ -84,6 +87,7 @@ export class Distribution {
    * @param {import('@termite/mesh').MeshPort} mesh a started mesh node
    * @param {DistributionOptions} [opts]
    */
+  // size: the layer's whole state is listed here, each mechanism's with it, one field a line
   constructor(node, mesh, opts = {}) {
     this.node = node;
     this.mesh = mesh;
@@ -113,6 +117,14 @@ export class Distribution {
     this.forwarding = new Map();
     /** @type {Map<string, Set<number>>} restricted peers → the serials of this node's pids given to them (capabilities.js) */
     this.restricted = new Map(Array.from(opts.restrictedPeers ?? [], (id) => [id, new Set()]));
+    /** @type {Map<string, Set<string>>} restricted peers → the names of this node's spaces given to them (capabilities.js) */
+    this.givenSpaces = new Map();
+    /** @type {Map<string, Set<string>>} restricted peers → the program environments this node sent them procedures of */
+    this.givenEnvs = new Map();
+    /** @type {Map<string, Set<number>>} processes of this node away: pid key → the serials of this node's pids they left with (capabilities.js) */
+    this.carried = new Map();
+    /** @type {Set<string>} restricted peers named so because they joined from a browser, oldest first (capabilities.js) */
+    this.browserPeers = new Set();
     /** refuseUngiven's window: when the last refusal was logged, and how many since */
     this.capabilityRefusals = { since: -Infinity, count: 0 };
     /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
@@ -160,6 +172,8 @@ export class Distribution {
     mesh.onMessage((from, bytes) => this.onFrame(from, bytes));
     mesh.onRequest((from, bytes) => this.onRequest(from, bytes));
     mesh.on('peer:up', (e) => this.notePeer(e.id));
+    // before any frame of the link is read (the mesh emits it as it admits the link)
+    if (opts.restrictBrowserPeers === true) mesh.on('link:up', (e) => { if (e.browser === true) this.restrictBrowserPeer(e.id); });
     mesh.on('peer:down', (e) => this.peerDown(e.id, e.reason));
     mesh.on('routes', () => this.routesChanged());
     this.watchRefusals(mesh);
@@ -247,6 +261,7 @@ export class Distribution {
   refusedRequest = requests.refusedRequest;
   answer = requests.answer;
   answerNow = requests.answerNow;
+  answerRestricted = requests.answerRestricted;
   call = requests.call;
   callSlowly = requests.callSlowly;
 
@@ -272,14 +287,24 @@ export class Distribution {
   migrate = migration.migrate;
   processState = migration.processState;
   acceptMigration = migration.acceptMigration;
+  deliverLate = migration.deliverLate;
   processEnded = migration.processEnded;
   isForwarded = migration.isForwarded;
   processGone = migration.processGone;
 
   // restricted peers (distribution/capabilities.js)
   give = capabilities.give;
+  giveEnvs = capabilities.giveEnvs;
+  mayReach = capabilities.mayReach;
+  noteCarried = capabilities.noteCarried;
   mayAct = capabilities.mayAct;
+  mayTake = capabilities.mayTake;
+  maySpace = capabilities.maySpace;
+  checkMentions = capabilities.checkMentions;
+  checkRequest = capabilities.checkRequest;
+  mayPublish = capabilities.mayPublish;
   refuseUngiven = capabilities.refuseUngiven;
+  restrictBrowserPeer = capabilities.restrictBrowserPeer;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

@@ -85,16 +85,19 @@ defineBuiltin('migrate', function (/** @type {number} */ _d, /** @type {any} */ 
 }, 1, 0);
 
 definePrimitive('publish-service', 2, 2, (/** @type {any} */ name, /** @type {any} */ pid) => {
-  const { remote } = distribution('publish-service');
+  const { proc, remote } = distribution('publish-service');
   const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'publish-service', 'expected a symbol or string', name);
-  remote.services.set(text, checkPid(pid, 'publish-service'));
+  checkPid(pid, 'publish-service');
+  // a process of a restricted peer may not take over another's service (capabilities.js)
+  if (proc.peer !== null && !remote.mayPublish(proc.peer, text)) schemeErrorOf('capability', 'publish-service', 'a restricted peer\'s process may not replace a service it was not given', name);
+  remote.services.set(text, pid);
   return VOID;
 });
 
 defineBuiltin('remote-service', function (/** @type {number} */ _d, /** @type {any} */ name, /** @type {any} */ node) {
   const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'remote-service', 'expected a symbol or string', name);
   checkNode(node, 'remote-service');
-  return blockOn('remote-service', (_proc, remote) => remote.remoteService(text, node));
+  return blockOn('remote-service', (proc, remote) => remote.remoteService(text, node, proc.peer));
 }, 2, 0);
 
 definePrimitive('node-id', 1, 1, (/** @type {any} */ node) => {

@@ -48,7 +48,11 @@
  * @property {(proc: Process, ref: NodeRef) => Promise<void>} migrate move a process blocked in
  *   `migrate` to another node (it resumes there, or here with an error raised)
  * @property {Map<string, Pid>} services services published on this node, by name
- * @property {(name: string, ref: NodeRef) => Promise<Pid>} remoteService a service's pid on a node
+ * @property {(name: string, ref: NodeRef, peer?: string | null) => Promise<Pid>} remoteService a service's pid
+ *   on a node (`peer`: the peer the asking process descends from, if any: a restricted
+ *   peer's process finds on this node only services it may reach)
+ * @property {(peer: string, name: string) => boolean} mayPublish whether a process descending
+ *   from `peer` may publish a service under `name` (not over one a restricted peer may not reach)
  */
 
 export {};

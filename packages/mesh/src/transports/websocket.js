@@ -239,6 +239,8 @@ class WebSocketListener {
     wss.on('connection', (ws, req) => {
       const remote = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
       const conn = new WsConnection(ws, 'inbound', remote, this.transport.maxMessageBytes, this.transport.hardLimitBytes);
+      // a browser always sends Origin with a WebSocket upgrade; a page cannot leave it out
+      if (req.headers.origin !== undefined || req.headers['sec-websocket-origin'] !== undefined) conn.fromBrowser = true;
       this.#accepted.add(conn);
       ws.once('close', () => this.#accepted.delete(conn));
       this.onConnection(conn);

@@ -1,37 +1,124 @@
 // @ts-check
 /**
- * Capabilities of restricted peers (docs/security.md, "Trust model by role"). A peer
- * named restricted (`restrictedPeers`: the daemon's `--restricted-peer`) may send to,
- * signal, link to, unlink from and kill only those of this node's processes whose pids
- * it was given — this node wrote the pid in a frame, request or answer to that peer —
- * or that it spawned itself (directly, or a descendant: `proc.peer`).
+ * Capabilities of restricted peers (docs/security.md, "Trust model by role"). A peer is
+ * restricted when named so (`restrictedPeers`: the daemon's `--restricted-peer`) or when
+ * it joined from a browser (`restrictBrowserPeers`: every daemon unless `--trust-tabs`).
+ * What it may reach of this node is what this node gave it:
+ *  - a process: its pid was given — this node wrote it in a frame, request or answer
+ *    to that peer — or the peer spawned it (directly, or a descendant: `proc.peer`);
+ *    only such processes may it send to, signal, link to, unlink from or kill;
+ *  - a Linda space of this node: this node wrote a reference to it (a SpaceRef) to that
+ *    peer (`maySpace`, for whatever serves Linda operations to peers);
+ *  - a program environment's definitions (ENV): this node sent it a procedure of that
+ *    environment (its id was in the frame's environment list);
+ *  - a published service (SERVICE, and `remote-service` of this node by a process the
+ *    peer spawned): its pid is one the peer may reach; such a process may not publish
+ *    over a service it could not reach (`mayPublish`);
+ *  - a process that migrates in (MIGRATE): it was born on that peer, or this node's
+ *    forwarding or location entry for it names that peer (this node sent it there, or
+ *    was told by the node it sent it to that it went there).
+ * And what it sends may name only such things: a frame or request (a message, a
+ * signal's payload, a spawned thunk, a migrating process's state and links) holding a
+ * pid or space of this node that the peer may not reach is refused whole
+ * (`checkMentions`), so a peer cannot forge a capability by writing it into a value for
+ * one of this node's processes to use.
  *
  * Invariants:
  *  - nothing here runs for an unrestricted peer: the callers test `restricted.size`
  *    first, so the daemon-to-daemon path costs one comparison per frame;
- *  - what a restricted peer was given is a Set of serials per peer, at most MAX_GIVEN
- *    (the oldest forgotten first), kept while the daemon runs (a tab that reconnects
- *    keeps its pids);
- *  - a value is searched for pids to at most WALK_LIMIT values (a bigger value gives
- *    the pids found in its first WALK_LIMIT values);
+ *  - what a restricted peer was given is a Set of serials per peer (and of space names,
+ *    and of environment ids), each at most MAX_GIVEN (the oldest forgotten first), kept
+ *    while the node runs (a tab that reconnects keeps its pids);
+ *  - a value going to a restricted peer is searched for pids to at most WALK_LIMIT
+ *    values (pids further in are not recorded as given); a value coming from one is
+ *    searched to at most CHECK_LIMIT values, and refused beyond (it cannot be checked);
+ *    a search follows a closure's free values and a frame's saved values, not code;
  *  - a refused frame costs one log line and one ERROR frame a second at most, with the
- *    count refused since then.
+ *    count refused since then; a refused request is answered with the reason.
  *
  * These functions are Distribution's methods (`this` is the Distribution).
  */
-import { Pid } from '../termite-values.js';
-import { FRAMES } from './frame-vocabulary.js';
+import { Closure, Frame } from '@termite/scheme';
+import { Pid, SpaceRef } from '../termite-values.js';
+import { FRAMES, R_SPAWN, R_MIGRATE, R_ENV, R_SERVICE, key } from './frame-vocabulary.js';
 
-/** Pids one restricted peer keeps from this node (the oldest forgotten first). */
+/** Pids (and spaces, and environments) one restricted peer keeps from this node (the oldest forgotten first). */
 export const MAX_GIVEN = 65536;
 /** Values searched for pids in one frame to a restricted peer. */
 export const WALK_LIMIT = 100_000;
+/** Values searched for pids and spaces in one frame or request from a restricted peer (a bigger one is refused). */
+export const CHECK_LIMIT = 4_000_000;
+/** Browser peers a node remembers as restricted (with the pids given to them) once they left. */
+export const MAX_BROWSER_PEERS = 4096;
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
 /**
- * Record the pids of this node's processes that `value` holds as given to `to`, when
- * `to` is a restricted peer.
+ * Visit every Pid and SpaceRef `value` holds, searching at most `limit` values (a
+ * closure's free values, a continuation frame's saved values; never code). False when
+ * the limit stopped the search.
+ * @param {unknown} value @param {number} limit @param {(x: Pid | SpaceRef) => void} visit
+ */
+function eachReference(value, limit, visit) {
+  /** @type {unknown[]} */
+  const stack = [value];
+  const seen = new Set();
+  for (let n = 0; stack.length > 0; n++) {
+    if (n >= limit) return false;
+    const x = stack.pop();
+    if (x === null || typeof x !== 'object' || ArrayBuffer.isView(x) || seen.has(x)) continue;
+    seen.add(x);
+    if (x instanceof Pid || x instanceof SpaceRef) visit(x);
+    else if (Array.isArray(x)) for (let i = 0; i < x.length; i++) stack.push(x[i]);
+    else if (x instanceof Closure) stack.push(x.fv);
+    else if (x instanceof Frame) stack.push(x.s, x.next);
+    else if (x instanceof Map || x instanceof Set) for (const v of x.values()) stack.push(v);
+    else for (const k in x) stack.push(/** @type {any} */ (x)[k]);
+  }
+  return true;
+}
+
+/** Add `item` to a bounded, oldest-first set. @template T @param {Set<T>} set @param {T} item */
+function remember(set, item) {
+  set.delete(item); // most recently given last
+  set.add(item);
+  if (set.size > MAX_GIVEN) set.delete(/** @type {T} */ (set.values().next().value));
+}
+
+/** The spaces (by name) given to `peer`. @param {Distribution} d @param {string} peer */
+function spacesOf(d, peer) {
+  let s = d.givenSpaces.get(peer);
+  if (s === undefined) d.givenSpaces.set(peer, (s = new Set()));
+  return s;
+}
+
+/**
+ * A peer joined from a browser (option `restrictBrowserPeers`): it is restricted from
+ * now on, for as long as the node runs — it keeps the pids it was given when it comes
+ * back. At most MAX_BROWSER_PEERS such peers are remembered: beyond, the oldest that is
+ * not connected now is forgotten (its pids with it; it is restricted again, with none
+ * given, when it joins from a browser again).
+ * @param {string} id
+ * @this {Distribution}
+ */
+export function restrictBrowserPeer(id) {
+  if (this.restricted.has(id)) return;
+  this.restricted.set(id, new Set());
+  this.browserPeers.add(id);
+  if (this.browserPeers.size <= MAX_BROWSER_PEERS) return;
+  for (const old of this.browserPeers) {
+    if (old === id || this.mesh.isReachable(old)) continue;
+    this.browserPeers.delete(old);
+    this.restricted.delete(old);
+    this.givenSpaces.delete(old);
+    this.givenEnvs.delete(old);
+    return;
+  }
+}
+
+/**
+ * Record the pids of this node's processes and its spaces that `value` holds as given
+ * to `to`, when `to` is a restricted peer.
  * @param {string} to @param {unknown} value
  * @this {Distribution}
  */
@@ -39,47 +126,185 @@ export function give(to, value) {
   const given = this.restricted.get(to);
   if (given === undefined) return;
   const self = this.node.id;
-  /** @type {unknown[]} */
-  const stack = [value];
-  const seen = new Set();
-  for (let n = 0; stack.length > 0 && n < WALK_LIMIT; n++) {
-    const x = stack.pop();
-    if (x === null || typeof x !== 'object' || x instanceof Uint8Array || seen.has(x)) continue;
-    seen.add(x);
-    if (x instanceof Pid) {
-      if (x.node !== self) continue;
-      given.delete(x.n); // most recently given last
-      given.add(x.n);
-      if (given.size > MAX_GIVEN) given.delete(/** @type {number} */ (given.values().next().value));
-      continue;
-    }
-    if (Array.isArray(x)) for (const v of x) stack.push(v);
-    else if (x instanceof Map || x instanceof Set) for (const v of x.values()) stack.push(v);
-    else for (const k in x) stack.push(/** @type {any} */ (x)[k]);
-  }
+  eachReference(value, WALK_LIMIT, (x) => {
+    if (x.node !== self) return;
+    if (x instanceof Pid) remember(given, x.n);
+    else remember(spacesOf(this, to), x.name);
+  });
 }
 
 /**
- * Whether `from` may act (a frame of this type) on the local process `proc`: it is not
- * restricted, or it was given the pid, or it spawned the process. When not, the frame
- * is refused (refuseUngiven).
+ * Record the program environments a frame just encoded for a restricted peer lists
+ * (its last item, filled by encode): the peer may then fetch their definitions (ENV).
+ * @param {string} to @param {any[]} frame
+ * @this {Distribution}
+ */
+export function giveEnvs(to, frame) {
+  const envs = frame[frame.length - 1];
+  if (!this.restricted.has(to) || !Array.isArray(envs) || envs.length === 0) return;
+  let s = this.givenEnvs.get(to);
+  if (s === undefined) this.givenEnvs.set(to, (s = new Set()));
+  for (const e of envs) remember(s, String(e[0]));
+}
+
+/**
+ * Whether `from` may reach the local process of `pid` (`proc`, null when it is not
+ * here): it is not restricted, or it was given the pid, or it spawned the process.
+ * @param {string} from @param {Pid} pid @param {any} proc
+ * @this {Distribution}
+ */
+export function mayReach(from, pid, proc) {
+  const given = this.restricted.get(from);
+  // a process that lived on the peer (it migrated here from there, or through there)
+  // is one whose pid the peer held: it forwards the process's messages here
+  return given === undefined || given.has(pid.n) || (proc !== null && (proc.peer === from || (proc.visited?.includes(from) ?? false)));
+}
+
+/**
+ * A process of this node leaves it while some peer is restricted: the pids of this
+ * node's processes it carries (in its continuation, mailbox and links) are recorded,
+ * so that it may bring them back through a restricted peer (checkRequest). Forgotten
+ * when it comes back or ends.
+ * @param {Pid} pid @param {unknown} state
+ * @this {Distribution}
+ */
+export function noteCarried(pid, state) {
+  const self = this.node.id;
+  /** @type {Set<number>} */
+  const carried = new Set();
+  eachReference(state, WALK_LIMIT, (x) => {
+    if (x instanceof Pid && x.node === self) carried.add(x.n);
+  });
+  this.carried.set(key(pid.node, pid.n), carried);
+}
+
+/**
+ * Whether `from` may act (a frame of this type) on the local process `proc`. When not,
+ * the frame is refused (refuseUngiven).
  * @param {string} from @param {number} type @param {Pid} pid @param {any} proc
  * @this {Distribution}
  */
 export function mayAct(from, type, pid, proc) {
-  const given = this.restricted.get(from);
-  if (given === undefined || given.has(pid.n) || proc.peer === from) return true;
-  this.refuseUngiven(from, type, pid);
+  if (this.mayReach(from, pid, proc)) return true;
+  this.refuseUngiven(from, `${FRAMES[type]?.[0] ?? type} to process ${pid.n} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`);
   return false;
 }
 
 /**
- * Refuse a frame of a restricted peer for a process it was not given: an ERROR frame
- * and a log line, at most once a second (with the count refused since then).
- * @param {string} from @param {number} type @param {Pid} pid
+ * Whether the restricted peer `from` may have this frame (of `type`, for the local
+ * process `proc`) handled: it may act on the process (mayAct) and the frame's value (a
+ * message, a signal's payload, a link's other end) names nothing of this node it may
+ * not reach. When not, the frame is refused (refuseUngiven).
+ * @param {string} from @param {number} type @param {Pid} pid @param {any} proc @param {any[]} f the frame
  * @this {Distribution}
  */
-export function refuseUngiven(from, type, pid) {
-  const why = `${FRAMES[type]?.[0] ?? type} to process ${pid.n} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`;
+export function mayTake(from, type, pid, proc, f) {
+  if (!this.mayAct(from, type, pid, proc)) return false;
+  if (f.length < 5) return true; // KILL: nothing more in it
+  const why = this.checkMentions(from, f[3], `${FRAMES[type]?.[0] ?? type} to process ${pid.n}`);
+  if (why === null) return true;
+  this.refuseUngiven(from, why);
+  return false;
+}
+
+/**
+ * Whether `from` may use this node's Linda space `name` (whatever serves Linda
+ * operations to other nodes asks this before each): it is not restricted, or this node
+ * wrote a reference to that space (a SpaceRef) in a frame, request or answer to it.
+ * Processes a restricted peer spawned here count as that peer (`proc.peer`).
+ * @param {string} from @param {string} name
+ * @this {Distribution}
+ */
+export function maySpace(from, name) {
+  return !this.restricted.has(from) || (this.givenSpaces.get(from)?.has(name) ?? false);
+}
+
+/**
+ * Why `value`, from the restricted peer `from`, may not be taken: it names a process or
+ * a space of this node that `from` may not reach, or is too big to search. Null when
+ * it may (or `from` is not restricted).
+ * @param {string} from @param {unknown} value @param {string} what what the value is, for the reason
+ * @param {Set<number> | null} [also] serials of this node's processes it may name besides
+ * @returns {string | null}
+ * @this {Distribution}
+ */
+export function checkMentions(from, value, what, also = null) {
+  if (!this.restricted.has(from)) return null;
+  const self = this.node.id;
+  /** @type {string | null} */
+  let why = null;
+  const whole = eachReference(value, CHECK_LIMIT, (x) => {
+    if (why !== null || x.node !== self) return;
+    if (x instanceof Pid) {
+      if (!this.mayReach(from, x, this.node.local(x)) && !(also?.has(x.n) ?? false)) why = `process ${x.n}, whose pid it was not given`;
+    } else if (!this.maySpace(from, x.name)) why = `space ${x.name}, which it was not given`;
+  });
+  if (!whole) why = `more than ${CHECK_LIMIT} values, too many to check`;
+  return why === null ? null : `${what} refused: ${from.slice(0, 12)} is a restricted peer and it names ${why}`;
+}
+
+/**
+ * Throw when the restricted peer `from` may not make request `req` (remote-requests.js
+ * asks before answering): a SPAWN or MIGRATE naming what it may not reach, a MIGRATE of
+ * a process that is not its to move in, an ENV of an environment it was given nothing
+ * from, a SERVICE whose process it may not reach.
+ * @param {string} from @param {any[]} req
+ * @this {Distribution}
+ */
+export function checkRequest(from, req) {
+  if (!this.restricted.has(from)) return;
+  const who = from.slice(0, 12);
+  switch (req[0]) {
+    case R_SPAWN: {
+      const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN');
+      if (why !== null) throw new Error(why);
+      return;
+    }
+    case R_MIGRATE: {
+      const pid = Array.isArray(req[1]) ? req[1][0] : null;
+      if (!(pid instanceof Pid)) return; // acceptMigration says what is wrong
+      const k = key(pid.node, pid.n);
+      if (pid.node !== from && this.forwarding.get(k) !== from && this.location.get(k) !== from) {
+        throw new Error(`MIGRATE of process ${pid.n} of ${pid.node.slice(0, 12)} refused: ${who} is a restricted peer, the process was not born there, and this node did not send it there nor hear that it went there`);
+      }
+      // it may bring back the pids it left with, and its own
+      const also = new Set(this.carried.get(k));
+      if (pid.node === this.node.id) also.add(pid.n);
+      const why = this.checkMentions(from, req[1], `MIGRATE of process ${pid.n}`, also);
+      if (why !== null) throw new Error(why);
+      return;
+    }
+    case R_ENV:
+      // a library's definitions are the same on every node: no capability
+      if (!String(req[1]).startsWith('lib:') && !(this.givenEnvs.get(from)?.has(String(req[1])) ?? false)) throw new Error(`ENV ${String(req[1]).slice(0, 100)} refused: ${who} is a restricted peer and this node sent it nothing from that environment`);
+      return;
+    case R_SERVICE: {
+      const pid = this.services.get(String(req[1]));
+      if (pid !== undefined && !this.mayReach(from, pid, this.node.local(pid))) throw new Error(`SERVICE ${String(req[1]).slice(0, 100)} refused: ${who} is a restricted peer and was not given that service's pid`);
+      return;
+    }
+  }
+}
+
+/**
+ * Whether a process that descends from `peer`'s spawn may publish a service under
+ * `name` here: `peer` is not restricted, or no service has that name, or the peer may
+ * reach the process that has it (it may not take over another's name).
+ * @param {string} peer @param {string} name
+ * @this {Distribution}
+ */
+export function mayPublish(peer, name) {
+  if (!this.restricted.has(peer)) return true;
+  const pid = this.services.get(name);
+  return pid === undefined || this.mayReach(peer, pid, this.node.local(pid));
+}
+
+/**
+ * Refuse a frame of a restricted peer: an ERROR frame with `why` and a log line, at
+ * most once a second (with the count refused since then).
+ * @param {string} from @param {string} why
+ * @this {Distribution}
+ */
+export function refuseUngiven(from, why) {
   this.refuseOncePerSecond(this.capabilityRefusals, 'frames from restricted peers refused', from, why);
 }

@@ -27,7 +27,7 @@
 import { CodecError } from '@termite/scheme/internal';
 import { threadToData, threadFromData, ErrorObject, VOID, arrayToList } from '@termite/scheme';
 import { Pid, NodeRef } from '../termite-values.js';
-import { F_SEND, F_GONE, R_MIGRATE, key } from './frame-vocabulary.js';
+import { F_SEND, F_GONE, F_MOVED, R_MIGRATE, key } from './frame-vocabulary.js';
 
 /** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
 export const ARRIVALS_KEPT = 32;
@@ -53,6 +53,7 @@ export async function migrate(proc, ref) {
     }
     const { state, shippedUpTo } = this.processState(proc);
     seen = shippedUpTo;
+    if (this.restricted.size !== 0 && proc.pid.node === this.node.id) this.noteCarried(proc.pid, state);
     await this.call(to, [R_MIGRATE, state]);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
@@ -61,8 +62,6 @@ export async function migrate(proc, ref) {
   }
   this.stats.migrationsOut++;
   const k = key(proc.pid.node, proc.pid.n);
-  this.forwarding.set(k, to);
-  this.location.set(k, to);
   // messages that arrived while it was moving follow it, in order
   const late = [];
   for (let c = seen + 1, n = 0; n < 1e7; n++) {
@@ -72,7 +71,24 @@ export async function migrate(proc, ref) {
     c = m.seq + 1;
   }
   this.node.retire(proc);
+  // It may be back already: the node it went to sent it straight back, and that
+  // MIGRATE was handled before this answer was read. It lives here then: no forwarding
+  // entry (it would outlive the process, and forward its messages to where it once
+  // went), and the late messages are its own.
+  const back = this.node.guests.get(k);
+  if (back !== undefined && back !== proc && back.alive) {
+    for (const m of late) this.deliverLate(back, m);
+    return;
+  }
+  this.forwarding.set(k, to);
+  this.location.set(k, to);
   for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
+  // its birth node hears where it went from here (it believes that from this node only:
+  // it sends the process's messages here), so it knows where it is when the process
+  // comes home — a restricted peer may move a process in only from where it is known
+  // to be (capabilities.js)
+  const born = proc.pid.node;
+  if (born !== this.node.id && born !== to && this.mesh.isReachable(born)) this.emit(born, [F_MOVED, born, proc.pid.n, to]);
 }
 
 /**
@@ -109,12 +125,24 @@ export function acceptMigration(from, state) {
   if (!Array.isArray(mailbox) || !Array.isArray(links) || !links.every((l) => l instanceof Pid) || !Array.isArray(visited)) {
     throw new CodecError('malformed process state (mailbox, links and visited nodes must be vectors; links, of pids)');
   }
+  // a mailbox over this node's limit is refused whole, before anything is adopted: the
+  // process stays where it is, with this reason raised in it
+  const max = this.node.limits.maxMailbox;
+  if (mailbox.length > max) {
+    throw new Error(`its mailbox holds ${mailbox.length} messages, over the limit of ${max} messages a mailbox may hold on node ${this.node.id.slice(0, 12)}`);
+  }
   const proc = this.node.adopt(pid, threadFromData(thread, null));
   proc.visited = visited;
   proc.links = links.length > 0 ? links : null;
-  for (const m of mailbox) this.node.deliver(proc, m);
+  try {
+    for (const m of mailbox) this.node.deliver(proc, m);
+  } catch (e) {
+    this.node.retire(proc); // never two copies: the MIGRATE fails, the process runs on where it was
+    throw e;
+  }
   this.location.delete(key(pid.node, pid.n));
   this.forwarding.delete(key(pid.node, pid.n));
+  this.carried.delete(key(pid.node, pid.n));
   // where GONE goes when it ends here or leaves and ends elsewhere: every node it came
   // here from (a process coming back adds the node it came back from), each once
   const back = this.cameFrom.get(key(pid.node, pid.n));
@@ -125,6 +153,21 @@ export function acceptMigration(from, state) {
   if (this.arrivals.length > ARRIVALS_KEPT) this.arrivals.shift();
   this.node.pokeAfterTask(); // it runs after the answer, as a spawned process does
   return true;
+}
+
+/**
+ * A message that arrived for a process while it was away, given to it now it is back
+ * (migrate): a full mailbox refuses it as it would any message (logged, counted).
+ * @param {Process} proc @param {any} msg
+ * @this {Distribution}
+ */
+export function deliverLate(proc, msg) {
+  try {
+    this.node.deliver(proc, msg);
+  } catch (e) {
+    this.stats.dropped++;
+    this.log(`a message for process ${proc.pid.n}, which came back while it was leaving, was dropped: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /**
@@ -160,6 +203,7 @@ export function processGone(from, pnode, pn) {
   }
   this.forwarding.delete(k);
   this.location.delete(k);
+  this.carried.delete(k);
   const back = this.cameFrom.get(k);
   if (back === undefined) return;
   this.cameFrom.delete(k);

@@ -86,6 +86,7 @@ export function emit(to, frame, pid = null) {
     if (pid !== null) throw new SchemeError(new ErrorObject(`message to process ${pid.n} on node ${to.slice(0, 12)} not sent: ${why}`, arrayToList([pid]), 'send', '!'));
     return true;
   }
+  if (this.restricted.size !== 0) this.giveEnvs(to, frame);
   this.stats.sent++;
   if (this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes)) return true;
   return this.refused(to, bytes, pid);
@@ -291,7 +292,7 @@ export function handleFrame(from, f, bytes) {
     }
     return; // a message to a process that is gone is dropped (send and pray)
   }
-  if (this.restricted.size !== 0 && !this.mayAct(from, type, pid, proc)) return; // capabilities.js
+  if (this.restricted.size !== 0 && this.restricted.has(from) && !this.mayTake(from, type, pid, proc, f)) return; // capabilities.js
   switch (type) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy

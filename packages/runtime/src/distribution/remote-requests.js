@@ -43,8 +43,8 @@ export function onRequest(from, bytes) {
   if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || this.stale(req)) return this.onRequestAsync(from, bytes);
   try {
     const value = this.answerNow(from, req);
-    if (this.restricted.size !== 0) this.give(from, value);
-    return this.encode([true, value]);
+    if (this.restricted.size === 0) return this.encode([true, value]);
+    return this.answerRestricted(from, value);
   } catch (e) {
     return this.refusedRequest(from, e);
   }
@@ -61,8 +61,8 @@ export async function onRequestAsync(from, bytes) {
     if (!Array.isArray(req)) throw new CodecError('malformed request');
     if (this.stale(req)) await this.refresh(from, req);
     const value = await this.answer(from, req);
-    if (this.restricted.size !== 0) this.give(from, value);
-    return this.encode([true, value]);
+    if (this.restricted.size === 0) return this.encode([true, value]);
+    return this.answerRestricted(from, value);
   } catch (e) {
     return this.refusedRequest(from, e);
   }
@@ -82,8 +82,24 @@ export async function answer(from, req) {
   return JSON.stringify(await this.evaluate(String(req[1])));
 }
 
+/**
+ * An answer's encoding when some peer is restricted: what it gives `from` is recorded
+ * (capabilities.js) if `from` is one.
+ * @param {string} from @param {any} value
+ * @this {Distribution}
+ */
+export function answerRestricted(from, value) {
+  this.give(from, value);
+  const answer = [true, value];
+  const bytes = this.encode(answer);
+  this.giveEnvs(from, answer);
+  return bytes;
+}
+
 /** The answer to any request but R_EVAL. @param {string} from @param {any[]} req @this {Distribution} */
 export function answerNow(from, req) {
+  // a restricted peer may ask only for what it was given (capabilities.js)
+  if (this.restricted.size !== 0 && this.restricted.has(from)) this.checkRequest(from, req);
   switch (req[0]) {
     case R_SPAWN: return this.acceptSpawn(from, req[1], req[2], req[3]);
     case R_MIGRATE: return this.acceptMigration(from, req[1]);
@@ -112,6 +128,7 @@ export function call(to, req, wait = true) {
   } catch (e) {
     return Promise.reject(e);
   }
+  if (this.restricted.size !== 0) this.giveEnvs(to, req);
   // an answer that decodes with the code at hand is read in the request's own
   // reaction: each await costs the caller a microtask turn (a remote spawn had five)
   return this.mesh.request(to, bytes, { timeoutMs: this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {

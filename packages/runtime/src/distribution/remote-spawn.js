@@ -65,10 +65,16 @@ export function acceptSpawn(from, thunk, params, linkTo) {
   return proc.pid;
 }
 
-/** @param {string} name @param {NodeRef} ref @this {Distribution} */
-export async function remoteService(name, ref) {
+/**
+ * A service's pid on a node. On this node, for a process that descends from a
+ * restricted peer's spawn (`peer`), the rule of a SERVICE request from that peer holds.
+ * @param {string} name @param {NodeRef} ref @param {string | null} [peer]
+ * @this {Distribution}
+ */
+export async function remoteService(name, ref, peer = null) {
   const to = await this.resolveNode(ref);
   if (to === this.node.id) {
+    if (peer !== null) this.checkRequest(peer, [R_SERVICE, name]);
     const pid = this.services.get(name);
     if (!pid) throw new Error(`no service named ${name} on this node`);
     return pid;

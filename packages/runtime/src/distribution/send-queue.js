@@ -25,8 +25,12 @@
  * reason per LOSS_LOG_MS (`noteLoss`: a burst makes one line, then one line with how
  * many more). Frames that failed after waiting in an outbox are reported to each
  * sender that is a live process of this node as an exit signal (an error object of
- * kind `send`, raised where it is suspended or at its next receive, links-and-signals.js),
- * and to JS senders through `whenSent`.
+ * kind `send`, raised where it is suspended, or else as its next slice starts:
+ * scheduler.js runProcess; a sender that computes on without receiving learns it too),
+ * and to JS senders through `whenSent`. It is not raised by the `!` itself: `!` is a
+ * primitive that cannot suspend (it costs a direct call, the hot path), so a sender
+ * whose frame waits is held at its next reduction — the first call after the `!` — and
+ * the error comes up there, in the handlers in force at that point.
  *
  * The fast path costs one test of `outboxes.size` and the boolean `mesh.send` returns
  * (one-way-frames.js `send`); everything here runs only once the mesh refused a frame.
@@ -289,6 +293,8 @@ export function dropFrames(box, from, to, name, reason) {
   for (const [proc, n] of bySender) {
     if (!proc.alive) continue;
     const msg = `${n} message${n === 1 ? '' : 's'} to node ${node12} not sent: ${reason}`;
+    // raised where it waits for room, or as its next slice starts (scheduler.js: a
+    // sender that runs on may never reach a receive)
     this.node.signal(proc.pid, new ErrorObject(msg, arrayToList([this.nodeRefOf(box.to)]), 'send', '!'));
   }
   return new Error(`${to - from} frame${to - from === 1 ? '' : 's'} to node ${node12} not sent: ${reason}`);

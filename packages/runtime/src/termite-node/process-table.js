@@ -10,7 +10,8 @@
  *    the core's 11-bit generations) and a serial finds its process without a map
  *    (`bySlot`); processes that migrated here are `guests`, by "node/n";
  *  - a process is in the tables exactly while it is alive here; `pid.p` caches the
- *    local process a pid names and is cleared when it leaves the tables;
+ *    local process a pid names and is cleared when it leaves the tables (in a realm
+ *    with several nodes it may be another node's: `local` and `send` check `p.node`);
  *  - `send` copies the message (the sender may change its own value later);
  *    `deliver` does not: it is for values no one else holds (just decoded, or shipped
  *    with a migrating process);
@@ -232,7 +233,8 @@ export function defaultParams() {
  * @this {TermiteNode}
  */
 export function local(pid) {
-  if (pid.p !== null && pid.p.alive) return pid.p;
+  // pid.p may be another node's process when a realm holds several nodes (realm-nodes.js)
+  if (pid.p !== null && pid.p.alive && pid.p.node === this) return pid.p;
   if (pid.node === this.id) {
     const native = this.bySerialNumber(pid.n);
     if (native !== null) return native;
@@ -265,7 +267,7 @@ export function bySerialNumber(n) {
 export function send(pid, msg) {
   this.stats.messages++;
   const p = pid.p;
-  const proc = p !== null && p.alive ? p : this.local(pid);
+  const proc = p !== null && p.alive && p.node === this ? p : this.local(pid);
   if (proc !== null) {
     if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, '!');
     this.core.send(proc.cpid, copyMessage(msg));

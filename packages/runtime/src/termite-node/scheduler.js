@@ -268,6 +268,9 @@ export function runProcess(proc, reason) {
   }
   const th = proc;
   if (proc.waiting !== null) this.prepareWake(proc, th, reason);
+  // messages it sent were dropped (send-queue.js): raised as its slice starts, not at
+  // a receive it may never reach (other exit signals wait for its next receive)
+  else if (proc.signals !== null && proc.signals.length > 0 && proc.signals[0]?.kind === 'send') raiseIn(th, proc.takeSignal());
   this.stats.slices++;
   const r = runSlice(th, FUEL);
   if (!proc.alive) return; // terminated while running (terminate! on itself)

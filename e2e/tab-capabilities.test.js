@@ -1,0 +1,121 @@
+// @ts-check
+/**
+ * A tab is a restricted peer by default (docs/security.md, "Trust model by role"): a real
+ * daemon, a real Chromium tab on its /worker page. In the tab's worker, frames are forged
+ * by hand (the worker's own distribution layer encodes them, its mesh node sends them):
+ * a SEND and a KILL naming a daemon process whose pid the daemon never gave the tab. The
+ * daemon refuses them (the tab receives the refusal as an ERROR and logs it) and the
+ * process gets nothing and stays alive; a pid the daemon did give the tab (inside a
+ * closure it spawned there) reaches the process. A daemon started with --trust-tabs
+ * takes the same forged SEND.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { startDaemon, newToken, waitFor } from '../node-daemon/test/helpers/daemons.js';
+import { launchChromium } from './helpers/browser.js';
+import { openTab, waitJoined, saveTabLogs, artifactsDir, FIND_NODE } from './helpers/mesh.js';
+
+const token = newToken();
+/** @type {import('../node-daemon/test/helpers/daemons.js').Daemon[]} */
+const daemons = [];
+/** @type {import('./helpers/browser.js').Chromium} */
+let chromium;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
+/** @type {import('./helpers/mesh.js').Tab[]} */
+const tabs = [];
+
+before(async () => {
+  chromium = await launchChromium();
+  context = await chromium.browser.newContext();
+});
+
+after(async () => {
+  await saveTabLogs('tab-capabilities', tabs).catch(() => {});
+  for (const [i, d] of daemons.entries()) writeFileSync(path.join(artifactsDir(), `tab-capabilities-daemon${i}.log`), d.log());
+  await chromium?.close();
+  for (const d of daemons) await d.stop();
+});
+
+/**
+ * Evaluate on the daemon through its dashboard API (with the secret its page carries).
+ * @param {import('../node-daemon/test/helpers/daemons.js').Daemon} d @param {string} code
+ * @returns {Promise<string>} the printed value of the last expression
+ */
+async function apiEval(d, code) {
+  const page = await (await fetch(`http://127.0.0.1:${d.port}/`)).text();
+  const secret = /<meta name="termite-eval-secret" content="([^"]+)">/.exec(page)?.[1];
+  assert.ok(secret, 'the dashboard page carries the dashboard secret');
+  const res = await fetch(`http://127.0.0.1:${d.port}/api/eval`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-termite-eval': secret },
+    body: JSON.stringify({ code }),
+  });
+  const r = await res.json();
+  assert.equal(r.ok, true, `evaluation failed: ${JSON.stringify(r)}`);
+  return r.outputs[r.outputs.length - 1];
+}
+
+/**
+ * A daemon (with `args`), a tab joined to it, and on the daemon a counter process
+ * (`victim`: counts the messages it gets, answers (count from) with the count).
+ * @param {string[]} args
+ */
+async function daemonWithTab(args) {
+  const d = await startDaemon({ token, args });
+  daemons.push(d);
+  const tab = await openTab(context, d.port);
+  tabs.push(tab);
+  await waitJoined(tab);
+  const printed = await apiEval(d, `${FIND_NODE}
+(define tab (find-node "${tab.id}"))
+(define victim (spawn (lambda () (let loop ((n 0)) (recv (('count from) (! from n) (loop n)) (_ (loop (+ n 1))))))))
+victim`);
+  const m = /#<pid (\d+)@/.exec(printed);
+  assert.ok(m, `not a pid: ${printed}`);
+  return { d, tab, serial: Number(m[1]) };
+}
+
+/**
+ * In the tab's worker: forge frames to the daemon (SEND 1, KILL 5 of
+ * packages/runtime/src/distribution/frame-vocabulary.js; 99 is no frame type at all, and
+ * its refusal comes back at once: the frames before it were handled).
+ * @param {import('./helpers/mesh.js').Tab} tab @param {string} daemonId @param {any[][]} frames
+ */
+async function forge(tab, daemonId, frames) {
+  const worker = tab.page.workers()[0];
+  await worker.evaluate(([to, fs]) => {
+    const t = /** @type {any} */ (self).termite;
+    for (const f of fs) t.mesh.send(to, t.distribution.encode(f));
+  }, /** @type {[string, any[][]]} */ ([daemonId, frames]));
+}
+
+/** The tab's log lines (its worker's, as the page shows them). @param {import('./helpers/mesh.js').Tab} tab */
+async function tabLog(tab) {
+  return (await tab.page.evaluate(() => /** @type {any} */ (window).termite.view.log.join('\n'))) ?? '';
+}
+
+test('a tab cannot send to or kill a daemon process whose pid it forged; it reaches one whose pid it was given', async () => {
+  const { d, tab, serial } = await daemonWithTab([]);
+  await forge(tab, d.id, [[1, d.id, serial, 'intrusion'], [5, d.id, serial], [99]]);
+  const why = `SEND to process ${serial} refused: ${tab.id.slice(0, 12)} is a restricted peer and was not given that pid`;
+  await waitFor(async () => (await tabLog(tab)).includes(`${d.id.slice(0, 12)} refused a frame from this node: ${why}`), 10000, 'the refusal of the forged SEND in the tab\'s log');
+  await waitFor(async () => (await tabLog(tab)).includes('refused a frame from this node: unknown frame type 99'), 10000, 'the frames before the probe handled');
+  assert.ok(d.log().includes(`frame from ${tab.id.slice(0, 12)} refused: ${why}`), 'the daemon logs the refusal');
+  // the victim got nothing and was not killed
+  assert.equal(await apiEval(d, '(process-alive? victim)'), '#t');
+  assert.equal(await apiEval(d, "(begin (! victim (list 'count (self))) (recv (n n) (after 5 'timeout)))"), '0');
+  // a pid the daemon gave the tab (in the closure it spawns there) reaches the process
+  await apiEval(d, "(remote-spawn tab (lambda () (! victim 'from-the-tab)))");
+  await waitFor(async () => (await apiEval(d, "(begin (! victim (list 'count (self))) (recv (n n) (after 5 'timeout)))")) === '1', 10000, 'the message from the tab');
+});
+
+test('with --trust-tabs, a tab is a daemon peer: the same forged SEND is delivered', async () => {
+  const { d, tab, serial } = await daemonWithTab(['--trust-tabs']);
+  await forge(tab, d.id, [[1, d.id, serial, 'forged'], [99]]);
+  await waitFor(async () => (await tabLog(tab)).includes('refused a frame from this node: unknown frame type 99'), 10000, 'the frames before the probe handled');
+  assert.equal(await apiEval(d, "(begin (! victim (list 'count (self))) (recv (n n) (after 5 'timeout)))"), '1');
+  assert.ok(!(await tabLog(tab)).includes('is a restricted peer'));
+});
