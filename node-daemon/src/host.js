@@ -148,6 +148,7 @@ async function startParts(host, server) {
     mesh.on('peer:down', (/** @type {any} */ e) => opts.log(peerLeftLine(e)));
   }
   const joined = await mesh.start();
+  host.joined = joined?.joined ?? [];
   const failed = [...(joined?.failed ?? [])];
   if (!host.tokenGiven) for (const url of opts.join) failed.push({ url, error: new NoTokenError() });
   for (const f of failed) {
