@@ -128,8 +128,8 @@ const TRACE_SOURCE = `
              (call-with-values (lambda () (apply proc args))
                (lambda results
                  (set! depth (- depth 1))
-                 (display indent) (display "=> ")
-                 (for-each (lambda (r) (write r) (display " ")) results)
+                 (display indent) (display "=>")
+                 (for-each (lambda (r) (display " ") (write r)) results)
                  (newline)
                  (apply values results))))))))
 (define (%repl-untrace! name set)
