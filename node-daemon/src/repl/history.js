@@ -64,9 +64,9 @@ export class HistoryWriter {
 }
 
 /**
- * A multi-line Scheme entry as one line that reads the same: newlines between datums
- * become spaces, a newline inside a string becomes `\n`, and `;` comments are dropped
- * (they would swallow the rest of the line).
+ * A multi-line Scheme entry as one line that reads the same: outside strings a run of
+ * blanks and newlines becomes one space, a newline inside a string becomes `\n`, and
+ * `;` comments are dropped (they would swallow the rest of the line).
  * @param {string} text
  */
 export function oneLine(text) {
@@ -78,7 +78,7 @@ export function oneLine(text) {
     if (inComment) {
       if (c === '\n') {
         inComment = false;
-        out += ' ';
+        if (out !== '' && !/\s$/.test(out)) out += ' ';
       }
       continue;
     }
@@ -99,7 +99,11 @@ export function oneLine(text) {
       out += c + text[++i]; // a character literal: #\; #\"
       continue;
     }
-    out += c === '\n' ? ' ' : c;
+    if (/\s/.test(c)) {
+      if (out !== '' && !/\s$/.test(out)) out += ' '; // outside strings, a run of blanks is one
+      continue;
+    }
+    out += c;
   }
   return out.replace(/\s+$/, '');
 }
