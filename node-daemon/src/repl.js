@@ -44,6 +44,8 @@ export async function startRepl(options, io = {}) {
       await host.stop();
       return 1;
     }
+    // others join this node at host.url: they need the token it made up, if it did
+    if (options.token === undefined) log(`listening on ${host.url.replace(/^http/, 'ws')}; mesh token (generated; pass --token to choose one): ${host.token}`);
   }
   const node = host ? host.node : await createNode({ stdout: (s) => out.write(s), log, limits: options.limits });
   const evaluator = new NodeEvaluator(node, { libraryPath: options.lib, outputPid: node.stdoutProcess.pid });
