@@ -56,12 +56,12 @@ export class ConsoleOut {
     // the partial line was on the erased line: written again with what follows it
     const before = this.partial;
     this.partial = '';
-    if (stream === this.output) stream.write(before + text);
-    else {
-      if (before !== '') this.output.write(before + '\n');
-      stream.write(text);
-    }
-    this.track(stream === this.output ? before + text : text);
+    // the complete lines are written; the partial line is written by the prompt's redraw
+    const screen = stream === this.output ? before + text : text;
+    const nl = screen.lastIndexOf('\n');
+    if (stream !== this.output && before !== '') this.output.write(before + '\n');
+    if (nl >= 0) stream.write(screen.slice(0, nl + 1));
+    this.partial = screen.slice(nl + 1);
     this.redraw();
   }
 
