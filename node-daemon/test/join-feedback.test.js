@@ -82,3 +82,14 @@ test('the right token: the program runs and the daemon logs the peer joining and
   await waitFor(() => /peer \w+ left/.test(daemon.log()), 5000, 'the peer-left line');
   assert.match(daemon.log(), /peer \w+ joined \(websocket/);
 });
+
+test('a daemon whose --join fails logs why and keeps serving', async () => {
+  const other = await startDaemon({ token: 'another-token', join: [daemon.url] });
+  try {
+    await waitFor(() => /cannot join ws:\/\/127\.0\.0\.1:\d+: wrong token/.test(other.log()), 5000, 'the wrong-token line');
+    const res = await fetch(`http://127.0.0.1:${other.port}/health`);
+    assert.equal((await res.json()).ok, true);
+  } finally {
+    await other.stop();
+  }
+});
