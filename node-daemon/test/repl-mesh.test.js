@@ -47,7 +47,7 @@ test('the REPL joins a daemon: spawns there, sees its output, lists and kills it
     await t.expect(/#<node 127\.0\.0\.1:\d+>\ntermite> $/, 15000, at);
     at = t.mark();
     t.type(`,ps 127.0.0.1:${daemon.port}\r`);
-    await t.expect(/: 1 processes\nPID\s+NAME\s+STATE\n(\d+)@\w+\s+\S+\s+waiting-message\ntermite> $/, 10000, at);
+    await t.expect(/: 1 process\nPID\s+NAME\s+STATE\n(\d+)@\w+\s+\S+\s+waiting-message\ntermite> $/, 10000, at);
     const pid = /\n(\d+@\w+)\s/.exec(t.text().slice(at))?.[1];
     assert.ok(pid, 'a pid in the listing');
     at = t.mark();
@@ -77,7 +77,7 @@ test('termite-node ps lists a daemon\'s processes and kill PID terminates one; a
   assert.ok(printed, r.stdout);
   const ps = cli(['ps', '--node', daemon.url, '--token', token]);
   assert.equal(ps.status, 0, ps.stderr);
-  assert.match(ps.stdout, new RegExp(`^node ${daemon.id} \\(127\\.0\\.0\\.1:${daemon.port}\\): 1 processes\\n`));
+  assert.match(ps.stdout, new RegExp(`^node ${daemon.id} \\(127\\.0\\.0\\.1:${daemon.port}\\): 1 process\\n`));
   assert.match(ps.stdout, new RegExp(`\\n${printed[1]}@${daemon.id.slice(0, 8)}\\s+\\S+\\s+waiting-message`));
   const kill = cli(['kill', r.stdout, '--node', daemon.url, '--token', token]);
   assert.equal(kill.status, 0, kill.stderr);

@@ -68,7 +68,7 @@ export function formatProcesses(p) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (/** @type {string[]} */ r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c)).join('  ');
   const more = p.live > p.processes.length ? `\n(${p.live - p.processes.length} more not shown)` : '';
-  return `node ${p.id}${p.address ? ` (${p.address})` : ''}: ${p.live} processes\n${[line(header), ...rows.map(line)].join('\n')}${more}`;
+  return `node ${p.id}${p.address ? ` (${p.address})` : ''}: ${p.live} process${p.live === 1 ? '' : 'es'}\n${[line(header), ...rows.map(line)].join('\n')}${more}`;
 }
 
 /**
