@@ -168,6 +168,7 @@ export class NodeEvaluator {
     const server = this.server;
     // only during an input: between inputs the process waits in %repl-server's own loop
     if (server === null || !server.alive || this.waiting.size === 0) return false;
+    // the message is what %repl-server (repl.scm) knows an interrupt by
     const payload = new ErrorObject('interrupted (Ctrl-C)', null, 'interrupt', null);
     if (server.waiting !== null) {
       this.node.signal(server.pid, payload);
