@@ -38,6 +38,7 @@ export async function startDaemon(options) {
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,
+      logPeers: true,
     });
   } catch (e) {
     clearInterval(flusher);

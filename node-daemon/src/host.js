@@ -14,6 +14,12 @@
  * /health is Host-checked like every other route (http/request-checks.js): 421 for a
  * Host header that does not name this node. A node with extra routes (the daemon) gets
  * a dashboard secret (`evalSecret`, 256 random bits) made here at start.
+ *
+ * A failed --join does not fail the start: each is logged once in words a user can act
+ * on (join-feedback.js: no token, wrong token, unreachable) and listed in
+ * `host.joinFailures` for `run` and `repl` to decide the exit status. A join without a
+ * token is not tried (a generated token never matches a mesh's). With `logPeers`, a
+ * peer joining or leaving is logged in one line.
  */
 import http from 'node:http';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
@@ -22,6 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { createMeshNode, createIdentity, loadOrCreateIdentity, createLogger } from '@termite/mesh';
 import { createNode, Distribution, NodeEvaluator } from '@termite/runtime';
 import { hostAllowed } from './http/request-checks.js';
+import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, peerLeftLine } from './join-feedback.js';
 
 /**
  * @typedef {object} HostOptions
@@ -38,6 +45,7 @@ import { hostAllowed } from './http/request-checks.js';
  * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
+ * @property {boolean} [logPeers] log a line when a peer joins or leaves (the daemon)
  */
 
 /**
@@ -79,10 +87,11 @@ export async function startHost(opts) {
     throw new Error('the mesh token must not be empty (an empty token would admit anyone)');
   }
   const token = opts.token ?? randomBytes(18).toString('base64url');
+  const tokenGiven = opts.token !== undefined;
   const identity = opts.data ? await loadOrCreateIdentity(opts.data) : await createIdentity();
   const started = Date.now();
   /** @type {any} */
-  const host = { token, identity, started, opts, evalSecret: opts.route ? randomBytes(32).toString('base64url') : null };
+  const host = { token, tokenGiven, identity, started, opts, joinFailures: [], starting: true, evalSecret: opts.route ? randomBytes(32).toString('base64url') : null };
   const server = http.createServer((req, res) => handle(host, req, res));
   await new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -98,6 +107,7 @@ export async function startHost(opts) {
     await bounded3s(new Promise((resolve) => server.close(() => resolve(undefined))));
     throw e;
   }
+  host.starting = false;
   host.stop = () => stopHost(host);
   return host;
 }
@@ -112,12 +122,12 @@ async function startParts(host, server) {
   host.server = server;
   host.port = address.port;
   host.url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port}`;
-  const logger = createLogger('termite:mesh', { sink: (/** @type {any} */ rec) => meshLog(opts.log, rec) });
+  const logger = createLogger('termite:mesh', { sink: (/** @type {any} */ rec) => meshLog(host, rec) });
   const mesh = createMeshNode({
     identity,
     token,
     listen: { server, path: '/', host: opts.host },
-    join: opts.join,
+    join: host.tokenGiven ? opts.join : [],
     peerTimeoutMs: opts.peerTimeoutMs,
     allowedOrigins: opts.allowOrigins,
     logger,
@@ -135,8 +145,19 @@ async function startParts(host, server) {
     restrictedPeers: opts.restrictedPeers,
     restrictBrowserPeers: opts.trustTabs !== true,
   });
+  if (opts.logPeers) {
+    mesh.on('peer:up', (/** @type {any} */ e) => opts.log(peerJoinedLine(e)));
+    mesh.on('peer:down', (/** @type {any} */ e) => opts.log(peerLeftLine(e)));
+  }
   const joined = await mesh.start();
-  for (const f of joined?.failed ?? []) opts.log(`could not join ${f.url}: ${f.error.message}`);
+  host.joined = joined?.joined ?? [];
+  const failed = [...(joined?.failed ?? [])];
+  if (!host.tokenGiven) for (const url of opts.join) failed.push({ url, error: new NoTokenError() });
+  for (const f of failed) {
+    const message = describeJoinFailure(f.url, f.error);
+    host.joinFailures.push({ url: f.url, kind: joinFailureKind(f.error), message });
+    opts.log(message);
+  }
 }
 
 /** @param {any} host */
@@ -180,9 +201,18 @@ function handle(host, req, res) {
   res.end('not found\n');
 }
 
-/** @param {(s: string) => void} log @param {any} rec */
-function meshLog(log, rec) {
+/**
+ * A mesh log record as a line. Left out: what the host says better itself (a failed
+ * join, and the dialing side's refusal while joining at start; peers up and down
+ * when it logs them).
+ * @param {any} host @param {any} rec
+ */
+function meshLog(host, rec) {
+  const log = host.opts.log;
   if (rec.level === 'debug' || rec.level === 'trace') return;
+  if (rec.message === 'join failed') return;
+  if (host.starting && rec.fields?.role === 'dialer' && /refused/.test(rec.message)) return;
+  if (host.opts.logPeers && (rec.message === 'peer up' || rec.message === 'peer down')) return;
   const fields = rec.fields ? ' ' + JSON.stringify(rec.fields) : '';
   log(`${rec.name ?? 'mesh'} ${rec.level}: ${rec.message}${fields}`);
 }

@@ -1,53 +1,60 @@
 // @ts-check
 /**
- * `termite-node repl`: an interactive Scheme REPL. Line editing and history come from
- * node:readline; an input that is not yet complete (an open list or string) continues
- * on the next line; each complete datum is expanded in the REPL's environment (which
- * remembers definitions, macros and imports), compiled and run as a process on a live
- * node (so it can spawn, send and receive). Errors are printed and the REPL goes on.
- * `,quit` or end of input leaves with status 0; `(exit code)` leaves with that code
- * (#t or no argument: 0, #f: 1), as `run` does.
+ * `termite-node repl`: an interactive Scheme REPL on a live node (docs/repl.md). With
+ * --join URL (and --token) or --port it is a node of the mesh like `run` and the
+ * daemon are (a failed join ends it with status 1 unless --continue-alone); without,
+ * a node of its own. To work on a running daemon, join its mesh: the daemon's
+ * processes are then listed by `,ps HOST:PORT`, killed by `,kill`, reached by `on`.
+ *
+ * At a terminal the session is terminal.js's (editing, completion, history, Ctrl-C);
+ * from a pipe it is pipe.js's (no prompts, one result a line). In both, every
+ * process's output and the node's log lines go through one ConsoleOut, as they happen.
  */
-import readline from 'node:readline';
 import { createNode, NodeEvaluator } from '@termite/runtime';
-import { exitStatus } from './cli.js';
+import { consoleSinks } from '@termite/scheme';
+import { startHost } from './host.js';
+import { ConsoleOut } from './repl/console-out.js';
+import { ReplSession } from './repl/session.js';
+import { runTerminal } from './repl/terminal.js';
+import { runPipe } from './repl/pipe.js';
 
 /**
  * @param {import('./cli.js').CliOptions} options
- * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream}} [io]
+ * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream, errors?: NodeJS.WritableStream}} [io]
  * @returns {Promise<number>}
  */
 export async function startRepl(options, io = {}) {
   const input = io.input ?? process.stdin;
   const output = io.output ?? process.stdout;
+  const errors = io.errors ?? process.stderr;
   const terminal = /** @type {any} */ (output).isTTY === true && /** @type {any} */ (input).isTTY === true;
-  const node = await createNode({ stdout: (s) => output.write(s), log: (s) => process.stderr.write(`termite: ${s}\n`) });
-  const evaluator = new NodeEvaluator(node, { libraryPath: options.lib });
-  const rl = readline.createInterface({ input, output, terminal, historySize: 1000, prompt: 'termite> ' });
-  let pending = '';
-  let status = 0;
-  output.write('Termite Scheme REPL. Type ,quit to leave.\n');
-  rl.prompt();
-  for await (const line of rl) {
-    if (pending === '' && line.trim() === ',quit') break;
-    pending += line + '\n';
-    const result = await evaluator.evalText(pending);
-    if (result.incomplete) {
-      rl.setPrompt('....... ');
-      rl.prompt();
-      continue;
+  const out = new ConsoleOut(output, terminal ? output : errors);
+  const log = (/** @type {string} */ s) => out.log(`termite: ${s}`);
+  consoleSinks.stderr = (s) => out.emit(terminal ? output : errors, s);
+  let host = null;
+  if (options.port !== undefined || options.join.length > 0) {
+    try {
+      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, stdout: (s) => out.write(s), log });
+    } catch (e) {
+      errors.write(`termite-node: cannot start the node: ${e instanceof Error ? e.message : e}\n`);
+      return 1;
     }
-    pending = '';
-    for (const text of result.outputs) output.write(text.endsWith('\n') ? text : text + '\n');
-    if (result.exited !== undefined) {
-      status = exitStatus(result.exited);
-      break;
+    if (host.joinFailures.length > 0 && !options.continueAlone) {
+      errors.write('termite-node: the mesh could not be joined (--continue-alone starts the REPL anyway)\n');
+      await host.stop();
+      return 1;
     }
-    rl.setPrompt('termite> ');
-    rl.prompt();
+    // others join this node at host.url: they need the token it made up, if it did
+    if (options.token === undefined) log(`listening on ${host.url.replace(/^http/, 'ws')}; mesh token (generated; pass --token to choose one): ${host.token}`);
   }
-  rl.close();
-  node.stop();
-  output.write('\n');
-  return status;
+  const node = host ? host.node : await createNode({ stdout: (s) => out.write(s), log, limits: options.limits });
+  const evaluator = new NodeEvaluator(node, { libraryPath: options.lib, outputPid: node.stdoutProcess.pid });
+  const session = new ReplSession({ node, host, evaluator, out });
+  try {
+    return terminal ? await runTerminal(session, input, output) : await runPipe(session, input);
+  } finally {
+    node.flushStdout();
+    if (host) await host.stop();
+    else node.stop();
+  }
 }

@@ -6,7 +6,9 @@
  * returns — even if other processes are still running — or 1 with a readable message
  * (what failed, which procedure, where) on stderr if it raises an uncaught exception.
  * The death of any other process does not change the exit status. `(exit code)` exits
- * with that code (#t or no argument: 0, #f: 1).
+ * with that code (#t or no argument: 0, #f: 1). A --join that fails (no token, a wrong
+ * token, an unreachable node: host.js says which) ends the run with status 1 before the
+ * program starts, unless --continue-alone is given.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -42,6 +44,12 @@ export async function runFile(file, options) {
     }
   } catch (e) {
     stderr.write(`termite-node: cannot start the node: ${e instanceof Error ? e.message : e}\n`);
+    stderr.flush();
+    return 1;
+  }
+  if (host && host.joinFailures.length > 0 && !options.continueAlone) {
+    stderr.write('termite-node: not running the program: the mesh could not be joined (--continue-alone runs it anyway)\n');
+    await host.stop();
     stderr.flush();
     return 1;
   }

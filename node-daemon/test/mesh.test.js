@@ -137,7 +137,8 @@ test('a wrong token is refused with the reason, logged, and the daemon keeps ser
   const token = newToken();
   const a = await daemon({ token });
   const r = await runProgram('(display (on (make-node "127.0.0.1" 1) (lambda () 1)))', { token: 'not-the-token', join: [a.url], timeoutMs: 20000 });
-  assert.match(r.stderr, /could not join .*token/i);
+  assert.match(r.stderr, /cannot join .*wrong token/i);
+  assert.equal(r.status, 1, 'run does not go on alone when its --join fails');
   await waitFor(() => /refused.*token|token.*refused/i.test(a.log()), 5000, 'the refusal in the daemon log');
   const good = await runProgram(`(display (on (make-node "127.0.0.1" ${a.port}) (lambda () 'fine)))`, { token, join: [a.url] });
   assert.equal(good.stdout, 'fine', good.stderr);

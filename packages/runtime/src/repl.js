@@ -6,7 +6,13 @@
  * can spawn, send, receive and use tuple spaces. Output is captured per evaluation by a
  * collector process: `display` in the evaluated code (and in processes it spawns,
  * which inherit the binding) arrives there in order. The inputs run in one long-lived
- * process, %repl-server (scheme-sources/repl.scm).
+ * process, %repl-server (scheme-sources/repl.scm). A terminal REPL gives `outputPid`
+ * instead: every evaluation (and every process it spawns, for as long as it lives)
+ * writes to that process (the node's stdout process), so output streams as it happens.
+ *
+ * `interrupt()` raises an 'interrupt error in the REPL's process at its next slice (at
+ * once if it waits): the evaluation ends with that error, the process and every
+ * definition stay. The last error an input ended with is kept in `lastError`.
  *
  * Invariants: an input whose process ends without answering — `(exit)`, or killed — is
  * answered at once (`exited` holds the exit code; later inputs of the same text are not
@@ -18,8 +24,8 @@ import { rtEnv } from '@termite/scheme/internal';
 import { makeProcessPort } from './termite-node.js';
 import { registerUnitInstance } from './code.js';
 import { JsProcess } from './js-api.js';
-import { Sym, arrayToList, Values } from '@termite/scheme';
-import { definePrimitive } from '@termite/scheme/internal';
+import { Sym, arrayToList, Values, ErrorObject } from '@termite/scheme';
+import { definePrimitive, ACT_CALL } from '@termite/scheme/internal';
 import { current } from './prims-processes.js';
 import { Pid } from './termite-values.js';
 
@@ -35,10 +41,14 @@ const INSTANCE = crypto.getRandomValues(new Uint32Array(1))[0].toString(16);
 export class NodeEvaluator {
   /**
    * @param {import('./termite-node.js').TermiteNode} node
-   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, envId?: string}} [opts]
+   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, envId?: string, outputPid?: Pid}} [opts]
+   *   outputPid: the process every evaluation writes to (else one collector per evaluation)
    */
   constructor(node, opts = {}) {
     this.node = node;
+    this.outputPid = opts.outputPid ?? null;
+    /** @type {any} the payload of the last error an input ended with (an ErrorObject, or any raised value) */
+    this.lastError = null;
     // the environment's id names it across the mesh: closures defined at this REPL refer to it
     this.evaluator = new Evaluator({ ...opts, envId: opts.envId ?? `repl:${node.id}:${INSTANCE}:${++evaluators}` });
     node.environments.set(this.evaluator.env.id, this.evaluator.env);
@@ -99,10 +109,11 @@ export class NodeEvaluator {
     const node = this.node;
     /** @type {string[]} */
     const printed = [];
-    const collector = node.spawnHandler((s) => {
+    const collector = this.outputPid !== null ? null : node.spawnHandler((s) => {
       printed.push(String(s));
       opts.onOutput?.(String(s));
     });
+    const out = this.outputPid ?? /** @type {any} */ (collector).pid;
     const box = new JsProcess(node);
     try {
       let top;
@@ -113,24 +124,85 @@ export class NodeEvaluator {
         throw e;
       }
       const server = this.serverProcess();
-      box.send(server.pid, arrayToList([Sym.intern('%repl-job'), top, collector.pid, box.pid]));
+      box.send(server.pid, arrayToList([Sym.intern('%repl-job'), top, out, box.pid]));
       const reply = await this.answer(server, box, opts.timeoutMs);
-      node.runHandler(collector, false);
-      const out = printed.join('');
-      if (reply === 'timeout') return { ok: false, text: `${out}Error: the evaluation took longer than ${opts.timeoutMs} ms and was stopped` };
-      if ('exitCode' in reply) {
-        if (!reply.ok) return { ok: false, text: `${out}Error: the REPL's process was stopped: ${describeError(reply.value)}` };
-        return { ok: true, text: out, exited: reply.exitCode ?? true };
-      }
-      if (reply.car === Sym.intern('error')) return { ok: false, text: `${out}Error: ${describeError(reply.cdr.car)}` };
-      const vals = [];
-      for (let p = reply.cdr; p instanceof Pair; p = p.cdr) vals.push(p.car);
-      const shown = Evaluator.show(vals.length === 1 ? vals[0] : new Values(vals));
-      return { ok: true, text: out + (out && shown && !out.endsWith('\n') ? '\n' : '') + shown };
+      if (collector !== null) node.runHandler(collector, false);
+      else node.flushStdout(); // what the evaluation printed comes before its value
+      return this.outcome(reply, printed.join(''), opts.timeoutMs);
     } finally {
       box.exit();
-      node.finish(collector, false, null);
+      if (collector !== null) node.finish(collector, false, null);
     }
+  }
+
+  /**
+   * What an input's reply means, as text (the output before it), and the error kept.
+   * @param {any} reply @param {string} out @param {number|undefined} timeoutMs
+   * @returns {{ok: boolean, text: string, exited?: any}}
+   */
+  outcome(reply, out, timeoutMs) {
+    if (reply === 'timeout') return { ok: false, text: `${out}Error: the evaluation took longer than ${timeoutMs} ms and was stopped` };
+    if ('exitCode' in reply) {
+      if (!reply.ok) {
+        this.lastError = reply.value;
+        return { ok: false, text: `${out}Error: the REPL's process was stopped: ${describeError(reply.value)}` };
+      }
+      return { ok: true, text: out, exited: reply.exitCode ?? true };
+    }
+    if (reply.car === Sym.intern('error')) {
+      this.lastError = reply.cdr.car;
+      return { ok: false, text: `${out}Error: ${describeError(reply.cdr.car)}` };
+    }
+    const vals = [];
+    for (let p = reply.cdr; p instanceof Pair; p = p.cdr) vals.push(p.car);
+    const shown = Evaluator.show(vals.length === 1 ? vals[0] : new Values(vals));
+    return { ok: true, text: out + (out && shown && !out.endsWith('\n') ? '\n' : '') + shown };
+  }
+
+  /**
+   * Interrupt the running evaluation: an 'interrupt error is raised in the REPL's
+   * process at its next slice, or at once if it waits (a receive, a sleep, a remote
+   * call). False when there is no such process.
+   */
+  interrupt() {
+    const server = this.server;
+    // only during an input: between inputs the process waits in %repl-server's own loop
+    if (server === null || !server.alive || this.waiting.size === 0) return false;
+    // the message is what %repl-server (repl.scm) knows an interrupt by
+    const payload = new ErrorObject('interrupted (Ctrl-C)', null, 'interrupt', null);
+    if (server.waiting !== null) {
+      this.node.signal(server.pid, payload);
+      return true;
+    }
+    // ready or between slices (this runs in its own task, never inside a slice): its
+    // pending action is replaced by the raise, in its own dynamic state (handlers,
+    // guards), so the input's guard in %repl-server answers it
+    const th = /** @type {any} */ (server);
+    th.act = ACT_CALL;
+    th.clo = rtEnv.cell('raise').v;
+    th.args = [payload];
+    return true;
+  }
+
+  /** Stop the REPL's process (an evaluation that ignores interrupts); definitions stay. */
+  kill() {
+    const server = this.server;
+    if (server !== null && server.alive) this.node.terminate(server.pid);
+  }
+
+  /** The names defined or imported in this environment (for completion). @returns {string[]} */
+  globalNames() {
+    const names = new Set();
+    for (const id of /** @type {any} */ (this.evaluator).expandEnv.top.map.keys()) {
+      const name = (id.sym ?? id).name;
+      if (typeof name === 'string') names.add(name);
+    }
+    return [...names];
+  }
+
+  /** Keys of the libraries this environment has loaded ("(my lib)"). @returns {string[]} */
+  loadedLibraries() {
+    return [.../** @type {any} */ (this.evaluator).expandEnv.session.libraries.keys()].filter((k) => typeof k === 'string');
   }
 
   /**

@@ -3,7 +3,9 @@
  * The Scheme values the process runtime adds: process ids, tags, node references,
  * tuple-space handles and Linda formals — each with its printer, its equality (by what
  * it denotes, so a pid sent away and back is `equal?` to the original) and its CBOR
- * codec (docs/wire-format.md).
+ * codec (docs/wire-format.md). In JavaScript they print as in Scheme (`String(pid)` is
+ * `#<pid 3@…>`, and so is `console.log(pid)`, through `toString` and Node's inspect
+ * hook, found by its registered symbol so that the browser build needs no node:util).
  */
 import { registerValueCodec, registerEquality, registerPrinter, CodecError } from '@termite/scheme/internal';
 
@@ -12,6 +14,12 @@ export const TAG_TAG = 40975;
 export const TAG_NODE = 40976;
 export const TAG_SPACE = 40983;
 export const TAG_FORMAL = 40992;
+
+/** Node's util.inspect hook, by its registered name (no import of node:util). */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** @param {string} id */
+const shortId = (id) => (id.length > 12 ? id.slice(0, 12) : id);
 
 /** A process identifier: the node that created the process and its serial there. */
 export class Pid {
@@ -24,6 +32,12 @@ export class Pid {
     /** @type {Uint8Array | null} this pid's CBOR encoding, kept by the encoder (keepsWire) */
     this.wire = null;
   }
+  toString() {
+    return `#<pid ${this.n}@${shortId(this.node)}>`;
+  }
+  [INSPECT]() {
+    return this.toString();
+  }
 }
 
 /** A universally unique tag (`make-tag`): node id + serial. */
@@ -32,6 +46,12 @@ export class Tag {
   constructor(node, n) {
     this.node = node;
     this.n = n;
+  }
+  toString() {
+    return `#<tag ${this.n}@${shortId(this.node)}>`;
+  }
+  [INSPECT]() {
+    return this.toString();
   }
 }
 
@@ -47,6 +67,12 @@ export class NodeRef {
     this.host = host;
     this.port = port;
   }
+  toString() {
+    return `#<node ${this.host !== null ? `${this.host}:${this.port}` : shortId(this.id ?? '?')}>`;
+  }
+  [INSPECT]() {
+    return this.toString();
+  }
 }
 
 /** A handle on a tuple space of this node (`make-space`, or the default space). */
@@ -56,6 +82,12 @@ export class SpaceRef {
     this.node = node;
     this.name = name;
   }
+  toString() {
+    return `#<space ${this.name}@${shortId(this.node)}>`;
+  }
+  [INSPECT]() {
+    return this.toString();
+  }
 }
 
 /** A Linda formal: matches any field of its type (core type codes, docs/wire-format.md). */
@@ -64,6 +96,12 @@ export class Formal {
   constructor(code, tag = 0) {
     this.code = code;
     this.tag = tag;
+  }
+  toString() {
+    return this.code === 11 ? `#<formal tagged ${this.tag}>` : `#<formal ${FORMAL_NAMES[this.code]}>`;
+  }
+  [INSPECT]() {
+    return this.toString();
   }
 }
 
@@ -81,14 +119,11 @@ export function nodeRefEqual(a, b) {
   return a.host !== null && a.host === b.host && a.port === b.port;
 }
 
-/** @param {string} id */
-const shortId = (id) => (id.length > 12 ? id.slice(0, 12) : id);
-
-registerPrinter(Pid, (x) => `#<pid ${x.n}@${shortId(x.node)}>`);
-registerPrinter(Tag, (x) => `#<tag ${x.n}@${shortId(x.node)}>`);
-registerPrinter(NodeRef, (x) => `#<node ${x.host !== null ? `${x.host}:${x.port}` : shortId(x.id ?? '?')}>`);
-registerPrinter(SpaceRef, (x) => `#<space ${x.name}@${shortId(x.node)}>`);
-registerPrinter(Formal, (x) => (x.code === 11 ? `#<formal tagged ${x.tag}>` : `#<formal ${FORMAL_NAMES[x.code]}>`));
+registerPrinter(Pid, (x) => x.toString());
+registerPrinter(Tag, (x) => x.toString());
+registerPrinter(NodeRef, (x) => x.toString());
+registerPrinter(SpaceRef, (x) => x.toString());
+registerPrinter(Formal, (x) => x.toString());
 
 /** @param {any} x @param {string} what */
 const text = (x, what) => {
