@@ -17,10 +17,12 @@
 import './prims-processes.js';
 import './prims-linda.js';
 import './prims-distribution.js';
+import './messengers/prims-messengers.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
-import { termiteSource, jsSupportSource, replSource, distributionSource } from './scheme-sources/runtime-sources.js';
+import { termiteSource, jsSupportSource, replSource, distributionSource, messengersSource } from './scheme-sources/runtime-sources.js';
 import { defineTermiteLibrary } from './syntax/termite-library.js';
+import { defineMessengersLibrary } from './messengers/library.js';
 import { TermiteNode } from './termite-node.js';
 import { runProgramOn } from './program.js';
 import { installJsApi } from './js-api.js';
@@ -38,6 +40,7 @@ export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 // primitives are registered (the prims-*.js imports above): a program expanded in this
 // process sees them even if it is compiled before loadTermiteLibrary runs.
 defineTermiteLibrary();
+defineMessengersLibrary();
 
 let loaded = false;
 
@@ -53,6 +56,7 @@ export function loadTermiteLibrary() {
   if (loaded) return;
   loaded = true;
   defineTermiteLibrary();
+  defineMessengersLibrary();
   boot();
   installPrimitives();
   installFormalConstants();
@@ -60,6 +64,7 @@ export function loadTermiteLibrary() {
   loadRuntimeSource(jsSupportSource, 'js-support');
   loadRuntimeSource(replSource, 'repl');
   loadRuntimeSource(distributionSource, 'distribution');
+  loadRuntimeSource(messengersSource, 'messengers');
 }
 
 /**

@@ -1,0 +1,369 @@
+;;; The (termite messengers) library: MESSENGERS (Fukuda, Bic, Dillencourt 1996) on
+;;; Termite processes — docs/messengers.md. A messenger is a process started by
+;;; `inject`; its messenger variables are its own state (its continuation), its network
+;;; variables and the logical network live in a table per physical node
+;;; (../messengers/logical-network.js, reached through the %-primitives of
+;;; ../messengers/prims-messengers.js). A hop to a node of the same physical node is a
+;;; table update; to another physical node it is `migrate`; a hop with several
+;;; destinations sends copies, each a process resuming the hop's continuation there.
+;;;
+;;; Invariants:
+;;;  - a messenger's record (%me) is #(procedure controller tag credit done): the
+;;;    procedure it was injected with (for `duplicate`), the process waiting for the
+;;;    computation's end (or #f), that computation's tag, its share of the computation's
+;;;    credit (an exact rational; the shares of all live messengers and of the messages
+;;;    in flight sum to 1: weight-throwing termination detection) and the continuation
+;;;    that ends it;
+;;;  - every way a messenger ends (its procedure returns, it raises, a hop matches
+;;;    nothing, a copy cannot be delivered) gives its credit back exactly once;
+;;;  - a copy leaves before the original moves, and once a copy has left a navigation
+;;;    never raises (a retried hop would duplicate it): failures are logged and the lost
+;;;    copies' credit is given back.
+
+;;; ------------------------------------------------------------ parameters
+(define (%kw opts key default)
+  (let loop ((o opts))
+    (cond ((null? o) default)
+          ((and (pair? o) (pair? (cdr o)) (symbol? (car o)))
+           (if (eq? (car o) key) (cadr o) (loop (cddr o))))
+          (else (error "messengers: parameters come as 'name value pairs" opts)))))
+
+(define (%kw-check who opts allowed)
+  (let loop ((o opts))
+    (when (and (pair? o) (pair? (cdr o)))
+      (unless (memq (car o) allowed)
+        (error (string-append (symbol->string who) ": unknown parameter") (car o) allowed))
+      (loop (cddr o)))))
+
+(define (%kw-has? opts key)
+  (and (pair? opts) (pair? (cdr opts)) (or (eq? (car opts) key) (%kw-has? (cddr opts) key))))
+
+;;; ------------------------------------------------------------ the messenger's record
+(define (%me-thunk me) (vector-ref me 0))
+(define (%me-controller me) (vector-ref me 1))
+
+;; n records sharing me's credit (the same record when nobody waits for the end)
+(define (%me-split me n)
+  (if (%me-controller me)
+      (let ((share (/ (vector-ref me 3) n)))
+        (let loop ((i 0) (acc '()))
+          (if (= i n) acc
+              (loop (+ i 1)
+                    (cons (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) share (vector-ref me 4))
+                          acc)))))
+      (make-list n me)))
+
+(define (%me-give-back me)
+  (let ((c (%me-controller me)))
+    (when c (! c (list '%msgr-credit (vector-ref me 2) (vector-ref me 3))))))
+
+(define (%me-with-done me done)
+  (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) (vector-ref me 3) done))
+
+;;; ------------------------------------------------------------ life of a messenger
+;; Runs in the messenger's own process: arrive, run the procedure, give the credit back.
+;; `done` ends the messenger from anywhere: with 'given when its credit went back already.
+(define (%msgr-run addr me thunk)
+  (let ((how (call/cc
+              (lambda (done)
+                (let ((me (%me-with-done me done)))
+                  (guard (e (#t (%msgr-finish) (raise e)))
+                    (%arrive 'inject #f (vector addr #f #f) me)
+                    (thunk)
+                    #f))))))
+    (unless (eq? how 'given) (%msgr-finish))))
+
+(define (%msgr-finish)
+  (when (%msgr?)
+    (let ((me (%msgr-me)))
+      (%msgr-depart)
+      (%me-give-back me))))
+
+;; End this messenger now (its credit goes back on the way out of %msgr-run).
+(define (%msgr-vanish)
+  ((vector-ref (%msgr-me) 4) #f))
+
+(define (%caller-me thunk)
+  (if (%msgr?)
+      (let ((halves (%me-split (%msgr-me) 2)))
+        (%msgr-set-me! (car halves))
+        (cadr halves))
+      (vector thunk #f #f 1 #f)))
+
+(define (%inject thunk addr me)
+  (let ((addr (or addr (if (%msgr?) (%msgr-here) (%lnet-root)))))
+    (unless (%lnet-address? addr) (error "inject: expected a logical node address" addr))
+    (when (and (%lnet-local? addr) (not (%lnet-exists? addr))) (error "inject: no such logical node" addr))
+    (let ((go (lambda () (%msgr-run addr me thunk))))
+      (if (%lnet-local? addr)
+          (spawn go)
+          (remote-spawn (%lnet-physical addr) go)))))
+
+;; (inject thunk [address]): a new messenger running thunk on that logical node (by
+;; default the caller's node, or this physical node's root node `init`); its pid.
+(define (inject thunk . where)
+  (%inject thunk (if (pair? where) (car where) #f) (%caller-me thunk)))
+
+;; (inject-and-wait thunk [address [timeout]]): inject, then wait until that messenger
+;; and every messenger descending from it (copies, forks, injections) have ended; #t,
+;; or #f when timeout seconds passed first.
+(define (inject-and-wait thunk . opts)
+  (let* ((addr (if (pair? opts) (car opts) #f))
+         (timeout (if (and (pair? opts) (pair? (cdr opts))) (cadr opts) #f))
+         (tag (make-tag))
+         (deadline (and timeout (+ (current-second) timeout))))
+    (%inject thunk addr (vector thunk (self) tag 1 #f))
+    (let loop ((got 0))
+      (if (= got 1)
+          #t
+          (recv (('%msgr-credit ,tag c) (loop (+ got c)))
+                (after (and deadline (max 0 (- deadline (current-second)))) #f))))))
+
+;; (fork): a copy of this messenger on this node continuing from here; #f in the
+;; original, #t in the copy.
+(define (fork)
+  (let ((addr (%msgr-here)) (link (%msgr-link)) (weight (%msgr-weight))
+        (halves (%me-split (%msgr-me) 2)))
+    (%msgr-set-me! (car halves))
+    (call/cc
+     (lambda (k)
+       (spawn (lambda () (%msgr-arrive addr link weight (cadr halves)) (k #t)))
+       #f))))
+
+;; (duplicate): a new messenger on this node running this one's procedure from the start.
+(define (duplicate)
+  (let ((me (%msgr-me)))
+    (%inject (%me-thunk me) (%msgr-here) (%caller-me (%me-thunk me)))))
+
+;;; ------------------------------------------------------------ network variables
+(define (messenger?) (%msgr?))
+(define (current-lnode) (%msgr-here))
+(define (lnode-name) (%lnet-name (%msgr-here)))
+(define (last-link) (%msgr-link))
+(define (last-weight) (%msgr-weight))
+(define (lnode-address? x) (%lnet-address? x))
+(define (lnet-describe) (%lnet-describe))
+(define (lnet-root) (%lnet-root))
+
+;;; ------------------------------------------------------------ navigation
+;; (hop ['node n] ['link l] ['weight w] ['physical p]): follow every link of this node
+;; whose destination name, name, weight and physical node match (omitted or * matches
+;; anything); one copy of the messenger per destination. 'node with an address jumps
+;; there directly; 'physical without 'link goes to every node of that physical node
+;; with a matching name. No destination: the messenger ends (the paper's semantics).
+(define (hop . opts) (%navigate 'hop opts))
+
+;; (delete ...): as hop, removing each traversed link; the node left behind is deleted
+;; when it has no link left and no other messenger on it.
+(define (delete . opts) (%navigate 'delete opts))
+
+(define (%navigate how opts)
+  (%kw-check how opts '(node link weight physical))
+  (let ((node (%kw opts 'node '*))
+        (link (%kw opts 'link '*))
+        (weight (%kw opts 'weight '*))
+        (phys (%kw opts 'physical '*)))
+    (let ((dests
+           (cond ((%lnet-address? node)
+                  (when (eq? how 'delete) (error "delete: no direct jump to an address" node))
+                  (when (and (%lnet-local? node) (not (%lnet-exists? node)))
+                    (error "hop: no such logical node" node))
+                  (list (vector node #f #f)))
+                 ((and (not (eq? phys '*)) (not (%kw-has? opts 'link)) (eq? how 'hop))
+                  (map (lambda (a) (vector a #f #f))
+                       (if (equal? phys (current-node))
+                           (%lnet-nodes node)
+                           (on phys (lambda () (%lnet-nodes node))))))
+                 (else (%lnet-match node link weight phys)))))
+      (if (null? dests)
+          (%msgr-vanish)
+          (%go how dests)))))
+
+;; Move along dests (#(address link weight) each): copies first, then this process.
+(define (%go how dests)
+  (let* ((from (%msgr-here))
+         (ordered (%local-first dests))
+         (mes (%me-split (%msgr-me) (length ordered))))
+    (when (eq? how 'delete)
+      (for-each (lambda (d) (%lnet-unlink! from (vector-ref d 0) (vector-ref d 1))) ordered))
+    (call/cc
+     (lambda (k)
+       (%send-copies k how from (cdr ordered) (cdr mes))
+       (%move-self how from (car ordered) (car mes) (pair? (cdr ordered)))))
+    (if #f #f)))
+
+(define (%local-first dests)
+  (let loop ((ds dests) (skipped '()))
+    (cond ((null? ds) dests)
+          ((%lnet-local? (vector-ref (car ds) 0)) (cons (car ds) (append (reverse skipped) (cdr ds))))
+          (else (loop (cdr ds) (cons (car ds) skipped))))))
+
+;; What a copy or the original does on arriving at d (on d's physical node). A node
+;; deleted while the messenger was on its way: the messenger ends, with a log line.
+(define (%arrive how from d me)
+  (guard (e (#t (%log (string-append "(messengers: a messenger arrived at a logical node that no longer exists, and ended: "
+                                     (vector-ref d 0) ")"))
+                (%me-give-back me)
+                ((vector-ref me 4) 'given)))
+    (%msgr-arrive (vector-ref d 0) (vector-ref d 1) (vector-ref d 2) me))
+  (when (eq? how 'delete) (%lnet-unlink! (vector-ref d 0) from (vector-ref d 1))))
+
+;; A copy for each destination: a process resuming k there. The copies for one other
+;; physical node go in one remote spawn (the paper sends one Messenger per route).
+(define (%send-copies k how from ds mes)
+  (let loop ((ds ds) (mes mes) (remote '()))
+    (cond ((pair? ds)
+           (let ((d (car ds)) (me (car mes)))
+             (if (%lnet-local? (vector-ref d 0))
+                 (begin (spawn (lambda () (%arrive how from d me) (k #t)))
+                        (loop (cdr ds) (cdr mes) remote))
+                 (loop (cdr ds) (cdr mes) (%group-add remote (%lnet-physical (vector-ref d 0)) (cons d me))))))
+          (else (for-each (lambda (g) (%send-group k how from (car g) (reverse (cdr g)))) remote)))))
+
+(define (%group-add groups phys item)
+  (cond ((null? groups) (list (list phys item)))
+        ((equal? (caar groups) phys) (cons (cons phys (cons item (cdar groups))) (cdr groups)))
+        (else (cons (car groups) (%group-add (cdr groups) phys item)))))
+
+(define (%send-group k how from phys items)
+  (guard (e (#t (%log (string-append "(messengers: copies lost, their physical node cannot be reached: "
+                                     (%condition-text e) ")"))
+                (for-each (lambda (item) (%me-give-back (cdr item))) items)))
+    (remote-spawn phys
+      (lambda ()
+        (for-each (lambda (item)
+                    (spawn (lambda () (%arrive how from (car item) (cdr item)) (k #t))))
+                  (cdr items))
+        (%arrive how from (car (car items)) (cdr (car items)))
+        (k #t)))))
+
+(define (%condition-text e)
+  (if (error-object? e) (error-object-message e) "raised a non-error value"))
+
+;; The original moves last. A move within this physical node is a table update; to
+;; another one it is a migration. If that fails with no copy sent, the messenger is back
+;; where it was and the error is raised (a retry duplicates nothing); with copies sent,
+;; it ends with a log line and gives its credit back.
+(define (%move-self how from d me copies?)
+  (let ((addr (vector-ref d 0)))
+    (if (%lnet-local? addr)
+        (begin (%arrive how from d me)
+               (when (eq? how 'delete) (%lnet-delete-if-empty! from)))
+        (let ((phys (%lnet-physical addr)))
+          (%msgr-depart)
+          (when (eq? how 'delete) (%lnet-delete-if-empty! from))
+          (guard (e (#t (%move-failed from me copies? e)))
+            (migrate phys))
+          (%arrive how from d me)))))
+
+(define (%move-failed from me copies? e)
+  (cond ((and (not copies?) (%lnet-exists? from))
+         (%msgr-arrive from #f #f me)
+         (raise e))
+        (else
+         (%log (string-append "(messengers: a messenger could not move and ended: " (%condition-text e) ")"))
+         (%me-give-back me)
+         ((vector-ref me 4) 'given))))
+
+;; (create ['node name-or-address] ['link l] ['weight w] ['physical p] ['directed #t]):
+;; a new logical node (on p, or on the physical node, of this one and those reachable,
+;; this node has placed the fewest on), a link to it from this node (and back, unless
+;; directed), and the messenger moves there along it. With an address as 'node, only
+;; the link is made, to that existing node.
+(define (create . opts)
+  (%kw-check 'create opts '(node link weight physical directed))
+  (let* ((name (%kw opts 'node #f))
+         (link (%kw opts 'link #f))
+         (weight (%kw opts 'weight #f))
+         (directed (%kw opts 'directed #f))
+         (from (%msgr-here))
+         (from-name (%lnet-name from))
+         (existing (%lnet-address? name))
+         (phys (cond (existing (%lnet-physical name))
+                     ((%kw opts 'physical #f))
+                     (else (%lnet-place (cons (current-node) (%reachable-nodes))))))
+         (make (lambda ()
+                 (let ((addr (if existing name (%lnet-make-node name))))
+                   (unless directed (%lnet-link! addr from link weight from-name))
+                   (vector addr (%lnet-name addr)))))
+         (made (if (equal? phys (current-node)) (make) (on phys make))))
+    (%lnet-link! from (vector-ref made 0) link weight (vector-ref made 1))
+    (%move-self 'create from (vector (vector-ref made 0) link weight) (%msgr-me) #f)
+    (vector-ref made 0)))
+
+(define (%reachable-nodes)
+  (guard (e (#t '())) (mesh-nodes)))
+
+;;; ------------------------------------------------------------ node variables
+;; Shared by the messengers on a logical node. Values are copied in and out, as messages.
+(define (node-ref name . default) (%node-var-ref name (if (pair? default) (car default) #f)))
+
+(define (node-set! name value)
+  (%wake-waiters name (%node-var-set! name value -1) value))
+
+;; (node-update! name proc [default]): set name to (proc old) atomically (a retried
+;; compare-and-set on the variable's version: other messengers run in between); old.
+(define (node-update! name proc . default)
+  (let ((dflt (if (pair? default) (car default) #f)))
+    (let loop ()
+      (let* ((cell (%node-var-get name dflt))
+             (new (proc (cdr cell)))
+             (waiters (%node-var-set! name new (car cell))))
+        (if waiters
+            (begin (%wake-waiters name waiters new) (cdr cell))
+            (loop))))))
+
+;; (node-ref-at address name [default]): a node variable of any logical node.
+(define (node-ref-at addr name . default)
+  (let ((dflt (if (pair? default) (car default) #f)))
+    (if (%lnet-local? addr)
+        (%node-var-ref-at addr name dflt)
+        (on (%lnet-physical addr) (lambda () (%node-var-ref-at addr name dflt))))))
+
+;; The writer re-checks each waiter's predicate on the value it wrote; whoever takes a
+;; waiter off the list (the writer here, or the waiter itself) is the one who wakes it.
+(define (%wake-waiters name waiters value)
+  (for-each
+   (lambda (w)
+     (when (and (guard (e (#t #f)) ((vector-ref w 3) value))
+                (%node-var-unwait! name (vector-ref w 0)))
+       (! (vector-ref w 1) (list (vector-ref w 2)))))
+   (if (pair? waiters) waiters '())))
+
+;; (wait-until name pred): block, without polling, until (pred value-of-name) holds on
+;; this logical node; the value. Re-checked at each write of that variable here.
+(define (wait-until name pred)
+  (let* ((tag (make-tag))
+         (id (%node-var-wait! name pred tag)))
+    (if (and (pred (node-ref name)) (%node-var-unwait! name id))
+        (node-ref name)
+        (recv ((,tag) (node-ref name))))))
+
+;;; ------------------------------------------------------------ mailboxes
+;; (m-send address value): into the mailbox of a logical node, here or on another
+;; physical node (a clear error when it does not exist).
+(define (m-send addr value)
+  (if (%lnet-local? addr)
+      (%m-post addr value)
+      (on (%lnet-physical addr) (lambda () (%m-post addr value))))
+  (if #f #f))
+
+(define (%m-post addr value)
+  (let ((w (%lnode-post addr value)))
+    (when w (! (car w) (list (cdr w) value)))
+    #t))
+
+;; (m-recv [timeout [default]]): the oldest message of this logical node's mailbox,
+;; waiting for one; after timeout seconds the default, or raise 'timeout.
+(define (m-recv . opts)
+  (let* ((tag (make-tag))
+         (got (%lnode-take tag)))
+    (if got
+        (car got)
+        (let ((addr (%msgr-here))
+              (timeout (if (pair? opts) (car opts) #f)))
+          (recv ((,tag v) v)
+                (after timeout
+                       (if (%lnode-untake addr tag)
+                           (if (and (pair? opts) (pair? (cdr opts))) (cadr opts) (raise 'timeout))
+                           (recv ((,tag v) v)))))))))
