@@ -15,6 +15,8 @@ export const MESSENGERS_PROCEDURES = [
   'lnet-describe', 'lnet-root',
   // node variables, waits, mailboxes
   'node-ref', 'node-set!', 'node-update!', 'node-ref-at', 'wait-until', 'm-send', 'm-recv',
+  // virtual time
+  'virtual-time', 'sched-time-abs', 'sched-time-delta',
 ];
 
 /** Define (termite messengers). Idempotent. */

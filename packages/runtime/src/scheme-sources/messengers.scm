@@ -8,12 +8,12 @@
 ;;; destinations sends copies, each a process resuming the hop's continuation there.
 ;;;
 ;;; Invariants:
-;;;  - a messenger's record (%me) is #(procedure controller tag credit done): the
+;;;  - a messenger's record (%me) is #(procedure controller tag credit done time): the
 ;;;    procedure it was injected with (for `duplicate`), the process waiting for the
 ;;;    computation's end (or #f), that computation's tag, its share of the computation's
 ;;;    credit (an exact rational; the shares of all live messengers and of the messages
 ;;;    in flight sum to 1: weight-throwing termination detection) and the continuation
-;;;    that ends it;
+;;;    that ends it, and its virtual time;
 ;;;  - every way a messenger ends (its procedure returns, it raises, a hop matches
 ;;;    nothing, a copy cannot be delivered) gives its credit back exactly once;
 ;;;  - a copy leaves before the original moves, and once a copy has left a navigation
@@ -49,7 +49,7 @@
         (let loop ((i 0) (acc '()))
           (if (= i n) acc
               (loop (+ i 1)
-                    (cons (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) share (vector-ref me 4))
+                    (cons (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) share (vector-ref me 4) (vector-ref me 5))
                           acc)))))
       (make-list n me)))
 
@@ -58,7 +58,7 @@
     (when c (! c (list '%msgr-credit (vector-ref me 2) (vector-ref me 3))))))
 
 (define (%me-with-done me done)
-  (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) (vector-ref me 3) done))
+  (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) (vector-ref me 3) done (vector-ref me 5)))
 
 ;;; ------------------------------------------------------------ life of a messenger
 ;; Runs in the messenger's own process: arrive, run the procedure, give the credit back.
@@ -88,7 +88,7 @@
       (let ((halves (%me-split (%msgr-me) 2)))
         (%msgr-set-me! (car halves))
         (cadr halves))
-      (vector thunk #f #f 1 #f)))
+      (vector thunk #f #f 1 #f 0)))
 
 (define (%inject thunk addr me)
   (let ((addr (or addr (if (%msgr?) (%msgr-here) (%lnet-root)))))
@@ -106,18 +106,60 @@
 
 ;; (inject-and-wait thunk [address [timeout]]): inject, then wait until that messenger
 ;; and every messenger descending from it (copies, forks, injections) have ended; #t,
-;; or #f when timeout seconds passed first.
+;; or #f when timeout seconds passed first. The waiting process is the computation's
+;; controller: it also keeps its global virtual time (see sched-time-abs).
 (define (inject-and-wait thunk . opts)
   (let* ((addr (if (pair? opts) (car opts) #f))
          (timeout (if (and (pair? opts) (pair? (cdr opts))) (cadr opts) #f))
          (tag (make-tag))
          (deadline (and timeout (+ (current-second) timeout))))
-    (%inject thunk addr (vector thunk (self) tag 1 #f))
-    (let loop ((got 0))
-      (if (= got 1)
-          #t
-          (recv (('%msgr-credit ,tag c) (loop (+ got c)))
-                (after (and deadline (max 0 (- deadline (current-second)))) #f))))))
+    (%inject thunk addr (vector thunk (self) tag 1 #f 0))
+    (%control tag deadline)))
+
+;; The controller: credit comes back from messengers that end (%msgr-credit) and from
+;; those that park until a virtual time (%msgr-park). When all of it is back, no
+;; messenger can run at the present virtual time: the global virtual time moves to the
+;; earliest parked time and those messengers get their credit back and resume; with
+;; none parked, the computation has ended.
+(define (%control tag deadline)
+  (let loop ((got 0) (parked '()))
+    (if (= got 1)
+        (if (null? parked)
+            #t
+            (let* ((gvt (apply min (map (lambda (p) (vector-ref p 0)) parked)))
+                   (due (%keep (lambda (p) (= (vector-ref p 0) gvt)) parked)))
+              (for-each (lambda (p) (! (vector-ref p 1) (list (vector-ref p 2) (vector-ref p 3) gvt))) due)
+              (loop (- 1 (apply + (map (lambda (p) (vector-ref p 3)) due)))
+                    (%keep (lambda (p) (> (vector-ref p 0) gvt)) parked))))
+        (recv (('%msgr-credit ,tag c) (loop (+ got c) parked))
+              (('%msgr-park ,tag c t pid ptag) (loop (+ got c) (cons (vector t pid ptag c) parked)))
+              (after (and deadline (max 0 (- deadline (current-second)))) #f)))))
+
+;; the elements of xs for which (ok? x) holds
+(define (%keep ok? xs)
+  (let loop ((xs xs) (acc '()))
+    (cond ((null? xs) (reverse acc))
+          ((ok? (car xs)) (loop (cdr xs) (cons (car xs) acc)))
+          (else (loop (cdr xs) acc)))))
+
+;;; ------------------------------------------------------------ virtual time
+;; Conservative and synchronous: a messenger parks until virtual time t by giving its
+;; credit to the controller; the controller advances the global virtual time only when
+;; every messenger of the computation has ended or parked (credit recovery, as for
+;; termination), so nothing ever runs out of virtual-time order and nothing rolls back.
+(define (virtual-time) (vector-ref (%msgr-me) 5))
+
+(define (sched-time-abs t)
+  (let* ((me (%msgr-me)) (c (%me-controller me)) (tag (make-tag)))
+    (unless c (error "sched-time-abs: virtual time needs a computation started by inject-and-wait"))
+    (unless (and (real? t) (>= t (vector-ref me 5)))
+      (error "sched-time-abs: expected a virtual time not before the present one" t (vector-ref me 5)))
+    (! c (list '%msgr-park (vector-ref me 2) (vector-ref me 3) t (self) tag))
+    (recv ((,tag credit gvt)
+           (%msgr-set-me! (vector (vector-ref me 0) c (vector-ref me 2) credit (vector-ref me 4) gvt))
+           gvt))))
+
+(define (sched-time-delta dt) (sched-time-abs (+ (virtual-time) dt)))
 
 ;; (fork): a copy of this messenger on this node continuing from here; #f in the
 ;; original, #t in the copy.
@@ -327,17 +369,19 @@
    (lambda (w)
      (when (and (guard (e (#t #f)) ((vector-ref w 3) value))
                 (%node-var-unwait! name (vector-ref w 0)))
-       (! (vector-ref w 1) (list (vector-ref w 2)))))
+       (! (vector-ref w 1) (list (vector-ref w 2) value))))
    (if (pair? waiters) waiters '())))
 
 ;; (wait-until name pred): block, without polling, until (pred value-of-name) holds on
-;; this logical node; the value. Re-checked at each write of that variable here.
+;; this logical node; the value that made it hold. Re-checked at each write of that
+;; variable here, by the writer.
 (define (wait-until name pred)
   (let* ((tag (make-tag))
-         (id (%node-var-wait! name pred tag)))
-    (if (and (pred (node-ref name)) (%node-var-unwait! name id))
-        (node-ref name)
-        (recv ((,tag) (node-ref name))))))
+         (id (%node-var-wait! name pred tag))
+         (now (node-ref name)))
+    (if (and (pred now) (%node-var-unwait! name id))
+        now
+        (recv ((,tag v) v)))))
 
 ;;; ------------------------------------------------------------ mailboxes
 ;; (m-send address value): into the mailbox of a logical node, here or on another
