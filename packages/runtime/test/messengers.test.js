@@ -83,6 +83,9 @@ describe('navigation', () => {
     );
   });
 
+});
+
+describe('delete', () => {
   test('delete removes the traversed links, and the node it leaves once it has no link and no messenger', async () => {
     await expectLines(
       `(define root (lnet-root))
