@@ -82,8 +82,8 @@ definePrimitive('%lnet-delete-if-empty!', 1, 1, (/** @type {any} */ addr) => {
 });
 
 /**
- * `(%lnet-match node link weight physical)`: the links of the caller's node whose
- * destination name, link name, weight and physical node match (each a value or *):
+ * `(%lnet-match node link weight physical-id)`: the links of the caller's node whose
+ * destination name, link name, weight and physical node (its id) match (each a value or *):
  * a list of #(address link weight).
  */
 definePrimitive('%lnet-match', 4, 4, (/** @type {any} */ nodePat, /** @type {any} */ linkPat, /** @type {any} */ weightPat, /** @type {any} */ physPat) => {
@@ -92,7 +92,7 @@ definePrimitive('%lnet-match', 4, 4, (/** @type {any} */ nodePat, /** @type {any
   const n = patternOf(nodePat, 'hop');
   const l = patternOf(linkPat, 'hop');
   const w = patternOf(weightPat, 'hop');
-  const p = physPat === WILDCARD ? null : physPat instanceof NodeRef ? physPat.id : schemeErrorOf('type', 'hop', 'expected a node or * as the physical parameter', physPat);
+  const p = physPat === WILDCARD ? null : typeof physPat === 'string' ? physPat : schemeErrorOf('type', 'hop', 'expected a node or * as the physical parameter', physPat);
   /** @type {any[]} */
   const out = [];
   for (const k of ln.links) {

@@ -216,7 +216,7 @@
                        (if (equal? phys (current-node))
                            (%lnet-nodes node)
                            (on phys (lambda () (%lnet-nodes node))))))
-                 (else (%lnet-match node link weight phys)))))
+                 (else (%lnet-match node link weight (if (eq? phys '*) '* (%node-id phys)))))))
       (if (null? dests)
           (%msgr-vanish)
           (%go how dests)))))
