@@ -46,12 +46,13 @@
           (row (+ i 1))))
       (! main (list 'mesh addr)))))
 
-;; The paper's messenger: keep the shorter distance, spread only when it improved.
-(define (walker d)
-  (let ((old (node-update! 'dist (lambda (cur) (if (and cur (<= cur d)) cur d)) #f)))
+;; The paper's messenger: keep the shorter distance in node variable var, spread only
+;; when it improved it.
+(define (walker var d)
+  (let ((old (node-update! var (lambda (cur) (if (and cur (<= cur d)) cur d)) #f)))
     (when (or (not old) (< d old))
       (hop)
-      (walker (+ d (last-weight))))))
+      (walker var (+ d (last-weight))))))
 
 ;; Dijkstra's algorithm, sequentially, on the same weights.
 (define (neighbours i j)
@@ -81,10 +82,11 @@
                  (loop (+ k 1)))))))
     dist))
 
+;;; ------------------------------------------------------------ run
 (define me (self))
 (inject-and-wait (build me))
 (define addr (recv (('mesh a) a)))
-(inject-and-wait (lambda () (walker 0)) (vector-ref addr 0))
+(inject-and-wait (lambda () (walker 'dist 0)) (vector-ref addr 0))
 (define found (vector-map (lambda (a) (node-ref-at a 'dist)) addr))
 (define expected (dijkstra))
 (display (list 'mesh n 'x n 'on (vector-length physical) 'physical 'nodes)) (newline)

@@ -82,11 +82,13 @@ definePrimitive('%lnet-delete-if-empty!', 1, 1, (/** @type {any} */ addr) => {
 });
 
 /**
- * `(%lnet-match node link weight physical-id)`: the links of the caller's node whose
+ * `(%lnet-match node link weight physical-id move?)`: the links of the caller's node whose
  * destination name, link name, weight and physical node (its id) match (each a value or *):
- * a list of #(address link weight).
+ * a list of #(address link weight). With move?, when that is one link to a node of this
+ * physical node, the caller moves there at once and the answer is #t (a local hop in
+ * one call: the hot path).
  */
-definePrimitive('%lnet-match', 4, 4, (/** @type {any} */ nodePat, /** @type {any} */ linkPat, /** @type {any} */ weightPat, /** @type {any} */ physPat) => {
+definePrimitive('%lnet-match', 5, 5, (/** @type {any} */ nodePat, /** @type {any} */ linkPat, /** @type {any} */ weightPat, /** @type {any} */ physPat, /** @type {any} */ move) => {
   const { proc, net } = here('hop');
   const ln = net.local(net.stateOf(proc, 'hop').addr, 'hop');
   const n = patternOf(nodePat, 'hop');
@@ -101,6 +103,11 @@ definePrimitive('%lnet-match', 4, 4, (/** @type {any} */ nodePat, /** @type {any
     if (w !== undefined && k.weightKey !== w) continue;
     if (p !== null && k.to.slice(1, k.to.lastIndexOf('/')) !== p) continue;
     out.push([k.to, k.name, k.weight]);
+  }
+  if (move && out.length === 1 && net.nodes.has(out[0][0])) {
+    const [to, name, weight] = out[0];
+    net.arrive(proc, to, name, weight, net.stateOf(proc, 'hop').me);
+    return true;
   }
   return arrayToList(out);
 });

@@ -11,8 +11,8 @@
 ;;;  - a messenger's record (%me) is #(procedure controller tag credit done time): the
 ;;;    procedure it was injected with (for `duplicate`), the process waiting for the
 ;;;    computation's end (or #f), that computation's tag, its share of the computation's
-;;;    credit (an exact rational; the shares of all live messengers and of the messages
-;;;    in flight sum to 1: weight-throwing termination detection) and the continuation
+;;;    credit (a power of two; the shares of all live messengers and of the messages in
+;;;    flight sum to the whole: weight-throwing termination detection) and the continuation
 ;;;    that ends it, and its virtual time;
 ;;;  - every way a messenger ends (its procedure returns, it raises, a hop matches
 ;;;    nothing, a copy cannot be delivered) gives its credit back exactly once;
@@ -45,13 +45,35 @@
 ;; n records sharing me's credit (the same record when nobody waits for the end)
 (define (%me-split me n)
   (if (%me-controller me)
-      (let ((share (/ (vector-ref me 3) n)))
-        (let loop ((i 0) (acc '()))
-          (if (= i n) acc
-              (loop (+ i 1)
-                    (cons (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) share (vector-ref me 4) (vector-ref me 5))
-                          acc)))))
+      (map (lambda (share)
+             (vector (vector-ref me 0) (vector-ref me 1) (vector-ref me 2) share (vector-ref me 4) (vector-ref me 5)))
+           (%credit-split (vector-ref me 3) n))
       (make-list n me)))
+
+;;; ------------------------------------------------------------ credit
+;; A share of the credit is a power of two, 2^-e, written e (0 is the whole): splitting
+;; and summing are integer operations, whatever the depth of the copies.
+;; (%credit-split e n): n shares summing to 2^-e: e+1, e+2, ..., e+n-1, e+n-1.
+(define (%credit-split e n)
+  (let loop ((i 1) (acc '()))
+    (if (>= i n)
+        (reverse (cons (+ e (- n 1)) acc))
+        (loop (+ i 1) (cons (+ e i) acc)))))
+
+;; A sum of shares: #(bits), bit e set when 2^-e is in it (binary, with carries).
+(define (%credit-sum) (vector (make-vector 64 #f)))
+
+;; Add share e to sum; #t when the sum is now the whole.
+(define (%credit-add! sum e)
+  (when (>= e (vector-length (vector-ref sum 0)))
+    (let ((bigger (make-vector (max (+ e 1) (* 2 (vector-length (vector-ref sum 0)))) #f)))
+      (vector-copy! bigger 0 (vector-ref sum 0))
+      (vector-set! sum 0 bigger)))
+  (let carry ((e e))
+    (let ((bits (vector-ref sum 0)))
+      (cond ((not (vector-ref bits e)) (vector-set! bits e #t) (= e 0))
+            ((= e 0) (error "messengers: more credit came back than was given"))
+            (else (vector-set! bits e #f) (carry (- e 1)))))))
 
 (define (%me-give-back me)
   (let ((c (%me-controller me)))
@@ -88,7 +110,7 @@
       (let ((halves (%me-split (%msgr-me) 2)))
         (%msgr-set-me! (car halves))
         (cadr halves))
-      (vector thunk #f #f 1 #f 0)))
+      (vector thunk #f #f 0 #f 0)))
 
 (define (%inject thunk addr me)
   (let ((addr (or addr (if (%msgr?) (%msgr-here) (%lnet-root)))))
@@ -113,7 +135,7 @@
          (timeout (if (and (pair? opts) (pair? (cdr opts))) (cadr opts) #f))
          (tag (make-tag))
          (deadline (and timeout (+ (current-second) timeout))))
-    (%inject thunk addr (vector thunk (self) tag 1 #f 0))
+    (%inject thunk addr (vector thunk (self) tag 0 #f 0))
     (%control tag deadline)))
 
 ;; The controller: credit comes back from messengers that end (%msgr-credit) and from
@@ -121,19 +143,32 @@
 ;; messenger can run at the present virtual time: the global virtual time moves to the
 ;; earliest parked time and those messengers get their credit back and resume; with
 ;; none parked, the computation has ended.
-(define (%control tag deadline)
-  (let loop ((got 0) (parked '()))
-    (if (= got 1)
-        (if (null? parked)
-            #t
-            (let* ((gvt (apply min (map (lambda (p) (vector-ref p 0)) parked)))
-                   (due (%keep (lambda (p) (= (vector-ref p 0) gvt)) parked)))
-              (for-each (lambda (p) (! (vector-ref p 1) (list (vector-ref p 2) (vector-ref p 3) gvt))) due)
-              (loop (- 1 (apply + (map (lambda (p) (vector-ref p 3)) due)))
-                    (%keep (lambda (p) (> (vector-ref p 0) gvt)) parked))))
-        (recv (('%msgr-credit ,tag c) (loop (+ got c) parked))
-              (('%msgr-park ,tag c t pid ptag) (loop (+ got c) (cons (vector t pid ptag c) parked)))
+(define (%control tag deadline) (%control-from tag deadline (%credit-sum) '()))
+
+;; All credit is back and some messengers are parked: the earliest parked time is the
+;; new global virtual time. The whole is split afresh among the parked; the due ones
+;; resume with their shares, the shares of the others stay with the controller.
+(define (%advance tag deadline parked)
+  (let* ((gvt (apply min (map (lambda (p) (vector-ref p 0)) parked)))
+         (due (%keep (lambda (p) (= (vector-ref p 0) gvt)) parked))
+         (later (%keep (lambda (p) (> (vector-ref p 0) gvt)) parked))
+         (shares (%credit-split 0 (length parked)))
+         (sum (%credit-sum)))
+    (for-each (lambda (p e) (! (vector-ref p 1) (list (vector-ref p 2) e gvt)))
+              due (%take shares (length due)))
+    (for-each (lambda (e) (%credit-add! sum e)) (list-tail shares (length due)))
+    (%control-from tag deadline sum later)))
+
+(define (%control-from tag deadline sum parked)
+  (let loop ((sum sum) (whole #f) (parked parked))
+    (if whole
+        (if (null? parked) #t (%advance tag deadline parked))
+        (recv (('%msgr-credit ,tag e) (loop sum (%credit-add! sum e) parked))
+              (('%msgr-park ,tag e t pid ptag)
+               (loop sum (%credit-add! sum e) (cons (vector t pid ptag) parked)))
               (after (and deadline (max 0 (- deadline (current-second)))) #f)))))
+
+(define (%take xs n) (if (= n 0) '() (cons (car xs) (%take (cdr xs) (- n 1)))))
 
 ;; the elements of xs for which (ok? x) holds
 (define (%keep ok? xs)
@@ -200,38 +235,47 @@
 (define (delete . opts) (%navigate 'delete opts))
 
 (define (%navigate how opts)
-  (%kw-check how opts '(node link weight physical))
-  (let ((node (%kw opts 'node '*))
-        (link (%kw opts 'link '*))
-        (weight (%kw opts 'weight '*))
-        (phys (%kw opts 'physical '*)))
-    (let ((dests
-           (cond ((%lnet-address? node)
-                  (when (eq? how 'delete) (error "delete: no direct jump to an address" node))
-                  (when (and (%lnet-local? node) (not (%lnet-exists? node)))
-                    (error "hop: no such logical node" node))
-                  (list (vector node #f #f)))
-                 ((and (not (eq? phys '*)) (not (%kw-has? opts 'link)) (eq? how 'hop))
-                  (map (lambda (a) (vector a #f #f))
-                       (if (equal? phys (current-node))
-                           (%lnet-nodes node)
-                           (on phys (lambda () (%lnet-nodes node))))))
-                 (else (%lnet-match node link weight (if (eq? phys '*) '* (%node-id phys)))))))
-      (if (null? dests)
-          (%msgr-vanish)
-          (%go how dests)))))
+  (let parse ((o opts) (node '*) (link '*) (weight '*) (phys '*) (link? #f))
+    (cond ((null? o) (%navigate-to how node link weight phys link?))
+          ((not (and (pair? o) (pair? (cdr o)) (symbol? (car o))))
+           (error "messengers: parameters come as 'name value pairs" opts))
+          ((eq? (car o) 'link) (parse (cddr o) node (cadr o) weight phys #t))
+          ((eq? (car o) 'node) (parse (cddr o) (cadr o) link weight phys link?))
+          ((eq? (car o) 'weight) (parse (cddr o) node link (cadr o) phys link?))
+          ((eq? (car o) 'physical) (parse (cddr o) node link weight (cadr o) link?))
+          (else (error (string-append (symbol->string how) ": unknown parameter") (car o) '(node link weight physical))))))
+
+(define (%navigate-to how node link weight phys link?)
+  (let ((dests
+         (cond ((%lnet-address? node)
+                (when (eq? how 'delete) (error "delete: no direct jump to an address" node))
+                (when (and (%lnet-local? node) (not (%lnet-exists? node)))
+                  (error "hop: no such logical node" node))
+                (list (vector node #f #f)))
+               ((and (not (eq? phys '*)) (not link?) (eq? how 'hop))
+                (map (lambda (a) (vector a #f #f))
+                     (if (equal? phys (current-node))
+                         (%lnet-nodes node)
+                         (on phys (lambda () (%lnet-nodes node))))))
+               (else (%lnet-match node link weight (if (eq? phys '*) '* (%node-id phys)) (eq? how 'hop))))))
+    (cond ((eq? dests #t) (if #f #f))   ; moved already: one destination, on this physical node
+          ((null? dests) (%msgr-vanish))
+          (else (%go how dests)))))
 
 ;; Move along dests (#(address link weight) each): copies first, then this process.
+;; One destination (the common case) needs no continuation and no split of the credit.
 (define (%go how dests)
-  (let* ((from (%msgr-here))
-         (ordered (%local-first dests))
-         (mes (%me-split (%msgr-me) (length ordered))))
+  (let ((from (%msgr-here)))
     (when (eq? how 'delete)
-      (for-each (lambda (d) (%lnet-unlink! from (vector-ref d 0) (vector-ref d 1))) ordered))
-    (call/cc
-     (lambda (k)
-       (%send-copies k how from (cdr ordered) (cdr mes))
-       (%move-self how from (car ordered) (car mes) (pair? (cdr ordered)))))
+      (for-each (lambda (d) (%lnet-unlink! from (vector-ref d 0) (vector-ref d 1))) dests))
+    (if (null? (cdr dests))
+        (%move-self how from (car dests) (%msgr-me) #f)
+        (let* ((ordered (%local-first dests))
+               (mes (%me-split (%msgr-me) (length ordered))))
+          (call/cc
+           (lambda (k)
+             (%send-copies k how from (cdr ordered) (cdr mes))
+             (%move-self how from (car ordered) (car mes) #t)))))
     (if #f #f)))
 
 (define (%local-first dests)
@@ -289,8 +333,10 @@
 (define (%move-self how from d me copies?)
   (let ((addr (vector-ref d 0)))
     (if (%lnet-local? addr)
-        (begin (%arrive how from d me)
-               (when (eq? how 'delete) (%lnet-delete-if-empty! from)))
+        (begin (%msgr-arrive addr (vector-ref d 1) (vector-ref d 2) me)
+               (when (eq? how 'delete)
+                 (%lnet-unlink! addr from (vector-ref d 1))
+                 (%lnet-delete-if-empty! from)))
         (let ((phys (%lnet-physical addr)))
           (%msgr-depart)
           (when (eq? how 'delete) (%lnet-delete-if-empty! from))

@@ -1,0 +1,47 @@
+;; The (termite messengers) benchmarks' Scheme side (run by bench/messengers.js, which
+;; prepends the shortest-path example's definitions for the shortest_path group).
+;; Env: MSGR_GROUPS (local twonode), K (repetitions), PEER_PORT (the daemon, for twonode).
+;; Prints `result NAME VALUE` lines.
+(define groups (or (get-environment-variable "MSGR_GROUPS") "local"))
+(define (group? g) (let loop ((i 0)) (and (<= (+ i (string-length g)) (string-length groups))
+                                          (or (string=? (substring groups i (+ i (string-length g))) g) (loop (+ i 1))))))
+(define k (string->number (or (get-environment-variable "K") "20000")))
+(define (seconds-since t0) (/ (- (current-jiffy) t0) (exact->inexact (jiffies-per-second))))
+(define (result name value) (display "result ") (display name) (display " ") (display value) (newline))
+(define me (self))
+(define root (lnet-root))
+
+;; a ping-pong of (pid . payload) with an echo process: round trips per second
+(define (pingpong echo payload count)
+  (let loop ((i 0)) (when (< i count) (! echo (cons me payload)) (?) (loop (+ i 1)))))
+(define (echo-loop) (let ((m (?))) (! (car m) (cdr m)) (echo-loop)))
+
+;; a messenger carrying payload hopping count times along link l; hops per second
+(define (hopper payload count)
+  (lambda ()
+    (let loop ((i 0)) (when (< i count) (hop 'link 'l) (loop (+ i 1))))
+    (! me (list 'hopped (bytevector-length payload)))))
+
+(define (rate count thunk)
+  (let ((t0 (current-jiffy))) (thunk) (/ count (seconds-since t0))))
+
+(when (group? "local")
+  (let ((echo (spawn echo-loop)))
+    (pingpong echo 0 2000)
+    (result "pingpong.local" (rate k (lambda () (pingpong echo 0 k)))))
+  (inject-and-wait (lambda () (create 'node 'a 'link 'l 'physical (current-node))) root)
+  (inject-and-wait (hopper (bytevector) 2000) root)
+  (result "messengers.hop.local" (rate k (lambda () (inject-and-wait (hopper (bytevector) k) root))))
+  (result "messengers.create" (rate (quotient k 4)
+    (lambda () (inject-and-wait (lambda () (let loop ((i 0)) (when (< i (quotient k 4)) (create 'link 'c 'physical (current-node)) (loop (+ i 1))))) root)))))
+
+(when (group? "twonode")
+  (let* ((a (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
+         (payload (make-bytevector 800 7))
+         (echo (remote-spawn a echo-loop))
+         (n2 (quotient k 10)))
+    (pingpong echo payload 200)
+    (result "pingpong.800.ws.2node" (rate n2 (lambda () (pingpong echo payload n2))))
+    (inject-and-wait (lambda () (create 'node 'far 'link 'l 'physical a)) root)
+    (inject-and-wait (hopper payload 200) root)
+    (result "messengers.hop.2node" (rate n2 (lambda () (inject-and-wait (hopper payload n2) root))))))
