@@ -3,7 +3,7 @@
  * The (termite messengers) library on one node (docs/messengers.md): create/hop/delete
  * with names, weights and wildcards, replication, network and node variables, fork,
  * duplicate, predicate waits (no polling), node mailboxes, virtual time, termination
- * detection, the shortest-path example against Dijkstra, and bad input (clear,
+ * detection, the shortest-path and convex-hull examples against sequential runs, and bad input (clear,
  * catchable errors; the node keeps working). Across real daemons:
  * node-daemon/test/messengers.test.js.
  */
@@ -238,6 +238,13 @@ test('shortest path on an 8×8 mesh of logical nodes equals Dijkstra run sequent
   const program = readFileSync(new URL('../../../examples/messengers/shortest-path.scm', import.meta.url), 'utf8');
   const out = await schemeOut(program);
   assert.match(out, /\(mesh 8 x 8 on 1 physical nodes\)/);
+  assert.match(out, /\(same as sequential #t\)/);
+});
+
+test('the divide-and-conquer convex hull over a tree of logical nodes equals the hull computed sequentially', async () => {
+  const program = readFileSync(new URL('../../../examples/messengers/convex-hull.scm', import.meta.url), 'utf8');
+  const out = await schemeOut(program);
+  assert.match(out, /\(points 2000 hull-vertices \d+ physical nodes 1\)/);
   assert.match(out, /\(same as sequential #t\)/);
 });
 
