@@ -14,6 +14,8 @@
  *                                       between a node and a daemon (the paper's test 6)
  *   pingpong.800.ws.2node       rt/s    beside it: (pid . 800-byte bytevector) to an echo
  *                                       process on the daemon and back, same program
+ *   migrate.800.2node           hops/s  and a plain process holding the same bytevector
+ *                                       migrating between the two (`migrate`): the floor
  *   messengers.shortest_path.8x8.{1,2,4}node  ms  the shortest-path example's walk
  *                                       (examples/messengers/shortest-path.scm) on an 8×8 mesh
  *                                       striped over 1, 2 or 4 physical nodes
@@ -132,7 +134,7 @@ try {
       for (let i = 0; i < RUNS; i++) await runScheme(program, [], { MSGR_GROUPS: 'local' });
     });
   }
-  const two = rep.wantsAny(['messengers.hop.2node', 'pingpong.800.ws.2node']);
+  const two = rep.wantsAny(['messengers.hop.2node', 'pingpong.800.ws.2node', 'migrate.800.2node']);
   const sp = rep.wantsAny(['messengers.shortest_path', 'sequential.shortest_path']);
   if (two || sp) daemons.push(await startDaemon());
   if (two) {
@@ -163,7 +165,9 @@ rep.ratioComment('messengers.hop.local', 'pingpong.local', { label: 'a local hop
 figure('messengers.create', '1/s', `${Math.floor(K / 4)} creates (node + link both ways) by one messenger, on this physical node`);
 figure('pingpong.800.ws.2node', 'rt/s', `${Math.floor(K / 10)} round trips of (pid . 800-byte bytevector), daemon + joined node`);
 figure('messengers.hop.2node', 'hops/s', `${Math.floor(K / 10)} hops of a messenger carrying an 800-byte bytevector between the two`);
+figure('migrate.800.2node', 'hops/s', `${Math.floor(K / 10)} migrations of a plain process holding an 800-byte bytevector, same program`);
 rep.ratioComment('messengers.hop.2node', 'pingpong.800.ws.2node', { min: 0.8, label: 'hops/s vs round trips/s' });
+rep.ratioComment('messengers.hop.2node', 'migrate.800.2node', { label: 'a hop vs the bare migration under it' });
 figure('sequential.shortest_path.8x8', 'ms', "Dijkstra on the same weights, sequentially, in Scheme, same runs");
 for (const n of [1, 2, 4]) {
   figure(`messengers.shortest_path.8x8.${n}node`, 'ms', `the walk from n0-0 until every copy has ended, mesh columns striped over ${n} physical node(s); checked against Dijkstra`);

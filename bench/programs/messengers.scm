@@ -42,6 +42,15 @@
          (n2 (quotient k 10)))
     (pingpong echo payload 200)
     (result "pingpong.800.ws.2node" (rate n2 (lambda () (pingpong echo payload n2))))
+    ;; a plain process carrying the same payload, migrating between the two: the floor
+    (let ((home (current-node)))
+      (result "migrate.800.2node"
+              (rate n2 (lambda ()
+                         (spawn (lambda ()
+                                  (let loop ((i 0))
+                                    (when (< i n2) (migrate (if (even? i) a home)) (loop (+ i 1))))
+                                  (! me (list 'migrated (bytevector-length payload)))))
+                         (recv (('migrated _) #t))))))
     (inject-and-wait (lambda () (create 'node 'far 'link 'l 'physical a)) root)
     (inject-and-wait (hopper payload 200) root)
     (result "messengers.hop.2node" (rate n2 (lambda () (inject-and-wait (hopper payload n2) root))))))
