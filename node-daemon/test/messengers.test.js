@@ -4,10 +4,10 @@
  * nodes placed on other physical nodes, hops that migrate, replication across physical
  * nodes, node variables and mailboxes reached from elsewhere, predicate waits, virtual
  * time over two physical nodes, the shortest-path example on three physical nodes
- * against Dijkstra, the convex hull's tree placed by the system, and a hop to a
- * logical node deleted meanwhile. Each test starts daemons as OS processes on free
- * ports and runs a program with `termite-node run --join`; every process is stopped
- * by PID.
+ * against Dijkstra, the convex hull's tree placed by the system, Wa-Tor's stripes on
+ * two physical nodes, and a hop to a logical node deleted meanwhile. Each test
+ * starts daemons as OS processes on free ports and runs a program with `termite-node
+ * run --join`; every process is stopped by PID.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -136,5 +136,14 @@ test('the convex hull places its tree over the physical nodes by itself and equa
   assert.equal(r.status, 0, r.stderr);
   // every physical node of the mesh may take part (this test file's daemons joined so far)
   assert.ok(Number(/physical nodes (\d+)\)/.exec(r.stdout)?.[1]) >= 2, r.stdout);
+  assert.match(r.stdout, /\(same as sequential #t\)/);
+});
+
+test('Wa-Tor with its stripes on two physical nodes ends in the same ocean as the sequential run', async () => {
+  const a = await first;
+  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'messengers', 'wator.scm');
+  const r = await runProgram({ file }, { token, join: [a.url], timeoutMs: 120000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(Number(/on (\d+) physical nodes/.exec(r.stdout)?.[1]) >= 2, r.stdout);
   assert.match(r.stdout, /\(same as sequential #t\)/);
 });

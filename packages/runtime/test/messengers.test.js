@@ -3,7 +3,7 @@
  * The (termite messengers) library on one node (docs/messengers.md): create/hop/delete
  * with names, weights and wildcards, replication, network and node variables, fork,
  * duplicate, predicate waits (no polling), node mailboxes, virtual time, termination
- * detection, the shortest-path and convex-hull examples against sequential runs, and bad input (clear,
+ * detection, the shortest-path, convex-hull and Wa-Tor examples against sequential runs, and bad input (clear,
  * catchable errors; the node keeps working). Across real daemons:
  * node-daemon/test/messengers.test.js.
  */
@@ -245,6 +245,13 @@ test('the divide-and-conquer convex hull over a tree of logical nodes equals the
   const program = readFileSync(new URL('../../../examples/messengers/convex-hull.scm', import.meta.url), 'utf8');
   const out = await schemeOut(program);
   assert.match(out, /\(points 2000 hull-vertices \d+ physical nodes 1\)/);
+  assert.match(out, /\(same as sequential #t\)/);
+});
+
+test('Wa-Tor: fish and sharks as messengers ordered by virtual time end in the same ocean as the sequential run', async () => {
+  const program = readFileSync(new URL('../../../examples/messengers/wator.scm', import.meta.url), 'utf8');
+  const out = await schemeOut(program, { limitMs: 60_000 });
+  assert.match(out, /\(ocean 10 x 8 in 4 stripes on 1 physical nodes after 6 chronons: \d+ fish \d+ sharks\)/);
   assert.match(out, /\(same as sequential #t\)/);
 });
 
