@@ -20,6 +20,11 @@
  *                                       (examples/messengers/shortest-path.scm) on an 8×8 mesh
  *                                       striped over 1, 2 or 4 physical nodes
  *   sequential.shortest_path.8x8  ms    Dijkstra on the same weights, sequentially, same run
+ *   messengers.grain            divisions  floating-point divisions per stop at which two
+ *                                       messengers hopping between the two physical nodes
+ *                                       break even with the same divisions done sequentially
+ *                                       (the paper's Figure 10), interpolated between the
+ *                                       measured ratios (grain.D lines, printed as comments)
  *
  * The Scheme side is bench/programs/messengers.scm (hops, creates, ping-pongs) and the
  * example's definitions followed by a timing driver (shortest paths). Daemons are real
@@ -136,10 +141,15 @@ try {
   }
   const two = rep.wantsAny(['messengers.hop.2node', 'pingpong.800.ws.2node', 'migrate.800.2node']);
   const sp = rep.wantsAny(['messengers.shortest_path', 'sequential.shortest_path']);
-  if (two || sp) daemons.push(await startDaemon());
+  if (two || sp || rep.wants('messengers.grain')) daemons.push(await startDaemon());
   if (two) {
     await guarded('messengers.hop.2node', async () => {
       for (let i = 0; i < RUNS; i++) await runScheme(program, [daemons[0].port], { MSGR_GROUPS: 'twonode', PEER_PORT: String(daemons[0].port) });
+    });
+  }
+  if (rep.wants('messengers.grain')) {
+    await guarded('messengers.grain', async () => {
+      for (let i = 0; i < RUNS; i++) await runScheme(program, [daemons[0].port], { MSGR_GROUPS: 'grain', PEER_PORT: String(daemons[0].port) });
     });
   }
   if (sp) {
@@ -173,3 +183,17 @@ for (const n of [1, 2, 4]) {
   figure(`messengers.shortest_path.8x8.${n}node`, 'ms', `the walk from n0-0 until every copy has ended, mesh columns striped over ${n} physical node(s); checked against Dijkstra`);
   rep.ratioComment(`messengers.shortest_path.8x8.${n}node`, 'sequential.shortest_path.8x8', { label: 'messengers / sequential' });
 }
+
+/** The break-even grain: the first measured ratio at or below 1, interpolated (log d) with the one before. */
+function breakEven() {
+  const points = [...samples.keys()].filter((k) => k.startsWith('grain.')).map((k) => [Number(k.slice(6)), summarize(/** @type {number[]} */ (samples.get(k))).median]).sort((x, y) => x[0] - y[0]);
+  if (points.length === 0) return;
+  rep.comment(`messengers.grain: parallel / sequential time by divisions per stop: ${points.map(([d, r]) => `${d}: ${r.toFixed(2)}`).join(', ')}`);
+  const i = points.findIndex(([, r]) => r <= 1);
+  if (i < 0) return rep.comment(`messengers.grain: no break-even up to ${points[points.length - 1][0]} divisions per stop`);
+  if (i === 0) return rep.bench('messengers.grain', points[0][0], 'divisions', { note: 'at or below the smallest grain measured' });
+  const [[d0, r0], [d1, r1]] = [points[i - 1], points[i]];
+  const d = Math.exp(Math.log(d0) + ((r0 - 1) / (r0 - r1)) * (Math.log(d1) - Math.log(d0)));
+  rep.bench('messengers.grain', Math.round(d), 'divisions', { note: 'per stop, two messengers on two physical nodes against one sequential loop; the paper needed 15,000-30,000' });
+}
+breakEven();

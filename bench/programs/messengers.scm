@@ -54,3 +54,26 @@
     (inject-and-wait (lambda () (create 'node 'far 'link 'l 'physical a)) root)
     (inject-and-wait (hopper payload 200) root)
     (result "messengers.hop.2node" (rate n2 (lambda () (inject-and-wait (hopper payload n2) root))))))
+
+;; Communication against computation (the paper's Figure 10): two messengers hop between
+;; the two physical nodes, doing d floating-point divisions at each stop, against the same
+;; divisions done sequentially here; prints the ratio parallel / sequential for each d.
+(define (divisions d)
+  (let loop ((i 0) (x 1e300)) (if (< i d) (loop (+ i 1) (/ x 1.0000001)) x)))
+(define (ms-of thunk) (let ((t0 (current-jiffy))) (thunk) (* 1000 (seconds-since t0))))
+
+(when (group? "grain")
+  (let ((a (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
+        (stops 16))
+    (inject-and-wait (lambda () (create 'node 'gfar 'link 'g 'physical a)) root)
+    (for-each
+     (lambda (d)
+       (let ((par (ms-of (lambda ()
+                           (inject-and-wait
+                            (lambda ()
+                              (when (fork) (hop 'link 'g))    ; one messenger on each physical node
+                              (let loop ((i 0)) (when (< i stops) (divisions d) (hop 'link 'g) (loop (+ i 1)))))
+                            root))))
+             (seq (ms-of (lambda () (let loop ((i 0)) (when (< i (* 2 stops)) (divisions d) (loop (+ i 1))))))))
+         (result (string-append "grain." (number->string d)) (/ par seq))))
+     '(1000 4000 16000 64000 256000 1024000))))
