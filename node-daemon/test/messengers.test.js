@@ -5,7 +5,8 @@
  * nodes, node variables and mailboxes reached from elsewhere, predicate waits, virtual
  * time over two physical nodes, the shortest-path example on three physical nodes
  * against Dijkstra, the convex hull's tree placed by the system, Wa-Tor's stripes on
- * two physical nodes, and a hop to a logical node deleted meanwhile. Each test
+ * two physical nodes, a hop to a logical node deleted meanwhile, and a hop to a
+ * physical node that went away (raised, nothing duplicated by the retry). Each test
  * starts daemons as OS processes on free ports and runs a program with `termite-node
  * run --join`; every process is stopped by PID.
  */
@@ -146,4 +147,31 @@ test('Wa-Tor with its stripes on two physical nodes ends in the same ocean as th
   assert.equal(r.status, 0, r.stderr);
   assert.ok(Number(/on (\d+) physical nodes/.exec(r.stdout)?.[1]) >= 2, r.stdout);
   assert.match(r.stdout, /\(same as sequential #t\)/);
+});
+
+test('a hop to a physical node that went away raises in the messenger, which is still on its node: a retry duplicates nothing', async () => {
+  const a = await first;
+  const c = await daemon({ token, join: [a.url] });
+  // a logical node on c, linked from daemon a's root node (the network outlives this program)
+  await run(`
+(define c (make-node "127.0.0.1" ${c.port}))
+(define a-root (on a (lambda () (lnet-root))))
+(inject-and-wait (lambda () (create 'node 'doomed 'link 'd 'physical c)) a-root)
+`);
+  await c.stop('SIGKILL');
+  const lines = await run(`
+(define a-root (on a (lambda () (lnet-root))))
+(inject-and-wait
+  (lambda ()
+    (let try ((n 0))
+      (when (< n 2)
+        (guard (e (#t (! me (list 'failed n (lnode-name)))))
+          (hop 'link 'd)
+          (! me 'arrived))
+        (try (+ n 1))))
+    (! me (list 'still-here (lnode-name) (equal? (current-node) a))))
+  a-root 60)
+(write (list (?) (?) (?) (?? (lambda (m) #t) 0 'nothing-else))) (newline)
+`);
+  assert.deepEqual(lines, ['((failed 0 init) (failed 1 init) (still-here init #t) nothing-else)']);
 });
