@@ -193,8 +193,18 @@ export class LogicalNetwork {
       this.messengers.set(proc, { addr, link, weight, me });
     }
     ln.residents.add(proc);
-    this.stats.arrivals++;
+    // a messenger killed by terminate! never departs: forget such entries now and then
+    if ((++this.stats.arrivals & 4095) === 0) this.forgetDead();
     return ln;
+  }
+
+  /** Drop the entries of messenger processes that died without departing. */
+  forgetDead() {
+    for (const [proc, st] of this.messengers) {
+      if (proc.alive) continue;
+      this.messengers.delete(proc);
+      this.nodes.get(st.addr)?.residents.delete(proc);
+    }
   }
 
   /** The process leaves this physical node (it migrates, or ends). @param {any} proc */

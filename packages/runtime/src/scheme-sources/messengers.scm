@@ -35,9 +35,6 @@
         (error (string-append (symbol->string who) ": unknown parameter") (car o) allowed))
       (loop (cddr o)))))
 
-(define (%kw-has? opts key)
-  (and (pair? opts) (pair? (cdr opts)) (or (eq? (car opts) key) (%kw-has? (cddr opts) key))))
-
 ;;; ------------------------------------------------------------ the messenger's record
 (define (%me-thunk me) (vector-ref me 0))
 (define (%me-controller me) (vector-ref me 1))
