@@ -291,6 +291,21 @@ describe('bad input', () => {
     );
   });
 
+  test('a full mailbox (10,000 messages) refuses the next one with a clear error; the node and the mailbox keep working', async () => {
+    await expectLines(
+      `(define root (lnet-root))
+       (define me (self))
+       (inject-and-wait
+         (lambda ()
+           (let fill ((i 0)) (when (< i 10000) (m-send root i) (fill (+ i 1))))
+           (! me (guard (e (#t (list (error-object? e) (error-object-message e)))) (m-send root 'one-too-many)))
+           (! me (list (m-recv) (m-recv))))
+         root 30)
+       (show (?)) (show (?))`,
+      ['(#t "the logical node\'s mailbox is full (limit 10000)")', '(0 1)'],
+    );
+  });
+
   test('a messenger that raises gives its credit back: the computation still ends', async () => {
     const r = await runScheme(`(inject-and-wait (lambda () (fork) (error "boom")) (lnet-root) 5)`);
     assert.equal(r.ok, true, r.message);
