@@ -35,6 +35,7 @@ export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
+export { logicalNetworkSnapshot } from './messengers/logical-network.js';
 
 // (termite)'s syntax and names are defined when the runtime is imported, as its
 // primitives are registered (the prims-*.js imports above): a program expanded in this

@@ -10,7 +10,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { schemeOut, runScheme, SHOW } from './harness.js';
+import { schemeOut, runScheme, withNode, SHOW } from './harness.js';
+import { logicalNetworkSnapshot } from '../src/index.js';
 
 /** @param {string} program @param {string[]} lines */
 async function expectLines(program, lines) {
@@ -310,5 +311,21 @@ describe('bad input', () => {
     const r = await runScheme(`(inject-and-wait (lambda () (fork) (error "boom")) (lnet-root) 5)`);
     assert.equal(r.ok, true, r.message);
     assert.equal(r.value, true);
+  });
+});
+
+test('logicalNetworkSnapshot shows a physical node\'s logical network to JavaScript (dashboards)', async () => {
+  await withNode(async (h) => {
+    assert.deepEqual(logicalNetworkSnapshot(h.node).nodes, []);
+    const r = await h.run(`(inject-and-wait (lambda () (create 'node 'a 'link 'l 'weight 2) (create 'node "b" 'link 'm 'directed #t)))`);
+    assert.equal(r.ok, true, r.message);
+    const snap = logicalNetworkSnapshot(h.node);
+    assert.deepEqual(snap.nodes.map((n) => [n.name, n.messengers, n.links.map((k) => [k.name, k.weight])]), [
+      ['init', 0, [['l', 2]]],
+      ['a', 0, [['l', 2], ['m', null]]],
+      ['b', 0, []],
+    ]);
+    assert.equal(snap.nodes[1].links[1].to, snap.nodes[2].address);
+    assert.equal(snap.stats.creates, 3);
   });
 });

@@ -312,6 +312,26 @@ export class LogicalNetwork {
   }
 }
 
+/**
+ * A JSON-ready picture of a physical node's logical network, for dashboards: each
+ * logical node's address, name (as text), messengers on it and links, and the counters.
+ * @param {any} node a TermiteNode
+ */
+export function logicalNetworkSnapshot(node) {
+  const net = networks.get(node);
+  if (net === undefined) return { nodes: [], stats: { hops: 0, creates: 0, deletes: 0, arrivals: 0 } };
+  const text = (/** @type {any} */ x) => (x === false ? null : x instanceof Sym ? x.name : typeof x === 'bigint' ? String(x) : x instanceof Flonum ? x.v : typeof x === 'object' ? String(x) : x);
+  return {
+    nodes: [...net.nodes.values()].map((ln) => ({
+      address: ln.addr,
+      name: text(ln.name),
+      messengers: ln.liveResidents(),
+      links: ln.links.map((k) => ({ name: text(k.name), weight: text(k.weight), to: k.to })),
+    })),
+    stats: { ...net.stats },
+  };
+}
+
 /** @type {WeakMap<object, LogicalNetwork>} */
 const networks = new WeakMap();
 
