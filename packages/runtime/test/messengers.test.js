@@ -56,7 +56,7 @@ describe('navigation', () => {
     );
   });
 
-  test('a hop with wildcards sends one copy per matching link; names, weights and link names select', async () => {
+  test('a hop with wildcards sends one copy per matching link; names, weights and link names select; physical without link reaches every node of that name there', async () => {
     await expectLines(
       `${STAR}
        (inject-and-wait (lambda () (hop 'node 'b) (m-send root (list 'b (lnode-name) (last-weight)))) root 5)
@@ -65,8 +65,10 @@ describe('navigation', () => {
        (show (drain))
        (inject-and-wait (lambda () (hop 'link 'other) (m-send root (lnode-name))) root 5)
        (inject-and-wait (lambda () (hop) (m-send root 'any)) root 5)
+       (show (drain))
+       (inject-and-wait (lambda () (hop 'node 'c) (hop 'node 'b 'physical (current-node)) (m-send root (list (lnode-name) (last-link)))) root 5)
        (show (drain))`,
-      ['((b b 1) (b b 2) (b b 2))', '((w2 b) (w2 b) (w2 c))', '(any any any any c)'],
+      ['((b b 1) (b b 2) (b b 2))', '((w2 b) (w2 b) (w2 c))', '(any any any any c)', '((b #f) (b #f) (b #f))'],
     );
   });
 
