@@ -152,6 +152,13 @@ definePrimitive('%msgr-arrive', 4, 4, (/** @type {any} */ addr, /** @type {any} 
   net.arrive(proc, addr, link, weight, me);
   return VOID;
 });
+/** `(%msgr-try-arrive addr link weight me)`: as %msgr-arrive, but #f (and nothing done) when addr is gone. */
+definePrimitive('%msgr-try-arrive', 4, 4, (/** @type {any} */ addr, /** @type {any} */ link, /** @type {any} */ weight, /** @type {any} */ me) => {
+  const { proc, net } = here('hop');
+  if (!net.nodes.has(addr)) return false;
+  net.arrive(proc, addr, link, weight, me);
+  return true;
+});
 definePrimitive('%msgr-depart', 0, 0, () => {
   const { proc, net } = here('hop');
   net.depart(proc);
