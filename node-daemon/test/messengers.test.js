@@ -6,7 +6,8 @@
  * time over two physical nodes, the shortest-path example on three physical nodes
  * against Dijkstra, the convex hull's tree placed by the system, Wa-Tor's stripes on
  * two physical nodes, a hop to a logical node deleted meanwhile, and a hop to a
- * physical node that went away (raised, nothing duplicated by the retry). Each test
+ * physical node that went away (raised, nothing duplicated by the retry), and a
+ * messenger injected from the command line outliving its program. Each test
  * starts daemons as OS processes on free ports and runs a program with `termite-node
  * run --join`; every process is stopped by PID.
  */
@@ -174,4 +175,18 @@ test('a hop to a physical node that went away raises in the messenger, which is 
 (write (list (?) (?) (?) (?? (lambda (m) #t) 0 'nothing-else))) (newline)
 `);
   assert.deepEqual(lines, ['((failed 0 init) (failed 1 init) (still-here init #t) nothing-else)']);
+});
+
+test('a program injects a messenger into a daemon\'s network from the command line; it goes on after the program ends', async () => {
+  await run(`
+(define a-root (on a (lambda () (lnet-root))))
+(inject (lambda () (wait-until 'go (lambda (v) v)) (node-set! 'left-by 'the-injected-messenger)) a-root)
+`);
+  const lines = await run(`
+(define a-root (on a (lambda () (lnet-root))))
+;; wake it, and wait (no polling) for what it leaves
+(inject-and-wait (lambda () (node-set! 'go #t) (! me (wait-until 'left-by (lambda (v) v)))) a-root 20)
+(write (?? symbol? 0 'nothing)) (newline)
+`);
+  assert.deepEqual(lines, ['the-injected-messenger']);
 });
