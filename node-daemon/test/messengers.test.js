@@ -5,7 +5,7 @@
  * nodes, node variables and mailboxes reached from elsewhere, predicate waits, virtual
  * time over two physical nodes, the shortest-path example on three physical nodes
  * against Dijkstra, the convex hull's tree placed by the system, Wa-Tor's stripes on
- * two physical nodes, a hop to a logical node deleted meanwhile, and a hop to a
+ * two physical nodes, a hop to a logical node deleted meanwhile, a hop to a
  * physical node that went away (raised, nothing duplicated by the retry), and a
  * messenger injected from the command line outliving its program. Each test
  * starts daemons as OS processes on free ports and runs a program with `termite-node
