@@ -32,6 +32,7 @@ const SCRIPTS = [
   { file: 'erlang/run-erlang.js', limitS: 600 }, // erlang.* (until ring/pingpong/mesh scripts run them beside ours)
   { file: 'processes.js', limitS: 900 }, // processes on one node: ring.*, pingpong.local, linda.*, processes.idle_bytes
   { file: 'mesh.js', limitS: 900 }, // the mesh: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
+  { file: 'messengers.js', limitS: 900 }, // (termite messengers): messengers.*, beside pingpong.local, pingpong.800.ws.2node, sequential.*
   { file: 'browser.js', limitS: 420 }, // browsers: pingpong.*.browser, raw.*.browser, *.tabs, first_migration.browser, tabs.joined
 ];
 

@@ -17,10 +17,12 @@
 import './prims-processes.js';
 import './prims-linda.js';
 import './prims-distribution.js';
+import './messengers/prims-messengers.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
-import { termiteSource, jsSupportSource, replSource, distributionSource } from './scheme-sources/runtime-sources.js';
+import { termiteSource, jsSupportSource, replSource, distributionSource, messengersSource } from './scheme-sources/runtime-sources.js';
 import { defineTermiteLibrary } from './syntax/termite-library.js';
+import { defineMessengersLibrary } from './messengers/library.js';
 import { TermiteNode } from './termite-node.js';
 import { runProgramOn } from './program.js';
 import { installJsApi } from './js-api.js';
@@ -34,11 +36,13 @@ export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 /** @typedef {import('./js-api.js').ApiNode} ApiNode a node as createNode returns it: a TermiteNode with the JavaScript API */
+export { logicalNetworkSnapshot } from './messengers/logical-network.js';
 
 // (termite)'s syntax and names are defined when the runtime is imported, as its
 // primitives are registered (the prims-*.js imports above): a program expanded in this
 // process sees them even if it is compiled before loadTermiteLibrary runs.
 defineTermiteLibrary();
+defineMessengersLibrary();
 
 let loaded = false;
 
@@ -54,6 +58,7 @@ export function loadTermiteLibrary() {
   if (loaded) return;
   loaded = true;
   defineTermiteLibrary();
+  defineMessengersLibrary();
   boot();
   installPrimitives();
   installFormalConstants();
@@ -61,6 +66,7 @@ export function loadTermiteLibrary() {
   loadRuntimeSource(jsSupportSource, 'js-support');
   loadRuntimeSource(replSource, 'repl');
   loadRuntimeSource(distributionSource, 'distribution');
+  loadRuntimeSource(messengersSource, 'messengers');
 }
 
 /**

@@ -8,8 +8,10 @@ import termiteText from './termite.scm';
 import jsSupportText from './js-support.scm';
 import replText from './repl.scm';
 import distributionText from './distribution.scm';
+import messengersText from './messengers.scm';
 
 export const termiteSource = termiteText;
 export const jsSupportSource = jsSupportText;
 export const replSource = replText;
 export const distributionSource = distributionText;
+export const messengersSource = messengersText;

@@ -10,6 +10,7 @@
  *   js-support.scm    %js-tuple-op, for the JavaScript API's tuple operations (../js-api.js)
  *   repl.scm          the REPL's long-lived process (../repl.js)
  *   distribution.scm  `on`, remote tuple operations (../prims-distribution.js)
+ *   messengers.scm    the (termite messengers) library (../messengers/)
  *
  * loadTermiteLibrary (../index.js) compiles them into the runtime namespace 'rt', in
  * that order, after the runtime's primitives are registered.
@@ -23,3 +24,4 @@ export const termiteSource = read('termite');
 export const jsSupportSource = read('js-support');
 export const replSource = read('repl');
 export const distributionSource = read('distribution');
+export const messengersSource = read('messengers');
