@@ -9,6 +9,7 @@
  *   termite-node/scheduler.js          the loop over the core's ready queue, timers, blocking and waking
  *   termite-node/links-and-signals.js  links, exit signals, the end of a process, terminate!
  *   termite-node/node-snapshot.js      the load average and the dashboard's snapshot
+ *   termite-node/heap-limit.js         what a process holds, its heap limit, the node-wide heap guard
  *   termite-node/process-port.js       the output port that writes to a process (stdout)
  *   termite-node/realm-nodes.js        the nodes of this realm, for decoded pids to find their process
  *
@@ -31,6 +32,7 @@ import * as table from './termite-node/process-table.js';
 import * as scheduler from './termite-node/scheduler.js';
 import * as links from './termite-node/links-and-signals.js';
 import * as view from './termite-node/node-snapshot.js';
+import * as heap from './termite-node/heap-limit.js';
 
 export { Process, makeProcessPort };
 
@@ -92,13 +94,16 @@ export class TermiteNode {
     this.loadAvg = 0;
     this.loadAt = 0;
     /** Counters for the dashboard and tests. */
-    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0, refused: 0 };
+    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0, refused: 0, heapKills: 0 };
     /** the process and mailbox limits (process-table.js) */
     this.limits = table.nodeLimits(opts.limits);
     /** live processes (spawned or adopted here, not yet ended or gone) */
     this.live = 0;
     /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */
     this.byPeer = new Map();
+    /** when the heap guard last looked, and until when it kills no other process (now()'s clock) */
+    this.guardAt = -Infinity;
+    this.guardCooldownUntil = 0;
     /** @type {Set<Process>} processes whose mailbox was at its limit when last measured */
     this.fullMailboxes = new Set();
     /** the log of deaths of unwatched processes, rate-limited (links-and-signals.js) */
@@ -182,6 +187,10 @@ export class TermiteNode {
     this.timerAt = Infinity;
     this.poke();
   };
+
+  // memory limits (termite-node/heap-limit.js)
+  checkHeap = heap.checkHeap;
+  guardHeap = heap.guardHeap;
 
   // load and snapshot (termite-node/node-snapshot.js)
   noteBusy = view.noteBusy;

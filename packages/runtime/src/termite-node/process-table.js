@@ -45,8 +45,9 @@ const MAILBOX_CHECK = 64;
  * @property {number} [maxProcesses] live processes on the node (default 500,000)
  * @property {number} [maxProcessesPerPeer] live processes descending from one peer's remote spawns (default 100,000)
  * @property {number} [maxMailbox] messages queued for one process (default 500,000)
+ * @property {number} [maxProcessHeap] bytes one process may hold, estimated (default 256 MiB; heap-limit.js)
  */
-export const DEFAULT_LIMITS = Object.freeze({ maxProcesses: 500_000, maxProcessesPerPeer: 100_000, maxMailbox: 500_000 });
+export const DEFAULT_LIMITS = Object.freeze({ maxProcesses: 500_000, maxProcessesPerPeer: 100_000, maxMailbox: 500_000, maxProcessHeap: 256 * 1048576 });
 
 /**
  * The limits a node runs with: the defaults, with what `limits` sets (positive integers).

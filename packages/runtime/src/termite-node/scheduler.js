@@ -191,7 +191,10 @@ export function runLoop() {
     this.looping = false;
   }
   if (this.stopped) return;
-  this.noteBusy(start, this.now());
+  const end = this.now();
+  this.noteBusy(start, end);
+  this.guardHeap(end);
+  if (this.stopped) return;
   this.reschedule();
 }
 
@@ -221,8 +224,11 @@ export function runReady(start) {
       continue;
     }
     R.fuel = FUEL; // what a process that runs no slice (a handler) leaves spent: nothing
+    R.over = 0;
     this.runProcess(proc, core.wakeReason);
-    spent += FUEL - R.fuel;
+    const used = FUEL - R.fuel + R.over;
+    spent += used;
+    if ((proc.work += used) >= proc.heapCheckAt) this.checkHeap(proc);
     if (this.stopped) return;
   }
 }

@@ -28,6 +28,8 @@ export const PEND_EXIT = 4; // the thread ends with R.pval
 export const R = {
   /** reductions left in this time slice */
   fuel: 0,
+  /** reductions charged beyond the slice's fuel (charge keeps fuel >= -1): the scheduler reads and resets it, so a process's work counts a huge primitive whole */
+  over: 0,
   /** @type {Frame|null} first (innermost) frame pushed by the current unwind */
   uhead: null,
   /** @type {Frame|null} last pushed frame */
@@ -79,12 +81,16 @@ export function unwind(why, val) {
  * ends after about the same time whatever it runs (docs/processes.md, "Fairness"): a
  * primitive that walks, compares or copies n elements calls `charge(walked(n))` or
  * `charge(built(n))`, and the next procedure entry ends the slice once the fuel is spent.
- * The fuel stays a small integer (never below -1), as generated code expects.
+ * The fuel stays a small integer (never below -1), as generated code expects; what goes
+ * beyond is added to `R.over` (the scheduler's measure of a process's work).
  * @param {number} reductions
  */
 export function charge(reductions) {
   const f = R.fuel - reductions;
-  R.fuel = f < -1 ? -1 : f;
+  if (f < -1) {
+    R.over += -1 - f;
+    R.fuel = -1;
+  } else R.fuel = f;
 }
 
 /**

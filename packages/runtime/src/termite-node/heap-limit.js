@@ -1,0 +1,259 @@
+// @ts-check
+/**
+ * Memory limits of processes: each process may hold at most `maxProcessHeap` bytes
+ * (estimated), and the node kills the heaviest recent allocator rather than die when
+ * the JavaScript heap nears its own limit.
+ *
+ * How a process's size is known. Allocation alone would kill a long-lived process that
+ * only makes garbage, so the node measures what a process *holds*: a bounded walk of
+ * everything reachable from its thread (pending call, value, continuation frames,
+ * dynamic state) and its mailbox, adding an estimated size for each object (sizes of
+ * V8's 64-bit layout, below). The walk is done only when it can matter and at a cost
+ * proportional to the work the process did:
+ *  - a process is looked at once it has done `HEAP_STEP` reductions since its last look,
+ *    or as many reductions as objects it held then, whichever is more (its fuel, debts
+ *    of big primitive charges included, is the proxy of its allocation: compiled code
+ *    allocates a few objects per reduction at most, primitives charge 4 reductions per
+ *    element built), so walking costs about one object visit per reduction at worst;
+ *  - and only while the node's used JavaScript heap is at least `maxProcessHeap`: no
+ *    process can hold more than the whole heap, so a node under the limit walks nothing.
+ *
+ * The estimate: list spines and continuation chains are followed iteratively (no
+ * recursion, a cycle is found by Brent's method); other containers (vectors, closures'
+ * free values, records, boxes, the heads of lists) are counted once each (a Set); the
+ * tail shared by two lists, or a frame chain kept by two captured continuations, is
+ * counted twice, so the estimate errs on the large side. Pids, ports, tuple-space
+ * references and other runtime objects count as one small object and are not entered
+ * (a pid leads to another process). The walk stops as soon as the estimate passes the
+ * limit (so it visits at most limit / 40 objects) or after `MAX_VISITS`.
+ *
+ * Invariants:
+ *  - a process over its limit is ended with a `resource-limit` error naming the limit;
+ *    its links get that error as an exit signal; the node logs it; nothing else stops;
+ *  - the node-wide guard reads `v8.getHeapStatistics()` at most every GUARD_MS, and after
+ *    it killed a process kills no other until the heap has fallen below the threshold
+ *    or GUARD_COOLDOWN_MS passed (the killed process's memory needs a collection to go);
+ *    `guardMark` is a process's `work` when the guard last chose whom to end.
+ *
+ * These functions are TermiteNode's methods (`this` is the node).
+ */
+import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Flonum, Ratnum } from '../scheme-data.js';
+import { getHeapStatistics } from './heap-statistics.js';
+
+/** Reductions a process does before it is looked at again, at least. */
+export const HEAP_STEP = 1_000_000;
+/** Objects one walk visits at most (about 0.2 s of walking). */
+const MAX_VISITS = 20_000_000;
+/** How often the node-wide guard reads the heap statistics (ms). */
+const GUARD_MS = 50;
+/**
+ * The used heap above which the guard kills: this fraction of V8's heap limit less
+ * GUARD_YOUNG (the young generation's part of the limit, ~48 MiB on 64-bit, which the
+ * old generation cannot use: near its own limit V8 gives up with "Ineffective
+ * mark-compacts near heap limit").
+ */
+const GUARD_FRACTION = 0.8;
+const GUARD_YOUNG = 64 * 1048576;
+/** After a kill, the guard waits this long (or for the heap to fall) before another (ms). */
+const GUARD_COOLDOWN_MS = 2000;
+
+// Estimated sizes in bytes (V8, 64-bit, no pointer compression): a header of 3 words
+// (map, properties, elements), one word per field.
+const OBJ = 24;
+const WORD = 8;
+const PAIR = OBJ + 2 * WORD;
+const FRAME = OBJ + 4 * WORD;
+const ARRAY = OBJ + WORD + 16; // the JSArray and its backing store's header
+const SMALL = OBJ + 2 * WORD; // what an opaque runtime object is counted as
+
+/** @typedef {import('./process.js').Process} Process */
+/** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
+
+/**
+ * Estimated bytes held by a process (see the file header), up to about `budget`.
+ * @param {TermiteNode} node @param {Process} proc @param {number} budget
+ * @returns {{bytes: number, objects: number}}
+ */
+export function estimateHeld(node, proc, budget) {
+  const w = new Walk(budget);
+  w.push(proc.clo);
+  if (proc.args !== null) for (const a of proc.args) w.push(a);
+  w.push(proc.val);
+  w.push(proc.winders);
+  w.push(proc.handlers);
+  w.push(proc.params);
+  w.push(proc.signals);
+  w.frames(proc.k);
+  w.drain();
+  for (let seq = 0, n = 0; w.bytes <= budget && n < 10_000_000; n++) {
+    const m = node.core.peek(proc.cpid, seq);
+    if (m === undefined) break;
+    w.push(m.value);
+    w.drain();
+    seq = m.seq + 1;
+  }
+  return { bytes: w.bytes, objects: w.objects };
+}
+
+/** One bounded walk: a stack of values to visit and what is counted. */
+class Walk {
+  /** @param {number} budget */
+  constructor(budget) {
+    this.budget = budget;
+    this.bytes = 0;
+    this.objects = 0;
+    /** @type {any[]} */ this.stack = [];
+    /** @type {Set<any>} containers counted (not list spines nor frame chains) */
+    this.seen = new Set();
+  }
+
+  /** @param {any} x */
+  push(x) {
+    if (typeof x === 'object' ? x !== null : typeof x === 'string' || typeof x === 'bigint') this.stack.push(x);
+  }
+
+  get full() {
+    return this.bytes > this.budget || this.objects > MAX_VISITS;
+  }
+
+  drain() {
+    const stack = this.stack;
+    while (stack.length > 0 && !this.full) this.visit(stack.pop());
+  }
+
+  /** @param {any} x */
+  visit(x) {
+    if (typeof x === 'string') return this.count(OBJ + x.length);
+    if (typeof x === 'bigint') return this.count(OBJ + Math.ceil(x.toString(16).length / 16) * WORD);
+    if (this.seen.has(x)) return;
+    if (x instanceof Pair) return this.list(x);
+    this.seen.add(x);
+    if (x instanceof Frame) return this.frames(x);
+    if (Array.isArray(x)) return this.array(x);
+    if (x instanceof Closure) {
+      this.count(OBJ + 3 * WORD);
+      if (x.fv !== null) this.array(x.fv);
+      return;
+    }
+    if (x instanceof Record) return this.count(OBJ + 2 * WORD), this.array(x.f);
+    if (x instanceof Box) return this.count(OBJ + WORD), this.push(x.v);
+    if (x instanceof Values) return this.count(OBJ + WORD), this.array(x.vals);
+    if (x instanceof Uint8Array) return this.count(96 + x.byteLength);
+    if (x instanceof Ratnum) return this.count(OBJ + 2 * WORD), this.push(x.num), this.push(x.den);
+    if (x instanceof ErrorObject) return this.count(OBJ + 4 * WORD), this.push(x.message), this.push(x.irritants);
+    if (x instanceof Flonum) return this.count(OBJ + 2 * WORD);
+    this.count(SMALL); // pids, tags, ports, symbols' like: not entered
+  }
+
+  /** @param {number} n */
+  count(n) {
+    this.bytes += n;
+    this.objects++;
+  }
+
+  /** @param {any[]} a */
+  array(a) {
+    this.count(ARRAY + a.length * WORD);
+    for (let i = 0; i < a.length && !this.full; i++) this.push(a[i]);
+  }
+
+  /** A list spine, followed iteratively; its head is counted once. @param {Pair} head */
+  list(head) {
+    this.seen.add(head);
+    let p = /** @type {any} */ (head);
+    let mark = p;
+    for (let steps = 1, power = 1; p instanceof Pair && !this.full; steps++) {
+      this.count(PAIR);
+      this.push(p.car);
+      p = p.cdr;
+      if (p === mark) return; // a circular spine
+      if (steps === power) {
+        mark = p;
+        power *= 2;
+        steps = 0;
+      }
+    }
+    if (!(p instanceof Pair)) this.push(p);
+  }
+
+  /** A chain of continuation frames, followed iteratively. @param {Frame|null} f */
+  frames(f) {
+    let mark = f;
+    for (let steps = 1, power = 1; f !== null && !this.full; steps++) {
+      this.count(FRAME);
+      this.array(f.s);
+      this.drain();
+      f = f.next;
+      if (f === mark) return;
+      if (steps === power) {
+        mark = f;
+        power *= 2;
+        steps = 0;
+      }
+    }
+  }
+}
+
+/**
+ * Look at a process that did its step of reductions (runReady): end it if it holds
+ * more than its limit.
+ * @param {Process} proc @this {TermiteNode}
+ */
+export function checkHeap(proc) {
+  const limit = this.limits.maxProcessHeap;
+  proc.heapCheckAt = proc.work + HEAP_STEP;
+  if (!proc.alive || getHeapStatistics().used_heap_size < limit) return;
+  const { bytes, objects } = estimateHeld(this, proc, limit);
+  proc.heapCheckAt = proc.work + Math.max(HEAP_STEP, objects);
+  if (bytes > limit) killForMemory(this, proc, `holds more than ${mib(limit)}, its heap limit (--max-process-heap)`, limit);
+}
+
+/**
+ * The node-wide guard, from runLoop: when the used heap passes GUARD_FRACTION of V8's
+ * limit (less GUARD_YOUNG), end the process that did the most reductions since the guard last ended one
+ * (a scan of the process table, done only then).
+ * @param {number} now @this {TermiteNode}
+ */
+export function guardHeap(now) {
+  if (now - this.guardAt < GUARD_MS) return;
+  this.guardAt = now;
+  const h = getHeapStatistics();
+  if (h.used_heap_size <= (h.heap_size_limit - GUARD_YOUNG) * GUARD_FRACTION) {
+    this.guardCooldownUntil = 0;
+    return;
+  }
+  if (now < this.guardCooldownUntil) return;
+  /** @type {Process|null} */
+  let heaviest = null;
+  for (const p of this.byCore) {
+    if (p === undefined || !p.alive || p.handler !== null) continue;
+    if (heaviest === null || p.work - p.guardMark > heaviest.work - heaviest.guardMark) heaviest = p;
+    p.guardMark = p.work;
+  }
+  if (heaviest === null) return;
+  this.guardCooldownUntil = now + GUARD_COOLDOWN_MS;
+  killForMemory(this, heaviest, `allocated the most while the node's heap was nearly full (${mib(h.used_heap_size)} used of ${mib(h.heap_size_limit)})`, h.heap_size_limit);
+}
+
+/**
+ * End a process for its memory, with a `resource-limit` error, and drop what it holds.
+ * @param {TermiteNode} node @param {Process} proc @param {string} why @param {number} limit
+ */
+function killForMemory(node, proc, why, limit) {
+  const err = new ErrorObject(`process ${proc.pid.n} stopped: it ${why}`, new Pair(limit, null), 'resource-limit', 'heap');
+  node.stats.heapKills++;
+  node.log(`process ${proc.pid.n} stopped: it ${why}`);
+  node.finish(proc, true, err);
+  proc.clo = null;
+  proc.args = null;
+  proc.val = null;
+  proc.winders = proc.handlers = proc.params = null;
+  // a node started with --expose-gc (an operator's choice) gives the memory back at once
+  const gc = /** @type {any} */ (globalThis).gc;
+  if (typeof gc === 'function') setTimeout(gc, 0);
+}
+
+/** @param {number} n bytes */
+function mib(n) {
+  return `${Math.round((n / 1048576) * 10) / 10} MiB`;
+}
