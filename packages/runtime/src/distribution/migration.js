@@ -109,7 +109,7 @@ export function acceptMigration(from, state) {
   if (!Array.isArray(mailbox) || !Array.isArray(links) || !links.every((l) => l instanceof Pid) || !Array.isArray(visited)) {
     throw new CodecError('malformed process state (mailbox, links and visited nodes must be vectors; links, of pids)');
   }
-  const proc = this.node.adopt(pid, threadFromData(thread, null));
+  const proc = this.node.adopt(pid, threadFromData(thread, null), from);
   proc.visited = visited;
   proc.links = links.length > 0 ? links : null;
   for (const m of mailbox) this.node.deliver(proc, m);

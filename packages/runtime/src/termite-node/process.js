@@ -65,6 +65,8 @@ export class Process extends Thread {
     this.work = 0;
     /** `work` at which its memory is looked at next (heap-limit.js checkHeap) */
     this.heapCheckAt = HEAP_STEP;
+    /** the group of its owner: the node's own, or a peer's (fair-share.js) */
+    this.group = node.localGroup;
     /** `work` when the node-wide heap guard last chose a process to end (heap-limit.js guardHeap) */
     this.guardMark = 0;
   }

@@ -19,7 +19,10 @@
  *    turn: a remote spawn used to add one);
  *  - a process woken by the core resumes as its `waiting` says (prepareWake), pending
  *    exit signals first;
- *  - at most one wake-up timer is armed, for a time no later than the earliest deadline.
+ *  - at most one wake-up timer is armed, for a time no later than the earliest deadline;
+ *  - while processes of more than one owner want to run, each owner's group gets about
+ *    the same run time (fair-share.js): a process of a group over its quota is put back
+ *    without running.
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole:
  * the loop keeps the code it was measured with.
@@ -30,6 +33,7 @@ import { soon } from '../soon.js';
 import { W_RECEIVE, W_SCAN, W_TUPLE, W_SLEEP, W_EXTERNAL, W_SEND } from './process.js';
 import { SLOT_MASK } from './process-table.js';
 import { removeNode } from './realm-nodes.js';
+import { QUOTA } from './fair-share.js';
 
 /** A clock the node never advances: a wait on it ends only by interrupt. */
 const CLOCK_NEVER = 3;
@@ -209,6 +213,7 @@ export function runLoop() {
 export function runReady(start) {
   const core = this.core;
   let spent = 0;
+  if (this.roundGroups.length > 0) this.endRound(); // a round lasts one run at most
   for (let i = 1; ; i++) {
     if (spent >= FUEL || (i & 31) === 0) {
       spent = 0;
@@ -223,11 +228,17 @@ export function runReady(start) {
       core.exit(cpid);
       continue;
     }
+    // its owner's group had its share of this round (fair-share.js): to the back of the queue
+    const g = proc.group;
+    if (g.spent >= QUOTA && proc.waiting === null && this.putBack(proc)) continue;
     R.fuel = FUEL; // what a process that runs no slice (a handler) leaves spent: nothing
     R.over = 0;
     this.runProcess(proc, core.wakeReason);
     const used = FUEL - R.fuel + R.over;
     spent += used;
+    if (g.spent === 0 && used > 0) this.enterRound(g);
+    g.spent += used;
+    this.putBacks = 0;
     if ((proc.work += used) >= proc.heapCheckAt) this.checkHeap(proc);
     if (this.stopped) return;
   }
