@@ -113,9 +113,13 @@ export class TermiteNode {
     /** @type {fair.OwnerGroup[]} groups that ran in the current round; how many ran in the last */
     this.roundGroups = [];
     this.lastRoundGroups = 0;
-    /** processes put back in a row, and after how many the round ends */
+    this.round = 0;
+    /** @type {fair.OwnerGroup[]} groups whose count is above zero */
+    this.owing = [];
+    /** processes put back in a row, after how many the round ends, and the least count among their groups */
     this.putBacks = 0;
     this.putBackLimit = 0;
+    this.leastPutBack = 0;
     /** @type {Set<Process>} processes whose mailbox was at its limit when last measured */
     this.fullMailboxes = new Set();
     /** the log of deaths of unwatched processes, rate-limited (links-and-signals.js) */
@@ -205,11 +209,11 @@ export class TermiteNode {
   guardHeap = heap.guardHeap;
 
   // CPU shares of owners (termite-node/fair-share.js)
-  ownerGroup = fair.ownerGroup;
   joinGroup = fair.joinGroup;
   leaveGroup = fair.leaveGroup;
-  enterRound = fair.enterRound;
+  charged = fair.charged;
   putBack = fair.putBack;
+  forgive = fair.forgive;
   endRound = fair.endRound;
 
   // load and snapshot (termite-node/node-snapshot.js)

@@ -213,7 +213,7 @@ export function runLoop() {
 export function runReady(start) {
   const core = this.core;
   let spent = 0;
-  if (this.roundGroups.length > 0) this.endRound(); // a round lasts one run at most
+  if (this.owing.length > 0 || this.roundGroups.length > 0) this.endRound(0); // a round lasts one run at most
   for (let i = 1; ; i++) {
     if (spent >= FUEL || (i & 31) === 0) {
       spent = 0;
@@ -236,8 +236,7 @@ export function runReady(start) {
     this.runProcess(proc, core.wakeReason);
     const used = FUEL - R.fuel + R.over;
     spent += used;
-    if (g.spent === 0 && used > 0) this.enterRound(g);
-    g.spent += used;
+    if (used > 0) this.charged(g, used);
     this.putBacks = 0;
     if ((proc.work += used) >= proc.heapCheckAt) this.checkHeap(proc);
     if (this.stopped) return;
