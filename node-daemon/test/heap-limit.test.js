@@ -95,3 +95,11 @@ test('with the per-process limit above the heap, the node-wide guard stops the a
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, '1000\n');
 });
+
+test('--max-process-heap that is not a positive number of MiB is a usage error: exit status 2 with the reason', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { bin } = await import('./helpers/daemons.js');
+  const r = spawnSync(process.execPath, [bin, '--max-process-heap', '1.5', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--max-process-heap must be a positive integer, got 1\.5/);
+});
