@@ -25,7 +25,9 @@
  * counted twice, so the estimate errs on the large side. Pids, ports, tuple-space
  * references and other runtime objects count as one small object and are not entered
  * (a pid leads to another process). The walk stops as soon as the estimate passes the
- * limit (so it visits at most limit / 40 objects) or after `MAX_VISITS`.
+ * limit (so it visits at most limit / 40 objects) or after `MAX_VISITS`. It is done in
+ * chunks of WALK_CHUNK objects, one after each slice of the process (a walk of a
+ * 5,000,000-element list is one call of 100-300 ms otherwise: the event loop would wait).
  *
  * Invariants:
  *  - a process over its limit is ended with a `resource-limit` error naming the limit;
@@ -42,8 +44,10 @@ import { getHeapStatistics } from './heap-statistics.js';
 
 /** Reductions a process does before it is looked at again, at least. */
 export const HEAP_STEP = 1_000_000;
-/** Objects one walk visits at most (about 0.2 s of walking). */
+/** Objects one walk visits at most. */
 const MAX_VISITS = 20_000_000;
+/** Objects a walk visits between two slices of its process (a few ms: the event loop's wait stays bounded). */
+const WALK_CHUNK = 200_000;
 /** How often the node-wide guard reads the heap statistics (ms). */
 const GUARD_MS = 50;
 /**
@@ -70,41 +74,61 @@ const SMALL = OBJ + 2 * WORD; // what an opaque runtime object is counted as
 /** @typedef {import('../termite-node.js').TermiteNode} TermiteNode */
 
 /**
- * Estimated bytes held by a process (see the file header), up to about `budget`.
+ * Estimated bytes held by a process (see the file header), up to about `budget`, in
+ * one go (the node walks in chunks: checkHeap).
  * @param {TermiteNode} node @param {Process} proc @param {number} budget
  * @returns {{bytes: number, objects: number}}
  */
 export function estimateHeld(node, proc, budget) {
-  const w = new Walk(budget);
-  w.push(proc.clo);
-  if (proc.args !== null) for (const a of proc.args) w.push(a);
-  w.push(proc.val);
-  w.push(proc.winders);
-  w.push(proc.handlers);
-  w.push(proc.params);
-  w.push(proc.signals);
-  w.frames(proc.k);
-  w.drain();
-  for (let seq = 0, n = 0; w.bytes <= budget && n < 10_000_000; n++) {
-    const m = node.core.peek(proc.cpid, seq);
-    if (m === undefined) break;
-    w.push(m.value);
-    w.drain();
-    seq = m.seq + 1;
-  }
+  const w = new Walk(proc, budget);
+  w.run(node, proc, Infinity);
   return { bytes: w.bytes, objects: w.objects };
 }
 
-/** One bounded walk: a stack of values to visit and what is counted. */
-class Walk {
-  /** @param {number} budget */
-  constructor(budget) {
+/**
+ * One bounded walk of what a process holds: a stack of values still to visit, what is
+ * counted so far, how far into the mailbox it got. It runs in chunks (`run`); between
+ * them the process runs on, so the estimate is of a structure that may change
+ * meanwhile (a list being built is measured as it was when the walk reached it).
+ */
+export class Walk {
+  /** @param {Process} proc @param {number} budget */
+  constructor(proc, budget) {
     this.budget = budget;
     this.bytes = 0;
     this.objects = 0;
+    /** object visits left in the current chunk */
+    this.chunk = 0;
+    /** the mailbox's next sequence number to visit, or -1 once it is done */
+    this.seq = 0;
     /** @type {any[]} */ this.stack = [];
     /** @type {Set<any>} containers counted (not list spines nor frame chains) */
     this.seen = new Set();
+    this.push(proc.clo);
+    if (proc.args !== null) for (const a of proc.args) this.push(a);
+    for (const x of [proc.val, proc.winders, proc.handlers, proc.params, proc.signals, proc.k]) this.push(x);
+  }
+
+  /**
+   * Walk on for at most about `chunk` objects; true when the walk is over (all of it
+   * seen, or over its budget).
+   * @param {TermiteNode} node @param {Process} proc @param {number} chunk
+   */
+  run(node, proc, chunk) {
+    this.chunk = chunk;
+    for (;;) {
+      this.drain();
+      if (this.full) return true;
+      if (this.chunk <= 0) return false;
+      if (this.seq < 0) return true; // the stack is empty and the mailbox done
+      const m = node.core.peek(proc.cpid, this.seq);
+      if (m === undefined) this.seq = -1;
+      else {
+        this.push(m.value);
+        this.seq = m.seq + 1;
+        this.chunk--;
+      }
+    }
   }
 
   /** @param {any} x */
@@ -118,7 +142,7 @@ class Walk {
 
   drain() {
     const stack = this.stack;
-    while (stack.length > 0 && !this.full) this.visit(stack.pop());
+    while (stack.length > 0 && !this.full && this.chunk > 0) this.visit(stack.pop());
   }
 
   /** @param {any} x */
@@ -149,6 +173,7 @@ class Walk {
   count(n) {
     this.bytes += n;
     this.objects++;
+    this.chunk--;
   }
 
   /** @param {any[]} a */
@@ -157,29 +182,46 @@ class Walk {
     for (let i = 0; i < a.length && !this.full; i++) this.push(a[i]);
   }
 
-  /** A list spine, followed iteratively; its head is counted once. @param {Pair} head */
+  /**
+   * A list spine, followed iteratively; its head is counted once. The hot loop of a
+   * walk: counters kept in locals, the room left computed once.
+   * @param {Pair} head
+   */
   list(head) {
     this.seen.add(head);
+    const stack = this.stack;
+    const room = Math.min((this.budget - this.bytes) / PAIR, MAX_VISITS - this.objects, this.chunk) + 1;
     let p = /** @type {any} */ (head);
     let mark = p;
-    for (let steps = 1, power = 1; p instanceof Pair && !this.full; steps++) {
-      this.count(PAIR);
-      this.push(p.car);
+    let n = 0;
+    let circular = false;
+    for (let steps = 1, power = 1; p instanceof Pair && n < room; steps++) {
+      n++;
+      const a = p.car;
+      if (typeof a === 'object' ? a !== null : typeof a === 'string' || typeof a === 'bigint') stack.push(a);
       p = p.cdr;
-      if (p === mark) return; // a circular spine
+      if (p === mark) {
+        circular = true;
+        break;
+      }
       if (steps === power) {
         mark = p;
         power *= 2;
         steps = 0;
       }
     }
-    if (!(p instanceof Pair)) this.push(p);
+    this.bytes += n * PAIR;
+    this.objects += n;
+    this.chunk -= n;
+    // the end of the list; or, when the chunk ran out, the rest of the spine (a new head)
+    if (!circular) this.push(p);
   }
 
-  /** A chain of continuation frames, followed iteratively. @param {Frame|null} f */
+  /** A chain of continuation frames, followed iteratively (the rest pushed when the chunk runs out). @param {Frame|null} f */
   frames(f) {
     let mark = f;
-    for (let steps = 1, power = 1; f !== null && !this.full; steps++) {
+    for (let steps = 1, power = 1; f !== null; steps++) {
+      if (this.full || this.chunk <= 0) return this.push(f);
       this.count(FRAME);
       this.array(f.s);
       this.drain();
@@ -201,11 +243,19 @@ class Walk {
  */
 export function checkHeap(proc) {
   const limit = this.limits.maxProcessHeap;
-  proc.heapCheckAt = proc.work + HEAP_STEP;
-  if (!proc.alive || getHeapStatistics().used_heap_size < limit) return;
-  const { bytes, objects } = estimateHeld(this, proc, limit);
-  proc.heapCheckAt = proc.work + Math.max(HEAP_STEP, objects);
-  if (bytes > limit) killForMemory(this, proc, `holds more than ${mib(limit)}, its heap limit (--max-process-heap)`, limit);
+  let w = proc.heapWalk;
+  if (w === null) {
+    proc.heapCheckAt = proc.work + HEAP_STEP;
+    if (!proc.alive || getHeapStatistics().used_heap_size < limit) return;
+    w = proc.heapWalk = new Walk(proc, limit);
+  }
+  if (!w.run(this, proc, WALK_CHUNK)) {
+    proc.heapCheckAt = proc.work; // on after its next slice
+    return;
+  }
+  proc.heapWalk = null;
+  proc.heapCheckAt = proc.work + Math.max(HEAP_STEP, w.objects);
+  if (w.bytes > limit) killForMemory(this, proc, `holds more than ${mib(limit)}, its heap limit (--max-process-heap)`, limit);
 }
 
 /**
@@ -243,6 +293,7 @@ function killForMemory(node, proc, why, limit) {
   const err = new ErrorObject(`process ${proc.pid.n} stopped: it ${why}`, new Pair(limit, null), 'resource-limit', 'heap');
   node.stats.heapKills++;
   node.log(`process ${proc.pid.n} stopped: it ${why}`);
+  proc.heapWalk = null;
   node.finish(proc, true, err);
   proc.clo = null;
   proc.args = null;

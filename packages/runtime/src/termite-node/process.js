@@ -65,6 +65,8 @@ export class Process extends Thread {
     this.work = 0;
     /** `work` at which its memory is looked at next (heap-limit.js checkHeap) */
     this.heapCheckAt = HEAP_STEP;
+    /** @type {import('./heap-limit.js').Walk|null} the walk of what it holds, while one is under way */
+    this.heapWalk = null;
     /** the group of its owner: the node's own, or a peer's (fair-share.js) */
     this.group = node.localGroup;
     /** `work` when the node-wide heap guard last chose a process to end (heap-limit.js guardHeap) */
