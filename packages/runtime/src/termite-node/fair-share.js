@@ -16,7 +16,11 @@
  * then every group's count goes down by QUOTA — or, when everything ready was put back,
  * by the least count among the groups put back, so that one of them runs at once. A
  * group whose single slice cost much more than QUOTA (a primitive over huge data) so
- * waits as many quotas as it took: its share is measured in work, not in slices.
+ * waits as many quotas as it took: its share is measured in work, not in slices. And a
+ * slice that took longer than the fuel it spent says (the clock is read after each
+ * slice's worth of fuel anyway: runReady) is charged the difference, at 300 reductions a
+ * microsecond: `length` of a list beyond the CPU's caches costs 8-18 ns an element, not
+ * the 1.6 its fuel says, and its group pays for the time.
  *
  * Invariants:
  *  - a node with one group running (the usual local program) never puts a process back:

@@ -42,6 +42,8 @@ const CLOCK_NEVER = 3;
 const FUEL = 4000;
 /** Longest run of the scheduler before the event loop gets a turn (ms). */
 const LOOP_MS = 8;
+/** Cheap reductions in a millisecond (engine.js chargeSince): time spent, as fuel. */
+const REDUCTIONS_PER_MS = 300_000;
 
 const TIMEOUT = Sym.intern('timeout');
 
@@ -213,11 +215,21 @@ export function runLoop() {
 export function runReady(start) {
   const core = this.core;
   let spent = 0;
+  let read = start;
+  /** @type {import('./fair-share.js').OwnerGroup|null} the group of the last slice run */
+  let last = null;
   if (this.owing.length > 0 || this.roundGroups.length > 0) this.endRound(0); // a round lasts one run at most
   for (let i = 1; ; i++) {
     if (spent >= FUEL || (i & 31) === 0) {
-      spent = 0;
       const t = this.now();
+      // a slice that took longer than its fuel says (a primitive over data beyond the
+      // CPU's caches) costs its group the time it took (fair-share.js)
+      if (spent >= FUEL && last !== null) {
+        const excess = (t - read) * REDUCTIONS_PER_MS - spent;
+        if (excess > FUEL) this.charged(last, Math.floor(excess));
+      }
+      spent = 0;
+      read = t;
       if (t - start > LOOP_MS) break;
       core.advance(0, t);
     }
@@ -237,6 +249,7 @@ export function runReady(start) {
     const used = FUEL - R.fuel + R.over;
     spent += used;
     if (used > 0) this.charged(g, used);
+    last = g;
     this.putBacks = 0;
     if ((proc.work += used) >= proc.heapCheckAt) this.checkHeap(proc);
     if (this.stopped) return;
