@@ -99,6 +99,8 @@ export class TermiteNode {
     this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0, refused: 0, heapKills: 0, putBacks: 0 };
     /** the process and mailbox limits (process-table.js) */
     this.limits = table.nodeLimits(opts.limits);
+    /** elements one primitive call may build in a process here: its heap limit at 40 bytes an element (heap-limit.js) */
+    this.buildCap = Math.floor(this.limits.maxProcessHeap / 40);
     /** live processes (spawned or adopted here, not yet ended or gone) */
     this.live = 0;
     /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */

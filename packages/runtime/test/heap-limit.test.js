@@ -88,3 +88,21 @@ test('a process that allocates only garbage, many times its limit, is never stop
     node.stop();
   }
 });
+
+test('one primitive call cannot build more than the heap limit allows: make-vector and make-list of 100,000,000 are refused before they allocate', { timeout: 60_000 }, async () => {
+  const { node } = await limitedNode();
+  try {
+    for (const call of ['(make-vector 100000000 0)', '(make-list 100000000 0)']) {
+      const r = await node.runProgram(`(vector? ${call})`);
+      assert.equal(r.ok, false, call);
+      assert.equal(r.error.kind, 'resource-limit');
+      assert.match(r.message, /cannot build 100000000 elements in one call: at most 838860/);
+    }
+    // and under the cap a call builds as before
+    const ok = await node.runProgram(`(vector-length (make-vector 800000 0))`);
+    assert.ok(ok.ok, ok.message);
+    assert.equal(ok.value, 800000);
+  } finally {
+    node.stop();
+  }
+});

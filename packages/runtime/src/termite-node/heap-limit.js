@@ -29,6 +29,12 @@
  * chunks of WALK_CHUNK objects, one after each slice of the process (a walk of a
  * 5,000,000-element list is one call of 100-300 ms otherwise: the event loop would wait).
  *
+ * One primitive call could still allocate more than the heap has left before any
+ * check runs (`make-vector` of 100,000,000 slots): the scheduler sets the engine's
+ * `R.buildCap` to the limit over 40 bytes, and a primitive asked to build more elements
+ * in one call is refused with a `resource-limit` error before it allocates (engine.js
+ * `built`).
+ *
  * Invariants:
  *  - a process over its limit is ended with a `resource-limit` error naming the limit;
  *    its links get that error as an exit signal; the node logs it; nothing else stops;

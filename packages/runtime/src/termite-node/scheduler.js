@@ -219,6 +219,7 @@ export function runReady(start) {
   /** @type {import('./fair-share.js').OwnerGroup|null} the group of the last slice run */
   let last = null;
   if (this.owing.length > 0 || this.roundGroups.length > 0) this.endRound(0); // a round lasts one run at most
+  R.buildCap = this.buildCap; // what one primitive call may build here (heap-limit.js)
   for (let i = 1; ; i++) {
     if (spent >= FUEL || (i & 31) === 0) {
       const t = this.now();

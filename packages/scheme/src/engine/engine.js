@@ -30,6 +30,8 @@ export const R = {
   fuel: 0,
   /** reductions charged beyond the slice's fuel (charge keeps fuel >= -1): the scheduler reads and resets it, so a process's work counts a huge primitive whole */
   over: 0,
+  /** elements one primitive call may build (`built`): set by the host from its memory limit */
+  buildCap: Infinity,
   /** @type {Frame|null} first (innermost) frame pushed by the current unwind */
   uhead: null,
   /** @type {Frame|null} last pushed frame */
@@ -103,9 +105,23 @@ export const walked = (n) => n >>> 1;
 /**
  * Reductions for allocating n elements (pairs, slots, characters copied): 4 each, since
  * allocation and the garbage collection it causes cost ~10-25 cheap reductions' time.
+ * More than `R.buildCap` elements is refused with a `resource-limit` error.
  * @param {number} n
  */
-export const built = (n) => (n > 0x1fffffff ? 0x7fffffff : n * 4);
+export const built = (n) => {
+  if (n > R.buildCap) buildTooBig(n);
+  return n > 0x1fffffff ? 0x7fffffff : n * 4;
+};
+
+/**
+ * A primitive was asked to build more elements than the host allows in one call
+ * (`R.buildCap`): refused before it allocates (`make-list`, `make-vector` charge first),
+ * so one call cannot exhaust the heap before a memory check can run.
+ * @param {number} n @returns {never}
+ */
+function buildTooBig(n) {
+  return schemeErrorOf('resource-limit', 'heap', `cannot build ${n} elements in one call: at most ${R.buildCap} (the process heap limit over 40 bytes an element)`, n);
+}
 
 /** Cheap reductions in a millisecond (a reduction of a tight loop takes ~3.3 ns). */
 const REDUCTIONS_PER_MS = 300_000;
