@@ -19,8 +19,10 @@
  * waits as many quotas as it took: its share is measured in work, not in slices. And a
  * slice that took longer than the fuel it spent says (the clock is read after each
  * slice's worth of fuel anyway: runReady) is charged the difference, at 300 reductions a
- * microsecond: `length` of a list beyond the CPU's caches costs 8-18 ns an element, not
- * the 1.6 its fuel says, and its group pays for the time.
+ * microsecond, up to 16 times its fuel: `length` of a list beyond the CPU's caches
+ * costs 8-18 ns an element, not the 1.6 its fuel says, and its group pays for the time
+ * (the cap keeps the time the OS gave other programs, on a loaded machine, from landing
+ * on whichever group ran last).
  *
  * Invariants:
  *  - a node with one group running (the usual local program) never puts a process back:

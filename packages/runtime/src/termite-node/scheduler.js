@@ -44,6 +44,12 @@ const FUEL = 4000;
 const LOOP_MS = 8;
 /** Cheap reductions in a millisecond (engine.js chargeSince): time spent, as fuel. */
 const REDUCTIONS_PER_MS = 300_000;
+/**
+ * At most this many times its fuel is a slice charged for its time: a walk beyond the
+ * caches costs 5-10 times its fuel; a slice stopped by the OS for a 4 ms time slice
+ * on a loaded machine would cost 300 times, to whichever group ran last.
+ */
+const EXCESS_MAX = 16;
 
 const TIMEOUT = Sym.intern('timeout');
 
@@ -224,9 +230,10 @@ export function runReady(start) {
     if (spent >= FUEL || (i & 31) === 0) {
       const t = this.now();
       // a slice that took longer than its fuel says (a primitive over data beyond the
-      // CPU's caches) costs its group the time it took (fair-share.js)
+      // CPU's caches) costs its group the time it took (fair-share.js), up to EXCESS_MAX
+      // times its fuel: the time the OS gave other programs is no group's
       if (spent >= FUEL && last !== null) {
-        const excess = (t - read) * REDUCTIONS_PER_MS - spent;
+        const excess = Math.min((t - read) * REDUCTIONS_PER_MS - spent, EXCESS_MAX * spent);
         if (excess > FUEL) this.charged(last, Math.floor(excess));
       }
       spent = 0;
