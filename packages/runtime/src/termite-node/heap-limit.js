@@ -20,7 +20,8 @@
  *
  * The estimate: list spines and continuation chains are followed iteratively (no
  * recursion, a cycle is found by Brent's method); other containers (vectors, closures'
- * free values, records, boxes, the heads of lists) are counted once each (a Set); the
+ * free values, records, boxes, the heads of lists) are counted once each (a Set of at
+ * most MAX_SEEN: past it, twice if reached twice); the
  * tail shared by two lists, or a frame chain kept by two captured continuations, is
  * counted twice, so the estimate errs on the large side. Pids, ports, tuple-space
  * references and other runtime objects count as one small object and are not entered
@@ -50,6 +51,11 @@ import { getHeapStatistics } from './heap-statistics.js';
 
 /** Reductions a process does before it is looked at again, at least. */
 export const HEAP_STEP = 1_000_000;
+/**
+ * Containers one walk records as seen at most (~40 MB of Set): past them, a container
+ * reached twice is counted twice (the estimate errs on the large side, never the small).
+ */
+const MAX_SEEN = 1_000_000;
 /** Objects one walk visits at most. */
 const MAX_VISITS = 20_000_000;
 /** Objects a walk visits between two slices of its process (a few ms: the event loop's wait stays bounded). */
@@ -156,8 +162,8 @@ export class Walk {
     if (typeof x === 'string') return this.count(OBJ + x.length);
     if (typeof x === 'bigint') return this.count(OBJ + Math.ceil(x.toString(16).length / 16) * WORD);
     if (this.seen.has(x)) return;
+    if (this.seen.size < MAX_SEEN) this.seen.add(x);
     if (x instanceof Pair) return this.list(x);
-    this.seen.add(x);
     if (x instanceof Frame) return this.frames(x);
     if (Array.isArray(x)) return this.array(x);
     if (x instanceof Closure) {
@@ -194,7 +200,6 @@ export class Walk {
    * @param {Pair} head
    */
   list(head) {
-    this.seen.add(head);
     const stack = this.stack;
     const room = Math.min((this.budget - this.bytes) / PAIR, MAX_VISITS - this.objects, this.chunk) + 1;
     let p = /** @type {any} */ (head);
