@@ -3,8 +3,10 @@
  * CPU shares of owners (docs/processes.md, "Fairness"): while 20 endless loops of one
  * peer run, a counting process of another peer — or of the node itself — still gets at
  * least a third of the run time it gets alone (measured as the time it takes to count to
- * a number, against the same count alone, in the same test); a node whose processes all
- * have one owner never puts a process back.
+ * a number, against the same count alone, in the same test); side by side, the two
+ * peers' processes do about equal work (the reductions the node counts, which the
+ * machine's load does not skew); a node whose processes all have one owner never puts a
+ * process back.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +48,28 @@ test('20 endless loops of one peer leave another peer, and the node itself, at l
     assert.ok(alone / peer >= 1 / 3, `a peer's process got ${(alone / peer).toFixed(2)} of its run time alone`);
     assert.ok(alone / local >= 1 / 3, `the node's process got ${(alone / local).toFixed(2)} of its run time alone`);
     assert.ok(node.stats.putBacks > 0);
+  } finally {
+    node.stop();
+  }
+});
+
+test('side by side for a second, one peer\'s loop does about as much work as another peer\'s 20 loops together (reductions counted by the node)', { timeout: 30_000 }, async (t) => {
+  const node = /** @type {any} */ (await createNode({}));
+  try {
+    const loop = (await node.runProgram(`(lambda () (let loop ((i 0)) (loop (+ i 1))))`)).value;
+    const hogs = [];
+    for (let i = 0; i < 20; i++) hogs.push(node.spawn(loop, { peer: PEER_A }));
+    const b = node.spawn(loop, { peer: PEER_B });
+    await new Promise((r) => setTimeout(r, 300));
+    const a0 = hogs.reduce((s, h) => s + h.work, 0);
+    const b0 = b.work;
+    await new Promise((r) => setTimeout(r, 1000));
+    const a = hogs.reduce((s, h) => s + h.work, 0) - a0;
+    const bw = b.work - b0;
+    for (const p of [...hogs, b]) node.terminate(p.pid);
+    t.diagnostic(`in 1 s: peer B's one loop ${bw} reductions, peer A's 20 loops ${a} (B's part ${(bw / (a + bw)).toFixed(2)}; by process it would be 1/21)`);
+    assert.ok(bw / (a + bw) >= 1 / 3, `B's part of the work: ${(bw / (a + bw)).toFixed(2)}`);
+    assert.ok(a / (a + bw) >= 1 / 3, `A's part of the work: ${(a / (a + bw)).toFixed(2)}`);
   } finally {
     node.stop();
   }
