@@ -5,7 +5,8 @@
  * It runs the attack tests — the same files `npm test` runs in their short version —
  * with TERMITE_ATTACK=full, which makes each use the issue's numbers (a 5,000,000-element
  * list loop with /health polled for 60 s, 128 idle handshakes held for 60 s while 19
- * nodes join, a fork bomb to the default per-peer limit, a 1,000,000-message flood, ...),
+ * nodes join, a fork bomb to the default per-peer limit, a 1,000,000-message flood,
+ * 2,000 slowloris connections for 60 s, a list built forever under a 512 MiB heap, ...),
  * against real daemons on loopback. One file at a time (they measure latency, so they
  * must not share the machine), each under node's test runner with a wall-clock bound
  * (ATTACK_FILE_MINUTES, default 6): a file that outlives it is killed with its whole
@@ -26,10 +27,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FILES = [
   'node-daemon/test/preemption.test.js',
   'packages/runtime/test/preemption.test.js',
+  'node-daemon/test/heap-limit.test.js',
+  'packages/runtime/test/heap-limit.test.js',
+  'node-daemon/test/fair-share.test.js',
+  'packages/runtime/test/fair-share.test.js',
   'packages/runtime/test/quotas.test.js',
   'node-daemon/test/no-silent-loss.test.js',
   'packages/runtime/test/send-backpressure.test.js',
   'node-daemon/test/admission-flood.test.js',
+  'node-daemon/test/slowloris.test.js',
   'node-daemon/test/hostile.test.js',
   'node-daemon/test/dashboard-api.test.js',
   'node-daemon/test/cli.test.js',

@@ -36,6 +36,9 @@ Options:
   --max-processes-per-peer N
                       live processes descending from one peer's remote spawns (default 100000)
   --max-mailbox N     messages queued for one process (default 500000)
+  --max-process-heap MIB
+                      memory one process may hold, in MiB (default 256); a process over it is
+                      stopped with a resource-limit error
   --allow-origin URL  let pages of this origin (http://HOST:PORT) open the mesh WebSocket, besides
                       the daemon's own pages (repeatable; other browser origins get 403)
   --restricted-peer ID
@@ -64,7 +67,7 @@ Options:
  * @property {string[]} lib
  * @property {string[]} tracePass
  * @property {boolean} timePasses
- * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} limits the node's limits (--max-*)
+ * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number, maxProcessHeap?: number}} limits the node's limits (--max-*)
  */
 
 /** A command-line mistake: reported with the usage hint, exit status 2. */
@@ -105,6 +108,7 @@ export function parseCommandLine(argv) {
         'max-processes': { type: 'string' },
         'max-processes-per-peer': { type: 'string' },
         'max-mailbox': { type: 'string' },
+        'max-process-heap': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     });
@@ -142,6 +146,7 @@ export function parseCommandLine(argv) {
       maxProcesses: positive(values['max-processes'], '--max-processes'),
       maxProcessesPerPeer: positive(values['max-processes-per-peer'], '--max-processes-per-peer'),
       maxMailbox: positive(values['max-mailbox'], '--max-mailbox'),
+      maxProcessHeap: mebibytes(values['max-process-heap'], '--max-process-heap'),
     },
   };
   if (values.help) return { command: 'help', file: null, options };
@@ -192,6 +197,12 @@ function positive(v, name) {
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${v}`);
   return n;
+}
+
+/** A size in MiB, as bytes. @param {string|boolean|undefined|(string|boolean)[]} v @param {string} name */
+function mebibytes(v, name) {
+  const n = positive(v, name);
+  return n === undefined ? undefined : n * 1048576;
 }
 
 /**

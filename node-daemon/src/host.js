@@ -22,6 +22,7 @@
  * peer joining or leaving is logged in one line.
  */
 import http from 'node:http';
+import v8 from 'node:v8';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -41,7 +42,7 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {(s: string) => void} log the node's log lines
  * @property {(req: http.IncomingMessage, res: http.ServerResponse, host: any) => boolean} [route] extra HTTP routes (dashboard)
  * @property {number} [peerTimeoutMs] failure detection bound (default 4000)
- * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number}} [limits] the node's process and mailbox limits
+ * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number, maxProcessHeap?: number}} [limits] the node's process, mailbox and heap limits
  * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
@@ -191,6 +192,7 @@ function handle(host, req, res) {
       uptimeMs: Date.now() - host.started,
       peers: host.mesh ? host.mesh.peers().map((/** @type {any} */ p) => ({ id: p.id, transport: p.transport })) : [],
       processes: node ? node.core.processStats().live : 0,
+      heapUsedBytes: v8.getHeapStatistics().used_heap_size,
     };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));

@@ -9,6 +9,8 @@
  *   termite-node/scheduler.js          the loop over the core's ready queue, timers, blocking and waking
  *   termite-node/links-and-signals.js  links, exit signals, the end of a process, terminate!
  *   termite-node/node-snapshot.js      the load average and the dashboard's snapshot
+ *   termite-node/heap-limit.js         what a process holds, its heap limit, the node-wide heap guard
+ *   termite-node/fair-share.js         CPU shares: owner groups (the node, each peer), rounds of quotas
  *   termite-node/process-port.js       the output port that writes to a process (stdout)
  *   termite-node/realm-nodes.js        the nodes of this realm, for decoded pids to find their process
  *
@@ -31,6 +33,8 @@ import * as table from './termite-node/process-table.js';
 import * as scheduler from './termite-node/scheduler.js';
 import * as links from './termite-node/links-and-signals.js';
 import * as view from './termite-node/node-snapshot.js';
+import * as heap from './termite-node/heap-limit.js';
+import * as fair from './termite-node/fair-share.js';
 
 export { Process, makeProcessPort };
 
@@ -92,13 +96,32 @@ export class TermiteNode {
     this.loadAvg = 0;
     this.loadAt = 0;
     /** Counters for the dashboard and tests. */
-    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0, refused: 0 };
+    this.stats = { spawned: 0, exited: 0, messages: 0, slices: 0, sendHolds: 0, refused: 0, heapKills: 0, putBacks: 0 };
     /** the process and mailbox limits (process-table.js) */
     this.limits = table.nodeLimits(opts.limits);
+    /** elements one primitive call may build in a process here: its heap limit at 40 bytes an element (heap-limit.js) */
+    this.buildCap = Math.floor(this.limits.maxProcessHeap / 40);
     /** live processes (spawned or adopted here, not yet ended or gone) */
     this.live = 0;
     /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */
     this.byPeer = new Map();
+    /** when the heap guard last looked, and until when it kills no other process (now()'s clock) */
+    this.guardAt = -Infinity;
+    this.guardCooldownUntil = 0;
+    /** the group of this node's own processes, and each peer's (fair-share.js) */
+    this.localGroup = new fair.OwnerGroup(null);
+    /** @type {Map<string, fair.OwnerGroup>} */
+    this.peerGroups = new Map();
+    /** @type {fair.OwnerGroup[]} groups that ran in the current round; how many ran in the last */
+    this.roundGroups = [];
+    this.lastRoundGroups = 0;
+    this.round = 0;
+    /** @type {fair.OwnerGroup[]} groups whose count is above zero */
+    this.owing = [];
+    /** processes put back in a row, after how many the round ends, and the least count among their groups */
+    this.putBacks = 0;
+    this.putBackLimit = 0;
+    this.leastPutBack = 0;
     /** @type {Set<Process>} processes whose mailbox was at its limit when last measured */
     this.fullMailboxes = new Set();
     /** the log of deaths of unwatched processes, rate-limited (links-and-signals.js) */
@@ -182,6 +205,18 @@ export class TermiteNode {
     this.timerAt = Infinity;
     this.poke();
   };
+
+  // memory limits (termite-node/heap-limit.js)
+  checkHeap = heap.checkHeap;
+  guardHeap = heap.guardHeap;
+
+  // CPU shares of owners (termite-node/fair-share.js)
+  joinGroup = fair.joinGroup;
+  leaveGroup = fair.leaveGroup;
+  charged = fair.charged;
+  putBack = fair.putBack;
+  forgive = fair.forgive;
+  endRound = fair.endRound;
 
   // load and snapshot (termite-node/node-snapshot.js)
   noteBusy = view.noteBusy;

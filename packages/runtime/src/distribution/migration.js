@@ -131,7 +131,7 @@ export function acceptMigration(from, state) {
   if (mailbox.length > max) {
     throw new Error(`its mailbox holds ${mailbox.length} messages, over the limit of ${max} messages a mailbox may hold on node ${this.node.id.slice(0, 12)}`);
   }
-  const proc = this.node.adopt(pid, threadFromData(thread, null));
+  const proc = this.node.adopt(pid, threadFromData(thread, null), from);
   proc.visited = visited;
   proc.links = links.length > 0 ? links : null;
   try {

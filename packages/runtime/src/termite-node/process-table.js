@@ -46,8 +46,9 @@ const MAILBOX_CHECK = 64;
  * @property {number} [maxProcesses] live processes on the node (default 500,000)
  * @property {number} [maxProcessesPerPeer] live processes descending from one peer's remote spawns (default 100,000)
  * @property {number} [maxMailbox] messages queued for one process (default 500,000)
+ * @property {number} [maxProcessHeap] bytes one process may hold, estimated (default 256 MiB; heap-limit.js)
  */
-export const DEFAULT_LIMITS = Object.freeze({ maxProcesses: 500_000, maxProcessesPerPeer: 100_000, maxMailbox: 500_000 });
+export const DEFAULT_LIMITS = Object.freeze({ maxProcesses: 500_000, maxProcessesPerPeer: 100_000, maxMailbox: 500_000, maxProcessHeap: 256 * 1048576 });
 
 /**
  * The limits a node runs with: the defaults, with what `limits` sets (positive integers).
@@ -145,6 +146,7 @@ export function checkSpawn(peer) {
 function countPeer(node, proc, peer) {
   proc.peer = peer;
   node.byPeer.set(peer, (node.byPeer.get(peer) ?? 0) + 1);
+  node.joinGroup(proc, peer);
 }
 
 /** @param {number} [priority] @this {TermiteNode} */
@@ -169,14 +171,16 @@ export function newProcess(priority) {
 
 /**
  * Take over a process that migrated here: a new local process with the given pid and
- * thread state; it is ready to run.
- * @param {Pid} pid @param {Thread} th
+ * thread state; it is ready to run. It counts against the peer it came from (its
+ * process limit and CPU share), as one that peer spawned here would.
+ * @param {Pid} pid @param {Thread} th @param {string|null} [peer] the node it came from
  * @this {TermiteNode}
  */
-export function adopt(pid, th) {
-  this.checkSpawn(null); // refused: the MIGRATE is answered with the error, the process stays where it was
+export function adopt(pid, th, peer = null) {
+  this.checkSpawn(peer); // refused: the MIGRATE is answered with the error, the process stays where it was
   const cpid = this.core.spawn({ priority: 2 });
   const proc = new Process(this, pid, cpid);
+  if (peer !== null) countPeer(this, proc, peer);
   for (const f of ['act', 'clo', 'args', 'val', 'k', 'winders', 'handlers', 'params']) /** @type {any} */ (proc)[f] = /** @type {any} */ (th)[f];
   this.guests.set(`${pid.node}/${pid.n}`, proc);
   this.byCore[cpid & SLOT_MASK] = proc;
@@ -208,6 +212,7 @@ export function forget(proc) {
     const n = /** @type {number} */ (this.byPeer.get(proc.peer)) - 1;
     if (n > 0) this.byPeer.set(proc.peer, n);
     else this.byPeer.delete(proc.peer);
+    this.leaveGroup(proc);
   }
   if (this.byCore[proc.cpid & SLOT_MASK] === proc) this.byCore[proc.cpid & SLOT_MASK] = undefined;
   const slot = proc.pid.n % SLOTS;

@@ -12,6 +12,7 @@
  *    process's next receive (links-and-signals.js).
  */
 import { Thread } from '@termite/scheme/internal';
+import { HEAP_STEP } from './heap-limit.js';
 
 /** How a blocked process resumes (proc.waiting.kind). */
 export const W_RECEIVE = 1; // `?`: the oldest message, or the default on timeout
@@ -60,6 +61,16 @@ export class Process extends Thread {
     this.peer = null;
     /** messages sent to it (the mailbox is measured every few, process-table.js) */
     this.sent = 0;
+    /** reductions it has done here, charges of primitives included (heap-limit.js) */
+    this.work = 0;
+    /** `work` at which its memory is looked at next (heap-limit.js checkHeap) */
+    this.heapCheckAt = HEAP_STEP;
+    /** @type {import('./heap-limit.js').Walk|null} the walk of what it holds, while one is under way */
+    this.heapWalk = null;
+    /** the group of its owner: the node's own, or a peer's (fair-share.js) */
+    this.group = node.localGroup;
+    /** `work` when the node-wide heap guard last chose a process to end (heap-limit.js guardHeap) */
+    this.guardMark = 0;
   }
 
   /** The process's Scheme thread (itself). */

@@ -19,7 +19,10 @@
  *    turn: a remote spawn used to add one);
  *  - a process woken by the core resumes as its `waiting` says (prepareWake), pending
  *    exit signals first;
- *  - at most one wake-up timer is armed, for a time no later than the earliest deadline.
+ *  - at most one wake-up timer is armed, for a time no later than the earliest deadline;
+ *  - while processes of more than one owner want to run, each owner's group gets about
+ *    the same run time (fair-share.js): a process of a group over its quota is put back
+ *    without running.
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole:
  * the loop keeps the code it was measured with.
@@ -30,6 +33,7 @@ import { soon } from '../soon.js';
 import { W_RECEIVE, W_SCAN, W_TUPLE, W_SLEEP, W_EXTERNAL, W_SEND } from './process.js';
 import { SLOT_MASK } from './process-table.js';
 import { removeNode } from './realm-nodes.js';
+import { QUOTA } from './fair-share.js';
 
 /** A clock the node never advances: a wait on it ends only by interrupt. */
 const CLOCK_NEVER = 3;
@@ -38,6 +42,14 @@ const CLOCK_NEVER = 3;
 const FUEL = 4000;
 /** Longest run of the scheduler before the event loop gets a turn (ms). */
 const LOOP_MS = 8;
+/** Cheap reductions in a millisecond (engine.js chargeSince): time spent, as fuel. */
+const REDUCTIONS_PER_MS = 300_000;
+/**
+ * At most this many times its fuel is a slice charged for its time: a walk beyond the
+ * caches costs 5-10 times its fuel; a slice stopped by the OS for a 4 ms time slice
+ * on a loaded machine would cost 300 times, to whichever group ran last.
+ */
+const EXCESS_MAX = 16;
 
 const TIMEOUT = Sym.intern('timeout');
 
@@ -191,7 +203,10 @@ export function runLoop() {
     this.looping = false;
   }
   if (this.stopped) return;
-  this.noteBusy(start, this.now());
+  const end = this.now();
+  this.noteBusy(start, end);
+  this.guardHeap(end);
+  if (this.stopped) return;
   this.reschedule();
 }
 
@@ -206,10 +221,23 @@ export function runLoop() {
 export function runReady(start) {
   const core = this.core;
   let spent = 0;
+  let read = start;
+  /** @type {import('./fair-share.js').OwnerGroup|null} the group of the last slice run */
+  let last = null;
+  if (this.owing.length > 0 || this.roundGroups.length > 0) this.endRound(0); // a round lasts one run at most
+  R.buildCap = this.buildCap; // what one primitive call may build here (heap-limit.js)
   for (let i = 1; ; i++) {
     if (spent >= FUEL || (i & 31) === 0) {
-      spent = 0;
       const t = this.now();
+      // a slice that took longer than its fuel says (a primitive over data beyond the
+      // CPU's caches) costs its group the time it took (fair-share.js), up to EXCESS_MAX
+      // times its fuel: the time the OS gave other programs is no group's
+      if (spent >= FUEL && last !== null) {
+        const excess = Math.min((t - read) * REDUCTIONS_PER_MS - spent, EXCESS_MAX * spent);
+        if (excess > FUEL) this.charged(last, Math.floor(excess));
+      }
+      spent = 0;
+      read = t;
       if (t - start > LOOP_MS) break;
       core.advance(0, t);
     }
@@ -220,9 +248,18 @@ export function runReady(start) {
       core.exit(cpid);
       continue;
     }
+    // its owner's group had its share of this round (fair-share.js): to the back of the queue
+    const g = proc.group;
+    if (g.spent >= QUOTA && proc.waiting === null && this.putBack(proc)) continue;
     R.fuel = FUEL; // what a process that runs no slice (a handler) leaves spent: nothing
+    R.over = 0;
     this.runProcess(proc, core.wakeReason);
-    spent += FUEL - R.fuel;
+    const used = FUEL - R.fuel + R.over;
+    spent += used;
+    if (used > 0) this.charged(g, used);
+    last = g;
+    this.putBacks = 0;
+    if ((proc.work += used) >= proc.heapCheckAt) this.checkHeap(proc);
     if (this.stopped) return;
   }
 }

@@ -28,6 +28,10 @@ export const PEND_EXIT = 4; // the thread ends with R.pval
 export const R = {
   /** reductions left in this time slice */
   fuel: 0,
+  /** reductions charged beyond the slice's fuel (charge keeps fuel >= -1): the scheduler reads and resets it, so a process's work counts a huge primitive whole */
+  over: 0,
+  /** elements one primitive call may build (`built`): set by the host from its memory limit */
+  buildCap: Infinity,
   /** @type {Frame|null} first (innermost) frame pushed by the current unwind */
   uhead: null,
   /** @type {Frame|null} last pushed frame */
@@ -79,12 +83,16 @@ export function unwind(why, val) {
  * ends after about the same time whatever it runs (docs/processes.md, "Fairness"): a
  * primitive that walks, compares or copies n elements calls `charge(walked(n))` or
  * `charge(built(n))`, and the next procedure entry ends the slice once the fuel is spent.
- * The fuel stays a small integer (never below -1), as generated code expects.
+ * The fuel stays a small integer (never below -1), as generated code expects; what goes
+ * beyond is added to `R.over` (the scheduler's measure of a process's work).
  * @param {number} reductions
  */
 export function charge(reductions) {
   const f = R.fuel - reductions;
-  R.fuel = f < -1 ? -1 : f;
+  if (f < -1) {
+    R.over += -1 - f;
+    R.fuel = -1;
+  } else R.fuel = f;
 }
 
 /**
@@ -97,9 +105,23 @@ export const walked = (n) => n >>> 1;
 /**
  * Reductions for allocating n elements (pairs, slots, characters copied): 4 each, since
  * allocation and the garbage collection it causes cost ~10-25 cheap reductions' time.
+ * More than `R.buildCap` elements is refused with a `resource-limit` error.
  * @param {number} n
  */
-export const built = (n) => (n > 0x1fffffff ? 0x7fffffff : n * 4);
+export const built = (n) => {
+  if (n > R.buildCap) buildTooBig(n);
+  return n > 0x1fffffff ? 0x7fffffff : n * 4;
+};
+
+/**
+ * A primitive was asked to build more elements than the host allows in one call
+ * (`R.buildCap`): refused before it allocates (`make-list`, `make-vector` charge first),
+ * so one call cannot exhaust the heap before a memory check can run.
+ * @param {number} n @returns {never}
+ */
+function buildTooBig(n) {
+  return schemeErrorOf('resource-limit', 'heap', `cannot build ${n} elements in one call: at most ${R.buildCap} (the process heap limit over 40 bytes an element)`, n);
+}
 
 /** Cheap reductions in a millisecond (a reduction of a tight loop takes ~3.3 ns). */
 const REDUCTIONS_PER_MS = 300_000;
