@@ -161,8 +161,7 @@ export class Distribution {
     mesh.onMessage((from, bytes) => this.onFrame(from, bytes));
     mesh.onRequest((from, bytes) => this.onRequest(from, bytes));
     mesh.on('peer:up', (e) => this.notePeer(e.id));
-    mesh.on('peer:down', (e) => this.peerDown(e.id, e.reason));
-    mesh.on('peer:down', (e) => this.spacesPeerDown(e.id, e.reason));
+    mesh.on('peer:down', (e) => (this.peerDown(e.id, e.reason), this.spacesPeerDown(e.id, e.reason)));
     mesh.on('routes', () => this.routesChanged());
     this.watchRefusals(mesh);
   }
