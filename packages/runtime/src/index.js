@@ -32,6 +32,8 @@ export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
+export { attachSpaceStore, spaceSummaries } from './linda/space-table.js';
+/** @typedef {import('./linda/space-table.js').SpaceStore} SpaceStore */
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 
 // (termite)'s syntax and names are defined when the runtime is imported, as its

@@ -23,7 +23,7 @@ import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.j
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
-import { coreSpace, declareSpace, noteOut, noteWithdrawn } from './linda/space-table.js';
+import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './linda/space-table.js';
 import { requestRemote, OP } from './linda/remote-spaces.js';
 
 export { coreSpace };
@@ -140,8 +140,7 @@ lindaProcedure('out', OP.out, false, (args) => {
   const node = current('out').node;
   const { space, fields, name } = spaceAndFields(node, args, 'out');
   const bytes = encodeFields(fields, 'out', false);
-  noteOut(node, name, bytes);
-  coreCall('out', () => space.outBytes(bytes));
+  coreCall('out', () => putTuple(node, name, space, bytes));
   node.poke();
   return VOID;
 });

@@ -35,7 +35,7 @@ import { VOID, schemeErrorOf } from '../scheme-data.js';
 import { SpaceRef } from '../termite-values.js';
 import { current } from '../prims-processes.js';
 import { W_TUPLE } from '../termite-node/process.js';
-import { coreSpace, declareSpace, noteOut, noteWithdrawn } from './space-table.js';
+import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './space-table.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
 
 export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32;
@@ -221,8 +221,7 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs) {
   switch (op) {
     case OP.out:
       checkTuple(bytes);
-      noteOut(node, name, bytes);
-      coreCall(() => space.outBytes(bytes));
+      coreCall(() => putTuple(node, name, space, bytes));
       node.poke();
       d.emit(from, [F_SPACE_REPLY, n, S_VALUE, true]);
       return;

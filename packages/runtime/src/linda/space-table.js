@@ -84,17 +84,26 @@ export function kindOf(node, name) {
 }
 
 /**
- * A tuple went into a space (counted; logged first if the space is durable, so the
- * caller puts it into the core only once it is in the log).
- * @param {any} node @param {string} name @param {Uint8Array} bytes
+ * Put a tuple into a space: logged first if the space is durable (and dropped from the
+ * log again if the core refuses it), so an `out` that returns has its tuple in the log.
+ * @param {any} node @param {string} name @param {any} space its core space @param {Uint8Array} bytes
  */
-export function noteOut(node, name, bytes) {
+export function putTuple(node, name, space, bytes) {
   const t = node.spaceTable;
-  if (t === undefined) return;
-  const info = t.info.get(name);
-  if (info === undefined) return;
+  const info = t === undefined ? undefined : t.info.get(name);
+  if (info === undefined) return space.outBytes(bytes);
+  if (info.durable) {
+    t.store.append(name, bytes);
+    try {
+      space.outBytes(bytes);
+    } catch (e) {
+      t.store.remove(name, bytes);
+      throw e;
+    }
+  } else {
+    space.outBytes(bytes);
+  }
   info.outs++;
-  if (info.durable) t.store.append(name, bytes);
 }
 
 /**
