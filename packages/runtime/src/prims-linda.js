@@ -24,7 +24,7 @@ import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
 import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './linda/space-table.js';
-import { requestRemote, OP } from './linda/remote-spaces.js';
+import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
 
 export { coreSpace };
 
@@ -129,6 +129,7 @@ function lindaProcedure(who, op, template, local) {
       if (first.node !== proc.node.id) {
         const fields = args.slice(1);
         if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+        if (op === OP.out) return sendRemoteOut(proc, first, encodeFields(fields, who, false));
         return requestRemote(proc, who, first, op, encodeFields(fields, who, template), false, false);
       }
     }

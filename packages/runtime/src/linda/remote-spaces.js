@@ -5,6 +5,7 @@
  * SPACE frames (docs/linda.md, "Across nodes"; frame-vocabulary.js has the numbers).
  *
  *   SPACE_OP    [30, n, op, name, kind, tuple-or-template bytes | #f, timeout-ms | #f]
+ *                                          (n = 0: an out that wants no answer)
  *   SPACE_REPLY [31, n, status, payload]   status: 0 value, 1 withdrawn tuple (ACK it),
  *                                          2 read tuple, 3 timed out, 4 error text
  *   SPACE_ACK   [32, n, taken?]            the requester kept the tuple, or gives it back
@@ -28,7 +29,7 @@
  *
  * The frame handlers are Distribution's methods (`this` is the Distribution).
  */
-import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv } from '@termite/scheme/internal';
+import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv, R } from '@termite/scheme/internal';
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { BLOCKED } from '@termite/core';
 import { VOID, schemeErrorOf } from '../scheme-data.js';
@@ -86,6 +87,24 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt) {
   proc.node.blockExternal(proc, info);
   d.emit(ref.node, [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs]);
   return unwind(PEND_SUSPEND, proc.waiting);
+}
+
+/**
+ * `out` on a space held by another node: sent, not answered (request number 0). Frames
+ * from one node are handled in the order they were sent, so the tuple is in the space
+ * before any later operation of this node on it is served. When the mesh's queue to
+ * the holder is full, the process is held until its frames have left, like a `!`.
+ * @param {any} proc @param {SpaceRef} ref @param {Uint8Array} bytes
+ */
+export function sendRemoteOut(proc, ref, bytes) {
+  const d = proc.node.remote;
+  if (d === null) schemeErrorOf('linda', 'out', `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
+  if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', 'out', `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
+  if (d.emit(ref.node, [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false]) === false) {
+    proc.sendBlocked = true; // see `!` in prims-processes.js
+    R.fuel = 0;
+  }
+  return VOID;
 }
 
 /**
@@ -191,13 +210,15 @@ export function onSpaceFrame(from, f) {
     : null;
   if (why !== null) {
     this.refuse(from, `malformed SPACE_OP frame: ${why}`);
-    if (typeof n === 'number') this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `malformed space request: ${why}`]);
+    if (n > 0) this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `malformed space request: ${why}`]);
     return;
   }
+  if (n === 0 && op !== OP.out) return this.refuse(from, 'malformed SPACE_OP frame: only an out may go unanswered (request number 0)');
   try {
     serve(this, from, n, op, name, kind, bytes, timeoutMs);
   } catch (e) {
     const msg = e instanceof SchemeError ? e.payload?.message ?? String(e) : e instanceof Error ? e.message : String(e);
+    if (n === 0) return this.refuse(from, `out to the space ${name} refused: ${msg}`); // logged here, an ERROR frame there
     this.log(`space request from ${from.slice(0, 12)} refused: ${msg}`);
     this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `${OP_NAMES[op]}: ${msg}`]);
   }
@@ -223,7 +244,7 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs) {
       checkTuple(bytes);
       coreCall(() => putTuple(node, name, space, bytes));
       node.poke();
-      d.emit(from, [F_SPACE_REPLY, n, S_VALUE, true]);
+      if (n > 0) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, true]);
       return;
     case OP.count:
       d.emit(from, [F_SPACE_REPLY, n, S_VALUE, coreCall(() => space.countBytes(bytes))]);
