@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
 const started = [];
@@ -176,4 +176,28 @@ test('a process waiting on a space whose holder is killed with SIGKILL gets an e
 `, { token, join: [h.url], timeoutMs: 30000, onStdout: (out) => { if (out.includes('(waiting)')) setTimeout(() => void h.stop('SIGKILL'), 300); } });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\(raised "the node holding the space doomed.* is unreachable/, r.stdout + r.stderr);
+});
+
+test('the dashboard API shows each space with its kind, home, size and counts of tuples in and out', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define s (make-space 'dash-jobs 'central h))
+(do ((i 0 (+ i 1))) ((= i 12)) (out s 'job i))
+(in s 'job 0) (in s 'job 1)
+(write (list 'left (space-count s 'job ?integer))) (newline)
+`, { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(left 10\)/);
+  /** @type {any} */
+  let space;
+  await waitFor(async () => {
+    const res = await fetch(`http://127.0.0.1:${h.port}/api/state`);
+    const st = /** @type {any} */ (await res.json());
+    const self = st.nodes.find((/** @type {any} */ n) => n.id === h.id);
+    space = self?.spaces.find((/** @type {any} */ x) => x.name === 'dash-jobs');
+    return space !== undefined && space.tuples === 10;
+  }, 10000, 'the space in /api/state');
+  assert.deepEqual(space, { name: 'dash-jobs', kind: 'central', durable: false, tuples: 10, outs: 12, ins: 2 });
 });
