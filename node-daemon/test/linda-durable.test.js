@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
 import { openSpaceStore } from '../src/space-store.js';
 
@@ -74,4 +75,19 @@ test('out N tuples into a central space of a daemon with --data, kill -9 it, res
   } finally {
     store.close();
   }
+});
+
+test('the job-queue example: jobs submitted to a daemon with --data survive its kill -9 and restart, then every one is done', async () => {
+  const token = newToken();
+  const data = path.join(dir, 'queue');
+  const example = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'mesh', 'job-queue.scm');
+  const h1 = await daemon({ token, data });
+  const submit = await runProgram({ file: example }, { token, join: [h1.url], env: { QUEUE_PORT: String(h1.port), JOB_STEP: 'submit', JOBS: '25' }, timeoutMs: 30000 });
+  assert.equal(submit.status, 0, submit.stderr);
+  assert.match(submit.stdout, /\(queued 25\)/, submit.stdout + submit.stderr);
+  await h1.stop('SIGKILL');
+  const h2 = await daemon({ token, data });
+  const work = await runProgram({ file: example }, { token, join: [h2.url], env: { QUEUE_PORT: String(h2.port), JOB_STEP: 'work', JOBS: '25' }, timeoutMs: 60000 });
+  assert.equal(work.status, 0, work.stderr);
+  assert.match(work.stdout, /\(results 25 correct #t\)/, work.stdout + work.stderr);
 });
