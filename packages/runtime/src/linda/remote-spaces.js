@@ -54,11 +54,39 @@ const MAX_NAME = 256;
 /**
  * The requester's and the holder's state, on the Distribution (made on first use).
  * @param {any} d a Distribution
- * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>}}
+ * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
  */
 function state(d) {
-  if (d.spaceState === undefined) d.spaceState = { serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map() };
+  if (d.spaceState === undefined) {
+    d.spaceState = {
+      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(),
+      refusals: { since: -Infinity, count: 0 }, answered: { since: -Infinity, count: 0 },
+    };
+  }
   return d.spaceState;
+}
+
+/**
+ * Refuse a SPACE frame: logged and answered with an ERROR frame at most once a second
+ * (a flood costs one line a second; the count of the others comes with the next one).
+ * @param {any} d a Distribution @param {string} from @param {string} why
+ */
+function refuseSpace(d, from, why) {
+  d.refuseOncePerSecond(state(d).refusals, 'space frames refused', from, why);
+}
+
+/** Log a request refused with an error answer, at most once a second. @param {any} d @param {string} line */
+function logRefusal(d, line) {
+  const w = state(d).answered;
+  const now = Date.now();
+  if (now - w.since < 1000) {
+    w.count++;
+    return;
+  }
+  if (w.count > 0) d.log(`${w.count} more space requests refused in the last second (not logged one by one)`);
+  w.since = now;
+  w.count = 0;
+  d.log(line);
 }
 
 /** @param {any} st @param {string} peer */
@@ -120,7 +148,7 @@ function onReply(from, f) {
   if (req === undefined || req.to !== from) {
     // nobody waits for it (the holder was given up for gone): a tuple goes back
     if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, false]);
-    if (req === undefined && status !== S_TAKEN) this.refuse(from, `SPACE_REPLY for unknown request ${n}`);
+    if (req === undefined && status !== S_TAKEN) refuseSpace(this, from, `SPACE_REPLY for unknown request ${n}`);
     return;
   }
   st.requests.delete(n);
@@ -188,18 +216,18 @@ export function spacesPeerDown(id, reason) {
  */
 export function onSpaceFrame(from, f) {
   const type = f[0];
-  if (!Number.isSafeInteger(f[1]) || f[1] < 0) return this.refuse(from, 'malformed SPACE frame: its request number is not a non-negative integer');
+  if (!Number.isSafeInteger(f[1]) || f[1] < 0) return refuseSpace(this, from, 'malformed SPACE frame: its request number is not a non-negative integer');
   if (type === F_SPACE_REPLY) {
     if (f.length !== 5 || !Number.isInteger(f[2]) || f[2] < S_VALUE || f[2] > S_ERROR || ((f[2] === S_TAKEN || f[2] === S_READ) && !(f[3] instanceof Uint8Array))) {
-      return this.refuse(from, 'malformed SPACE_REPLY frame');
+      return refuseSpace(this, from, 'malformed SPACE_REPLY frame');
     }
     return onReply.call(this, from, f);
   }
   if (type === F_SPACE_ACK) {
-    if (f.length !== 4 || typeof f[2] !== 'boolean') return this.refuse(from, 'malformed SPACE_ACK frame');
+    if (f.length !== 4 || typeof f[2] !== 'boolean') return refuseSpace(this, from, 'malformed SPACE_ACK frame');
     return onAck(this, from, f[1], f[2]);
   }
-  if (type !== F_SPACE_OP) return this.refuse(from, `unknown frame type ${type}`);
+  if (type !== F_SPACE_OP) return refuseSpace(this, from, `unknown frame type ${type}`);
   const [, n, op, name, kind, bytes, timeoutMs] = f;
   const why = f.length !== 8 ? 'it is not [30, n, op, name, kind, bytes, timeout]'
     : !Number.isInteger(op) || OP_NAMES[op] == null ? `unknown operation ${op}`
@@ -209,17 +237,17 @@ export function onSpaceFrame(from, f) {
     : timeoutMs !== false && !(typeof timeoutMs === 'number' && timeoutMs >= 0) ? 'the timeout must be #f or a non-negative number of milliseconds'
     : null;
   if (why !== null) {
-    this.refuse(from, `malformed SPACE_OP frame: ${why}`);
+    refuseSpace(this, from, `malformed SPACE_OP frame: ${why}`);
     if (n > 0) this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `malformed space request: ${why}`]);
     return;
   }
-  if (n === 0 && op !== OP.out) return this.refuse(from, 'malformed SPACE_OP frame: only an out may go unanswered (request number 0)');
+  if (n === 0 && op !== OP.out) return refuseSpace(this, from, 'malformed SPACE_OP frame: only an out may go unanswered (request number 0)');
   try {
     serve(this, from, n, op, name, kind, bytes, timeoutMs);
   } catch (e) {
     const msg = e instanceof SchemeError ? e.payload?.message ?? String(e) : e instanceof Error ? e.message : String(e);
-    if (n === 0) return this.refuse(from, `out to the space ${name} refused: ${msg}`); // logged here, an ERROR frame there
-    this.log(`space request from ${from.slice(0, 12)} refused: ${msg}`);
+    if (n === 0) return refuseSpace(this, from, `out to the space ${name} refused: ${msg}`); // logged here, an ERROR frame there
+    logRefusal(this, `space request from ${from.slice(0, 12)} refused: ${msg}`);
     this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `${OP_NAMES[op]}: ${msg}`]);
   }
 }
@@ -296,7 +324,7 @@ function onAck(d, from, n, taken) {
   const st = state(d);
   const k = `${from}/${n}`;
   const u = st.unacked.get(k);
-  if (u === undefined) return d.refuse(from, `SPACE_ACK for request ${n}, which has no tuple waiting for it`);
+  if (u === undefined) return refuseSpace(d, from, `SPACE_ACK for request ${n}, which has no tuple waiting for it`);
   st.unacked.delete(k);
   const c = st.perPeer.get(from);
   if (c !== undefined) c.unacked--;
