@@ -138,3 +138,20 @@ test('a SpaceStore is replayed into the core, oldest first; outs and withdrawals
     assert.deepEqual(rows.get('kept')?.map((b) => decodeValue(b)), [['t', 2]]);
     assert.deepEqual(rows.get('new')?.map((b) => String(decodeValue(b))), ['x,2']);
   }));
+
+test('space-bridge moves every matching tuple from one space to another as they come, and refuses nonsense', () =>
+  withNode(async ({ run }) => {
+    const r = await run(`
+(define a (make-space 'bridge-a))
+(define b (make-space 'bridge-b 'central))
+(out a 'job 1) (out a 'other 2)
+(define agent (space-bridge a b 'job ?integer))
+(out a 'job 3)
+(define got (list (in b 'job 1) (in b 'job 3)))
+(terminate! agent)
+(list got (space-count a ?any ?any) (space-count b ?any ?any)
+      (catch (lambda (e) (error-object-message e)) (space-bridge a a 'x))
+      (catch (lambda (e) (error-object-message e)) (space-bridge a 'b 'x)))`);
+    assert.ok(r.ok, r.message);
+    assert.equal(writeString(r.value), '(((job 1) (job 3)) 1 0 "space-bridge: the two spaces are the same space" "space-bridge: expected two spaces")');
+  }));

@@ -34,3 +34,16 @@
 (define (space-count space . template)
   (if (not (space? space)) (error "space-count: expected a space" space))
   (apply tuple-count space template))
+
+;; (space-bridge from to field-or-formal ...): a bridging agent (L2imbo) — a process that
+;; moves every tuple of `from` matching the template into `to`, for ever, as they come
+;; (each an in on from, then an out on to: a tuple is in one space or the other, or in
+;; the agent between the two). Returns the agent's pid; (terminate! pid) stops it.
+(define (space-bridge from to . template)
+  (if (not (and (space? from) (space? to))) (error "space-bridge: expected two spaces" from to))
+  (if (null? template) (error "space-bridge: a template needs at least one field"))
+  (if (equal? from to) (error "space-bridge: the two spaces are the same space" from))
+  (spawn (lambda ()
+           (let loop ()
+             (apply out to (apply in from template))
+             (loop)))))
