@@ -162,7 +162,7 @@ export class Distribution {
     mesh.onRequest((from, bytes) => this.onRequest(from, bytes));
     mesh.on('peer:up', (e) => this.notePeer(e.id));
     mesh.on('peer:down', (e) => (this.peerDown(e.id, e.reason), this.spacesPeerDown(e.id, e.reason)));
-    mesh.on('routes', () => this.routesChanged());
+    mesh.on('routes', () => (this.routesChanged(), this.spacesRoutesChanged()));
     this.watchRefusals(mesh);
   }
 
@@ -292,6 +292,7 @@ export class Distribution {
   spaceState = undefined;
   onSpaceFrame = remoteSpaces.onSpaceFrame;
   spacesPeerDown = remoteSpaces.spacesPeerDown;
+  spacesRoutesChanged = remoteSpaces.spacesRoutesChanged;
 
   // node addresses (distribution/node-addresses.js)
   notePeer = addresses.notePeer;

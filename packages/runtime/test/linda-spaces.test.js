@@ -21,9 +21,12 @@ const TAG_SPACE = 40983;
 function recordingMesh() {
   /** @type {{to: string, frame: any}[]} */
   const sent = [];
+  /** @type {Set<string>} */
+  const unreachable = new Set();
   return {
     sent,
-    mesh: { id: 'stand-in', onMessage() {}, onRequest() {}, on() {}, isReachable: () => true, send: (/** @type {string} */ to, /** @type {Uint8Array} */ bytes) => (sent.push({ to, frame: decodeValue(bytes) }), true) },
+    unreachable,
+    mesh: { id: 'stand-in', onMessage() {}, onRequest() {}, on() {}, isReachable: (/** @type {string} */ id) => !unreachable.has(id), send: (/** @type {string} */ to, /** @type {Uint8Array} */ bytes) => (sent.push({ to, frame: decodeValue(bytes) }), true) },
   };
 }
 
@@ -59,7 +62,7 @@ test('malformed space references are refused by the codec with a clear error', (
 
 test('hostile SPACE frames are refused with their reason, and the holder keeps serving', () =>
   withNode(async ({ node, log }) => {
-    const { sent, mesh } = recordingMesh();
+    const { sent, unreachable, mesh } = recordingMesh();
     const dist = new Distribution(node, /** @type {any} */ (mesh), { log: (s) => log.push(s) });
     try {
       const tpl = encodeValue(['job', 1]);
@@ -105,6 +108,14 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       assert.equal(q.size, 0);
       dist.spacesPeerDown('peer', 'test');
       assert.equal(q.size, 1);
+      // the same when a peer reached through others loses its last route
+      dist.onSpaceFrame('peer', [30, 13, 2, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 0);
+      dist.spacesRoutesChanged();
+      assert.equal(q.size, 0, 'still reachable: still held for it');
+      unreachable.add('peer');
+      dist.spacesRoutesChanged();
+      assert.equal(q.size, 1, 'no route to it any more: put back');
     } finally {
       node.remote = null;
     }

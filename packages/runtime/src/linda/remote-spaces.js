@@ -207,6 +207,22 @@ export function spacesPeerDown(id, reason) {
   st.perPeer.delete(id);
 }
 
+/**
+ * Routes changed: a node this one waits on, or serves, that is no longer reachable at
+ * all (it was reached through others) is treated as gone (spacesPeerDown).
+ * @this {Distribution}
+ */
+export function spacesRoutesChanged() {
+  const st = this.spaceState;
+  if (st === undefined) return;
+  /** @type {Set<string>} */
+  const peers = new Set();
+  for (const req of st.requests.values()) peers.add(req.to);
+  for (const job of st.jobs.values()) peers.add(job.from);
+  for (const u of st.unacked.values()) peers.add(u.from);
+  for (const id of peers) if (!this.mesh.isReachable(id)) this.spacesPeerDown(id, 'no route to it any more');
+}
+
 // ------------------------------------------------------------------ the holder
 
 /**
