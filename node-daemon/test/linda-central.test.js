@@ -71,6 +71,8 @@ test('every operation on a central space works from another daemon\'s program, a
 (out s 'async 5)
 (show 'async (async-collect a 5))
 (show 'empty (space-count s ?any) (space-count s ?any ?any))
+(show 'deadline (catch (lambda (e) (error-object-message e)) (with-qos 1 0.2 (lambda () (in s 'never ?integer))))
+                (with-qos 2 5 (lambda () (in-timeout 0.05 'own s 'never ?integer))))
 (show 'errors (catch (lambda (e) (error-object-message e)) (in s))
               (catch (lambda (e) (error-object-message e)) (out s 'x ?integer))
               (catch (lambda (e) (error-object-message e)) (make-space 'jobs 'distributed h))
@@ -89,6 +91,7 @@ test('every operation on a central space works from another daemon\'s program, a
   assert.equal(line('async-before'), '(async-before #f)');
   assert.equal(line('async'), '(async (async 5))');
   assert.equal(line('empty'), '(empty 0 1)');
+  assert.equal(line('deadline'), '(deadline "in: the operation passed its deadline (with-qos) before a tuple matched" own)');
   assert.match(line('errors'), /a tuple needs at least one field/);
   assert.match(line('errors'), /a tuple cannot contain a formal/);
   assert.match(line('errors'), /distributed \(replicated\) spaces are not implemented yet/);

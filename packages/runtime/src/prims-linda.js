@@ -25,6 +25,7 @@ import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
 import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './linda/space-table.js';
 import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
+import { qosWait, deadlineError } from './linda/qos.js';
 
 export { coreSpace };
 
@@ -189,8 +190,12 @@ function blocking(who, remove, timed) {
     }
     const { space, fields, name } = spaceAndFields(node, args, who);
     const bytes = encodeFields(fields, who, true);
-    const r = coreCall(who, () => (remove ? space.inBytes(proc.cpid, bytes, { timeoutAt }) : space.rdBytes(proc.cpid, bytes, { timeoutAt })));
-    if (r === undefined) return dflt;
+    const q = qosWait(proc, timeoutAt);
+    const r = coreCall(who, () => (remove ? space.inBytes(proc.cpid, bytes, { timeoutAt: q.timeoutAt }) : space.rdBytes(proc.cpid, bytes, { timeoutAt: q.timeoutAt })));
+    if (r === undefined) {
+      if (q.byDeadline) throw new SchemeError(deadlineError(who));
+      return dflt;
+    }
     if (r !== BLOCKED) {
       if (remove) noteWithdrawn(node, name, /** @type {Uint8Array} */ (r));
       return decodeTuple(/** @type {Uint8Array} */ (r));
@@ -204,9 +209,13 @@ function blocking(who, remove, timed) {
           const got = node.core.takeTupleBytes(proc.cpid);
           if (remove) noteWithdrawn(node, name, got);
           th.val = decodeTuple(got);
-        } else if (reason === 'timeout') {
+        } else if (reason === 'timeout' && !q.byDeadline) {
           th.act = 1;
           th.val = dflt;
+        } else if (reason === 'timeout') {
+          th.act = 0; // ACT_CALL: raise the deadline's error
+          th.clo = rtEnv.cell('raise').v;
+          th.args = [deadlineError(who)];
         } else {
           th.act = 0; // ACT_CALL: raise
           th.clo = rtEnv.cell('raise').v;
@@ -226,10 +235,12 @@ function blocking(who, remove, timed) {
 function remoteBlocking(proc, who, remove, timed, args) {
   if (timed && args.length < 4) schemeErrorOf('arity', who, 'expected seconds, a default and at least one field');
   const ms = timed ? seconds(args[0], who) : Infinity;
-  const timeoutMs = ms === Infinity ? false : ms;
+  const q = qosWait(proc, proc.node.now() + ms);
+  const wait = q.byDeadline ? Math.max(0, q.timeoutAt - proc.node.now()) : ms;
+  const timeoutMs = wait === Infinity ? false : wait;
   const fields = args.slice(timed ? 3 : 1);
   if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
-  return requestRemote(proc, who, args[timed ? 2 : 0], remove ? OP.in : OP.rd, encodeFields(fields, who, true), timeoutMs, timed ? args[1] : false);
+  return requestRemote(proc, who, args[timed ? 2 : 0], remove ? OP.in : OP.rd, encodeFields(fields, who, true), timeoutMs, timed ? args[1] : false, q.byDeadline);
 }
 
 blocking('in', true, false);

@@ -166,3 +166,25 @@ test('space-bridge moves every matching tuple from one space to another as they 
     assert.ok(r.ok, r.message);
     assert.equal(writeString(r.value), '(((job 1) (job 3)) 1 0 "space-bridge: the two spaces are the same space" "space-bridge: expected two spaces")');
   }));
+
+test('with-qos: an operation past its deadline fails with a clear error; earliest deadline first within a priority, higher priorities first', () =>
+  withNode(async ({ run }) => {
+    const r = await run(`
+(define s (make-space 'qos))
+(define (message-of thunk) (catch (lambda (e) (error-object-message e)) (thunk)))
+(define late (message-of (lambda () (with-qos 2 0.05 (lambda () (in s 'never))))))
+(define own-first (with-qos 2 5 (lambda () (in-timeout 0.02 'own-timeout s 'never))))
+(define after (in-timeout 0.02 'plain-default s 'never))
+(define (reader name prio secs)
+  (spawn (lambda () (with-qos prio secs (lambda () (out s 'ready name) (rd s 'go) (out s 'ran name))))))
+(reader 'a 2 10) (reader 'b 2 1) (reader 'c 1 #f)
+;; each reader announces itself and blocks in its rd in the same slice
+(in s 'ready ?symbol) (in s 'ready ?symbol) (in s 'ready ?symbol)
+(out s 'go)
+(define order (list (cadr (in s 'ran ?symbol)) (cadr (in s 'ran ?symbol)) (cadr (in s 'ran ?symbol))))
+(list late own-first after order
+      (message-of (lambda () (with-qos 7 1 (lambda () 1))))
+      (message-of (lambda () (with-qos 1 -1 (lambda () 1)))))`);
+    assert.ok(r.ok, r.message);
+    assert.equal(writeString(r.value), '("in: the operation passed its deadline (with-qos) before a tuple matched" own-timeout plain-default (c b a) "a priority is 0 (first), 1, 2 or 3 (last)" "expected a non-negative timeout in seconds")');
+  }));

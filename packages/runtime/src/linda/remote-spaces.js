@@ -38,6 +38,7 @@ import { current } from '../prims-processes.js';
 import { W_TUPLE } from '../termite-node/process.js';
 import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './space-table.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
+import { deadlineError } from './qos.js';
 
 export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32;
 export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
@@ -103,15 +104,16 @@ function peerCount(st, peer) {
  * the holder answers. `bytes`: the encoded tuple or template (none for make).
  * @param {any} proc @param {string} who @param {SpaceRef} ref @param {number} op
  * @param {Uint8Array | null} bytes @param {number | false} timeoutMs @param {any} dflt
+ * @param {boolean} [byDeadline] the timeout is the process's deadline (linda/qos.js): its end raises
  */
-export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt) {
+export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDeadline = false) {
   const d = proc.node.remote;
   if (d === null) schemeErrorOf('linda', who, `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
   if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', who, `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
   const st = state(d);
   const n = ++st.serial;
   const info = { who, space: ref.name };
-  st.requests.set(n, { proc, info, to: ref.node, ref, op, dflt, who });
+  st.requests.set(n, { proc, info, to: ref.node, ref, op, dflt, who, byDeadline });
   proc.node.blockExternal(proc, info);
   d.emit(ref.node, [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs]);
   return unwind(PEND_SUSPEND, proc.waiting);
@@ -174,7 +176,7 @@ function onReply(from, f) {
   } else if (status === S_VALUE) {
     answer = { value: payload };
   } else if (status === S_TIMEOUT) {
-    answer = { value: req.dflt };
+    answer = req.byDeadline ? { raise: deadlineError(req.who, req.ref) } : { value: req.dflt };
   } else {
     answer = { raise: new ErrorObject(String(payload), arrayToList([req.ref]), 'linda', req.who) };
   }

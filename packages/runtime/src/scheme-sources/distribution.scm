@@ -47,3 +47,15 @@
            (let loop ()
              (apply out to (apply in from template))
              (loop)))))
+
+;; (with-qos priority seconds thunk): L2imbo's QoS (linda/qos.js) — thunk runs with the
+;; process at that priority (0 first ... 3 last) and a deadline seconds from now (#f:
+;; none), both given to the core's scheduler (earliest deadline first within a priority);
+;; a blocking Linda operation still waiting at the deadline raises an error of kind
+;; deadline. The priority and deadline before it are back once thunk returns or escapes.
+(define (with-qos priority seconds thunk)
+  (let ((saved #f))
+    (dynamic-wind
+      (lambda () (set! saved (%set-qos priority seconds)))
+      thunk
+      (lambda () (%restore-qos saved)))))
