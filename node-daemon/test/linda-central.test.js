@@ -109,7 +109,7 @@ ${AWAIT_FILE}
 (define waiters (let loop ((i 0) (acc '())) (if (= i 20) acc (loop (+ i 1) (cons (spawn (lambda () (in s 'x ?integer))) acc)))))
 (sleep 0.3)
 (for-each terminate! waiters)
-;; the holder's helpers still wait; each tuple goes to one, is refused here, and goes back
+;; their requests are cancelled at the holder (a tuple already on its way would be refused here and go back)
 (on h (lambda () (do ((i 0 (+ i 1))) ((= i 20)) (out s 'x i))))
 (write (list 'count (await-count s 20 'x ?integer))) (newline)
 (write (list 'all (let loop ((i 0) (ok #t)) (if (= i 20) ok (loop (+ i 1) (and ok (inp s 'x i) (not (inp s 'x i)))))))) (newline)

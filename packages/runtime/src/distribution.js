@@ -293,6 +293,7 @@ export class Distribution {
   onSpaceFrame = remoteSpaces.onSpaceFrame;
   spacesPeerDown = remoteSpaces.spacesPeerDown;
   spacesRoutesChanged = remoteSpaces.spacesRoutesChanged;
+  spaceRequestAbandoned = remoteSpaces.spaceRequestAbandoned;
 
   // node addresses (distribution/node-addresses.js)
   notePeer = addresses.notePeer;

@@ -116,6 +116,18 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       unreachable.add('peer');
       dist.spacesRoutesChanged();
       assert.equal(q.size, 1, 'no route to it any more: put back');
+      // a blocked in whose requesting process ended: CANCEL stops the holder's helper
+      unreachable.clear();
+      const never = encodeValue(['never', 0]);
+      dist.onSpaceFrame('peer', [30, 14, 4, 'q', 'central', never, false, []]);
+      assert.equal(dist.spaceState.jobs.size, 1, 'a helper waits for it');
+      const helper = [...dist.spaceState.jobs.values()][0].proc;
+      dist.onSpaceFrame('peer', [33, 14, []]);
+      assert.equal(dist.spaceState.jobs.size, 0);
+      assert.equal(helper.alive, false, 'the helper is stopped');
+      dist.onSpaceFrame('peer', [33, 'x', []]);
+      dist.onSpaceFrame('peer', [33, 15, 'extra', []]);
+      assert.equal(dist.stats.dropped - dropped, 9, 'the two malformed CANCELs refused too');
     } finally {
       node.remote = null;
     }

@@ -9,6 +9,7 @@
  *   SPACE_REPLY [31, n, status, payload]   status: 0 value, 1 withdrawn tuple (ACK it),
  *                                          2 read tuple, 3 timed out, 4 error text
  *   SPACE_ACK   [32, n, taken?]            the requester kept the tuple, or gives it back
+ *   SPACE_CANCEL [33, n]                   the requesting process ended: stop waiting for it
  *
  * Invariants (the exactly-once withdrawal):
  *  - the holder withdraws a tuple for a remote `in`/`inp` and keeps it (`unacked`) until
@@ -40,7 +41,7 @@ import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './space-table.
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
 import { deadlineError } from './qos.js';
 
-export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32;
+export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32, F_SPACE_CANCEL = 33;
 export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
 const OP_NAMES = [null, 'out', 'inp', 'rdp', 'in', 'rd', 'count', 'make'];
 const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_TIMEOUT = 3, S_ERROR = 4;
@@ -112,7 +113,7 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
   if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', who, `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
   const st = state(d);
   const n = ++st.serial;
-  const info = { who, space: ref.name };
+  const info = { who, space: ref.name, spaceRequest: n };
   st.requests.set(n, { proc, info, to: ref.node, ref, op, dflt, who, byDeadline });
   proc.node.blockExternal(proc, info);
   d.emit(ref.node, [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs]);
@@ -185,6 +186,21 @@ function onReply(from, f) {
 }
 
 /**
+ * A process ended while waiting for a space request (links-and-signals.js `finish`):
+ * the holder stops waiting for it. A tuple already on its way is refused on arrival
+ * (onReply: ACK #f), so it goes back either way.
+ * @param {{spaceRequest: number}} info the process's waiting info
+ * @this {Distribution}
+ */
+export function spaceRequestAbandoned(info) {
+  const st = this.spaceState;
+  const req = st?.requests.get(info.spaceRequest);
+  if (st === undefined || req === undefined || req.info !== info) return;
+  st.requests.delete(info.spaceRequest);
+  this.emit(req.to, [F_SPACE_CANCEL, info.spaceRequest]);
+}
+
+/**
  * A node went away: processes waiting on a space it holds get an error; what it was
  * waiting for here (helpers) is stopped and what it had withdrawn is put back.
  * @param {string} id @param {string} reason
@@ -244,6 +260,14 @@ export function onSpaceFrame(from, f) {
   if (type === F_SPACE_ACK) {
     if (f.length !== 4 || typeof f[2] !== 'boolean') return refuseSpace(this, from, 'malformed SPACE_ACK frame');
     return onAck(this, from, f[1], f[2]);
+  }
+  if (type === F_SPACE_CANCEL) {
+    if (f.length !== 3) return refuseSpace(this, from, 'malformed SPACE_CANCEL frame');
+    const st = state(this);
+    const k = `${from}/${f[1]}`;
+    const job = st.jobs.get(k);
+    if (job !== undefined) stopJob(this, st, k, job); // not waiting (answered already): nothing to do
+    return;
   }
   if (type !== F_SPACE_OP) return refuseSpace(this, from, `unknown frame type ${type}`);
   const [, n, op, name, kind, bytes, timeoutMs] = f;
