@@ -14,13 +14,16 @@
  *                                      a response tuple) with that many payload bytes
  *   raw.ws.{256,1024,8192}     rt/s    the references: the same bytes echoed over a bare `ws`
  *                                      socket (bench/mesh-raw.js)
- *   linda.durable.out          outs/s  `out`s into a durable central space (daemon with --data),
- *                                      timed on the daemon
+ *   linda.central.rtt.durable.2node µs the same round trip on a durable central space (a
+ *                                      second daemon, with --data: an out and an in are then
+ *                                      also an insert and a delete in SQLite)
+ *   linda.durable.out          outs/s  `out`s into a durable central space (the --data daemon),
+ *                                      timed on that daemon
  *   sqlite.insert              rows/s  the reference: the same tuples' bytes inserted alone into
  *                                      the same schema, WAL, the same synchronous setting
  *                                      (node-daemon/src/space-store.js), in this process
  *
- * The daemon is a real `termite-node --data DIR` OS process; the joined node runs
+ * The daemons are real `termite-node` OS processes (one plain, one with --data DIR); the joined node runs
  * bench/programs/linda-mesh.scm through bench/mesh-node.js. Every OS process started
  * here is stopped by its PID; every loop is bounded by a count.
  * Env: BENCH_LINDA_SCALE scales the counts (default 1).
@@ -98,16 +101,20 @@ function sqliteInsertRate() {
 /** @type {any} */
 let daemon = null;
 /** @type {any} */
+let durable = null;
+/** @type {any} */
 let echo = null;
+const LISTENING = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/;
 try {
-  daemon = await startAndWait([bin, '--port', '0', '--token', token, '--data', path.join(dir, 'daemon')], /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  daemon = await startAndWait([bin, '--port', '0', '--token', token], LISTENING);
+  durable = await startAndWait([bin, '--port', '0', '--token', token, '--data', path.join(dir, 'daemon')], LISTENING);
   echo = await startAndWait([path.join(here, 'mesh-raw.js'), 'echo'], /^port (\d+)/m);
   const port = Number(daemon.m[2]);
-  rep.comment(`daemon ${daemon.m[1].slice(0, 8)} on 127.0.0.1:${port} (pid ${daemon.h.pid}, --data in ${dir}); raw echo server pid ${echo.h.pid}`);
+  rep.comment(`daemon ${daemon.m[1].slice(0, 8)} on 127.0.0.1:${port} (pid ${daemon.h.pid}); daemon with --data (in ${dir}) on port ${durable.m[2]} (pid ${durable.h.pid}); raw echo server pid ${echo.h.pid}`);
   await guarded('two-node figures', async () => {
     const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
       timeoutMs: 240000,
-      env: { ...process.env, PEER_PORT: String(port), ROUNDS: String(ROUNDS), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES) },
+      env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(ROUNDS), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES) },
     });
     if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
     keep(r.stdout);
@@ -124,6 +131,7 @@ try {
 } finally {
   if (echo) await stopChild(echo.h);
   if (daemon) await stopChild(daemon.h);
+  if (durable) await stopChild(durable.h);
 }
 await guarded('sqlite.insert', async () => sqliteInsertRate());
 rmSync(dir, { recursive: true, force: true });
@@ -138,6 +146,7 @@ function figure(name, key, unit, note) {
 
 figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'daemon + joined node, in this run (the reference of linda.central.rtt.2node)');
 figure('linda.central.rtt.2node', 'linda.central.rtt.2node', 'us', 'out then in of one tuple on a central space of the other node');
+figure('linda.central.rtt.durable.2node', 'linda.central.rtt.durable.2node', 'us', 'the same on a durable central space (an SQLite insert and delete each)');
 for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
   figure(`linda.rpc.${n}.2node`, `linda.rpc.${n}.2node`, 'rt/s', `request tuple, server on the holder, response tuple; ${b} payload bytes`);
   figure(`raw.ws.${b}`, `raw.ws.${b}`, 'rt/s', `bare ws, ${b} bytes echoed`);

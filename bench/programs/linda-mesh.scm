@@ -1,5 +1,6 @@
 ;; Tuple spaces across two nodes (bench/linda.js, BENCHMARKS.md), run on a node joined to
-;; a daemon (another OS process, started with --data) at 127.0.0.1:PEER_PORT. Prints
+;; a daemon (another OS process) at 127.0.0.1:PEER_PORT; the durable figure uses a second
+;; daemon, started with --data, at 127.0.0.1:DURABLE_PORT. Prints
 ;; "result <name> <round> <value>" per timed round after warm-up runs; every loop is
 ;; bounded by its count.
 ;;   pingpong.ws.2node        rt/s  a message to an echo process on the daemon and back
@@ -7,8 +8,10 @@
 ;;   linda.rpc.<size>.2node   rt/s  RPC by tuples: (out s 'req i bytes), a server on the daemon
 ;;                                  (in s 'req ?integer ?bytes) → (out s 'resp i bytes), then
 ;;                                  (in s 'resp i ?bytes) here (L2imbo's Table 1)
-;;   linda.durable.out        outs/s  outs into a durable central space, timed on the daemon
+;;   linda.central.rtt.durable.2node  us  the same on a durable central space (the --data daemon)
+;;   linda.durable.out        outs/s  outs into a durable central space, timed on that daemon
 (define peer (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
+(define durable-peer (make-node "127.0.0.1" (string->number (get-environment-variable "DURABLE_PORT"))))
 (define rounds (string->number (or (get-environment-variable "ROUNDS") "3")))
 (define scale (string->number (or (get-environment-variable "SCALE") "1")))
 (define durable-bytes (string->number (or (get-environment-variable "DURABLE_BYTES") "64")))
@@ -31,8 +34,9 @@
     (do ((i 0 (+ i 1))) ((= i n)) (! echo (cons me 0)) (?))))
 
 (define s (make-space 'bench 'central peer))
-(define (out-in n)
-  (do ((i 0 (+ i 1))) ((= i n)) (out s 'x i) (in s 'x i)))
+(define (out-in-on space)
+  (lambda (n) (do ((i 0 (+ i 1))) ((= i n)) (out space 'x i) (in space 'x i))))
+(define out-in (out-in-on s))
 
 (remote-spawn peer (lambda () (let loop () (let ((r (in s 'req ?integer ?bytes))) (out s 'resp (cadr r) (caddr r)) (loop)))))
 (define (rpc size)
@@ -46,12 +50,13 @@
 (timed-rounds "linda.rpc.256.2node" (count 1000) (rpc 256) rate)
 (timed-rounds "linda.rpc.1k.2node" (count 1000) (rpc 1024) rate)
 (timed-rounds "linda.rpc.8k.2node" (count 600) (rpc 8192) rate)
+(timed-rounds "linda.central.rtt.durable.2node" (count 1000) (out-in-on (make-space 'bench 'central durable-peer)) micros)
 
 ;; durable outs, timed on the daemon itself (its own clock), into a central space of it
 (define n-durable (count 3000))
 (do ((r 1 (+ r 1))) ((> r rounds))
   (result "linda.durable.out" r
-          (on peer (lambda ()
+          (on durable-peer (lambda ()
                      (let ((d (make-space 'bench-durable 'central)) (bv (make-bytevector durable-bytes 1)) (t0 (now)))
                        (do ((i 0 (+ i 1))) ((= i n-durable)) (out d 'job i bv))
                        (let ((secs (- (now) t0)))
