@@ -1,7 +1,7 @@
 ;; Linda matrix multiplication across the mesh, row granularity (S/Net paper), the
 ;; workers running on the other nodes (worker tabs) and reaching this node's space.
 ;;
-;; The coordinator outs A's rows, B, and one task per row into a space it holds; a
+;; The coordinator outs A's rows, B, and one task per row into a central space it holds; a
 ;; worker on each other node takes a task, reads the row and B, computes
 ;; the row of C and outs it. Workers are linked to the coordinator: if a node goes away
 ;; in the middle (a tab is closed), the coordinator puts that worker's rows back and the
@@ -12,7 +12,7 @@
 ;; in the middle of it.
 (define n (string->number (or (get-environment-variable "MATRIX_N") "24")))
 (define row-delay (string->number (or (get-environment-variable "MATRIX_ROW_DELAY") "0")))
-(define space (make-space 'matrix))
+(define space (make-space 'matrix 'central)) ; held here, reached from every node
 
 (define (make-matrix f) (let rows ((i 0) (acc '())) (if (= i n) (reverse acc)
   (rows (+ i 1) (cons (list->vector (let cols ((j 0) (r '())) (if (= j n) (reverse r) (cols (+ j 1) (cons (f i j) r))))) acc)))))

@@ -3,7 +3,8 @@
  * A node as `termite-node` runs it: one HTTP server on --host:--port serving the
  * dashboard, the worker page and /health, and carrying the mesh's WebSocket endpoint;
  * a mesh identity (kept under --data, or created for this run); the Termite runtime
- * node with its distribution layer; a code cache under --data. Used by the daemon and
+ * node with its distribution layer; a code cache and the durable log of central tuple
+ * spaces (space-store.js) under --data. Used by the daemon and
  * by `run` / `repl` when they take part in a mesh.
  *
  * Start and stop happen here and nowhere else, in a fixed order (Startable): HTTP
@@ -27,7 +28,8 @@ import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createMeshNode, createIdentity, loadOrCreateIdentity, createLogger } from '@termite/mesh';
-import { createNode, Distribution, NodeEvaluator } from '@termite/runtime';
+import { createNode, Distribution, NodeEvaluator, attachSpaceStore } from '@termite/runtime';
+import { openSpaceStore } from './space-store.js';
 import { hostAllowed } from './http/request-checks.js';
 import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, peerLeftLine } from './join-feedback.js';
 
@@ -136,6 +138,12 @@ async function startParts(host, server) {
   host.mesh = mesh;
   const node = await createNode({ id: identity.id, host: opts.host, port: address.port, stdout: opts.stdout, log: opts.log, limits: opts.limits });
   host.node = node;
+  if (opts.data) {
+    // central spaces are durable: their log is replayed into the core before any peer can ask
+    host.spaceStore = openSpaceStore(path.join(opts.data, 'spaces.sqlite'));
+    const replayed = attachSpaceStore(node, host.spaceStore);
+    if (replayed > 0) opts.log(`replayed ${replayed} tuples of durable spaces from ${opts.data}`);
+  }
   // the dashboard's REPL on this node (peers may not evaluate here: evalPeers is empty)
   const evaluator = new NodeEvaluator(node, {});
   host.distribution = new Distribution(node, mesh, {
@@ -164,6 +172,7 @@ async function startParts(host, server) {
 /** @param {any} host */
 async function stopHost(host) {
   host.node.stop();
+  host.spaceStore?.close();
   await bounded3s(host.mesh.stop().catch(() => {}));
   await bounded3s(new Promise((resolve) => host.server.close(() => resolve(undefined))));
   host.server.closeAllConnections?.();

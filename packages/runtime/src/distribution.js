@@ -48,6 +48,7 @@ import * as addresses from './distribution/node-addresses.js';
 import * as spawning from './distribution/remote-spawn.js';
 import * as sampling from './distribution/dashboard-sampling.js';
 import * as capabilities from './distribution/capabilities.js';
+import * as remoteSpaces from './linda/remote-spaces.js';
 import { DEFAULT_DENIED } from './distribution/received-code.js';
 import { SEND_HEADS } from './distribution/frame-vocabulary.js';
 
@@ -174,8 +175,8 @@ export class Distribution {
     mesh.on('peer:up', (e) => this.notePeer(e.id));
     // before any frame of the link is read (the mesh emits it as it admits the link)
     if (opts.restrictBrowserPeers === true) mesh.on('link:up', (e) => { if (e.browser === true) this.restrictBrowserPeer(e.id); });
-    mesh.on('peer:down', (e) => this.peerDown(e.id, e.reason));
-    mesh.on('routes', () => this.routesChanged());
+    mesh.on('peer:down', (e) => (this.peerDown(e.id, e.reason), this.spacesPeerDown(e.id, e.reason)));
+    mesh.on('routes', () => (this.routesChanged(), this.spacesRoutesChanged()));
     this.watchRefusals(mesh);
   }
 
@@ -310,6 +311,14 @@ export class Distribution {
   watch = remoteLinks.watch;
   routesChanged = remoteLinks.routesChanged;
   peerDown = remoteLinks.peerDown;
+
+  // tuple spaces held by other nodes, and requests for this node's (linda/remote-spaces.js)
+  /** @type {any} requests sent, helpers waiting, tuples withdrawn and not yet acknowledged (made on first use) */
+  spaceState = undefined;
+  onSpaceFrame = remoteSpaces.onSpaceFrame;
+  spacesPeerDown = remoteSpaces.spacesPeerDown;
+  spacesRoutesChanged = remoteSpaces.spacesRoutesChanged;
+  spaceRequestAbandoned = remoteSpaces.spaceRequestAbandoned;
 
   // node addresses (distribution/node-addresses.js)
   notePeer = addresses.notePeer;

@@ -34,6 +34,8 @@ export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
+export { attachSpaceStore, spaceSummaries } from './linda/space-table.js';
+/** @typedef {import('./linda/space-table.js').SpaceStore} SpaceStore */
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';
 /** @typedef {import('./js-api.js').ApiNode} ApiNode a node as createNode returns it: a TermiteNode with the JavaScript API */
 export { logicalNetworkSnapshot } from './messengers/logical-network.js';

@@ -23,21 +23,13 @@ import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.j
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
+import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './linda/space-table.js';
+import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
+import { qosWait, deadlineError } from './linda/qos.js';
+
+export { coreSpace };
 
 const TAG_LIST = 40962;
-
-/**
- * The core space of a SpaceRef (created on first use).
- * @param {any} node @param {string} name
- */
-export function coreSpace(node, name) {
-  let s = node.spaces.get(name);
-  if (s === undefined) {
-    s = node.core.createSpace();
-    node.spaces.set(name, s);
-  }
-  return s;
-}
 
 /**
  * Split `(op [space] field ...)` arguments.
@@ -45,15 +37,17 @@ export function coreSpace(node, name) {
  */
 function spaceAndFields(node, args, who) {
   let name = 'default';
+  let kind = 'local';
   let fields = args;
   if (args.length > 0 && args[0] instanceof SpaceRef) {
     const ref = args[0];
     if (ref.node !== node.id) schemeErrorOf('internal', who, 'a space of another node reached a local operation', ref);
     name = ref.name;
+    kind = ref.kind;
     fields = args.slice(1);
   }
   if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
-  return { space: coreSpace(node, name), fields };
+  return { space: coreSpace(node, name, kind), fields, name };
 }
 
 /**
@@ -124,45 +118,51 @@ function coreCall(who, f) {
 
 /**
  * A Linda operation as a runtime procedure: on a space of this node it runs `local`;
- * on a space of another node (a centralised space: the node that made it holds it) it
- * tail-calls the Scheme procedure %remote-linda, which runs the operation there in a
- * helper process and waits for the answer like any receive.
- * @param {string} who @param {(args: any[]) => any} local
+ * on a space of another node it sends the operation there (linda/remote-spaces.js)
+ * and the process waits for the answer.
+ * @param {string} who @param {number} op @param {boolean} template @param {(args: any[]) => any} local
  */
-function lindaProcedure(who, local) {
-  const sym = Sym.intern(who);
-  defineBuiltin(who, function (/** @type {number} */ d, /** @type {any[]} */ ...args) {
+function lindaProcedure(who, op, template, local) {
+  defineBuiltin(who, function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
     const first = args[0];
-    if (first instanceof SpaceRef && first.node !== current(who).node.id) {
-      return rtEnv.cell('%remote-linda').v[CALL](d + 1, sym, first, arrayToList(args));
+    if (first instanceof SpaceRef) {
+      const proc = current(who);
+      if (first.node !== proc.node.id) {
+        const fields = args.slice(1);
+        if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+        if (op === OP.out) return sendRemoteOut(proc, first, encodeFields(fields, who, false));
+        return requestRemote(proc, who, first, op, encodeFields(fields, who, template), false, false);
+      }
     }
     return local(args);
   }, 1, -1);
 }
 
-lindaProcedure('out', (args) => {
+lindaProcedure('out', OP.out, false, (args) => {
   const node = current('out').node;
-  const { space, fields } = spaceAndFields(node, args, 'out');
+  const { space, fields, name } = spaceAndFields(node, args, 'out');
   const bytes = encodeFields(fields, 'out', false);
-  coreCall('out', () => space.outBytes(bytes));
+  coreCall('out', () => putTuple(node, name, space, bytes));
   node.poke();
   return VOID;
 });
 
 /** @param {string} who @param {boolean} remove */
 function probe(who, remove) {
-  lindaProcedure(who, (args) => {
+  lindaProcedure(who, remove ? OP.inp : OP.rdp, true, (args) => {
     const node = current(who).node;
-    const { space, fields } = spaceAndFields(node, args, who);
+    const { space, fields, name } = spaceAndFields(node, args, who);
     const bytes = encodeFields(fields, who, true);
     const r = coreCall(who, () => (remove ? space.inpBytes(bytes) : space.rdpBytes(bytes)));
-    return r === undefined ? false : decodeTuple(r);
+    if (r === undefined) return false;
+    if (remove) noteWithdrawn(node, name, r);
+    return decodeTuple(r);
   });
 }
 probe('inp', true);
 probe('rdp', false);
 
-lindaProcedure('tuple-count', (args) => {
+lindaProcedure('tuple-count', OP.count, true, (args) => {
   const node = current('tuple-count').node;
   const { space, fields } = spaceAndFields(node, args, 'tuple-count');
   return coreCall('tuple-count', () => space.countBytes(encodeFields(fields, 'tuple-count', true)));
@@ -174,15 +174,12 @@ lindaProcedure('tuple-count', (args) => {
  * @param {string} who @param {boolean} remove @param {boolean} timed
  */
 function blocking(who, remove, timed) {
-  const sym = Sym.intern(who);
   const code = function (/** @type {number} */ d, /** @type {any[]} */ ...args) {
     const proc = current(who);
     const node = proc.node;
     if (proc.signalled) throw new SchemeError(proc.takeSignal());
     const at = timed ? 2 : 0;
-    if (args[at] instanceof SpaceRef && args[at].node !== node.id) {
-      return rtEnv.cell('%remote-linda').v[CALL](d + 1, sym, args[at], arrayToList(args));
-    }
+    if (args[at] instanceof SpaceRef && args[at].node !== node.id) return remoteBlocking(proc, who, remove, timed, args);
     let timeoutAt = Infinity;
     let dflt = false;
     if (timed) {
@@ -191,20 +188,34 @@ function blocking(who, remove, timed) {
       dflt = args[1];
       args = args.slice(2);
     }
-    const { space, fields } = spaceAndFields(node, args, who);
+    const { space, fields, name } = spaceAndFields(node, args, who);
     const bytes = encodeFields(fields, who, true);
-    const r = coreCall(who, () => (remove ? space.inBytes(proc.cpid, bytes, { timeoutAt }) : space.rdBytes(proc.cpid, bytes, { timeoutAt })));
-    if (r === undefined) return dflt;
-    if (r !== BLOCKED) return decodeTuple(/** @type {Uint8Array} */ (r));
+    const q = qosWait(proc, timeoutAt);
+    const r = coreCall(who, () => (remove ? space.inBytes(proc.cpid, bytes, { timeoutAt: q.timeoutAt }) : space.rdBytes(proc.cpid, bytes, { timeoutAt: q.timeoutAt })));
+    if (r === undefined) {
+      if (q.byDeadline) throw new SchemeError(deadlineError(who));
+      return dflt;
+    }
+    if (r !== BLOCKED) {
+      if (remove) noteWithdrawn(node, name, /** @type {Uint8Array} */ (r));
+      return decodeTuple(/** @type {Uint8Array} */ (r));
+    }
     proc.waiting = {
       kind: W_TUPLE,
+      space: name,
       resume: (/** @type {any} */ th, /** @type {string} */ reason) => {
         if (reason === 'tuple') {
           th.act = 1; // ACT_RETURN
-          th.val = decodeTuple(node.core.takeTupleBytes(proc.cpid));
-        } else if (reason === 'timeout') {
+          const got = node.core.takeTupleBytes(proc.cpid);
+          if (remove) noteWithdrawn(node, name, got);
+          th.val = decodeTuple(got);
+        } else if (reason === 'timeout' && !q.byDeadline) {
           th.act = 1;
           th.val = dflt;
+        } else if (reason === 'timeout') {
+          th.act = 0; // ACT_CALL: raise the deadline's error
+          th.clo = rtEnv.cell('raise').v;
+          th.args = [deadlineError(who)];
         } else {
           th.act = 0; // ACT_CALL: raise
           th.clo = rtEnv.cell('raise').v;
@@ -216,6 +227,22 @@ function blocking(who, remove, timed) {
   };
   defineBuiltin(who, code, timed ? 3 : 1, -1);
 }
+/**
+ * A blocking operation on a space of another node: the timeout, if any, runs on the
+ * holder's clock.
+ * @param {any} proc @param {string} who @param {boolean} remove @param {boolean} timed @param {any[]} args
+ */
+function remoteBlocking(proc, who, remove, timed, args) {
+  if (timed && args.length < 4) schemeErrorOf('arity', who, 'expected seconds, a default and at least one field');
+  const ms = timed ? seconds(args[0], who) : Infinity;
+  const q = qosWait(proc, proc.node.now() + ms);
+  const wait = q.byDeadline ? Math.max(0, q.timeoutAt - proc.node.now()) : ms;
+  const timeoutMs = wait === Infinity ? false : wait;
+  const fields = args.slice(timed ? 3 : 1);
+  if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+  return requestRemote(proc, who, args[timed ? 2 : 0], remove ? OP.in : OP.rd, encodeFields(fields, who, true), timeoutMs, timed ? args[1] : false, q.byDeadline);
+}
+
 blocking('in', true, false);
 blocking('rd', false, false);
 blocking('in-timeout', true, true);
@@ -235,7 +262,10 @@ definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
   let taken = false;
   if (helper.waiting !== null && helper.waiting.kind === W_TUPLE) {
     const bytes = node.core.takeTupleBytes(helper.cpid);
-    if (bytes !== undefined) taken = new Pair(decodeTuple(bytes), null);
+    if (bytes !== undefined) {
+      if (typeof helper.waiting.space === 'string') noteWithdrawn(node, helper.waiting.space, bytes);
+      taken = new Pair(decodeTuple(bytes), null);
+    }
   }
   node.terminate(pid);
   return taken;
@@ -243,24 +273,62 @@ definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
 
 // ------------------------------------------------------------------ spaces and formals
 
-/** `(remote-space name node)` is in prims-distribution.js (Scheme): it builds on this. */
+/** @param {any} name @param {string} who */
+function spaceName(name, who) {
+  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', who, 'expected a symbol or string naming the space', name);
+  if (text.length === 0 || text.length > 256) schemeErrorOf('range', who, 'a space name has 1 to 256 characters', name);
+  return text;
+}
+
+/** @param {any} kind @param {string} who */
+function spaceKind(kind, who) {
+  const k = kind instanceof Sym ? kind.name : null;
+  if (k === 'distributed') schemeErrorOf('linda', who, 'distributed (replicated) spaces are not implemented yet: use a central space', kind);
+  if (k !== 'local' && k !== 'central') schemeErrorOf('type', who, "expected the kind 'local or 'central", kind);
+  return k;
+}
+
+/** `(remote-space name node)` is in scheme-sources/distribution.scm: it builds on this. */
 definePrimitive('%space-ref', 2, 2, (/** @type {any} */ id, /** @type {any} */ name) => {
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'remote-space', 'expected a symbol or string naming the space', name);
+  const text = spaceName(name, 'remote-space');
   if (typeof id !== 'string') schemeErrorOf('type', 'remote-space', 'expected a node', id);
-  return new SpaceRef(id, text);
-});
-definePrimitive('space-node', 1, 1, (/** @type {any} */ s) => {
-  if (!(s instanceof SpaceRef)) schemeErrorOf('type', 'space-node', 'expected a space', s);
-  const node = current('space-node').node;
-  return s.node === node.id ? node.ref : node.remote?.nodeRefOf(s.node) ?? new NodeRef(s.node, null, null);
+  return new SpaceRef(id, text, 'central');
 });
 
-definePrimitive('make-space', 1, 1, (/** @type {any} */ name) => {
-  const node = current('make-space').node;
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'make-space', 'expected a symbol or string naming the space', name);
-  coreSpace(node, text);
-  return new SpaceRef(node.id, text);
+/** @param {any} s @param {string} who */
+function homeOf(s, who) {
+  if (!(s instanceof SpaceRef)) schemeErrorOf('type', who, 'expected a space', s);
+  const node = current(who).node;
+  return s.node === node.id ? node.ref : node.remote?.nodeRefOf(s.node) ?? new NodeRef(s.node, null, null);
+}
+definePrimitive('space-node', 1, 1, (/** @type {any} */ s) => homeOf(s, 'space-node'));
+definePrimitive('space-home', 1, 1, (/** @type {any} */ s) => homeOf(s, 'space-home'));
+definePrimitive('space-kind', 1, 1, (/** @type {any} */ s) => {
+  if (!(s instanceof SpaceRef)) schemeErrorOf('type', 'space-kind', 'expected a space', s);
+  return Sym.intern(s.kind);
 });
+
+/**
+ * `(%make-space name kind)`: a space of this node (made `kind` if new; an existing one
+ * keeps its kind). `make-space` (scheme-sources/distribution.scm) builds on this.
+ */
+definePrimitive('%make-space', 2, 2, (/** @type {any} */ name, /** @type {any} */ kind) => {
+  const node = current('make-space').node;
+  const text = spaceName(name, 'make-space');
+  const k = declareSpace(node, text, spaceKind(kind, 'make-space'));
+  return new SpaceRef(node.id, text, k);
+});
+
+/** `(%make-space-on node-id name kind)`: the same on another node (it answers the kind the space has). */
+defineBuiltin('%make-space-on', function (/** @type {number} */ _d, /** @type {any} */ id, /** @type {any} */ name, /** @type {any} */ kind) {
+  const proc = current('make-space');
+  const text = spaceName(name, 'make-space');
+  const k = spaceKind(kind, 'make-space');
+  if (typeof id !== 'string') schemeErrorOf('type', 'make-space', 'expected a node', id);
+  if (id === proc.node.id) return new SpaceRef(id, text, declareSpace(proc.node, text, k));
+  return requestRemote(proc, 'make-space', new SpaceRef(id, text, k), OP.make, null, false, false);
+}, 3, 0);
+
 definePrimitive('space?', 1, 1, (/** @type {any} */ x) => x instanceof SpaceRef, { pure: true });
 definePrimitive('default-space', 0, 0, () => new SpaceRef(current('default-space').node.id, 'default'));
 

@@ -75,15 +75,22 @@ export class NodeRef {
   }
 }
 
-/** A handle on a tuple space of this node (`make-space`, or the default space). */
+/** The kinds of tuple space a reference may name (docs/linda.md, "Kinds of space"). */
+export const SPACE_KINDS = ['local', 'central'];
+
+/**
+ * A reference to a tuple space: its home (the node holding it), its name there and its
+ * kind. Equality is by home and name: the kind describes the space, it does not name it.
+ */
 export class SpaceRef {
-  /** @param {string} node the node holding the space @param {string} name */
-  constructor(node, name) {
+  /** @param {string} node the node holding the space @param {string} name @param {string} [kind] 'local' or 'central' */
+  constructor(node, name, kind = 'local') {
     this.node = node;
     this.name = name;
+    this.kind = kind;
   }
   toString() {
-    return `#<space ${this.name}@${shortId(this.node)}>`;
+    return `#<space ${this.name}@${shortId(this.node)}${this.kind === 'local' ? '' : ` ${this.kind}`}>`;
   }
   [INSPECT]() {
     return this.toString();
@@ -233,8 +240,16 @@ registerValueCodec({
   cls: SpaceRef,
   leaf: true,
   tag: TAG_SPACE,
-  encode: (x) => [x.node, x.name],
-  decode: ([node, name]) => new SpaceRef(text(node, 'space node'), text(name, 'space name')),
+  // [home, name] for a local space (the form older nodes write), [home, name, kind] otherwise
+  encode: (x) => (x.kind === 'local' ? [x.node, x.name] : [x.node, x.name, x.kind]),
+  decode: (v) => {
+    if (v.length !== 2 && v.length !== 3) throw new CodecError('a space reference is [home, name] or [home, name, kind]');
+    const kind = v.length === 3 ? text(v[2], 'space kind') : 'local';
+    if (!SPACE_KINDS.includes(kind)) throw new CodecError(`unknown space kind ${JSON.stringify(kind.slice(0, 40))} (expected one of ${SPACE_KINDS.join(', ')})`);
+    const name = text(v[1], 'space name');
+    if (name.length > 256) throw new CodecError('a space name is at most 256 characters');
+    return new SpaceRef(text(v[0], 'space node'), name, kind);
+  },
 });
 // A formal is tag 40992 around its type code, or around [11, tag] — exactly what the
 // C core's matcher expects in a template.

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The side panels: processes per node (the ones that just arrived highlighted and
- * listed first), tuple spaces with their sizes, and the stream of recent migrations.
+ * listed first), tuple spaces with their kind, size and rate of tuples in and out, and
+ * the stream of recent migrations.
  */
 import { el, nodeName, compact, clock, shortId } from './format.js';
 
@@ -107,9 +108,15 @@ function procRow(p, n, store, now) {
  * @param {import('./store.js').Store} store
  */
 export function renderSpaces(root, count, store) {
-  /** @type {{node: any, name: string, tuples: number}[]} */
+  /** @type {{node: any, name: string, tuples: number, kind: string, durable: boolean, rate: number}[]} */
   const rows = [];
-  for (const n of store.ordered()) for (const s of n.spaces ?? []) rows.push({ node: n, name: String(s.name), tuples: s.tuples ?? 0 });
+  const now = Date.now();
+  for (const n of store.ordered()) {
+    for (const s of n.spaces ?? []) {
+      const name = String(s.name);
+      rows.push({ node: n, name, tuples: s.tuples ?? 0, kind: String(s.kind ?? 'local'), durable: s.durable === true, rate: spaceRate(`${n.id}/${name}`, (s.outs ?? 0) + (s.ins ?? 0), now) });
+    }
+  }
   rows.sort((a, b) => b.tuples - a.tuples || a.name.localeCompare(b.name));
   const max = Math.max(1, ...rows.map((r) => r.tuples));
   const total = rows.reduce((s, r) => s + r.tuples, 0);
@@ -124,14 +131,28 @@ export function renderSpaces(root, count, store) {
       bar.style.width = `${Math.max(r.tuples > 0 ? 3 : 0, (r.tuples / max) * 100).toFixed(1)}%`;
       return el(
         'div',
-        { class: 'space', dataset: { space: r.name, nodeId: r.node.id, tuples: String(r.tuples) } },
+        { class: 'space', dataset: { space: r.name, nodeId: r.node.id, tuples: String(r.tuples), kind: r.kind } },
         el('span', { class: 'space-name', text: r.name === '' ? '(default)' : r.name, title: r.name }),
+        el('span', { class: `space-kind kind-${r.kind}`, text: r.durable ? `${r.kind} · durable` : r.kind, title: r.kind === 'central' ? 'reachable from every node' : 'this node\'s own space' }),
         el('span', { class: `space-node ${r.node.kind === 'tab' ? 'tab' : 'daemon'}`, text: r.node.kind === 'tab' ? `tab ${shortId(r.node.id)}` : nodeName(r.node) }),
         el('span', { class: 'bar' }, bar),
+        el('span', { class: 'space-rate', text: `${compact(Math.round(r.rate))}/s`, title: 'tuples in and out per second' }),
         el('span', { class: 'space-count', text: compact(r.tuples) }),
       );
     }),
   );
+}
+
+/** Each space's last count of tuples in and out, to give its rate between two samples. @type {Map<string, {at: number, ops: number, rate: number}>} */
+const spaceOps = new Map();
+
+/** Tuples in and out per second of a space since its previous sample (kept 200 ms at least). @param {string} key @param {number} ops @param {number} now */
+function spaceRate(key, ops, now) {
+  const prev = spaceOps.get(key);
+  if (prev !== undefined && now - prev.at < 200) return prev.rate;
+  const rate = prev === undefined || ops < prev.ops ? 0 : ((ops - prev.ops) * 1000) / (now - prev.at);
+  spaceOps.set(key, { at: now, ops, rate });
+  return rate;
 }
 
 /**

@@ -16,6 +16,8 @@
  *     GONE   [7, pid-node, pid-n]               the process ended: drop forwarding entries
  *     ERROR  [8, message]                       a frame from the receiver was refused (undecodable, malformed,
  *                                               unknown type, code it named unobtainable); logged, never answered
+ *     SPACE_OP, SPACE_REPLY, SPACE_ACK, SPACE_CANCEL [30..33, ...]  operations on tuple spaces held by other
+ *                                               nodes: ../linda/remote-spaces.js has their shapes
  *   requests (mesh.request; remote-requests.js), answered [#t value versions] or [#f error-message versions]:
  *     SPAWN   [20, thunk, params, link-to]      remote-spawn: start a process, answer its pid
  *     MIGRATE [21, process-state]               take over a running process

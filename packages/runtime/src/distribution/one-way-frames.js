@@ -34,6 +34,7 @@ import {
   F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
   NOT_READY, sendHeadBytes, key,
 } from './frame-vocabulary.js';
+import { F_SPACE_OP, F_SPACE_CANCEL } from '../linda/remote-spaces.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -251,6 +252,7 @@ export function handleFrame(from, f, bytes) {
     this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
     return;
   }
+  if (type >= F_SPACE_OP && type <= F_SPACE_CANCEL) return this.onSpaceFrame(from, f); // linda/remote-spaces.js
   const shape = FRAMES[type];
   if (!Number.isInteger(type) || shape == null) {
     this.refuse(from, `unknown frame type ${type}`);

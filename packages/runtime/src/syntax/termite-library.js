@@ -25,7 +25,7 @@ export const TERMITE_PROCEDURES = [
   // nodes
   'current-node', 'make-node', 'node?', 'pid-node', 'migrate', 'remote-spawn',
   'remote-spawn-link', 'on', 'publish-service', 'remote-service', 'node-id', 'mesh-nodes',
-  'node-load', 'node-kind', 'remote-space', 'space-node',
+  'node-load', 'node-kind', 'remote-space', 'space-node', 'space-home', 'space-kind', 'space-count', 'space-bridge', 'with-qos',
   // behaviours
   'spawn-thunk-supervised', 'make-generic-server-plugin', 'generic-server-start-link',
   'generic-server-start', 'generic-server-call', 'generic-server-cast',

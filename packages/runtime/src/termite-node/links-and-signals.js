@@ -89,6 +89,8 @@ export function signal(pid, payload) {
 export function finish(proc, died, value) {
   if (!proc.alive) return;
   proc.alive = false;
+  // a process that ends waiting on another node's tuple space: that node stops waiting for it
+  if (proc.waiting !== null && proc.waiting.info?.spaceRequest !== undefined) /** @type {any} */ (this.remote)?.spaceRequestAbandoned(proc.waiting.info);
   proc.waiting = null;
   this.core.exit(proc.cpid);
   this.forget(proc);

@@ -55,6 +55,8 @@ export class Process extends Thread {
     this.visited = null;
     /** @type {string|null} the name of the procedure it was started with (dashboard) */
     this.name = null;
+    /** @type {{priority: number, deadlineAt: number}|null} its Linda QoS while in `with-qos` (linda/qos.js) */
+    this.qos = null;
     /** a `!` of its current slice waits for room in the mesh's queue (scheduler.js holdSender) */
     this.sendBlocked = false;
     /** @type {string|null} the peer whose remote spawn this process descends from (process-table.js limits) */

@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Tuple spaces across two nodes, each figure beside its reference measured in the same
+ * run (docs/linda.md; BENCHMARKS.md, "Tuple spaces across nodes").
+ *
+ *   node bench/linda.js [PREFIX]        (node bench/run.js linda)
+ *
+ *   pingpong.ws.2node          rt/s    the reference: a message to an echo process on the
+ *                                      daemon and back (as bench/mesh.js measures it)
+ *   linda.central.rtt.2node    µs      an `out` then an `in` of that tuple, on a central space
+ *                                      of the daemon, from the joined node
+ *   linda.rpc.{256,1k,8k}.2node rt/s   RPC by tuples (a request tuple, a server on the daemon,
+ *                                      a response tuple) with that many payload bytes
+ *   raw.ws.{256,1024,8192}     rt/s    the references: the same bytes echoed over a bare `ws`
+ *                                      socket (bench/mesh-raw.js)
+ *   linda.central.rtt.durable.2node µs the same round trip on a durable central space (a
+ *                                      second daemon, with --data: an out and an in are then
+ *                                      also an insert and a delete in SQLite)
+ *   linda.durable.out          outs/s  `out`s into a durable central space (the --data daemon),
+ *                                      timed on that daemon
+ *   sqlite.insert              rows/s  the reference: the same tuples' bytes inserted alone into
+ *                                      the same schema, WAL, the same synchronous setting
+ *                                      (node-daemon/src/space-store.js), in this process
+ *
+ * The daemons are real `termite-node` OS processes (one plain, one with --data DIR); the joined node runs
+ * bench/programs/linda-mesh.scm through bench/mesh-node.js. Every OS process started
+ * here is stopped by its PID; every loop is bounded by a count.
+ * Env: BENCH_LINDA_SCALE scales the counts (default 1).
+ */
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { encodeValue } from '@termite/scheme/internal';
+import { Sym } from '@termite/scheme';
+import { Reporter, prefixFromArgv, runChild, startChild, stopChild, waitFor, summarize } from './lib/index.js';
+import { openSpaceStore } from '../node-daemon/src/space-store.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
+const program = path.join(here, 'programs', 'linda-mesh.scm');
+const prefix = prefixFromArgv();
+const rep = new Reporter(prefix.startsWith('linda') || 'linda'.startsWith(prefix) ? '' : prefix);
+const SCALE = Number(process.env.BENCH_LINDA_SCALE ?? 1);
+const ROUNDS = 3;
+const DURABLE_BYTES = 64;
+const token = `bench-${randomBytes(9).toString('hex')}`;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-linda-'));
+/** @type {Map<string, number[]>} */
+const samples = new Map();
+
+/** @param {string} stdout */
+function keep(stdout) {
+  for (const line of stdout.split('\n')) {
+    const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
+    if (r && Number.isFinite(Number(r[3]))) samples.set(r[1], [...(samples.get(r[1]) ?? []), Number(r[3])]);
+  }
+}
+
+/** @param {string} what @param {() => Promise<void>} f */
+async function guarded(what, f) {
+  try {
+    await f();
+  } catch (e) {
+    rep.comment(`${what}: not measured: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+/** Start a child and wait for the line `re` matches in its output. @param {string[]} args @param {RegExp} re */
+async function startAndWait(args, re) {
+  let out = '';
+  const h = startChild(process.execPath, args, { onLine: (l) => { out += `${l}\n`; } });
+  /** @type {RegExpExecArray | null} */
+  let m = null;
+  const up = await waitFor(() => (m = re.exec(out)) !== null || !h.running(), 20000, 20);
+  if (!up || m === null) {
+    await stopChild(h);
+    throw new Error(`${path.basename(args[0])} did not start: ${out.slice(-400)}`);
+  }
+  return { h, m: /** @type {RegExpExecArray} */ (m) };
+}
+
+/** The store's own insert rate: the tuples linda-mesh.scm outs, appended alone. */
+function sqliteInsertRate() {
+  const n = Math.max(100, Math.round(3000 * SCALE));
+  const tuples = Array.from({ length: n }, (_, i) => encodeValue([Sym.intern('job'), i, new Uint8Array(DURABLE_BYTES).fill(1)]));
+  for (let r = 0; r <= ROUNDS; r++) {
+    const file = path.join(dir, `alone-${r}.sqlite`);
+    const store = openSpaceStore(file);
+    store.declare('bench-durable');
+    const t0 = performance.now();
+    for (const t of tuples) store.append('bench-durable', t);
+    const secs = (performance.now() - t0) / 1000;
+    store.close();
+    if (r > 0) samples.set('sqlite.insert', [...(samples.get('sqlite.insert') ?? []), n / secs]); // round 0 warms up
+  }
+}
+
+/** @type {any} */
+let daemon = null;
+/** @type {any} */
+let durable = null;
+/** @type {any} */
+let echo = null;
+const LISTENING = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/;
+try {
+  daemon = await startAndWait([bin, '--port', '0', '--token', token], LISTENING);
+  durable = await startAndWait([bin, '--port', '0', '--token', token, '--data', path.join(dir, 'daemon')], LISTENING);
+  echo = await startAndWait([path.join(here, 'mesh-raw.js'), 'echo'], /^port (\d+)/m);
+  const port = Number(daemon.m[2]);
+  rep.comment(`daemon ${daemon.m[1].slice(0, 8)} on 127.0.0.1:${port} (pid ${daemon.h.pid}); daemon with --data (in ${dir}) on port ${durable.m[2]} (pid ${durable.h.pid}); raw echo server pid ${echo.h.pid}`);
+  await guarded('two-node figures', async () => {
+    const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
+      timeoutMs: 240000,
+      env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(ROUNDS), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES) },
+    });
+    if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
+    keep(r.stdout);
+  });
+  for (const [bytes, count] of [[256, 3000], [1024, 3000], [8192, 2000]]) {
+    await guarded(`raw.ws.${bytes}`, async () => {
+      const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'ws', String(echo.m[1]), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
+      if (r.timedOut || r.code !== 0) throw new Error(r.stderr.slice(-400));
+      keep(r.stdout);
+    });
+  }
+} catch (e) {
+  rep.comment(`linda figures not measured: ${e instanceof Error ? e.message : e}`);
+} finally {
+  if (echo) await stopChild(echo.h);
+  if (daemon) await stopChild(daemon.h);
+  if (durable) await stopChild(durable.h);
+}
+await guarded('sqlite.insert', async () => sqliteInsertRate());
+rmSync(dir, { recursive: true, force: true });
+
+/** @param {string} name @param {string} key @param {string} unit @param {string} note */
+function figure(name, key, unit, note) {
+  const v = samples.get(key);
+  if (!v || v.length === 0 || !rep.wants(name)) return;
+  const st = summarize(v);
+  rep.bench(name, st.median, unit, { stats: st, note });
+}
+
+figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'daemon + joined node, in this run (the reference of linda.central.rtt.2node)');
+figure('linda.central.rtt.2node', 'linda.central.rtt.2node', 'us', 'out then in of one tuple on a central space of the other node');
+figure('linda.central.rtt.durable.2node', 'linda.central.rtt.durable.2node', 'us', 'the same on a durable central space (an SQLite insert and delete each)');
+for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
+  figure(`linda.rpc.${n}.2node`, `linda.rpc.${n}.2node`, 'rt/s', `request tuple, server on the holder, response tuple; ${b} payload bytes`);
+  figure(`raw.ws.${b}`, `raw.ws.${b}`, 'rt/s', `bare ws, ${b} bytes echoed`);
+}
+figure('linda.durable.out', 'linda.durable.out', 'outs/s', `durable central space, (out d 'job i <${DURABLE_BYTES} bytes>), on the daemon`);
+figure('sqlite.insert', 'sqlite.insert', 'rows/s', 'the same tuples appended alone: same schema, WAL, synchronous=NORMAL');
+
+const pp = rep.get('pingpong.ws.2node');
+const rtt = rep.get('linda.central.rtt.2node');
+if (pp !== undefined && rtt !== undefined) {
+  const r = rtt / (1e6 / pp);
+  rep.bench('linda.central.rtt.2node.vs_pingpong.ratio', Number(r.toFixed(3)), 'x');
+  rep.comment(`ratio linda.central.rtt.2node / pingpong.ws.2node round trip = ${r.toFixed(2)} (target <= 1.2; an out and an in are two round trips: the out returns once the holder has the tuple)`);
+}
+for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
+  const r = rep.ratio(`linda.rpc.${n}.2node`, `raw.ws.${b}`);
+  if (Number.isFinite(r)) {
+    rep.bench(`linda.rpc.${n}.2node.vs_raw.ratio`, Number(r.toFixed(3)), 'x');
+    rep.ratioComment(`linda.rpc.${n}.2node`, `raw.ws.${b}`, { min: 0.6, label: 'RPC by tuples / bare ws' });
+  }
+}
+const dr = rep.ratio('linda.durable.out', 'sqlite.insert');
+if (Number.isFinite(dr)) {
+  rep.bench('linda.durable.out.vs_sqlite.ratio', Number(dr.toFixed(3)), 'x');
+  rep.ratioComment('linda.durable.out', 'sqlite.insert', { min: 0.8, label: 'durable outs / SQLite inserts alone' });
+}

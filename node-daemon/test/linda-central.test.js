@@ -1,0 +1,206 @@
+// @ts-check
+/**
+ * Central tuple spaces across real daemons (docs/linda.md, "Kinds of space" and "What
+ * each operation guarantees"): every operation from another node, blocking across
+ * nodes, references that travel, and the exactly-once withdrawal — a requester's
+ * process killed in the middle of an `in`, and a requester's daemon frozen with
+ * SIGSTOP while the holder has withdrawn tuples for it and then killed with SIGKILL:
+ * every tuple is counted, none lost, none duplicated. Daemons are OS processes on free
+ * loopback ports, stopped by PID; a program that must wait for the test to act polls
+ * for a file the test writes (bounded).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
+
+/** @type {import('./helpers/daemons.js').Daemon[]} */
+const started = [];
+const dir = mkdtempSync(path.join(os.tmpdir(), 'linda-central-'));
+after(async () => {
+  for (const d of started) d.child.kill('SIGCONT');
+  await Promise.all(started.map((d) => d.stop('SIGKILL')));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** @param {Parameters<typeof startDaemon>[0]} opts */
+async function daemon(opts) {
+  const d = await startDaemon(opts);
+  started.push(d);
+  return d;
+}
+
+/** Scheme: wait (at most 20 s) for a file the test writes. */
+const AWAIT_FILE = `
+(define (await-file f)
+  (let loop ((i 0))
+    (cond ((file-exists? f) #t)
+          ((< i 1000) (sleep 0.02) (loop (+ i 1)))
+          (else (error "the test did not write" f)))))
+(define (await-count s n . template)
+  (let loop ((i 0))
+    (let ((c (apply space-count s template)))
+      (cond ((= c n) c)
+            ((< i 500) (sleep 0.02) (loop (+ i 1)))
+            (else (list 'count c 'expected n))))))`;
+
+test('every operation on a central space works from another daemon\'s program, and a blocked in there is woken by the out on the holder', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define s (make-space 'jobs 'central h))
+(define (show . xs) (write xs) (newline))
+(show 'kind (space-kind s) (equal? (space-home s) h) (equal? s (make-space 'jobs 'central h)) (equal? s (remote-space 'jobs h)))
+(out s 'job 1) (out s 'job 2) (out s 'ref s)
+(show 'ops (space-count s 'job ?integer) (rdp s 'job 1) (inp s 'job 1) (inp s 'job 1) (rd s 'job ?integer) (in s 'job ?integer))
+(show 'timeouts (in-timeout 0.1 'none s 'job ?integer) (rd-timeout 0 'none s 'job ?integer))
+(show 'travels (equal? (cadr (rd s 'ref ?any)) s) (on h (lambda () (list (space-kind s) (tuple-count s 'ref ?any)))))
+(define me (self))
+(spawn (lambda () (! me (list 'woken (in s 'later ?integer)))))
+(spawn (lambda () (! me (list 'read (rd s 'later ?integer)))))
+(sleep 0.2)
+(on h (lambda () (out s 'later 7)))
+(show 'blocking (?) (?))
+(spawn-tuple s 'sq (lambda () (* 9 9)))
+(show 'eval (in s 'sq ?integer))
+(define a (in-async s 'async ?integer))
+(show 'async-before (async-poll a))
+(out s 'async 5)
+(show 'async (async-collect a 5))
+(show 'empty (space-count s ?any) (space-count s ?any ?any))
+(show 'deadline (catch (lambda (e) (error-object-message e)) (with-qos 1 0.2 (lambda () (in s 'never ?integer))))
+                (with-qos 2 5 (lambda () (in-timeout 0.05 'own s 'never ?integer))))
+(show 'errors (catch (lambda (e) (error-object-message e)) (in s))
+              (catch (lambda (e) (error-object-message e)) (out s 'x ?integer))
+              (catch (lambda (e) (error-object-message e)) (make-space 'jobs 'distributed h))
+              (catch (lambda (e) (error-object-message e)) (make-space 'jobs 'elsewhere)))
+`, { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  const line = (/** @type {string} */ tag) => lines.find((l) => l.startsWith(`(${tag} `)) ?? `missing ${tag}: ${r.stdout}\n${r.stderr}`;
+  assert.equal(line('kind'), '(kind central #t #t #t)');
+  assert.equal(line('ops'), '(ops 2 (job 1) (job 1) #f (job 2) (job 2))');
+  assert.equal(line('timeouts'), '(timeouts none none)');
+  assert.equal(line('travels'), '(travels #t (central 1))');
+  assert.match(line('blocking'), /\(blocking \((woken|read) \(later 7\)\) \((woken|read) \(later 7\)\)\)/);
+  assert.ok(line('blocking').includes('woken') && line('blocking').includes('read'), line('blocking'));
+  assert.equal(line('eval'), '(eval (sq 81))');
+  assert.equal(line('async-before'), '(async-before #f)');
+  assert.equal(line('async'), '(async (async 5))');
+  assert.equal(line('empty'), '(empty 0 1)');
+  assert.equal(line('deadline'), '(deadline "in: the operation passed its deadline (with-qos) before a tuple matched" own)');
+  assert.match(line('errors'), /a tuple needs at least one field/);
+  assert.match(line('errors'), /a tuple cannot contain a formal/);
+  assert.match(line('errors'), /distributed \(replicated\) spaces are not implemented yet/);
+  assert.match(line('errors'), /expected the kind 'local or 'central/);
+});
+
+test('a process killed in the middle of a remote in leaves the tuple in the space', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define s (make-space 'kill-mid-in 'central h))
+${AWAIT_FILE}
+;; twenty processes blocked in an in on the holder, killed before any tuple comes
+(define waiters (let loop ((i 0) (acc '())) (if (= i 20) acc (loop (+ i 1) (cons (spawn (lambda () (in s 'x ?integer))) acc)))))
+(sleep 0.3)
+(for-each terminate! waiters)
+;; their requests are cancelled at the holder (a tuple already on its way would be refused here and go back)
+(on h (lambda () (do ((i 0 (+ i 1))) ((= i 20)) (out s 'x i))))
+(write (list 'count (await-count s 20 'x ?integer))) (newline)
+(write (list 'all (let loop ((i 0) (ok #t)) (if (= i 20) ok (loop (+ i 1) (and ok (inp s 'x i) (not (inp s 'x i)))))))) (newline)
+`, { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(count 20\)/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(all #t\)/, r.stdout + r.stderr);
+});
+
+test('a requester daemon frozen while the holder withdrew tuples for it, then killed with SIGKILL: every tuple goes back, none duplicated', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const q = await daemon({ token, join: [h.url] });
+  const frozen = path.join(dir, 'frozen'), killed = path.join(dir, 'killed');
+  let stage = 0;
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define q (make-node "127.0.0.1" ${q.port}))
+(define s (make-space 'sigkill 'central h))
+${AWAIT_FILE}
+(define K 16)
+(define N 40)
+;; K processes on the requester daemon, each announcing itself, then waiting in an in
+(do ((i 0 (+ i 1))) ((= i K))
+  (remote-spawn q (lambda () (out s 'waiting i) (in s 'task ?integer))))
+(await-count s K 'waiting ?integer)
+(sleep 0.3) ; the in frames follow the announcements on the same link
+(write '(freeze-me)) (newline)
+(await-file "${frozen}")
+;; the holder's helpers withdraw K of these for the frozen daemon, which cannot answer
+(do ((i 0 (+ i 1))) ((= i N)) (out s 'task i))
+(write (list 'withdrawn (await-count s (- N K) 'task ?integer))) (newline)
+(write '(kill-me)) (newline)
+(await-file "${killed}")
+(write (list 'after (await-count s N 'task ?integer))) (newline)
+(write (list 'each-once (let loop ((i 0) (ok #t)) (if (= i N) ok (loop (+ i 1) (and ok (inp s 'task i) (not (inp s 'task i)))))))) (newline)
+`, {
+    token,
+    join: [h.url, q.url],
+    timeoutMs: 60000,
+    onStdout: (out) => {
+      if (stage === 0 && out.includes('(freeze-me)')) {
+        stage = 1;
+        q.child.kill('SIGSTOP');
+        writeFileSync(frozen, '');
+      } else if (stage === 1 && out.includes('(kill-me)')) {
+        stage = 2;
+        void q.stop('SIGKILL').then(() => writeFileSync(killed, ''));
+      }
+    },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(stage, 2, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(withdrawn 24\)/, 'the holder had withdrawn K tuples for the frozen daemon: ' + r.stdout + r.stderr);
+  assert.match(r.stdout, /\(after 40\)/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(each-once #t\)/, r.stdout + r.stderr);
+});
+
+test('a process waiting on a space whose holder is killed with SIGKILL gets an error, not a wait for ever', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define s (make-space 'doomed 'central h))
+(write '(waiting)) (newline)
+(write (list 'raised (catch (lambda (e) (error-object-message e)) (in s 'never ?integer)))) (newline)
+`, { token, join: [h.url], timeoutMs: 30000, onStdout: (out) => { if (out.includes('(waiting)')) setTimeout(() => void h.stop('SIGKILL'), 300); } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(raised "the node holding the space doomed.* is unreachable/, r.stdout + r.stderr);
+});
+
+test('the dashboard API shows each space with its kind, home, size and counts of tuples in and out', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define s (make-space 'dash-jobs 'central h))
+(do ((i 0 (+ i 1))) ((= i 12)) (out s 'job i))
+(in s 'job 0) (in s 'job 1)
+(write (list 'left (space-count s 'job ?integer))) (newline)
+`, { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(left 10\)/);
+  /** @type {any} */
+  let space;
+  await waitFor(async () => {
+    const res = await fetch(`http://127.0.0.1:${h.port}/api/state`);
+    const st = /** @type {any} */ (await res.json());
+    const self = st.nodes.find((/** @type {any} */ n) => n.id === h.id);
+    space = self?.spaces.find((/** @type {any} */ x) => x.name === 'dash-jobs');
+    return space !== undefined && space.tuples === 10;
+  }, 10000, 'the space in /api/state');
+  assert.deepEqual(space, { name: 'dash-jobs', kind: 'central', durable: false, tuples: 10, outs: 12, ins: 2 });
+});

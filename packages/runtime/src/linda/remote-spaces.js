@@ -1,0 +1,466 @@
+// @ts-check
+/**
+ * Operations on a tuple space held by another node (a central space, or any space
+ * reached through its reference): the requester's side and the holder's side of the
+ * SPACE frames (docs/linda.md, "Across nodes"; frame-vocabulary.js has the numbers).
+ *
+ *   SPACE_OP    [30, n, op, name, kind, tuple-or-template bytes | #f, timeout-ms | #f]
+ *                                          (n = 0: an out that wants no answer)
+ *   SPACE_REPLY [31, n, status, payload]   status: 0 value, 1 withdrawn tuple (ACK it),
+ *                                          2 read tuple, 3 timed out, 4 error text
+ *   SPACE_ACK   [32, n, taken?]            the requester kept the tuple, or gives it back
+ *   SPACE_CANCEL [33, n]                   the requesting process ended: stop waiting for it
+ *
+ * Invariants (the exactly-once withdrawal):
+ *  - the holder withdraws a tuple for a remote `in`/`inp` and keeps it (`unacked`) until
+ *    the requester's node answers: ACK #t makes the withdrawal final (and drops it from
+ *    the log of a durable space), ACK #f — or the requester's node going away — puts it
+ *    back into the space;
+ *  - the requester's node hands a withdrawn tuple to the process only if that very
+ *    process is alive and still waiting in that very request (`proc.waiting.info`), and
+ *    ACKs #t only then; otherwise (dead, killed, interrupted, or a reply it cannot
+ *    decode) it ACKs #f;
+ *  - a blocking `in`/`rd` that cannot be served at once waits on the holder in a helper
+ *    process (`%space-serve`) blocked in the core, so the matching `out` wakes it like
+ *    a local one; when the requester's node goes away its helpers are stopped and a
+ *    tuple already handed to one is put back;
+ *  - when the holder goes away, every process waiting on it gets an error raised;
+ *  - what a peer can make a holder keep is bounded: MAX_WAITING helpers and
+ *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
+ *
+ * The frame handlers are Distribution's methods (`this` is the Distribution).
+ */
+import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv, R } from '@termite/scheme/internal';
+import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
+import { BLOCKED } from '@termite/core';
+import { VOID, schemeErrorOf } from '../scheme-data.js';
+import { SpaceRef } from '../termite-values.js';
+import { current } from '../prims-processes.js';
+import { W_TUPLE } from '../termite-node/process.js';
+import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './space-table.js';
+import { NOT_READY } from '../distribution/frame-vocabulary.js';
+import { deadlineError } from './qos.js';
+
+export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32, F_SPACE_CANCEL = 33;
+export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
+const OP_NAMES = [null, 'out', 'inp', 'rdp', 'in', 'rd', 'count', 'make'];
+const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_TIMEOUT = 3, S_ERROR = 4;
+/** helpers a peer may keep waiting on this node */
+export const MAX_WAITING = 10000;
+/** withdrawn tuples a peer may leave unacknowledged */
+export const MAX_UNACKED = 10000;
+const MAX_NAME = 256;
+
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/**
+ * The requester's and the holder's state, on the Distribution (made on first use).
+ * @param {any} d a Distribution
+ * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
+ */
+function state(d) {
+  if (d.spaceState === undefined) {
+    d.spaceState = {
+      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(),
+      refusals: { since: -Infinity, count: 0 }, answered: { since: -Infinity, count: 0 },
+    };
+  }
+  return d.spaceState;
+}
+
+/**
+ * Refuse a SPACE frame: logged and answered with an ERROR frame at most once a second
+ * (a flood costs one line a second; the count of the others comes with the next one).
+ * @param {any} d a Distribution @param {string} from @param {string} why
+ */
+function refuseSpace(d, from, why) {
+  d.refuseOncePerSecond(state(d).refusals, 'space frames refused', from, why);
+}
+
+/** Log a request refused with an error answer, at most once a second. @param {any} d @param {string} line */
+function logRefusal(d, line) {
+  const w = state(d).answered;
+  const now = Date.now();
+  if (now - w.since < 1000) {
+    w.count++;
+    return;
+  }
+  if (w.count > 0) d.log(`${w.count} more space requests refused in the last second (not logged one by one)`);
+  w.since = now;
+  w.count = 0;
+  d.log(line);
+}
+
+/** @param {any} st @param {string} peer */
+function peerCount(st, peer) {
+  let c = st.perPeer.get(peer);
+  if (c === undefined) st.perPeer.set(peer, (c = { waiting: 0, unacked: 0 }));
+  return c;
+}
+
+// ------------------------------------------------------------------ the requester
+
+/**
+ * Run `op` on the space `ref` held by another node, blocking the calling process until
+ * the holder answers. `bytes`: the encoded tuple or template (none for make).
+ * @param {any} proc @param {string} who @param {SpaceRef} ref @param {number} op
+ * @param {Uint8Array | null} bytes @param {number | false} timeoutMs @param {any} dflt
+ * @param {boolean} [byDeadline] the timeout is the process's deadline (linda/qos.js): its end raises
+ */
+export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDeadline = false) {
+  const d = proc.node.remote;
+  if (d === null) schemeErrorOf('linda', who, `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
+  if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', who, `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
+  const st = state(d);
+  const n = ++st.serial;
+  const info = { who, space: ref.name, spaceRequest: n };
+  st.requests.set(n, { proc, info, to: ref.node, ref, op, dflt, who, byDeadline });
+  proc.node.blockExternal(proc, info);
+  d.emit(ref.node, [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs]);
+  return unwind(PEND_SUSPEND, proc.waiting);
+}
+
+/**
+ * `out` on a space held by another node: sent, not answered (request number 0). Frames
+ * from one node are handled in the order they were sent, so the tuple is in the space
+ * before any later operation of this node on it is served. When the mesh's queue to
+ * the holder is full, the process is held until its frames have left, like a `!`.
+ * @param {any} proc @param {SpaceRef} ref @param {Uint8Array} bytes
+ */
+export function sendRemoteOut(proc, ref, bytes) {
+  const d = proc.node.remote;
+  if (d === null) schemeErrorOf('linda', 'out', `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
+  if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', 'out', `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
+  if (d.emit(ref.node, [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false]) === false) {
+    proc.sendBlocked = true; // see `!` in prims-processes.js
+    R.fuel = 0;
+  }
+  return VOID;
+}
+
+/**
+ * A SPACE_REPLY: hand the answer to the process still waiting for it; a withdrawn tuple
+ * is acknowledged (#t: kept, #f: put it back).
+ * @param {string} from @param {any[]} f
+ * @this {Distribution}
+ */
+function onReply(from, f) {
+  const [, n, status, payload] = f;
+  const st = state(this);
+  const req = st.requests.get(n);
+  if (req === undefined || req.to !== from) {
+    // nobody waits for it (the holder was given up for gone): a tuple goes back
+    if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, false]);
+    if (req === undefined && status !== S_TAKEN) refuseSpace(this, from, `SPACE_REPLY for unknown request ${n}`);
+    return;
+  }
+  st.requests.delete(n);
+  const proc = req.proc;
+  const waiting = proc.alive && proc.waiting !== null && proc.waiting.info === req.info;
+  /** @type {{value?: any, raise?: any}} */
+  let answer;
+  if (status === S_TAKEN || status === S_READ) {
+    let tuple;
+    try {
+      tuple = this.decodeReady(payload);
+      if (tuple === NOT_READY || !Array.isArray(tuple)) throw new Error('it names code this node does not have');
+    } catch (e) {
+      if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, false]);
+      if (waiting) this.node.resumeExternal(proc, { raise: new ErrorObject(`a tuple of the space ${req.ref.name} could not be decoded here (left in the space): ${e instanceof Error ? e.message : e}`, arrayToList([req.ref]), 'linda', req.who) });
+      return;
+    }
+    answer = { value: arrayToList(tuple) };
+  } else if (status === S_VALUE && req.op === OP.make) {
+    answer = payload === 'local' || payload === 'central'
+      ? { value: new SpaceRef(from, req.ref.name, payload) }
+      : { raise: new ErrorObject('the holder answered an unknown space kind', arrayToList([req.ref]), 'linda', req.who) };
+  } else if (status === S_VALUE) {
+    answer = { value: payload };
+  } else if (status === S_TIMEOUT) {
+    answer = req.byDeadline ? { raise: deadlineError(req.who, req.ref) } : { value: req.dflt };
+  } else {
+    answer = { raise: new ErrorObject(String(payload), arrayToList([req.ref]), 'linda', req.who) };
+  }
+  const delivered = waiting && this.node.resumeExternal(proc, answer);
+  if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, delivered]);
+}
+
+/**
+ * A process ended while waiting for a space request (links-and-signals.js `finish`):
+ * the holder stops waiting for it. A tuple already on its way is refused on arrival
+ * (onReply: ACK #f), so it goes back either way.
+ * @param {{spaceRequest: number}} info the process's waiting info
+ * @this {Distribution}
+ */
+export function spaceRequestAbandoned(info) {
+  const st = this.spaceState;
+  const req = st?.requests.get(info.spaceRequest);
+  if (st === undefined || req === undefined || req.info !== info) return;
+  st.requests.delete(info.spaceRequest);
+  this.emit(req.to, [F_SPACE_CANCEL, info.spaceRequest]);
+}
+
+/**
+ * A node went away: processes waiting on a space it holds get an error; what it was
+ * waiting for here (helpers) is stopped and what it had withdrawn is put back.
+ * @param {string} id @param {string} reason
+ * @this {Distribution}
+ */
+export function spacesPeerDown(id, reason) {
+  const st = this.spaceState;
+  if (st === undefined) return;
+  for (const [n, req] of st.requests) {
+    if (req.to !== id) continue;
+    st.requests.delete(n);
+    if (req.proc.alive && req.proc.waiting !== null && req.proc.waiting.info === req.info) {
+      this.node.resumeExternal(req.proc, { raise: new ErrorObject(`the node holding the space ${req.ref.name} is unreachable (${reason})`, arrayToList([req.ref]), 'node-down', req.who) });
+    }
+  }
+  for (const [k, job] of st.jobs) if (job.from === id) stopJob(this, st, k, job);
+  for (const [k, u] of st.unacked) {
+    if (u.from !== id) continue;
+    st.unacked.delete(k);
+    putBack(this.node, u.name, u.bytes);
+  }
+  st.perPeer.delete(id);
+}
+
+/**
+ * Routes changed: a node this one waits on, or serves, that is no longer reachable at
+ * all (it was reached through others) is treated as gone (spacesPeerDown).
+ * @this {Distribution}
+ */
+export function spacesRoutesChanged() {
+  const st = this.spaceState;
+  if (st === undefined) return;
+  /** @type {Set<string>} */
+  const peers = new Set();
+  for (const req of st.requests.values()) peers.add(req.to);
+  for (const job of st.jobs.values()) peers.add(job.from);
+  for (const u of st.unacked.values()) peers.add(u.from);
+  for (const id of peers) if (!this.mesh.isReachable(id)) this.spacesPeerDown(id, 'no route to it any more');
+}
+
+// ------------------------------------------------------------------ the holder
+
+/**
+ * A SPACE frame from `from` (types 30–32; one-way-frames.js hands them here).
+ * @param {string} from @param {any[]} f the decoded frame, its environment list last
+ * @this {Distribution}
+ */
+export function onSpaceFrame(from, f) {
+  const type = f[0];
+  if (!Number.isSafeInteger(f[1]) || f[1] < 0) return refuseSpace(this, from, 'malformed SPACE frame: its request number is not a non-negative integer');
+  if (type === F_SPACE_REPLY) {
+    if (f.length !== 5 || !Number.isInteger(f[2]) || f[2] < S_VALUE || f[2] > S_ERROR || ((f[2] === S_TAKEN || f[2] === S_READ) && !(f[3] instanceof Uint8Array))) {
+      return refuseSpace(this, from, 'malformed SPACE_REPLY frame');
+    }
+    return onReply.call(this, from, f);
+  }
+  if (type === F_SPACE_ACK) {
+    if (f.length !== 4 || typeof f[2] !== 'boolean') return refuseSpace(this, from, 'malformed SPACE_ACK frame');
+    return onAck(this, from, f[1], f[2]);
+  }
+  if (type === F_SPACE_CANCEL) {
+    if (f.length !== 3) return refuseSpace(this, from, 'malformed SPACE_CANCEL frame');
+    const st = state(this);
+    const k = `${from}/${f[1]}`;
+    const job = st.jobs.get(k);
+    if (job !== undefined) stopJob(this, st, k, job); // not waiting (answered already): nothing to do
+    return;
+  }
+  if (type !== F_SPACE_OP) return refuseSpace(this, from, `unknown frame type ${type}`);
+  const [, n, op, name, kind, bytes, timeoutMs] = f;
+  const why = f.length !== 8 ? 'it is not [30, n, op, name, kind, bytes, timeout]'
+    : !Number.isInteger(op) || OP_NAMES[op] == null ? `unknown operation ${op}`
+    : typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME ? `the space name must be a string of 1 to ${MAX_NAME} characters`
+    : kind !== 'local' && kind !== 'central' ? 'the space kind must be local or central'
+    : op !== OP.make && !(bytes instanceof Uint8Array) ? 'the tuple or template must be a bytevector'
+    : timeoutMs !== false && !(typeof timeoutMs === 'number' && timeoutMs >= 0) ? 'the timeout must be #f or a non-negative number of milliseconds'
+    : null;
+  if (why !== null) {
+    refuseSpace(this, from, `malformed SPACE_OP frame: ${why}`);
+    if (n > 0) this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `malformed space request: ${why}`]);
+    return;
+  }
+  if (n === 0 && op !== OP.out) return refuseSpace(this, from, 'malformed SPACE_OP frame: only an out may go unanswered (request number 0)');
+  try {
+    serve(this, from, n, op, name, kind, bytes, timeoutMs);
+  } catch (e) {
+    const msg = e instanceof SchemeError ? e.payload?.message ?? String(e) : e instanceof Error ? e.message : String(e);
+    if (n === 0) return refuseSpace(this, from, `out to the space ${name} refused: ${msg}`); // logged here, an ERROR frame there
+    logRefusal(this, `space request from ${from.slice(0, 12)} refused: ${msg}`);
+    this.emit(from, [F_SPACE_REPLY, n, S_ERROR, `${OP_NAMES[op]}: ${msg}`]);
+  }
+}
+
+/**
+ * Run a request on a space of this node and answer it (or leave a helper waiting).
+ * @param {Distribution} d @param {string} from @param {number} n @param {number} op @param {string} name
+ * @param {string} kind @param {Uint8Array} bytes @param {number | false} timeoutMs
+ */
+function serve(d, from, n, op, name, kind, bytes, timeoutMs) {
+  const node = d.node;
+  const st = state(d);
+  if (op === OP.make) {
+    const k = declareSpace(node, name, kind);
+    d.emit(from, [F_SPACE_REPLY, n, S_VALUE, k]);
+    return;
+  }
+  const space = coreSpace(node, name, kind);
+  const c = peerCount(st, from);
+  switch (op) {
+    case OP.out:
+      checkTuple(bytes);
+      coreCall(() => putTuple(node, name, space, bytes));
+      node.poke();
+      if (n > 0) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, true]);
+      return;
+    case OP.count:
+      d.emit(from, [F_SPACE_REPLY, n, S_VALUE, coreCall(() => space.countBytes(bytes))]);
+      return;
+    case OP.rdp: case OP.rd: {
+      const r = coreCall(() => space.rdpBytes(bytes));
+      if (r !== undefined) d.emit(from, [F_SPACE_REPLY, n, S_READ, r]);
+      else if (op === OP.rdp) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, false]);
+      else wait(d, st, c, from, n, false, name, bytes, timeoutMs);
+      return;
+    }
+    default: { // inp, in
+      if (c.unacked >= MAX_UNACKED) throw new Error(`this peer has ${MAX_UNACKED} withdrawn tuples not yet acknowledged`);
+      const r = coreCall(() => space.inpBytes(bytes));
+      if (r !== undefined) handOver(d, st, from, n, name, r);
+      else if (op === OP.inp) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, false]);
+      else wait(d, st, c, from, n, true, name, bytes, timeoutMs);
+    }
+  }
+}
+
+/** A tuple must not be a template: no formal among its fields (the core would store it as data). @param {Uint8Array} bytes */
+function checkTuple(bytes) {
+  if (bytes.length < 1 || (bytes[0] & 0xe0) !== 0x80) throw new Error('a tuple is a CBOR array of its fields');
+}
+
+/** Core errors (a malformed template) as Errors with the core's message. @template T @param {() => T} f @returns {T} */
+function coreCall(f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e && typeof e === 'object' && 'status' in e) throw new Error(String(/** @type {any} */ (e).message));
+    throw e;
+  }
+}
+
+/**
+ * A tuple withdrawn for a remote requester: kept until its node acknowledges it.
+ * @param {Distribution} d @param {any} st @param {string} from @param {number} n @param {string} name @param {Uint8Array} bytes
+ */
+function handOver(d, st, from, n, name, bytes) {
+  st.unacked.set(`${from}/${n}`, { from, name, bytes });
+  peerCount(st, from).unacked++;
+  d.emit(from, [F_SPACE_REPLY, n, S_TAKEN, bytes]);
+}
+
+/** @param {Distribution} d @param {string} from @param {number} n @param {boolean} taken */
+function onAck(d, from, n, taken) {
+  const st = state(d);
+  const k = `${from}/${n}`;
+  const u = st.unacked.get(k);
+  if (u === undefined) return refuseSpace(d, from, `SPACE_ACK for request ${n}, which has no tuple waiting for it`);
+  st.unacked.delete(k);
+  const c = st.perPeer.get(from);
+  if (c !== undefined) c.unacked--;
+  if (taken) noteWithdrawn(d.node, u.name, u.bytes);
+  else putBack(d.node, u.name, u.bytes);
+}
+
+/** A withdrawn tuple goes back (it is still in the log of a durable space). @param {any} node @param {string} name @param {Uint8Array} bytes */
+function putBack(node, name, bytes) {
+  coreSpace(node, name).outBytes(bytes);
+  node.poke();
+}
+
+/**
+ * Leave a helper process blocked in the core on the template; it answers when a tuple
+ * comes or the timeout passes.
+ * @param {Distribution} d @param {any} st @param {{waiting: number}} c @param {string} from @param {number} n
+ * @param {boolean} remove @param {string} name @param {Uint8Array} bytes @param {number | false} timeoutMs
+ */
+function wait(d, st, c, from, n, remove, name, bytes, timeoutMs) {
+  if (timeoutMs === 0) {
+    d.emit(from, [F_SPACE_REPLY, n, S_TIMEOUT, false]);
+    return;
+  }
+  if (c.waiting >= MAX_WAITING) throw new Error(`this peer has ${MAX_WAITING} operations waiting on this node's spaces`);
+  const k = `${from}/${n}`;
+  const timeoutAt = timeoutMs === false ? Infinity : d.node.now() + timeoutMs;
+  const job = { from, n, remove, name, bytes, timeoutAt, proc: /** @type {any} */ (null) };
+  st.jobs.set(k, job);
+  c.waiting++;
+  job.proc = d.node.spawnCall(rtEnv.cell('%space-serve').v, [k]);
+}
+
+/** @param {any} st @param {string} k @param {any} job */
+function endJob(st, k, job) {
+  st.jobs.delete(k);
+  const c = st.perPeer.get(job.from);
+  if (c !== undefined) c.waiting--;
+}
+
+/**
+ * Stop a helper whose requester went away; a tuple the core had already handed it goes back.
+ * @param {Distribution} d @param {any} st @param {string} k @param {any} job
+ */
+function stopJob(d, st, k, job) {
+  endJob(st, k, job);
+  const proc = job.proc;
+  if (proc.waiting !== null && proc.waiting.kind === W_TUPLE) {
+    const bytes = d.node.core.takeTupleBytes(proc.cpid);
+    if (bytes !== undefined && job.remove) putBack(d.node, job.name, bytes);
+  }
+  d.node.terminate(proc.pid);
+}
+
+/**
+ * `(%space-serve key)`: the body of a helper process — block in the core on the job's
+ * template, then answer the requester (a withdrawn tuple is handed over with an ACK).
+ */
+defineBuiltin('%space-serve', function (/** @type {number} */ _d, /** @type {any} */ k) {
+  const proc = current('%space-serve');
+  const d = /** @type {any} */ (proc.node.remote);
+  const st = d === null ? undefined : d.spaceState;
+  const job = st?.jobs.get(k);
+  if (st === undefined || job === undefined || job.proc !== proc) return VOID; // stopped before it ran
+  const space = coreSpace(proc.node, job.name);
+  const answer = (/** @type {Uint8Array | undefined} */ r) => {
+    if (st.jobs.get(k) !== job) {
+      if (r !== undefined && job.remove) putBack(proc.node, job.name, r);
+      return;
+    }
+    endJob(st, k, job);
+    if (r === undefined) d.emit(job.from, [F_SPACE_REPLY, job.n, S_TIMEOUT, false]);
+    else if (job.remove) handOver(d, st, job.from, job.n, job.name, r);
+    else d.emit(job.from, [F_SPACE_REPLY, job.n, S_READ, r]);
+  };
+  const r = job.remove ? space.inBytes(proc.cpid, job.bytes, { timeoutAt: job.timeoutAt }) : space.rdBytes(proc.cpid, job.bytes, { timeoutAt: job.timeoutAt });
+  if (r !== BLOCKED) {
+    answer(/** @type {Uint8Array | undefined} */ (r));
+    return VOID;
+  }
+  proc.waiting = {
+    kind: W_TUPLE,
+    resume: (/** @type {any} */ th, /** @type {string} */ reason) => {
+      th.act = 1; // ACT_RETURN
+      th.val = VOID;
+      if (reason === 'tuple') answer(proc.node.core.takeTupleBytes(proc.cpid));
+      else if (reason === 'timeout') answer(undefined);
+    },
+  };
+  return unwind(PEND_SUSPEND, proc.waiting);
+}, 1, 0);
+
+/** The spaces' counters for the node's snapshot. @param {any} d a Distribution */
+export function spaceRequestStats(d) {
+  const st = d.spaceState;
+  return st === undefined ? { waiting: 0, unacked: 0, requests: 0 } : { waiting: st.jobs.size, unacked: st.unacked.size, requests: st.requests.size };
+}

@@ -1,0 +1,202 @@
+// @ts-check
+/**
+ * Space references and the holder's side of the SPACE frames, on one node
+ * (node-daemon/test/linda-central.test.js runs them between real daemons): kinds, the
+ * reference's codec, hostile references and frames refused with their reason (the
+ * node keeps serving), the acknowledgement that makes a remote withdrawal final or
+ * puts the tuple back, and a SpaceStore replayed into the core. The mesh here is a
+ * stand-in that records the frames Distribution gives it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeValue, decodeValue, writeString } from '@termite/scheme/internal';
+import { withNode } from './harness.js';
+import { Distribution } from '../src/distribution.js';
+import { SpaceRef } from '../src/termite-values.js';
+import { attachSpaceStore, coreSpace } from '../src/linda/space-table.js';
+
+const TAG_SPACE = 40983;
+
+/** A stand-in for a started MeshNode that keeps what is sent. */
+function recordingMesh() {
+  /** @type {{to: string, frame: any}[]} */
+  const sent = [];
+  /** @type {Set<string>} */
+  const unreachable = new Set();
+  return {
+    sent,
+    unreachable,
+    mesh: { id: 'stand-in', onMessage() {}, onRequest() {}, on() {}, isReachable: (/** @type {string} */ id) => !unreachable.has(id), send: (/** @type {string} */ to, /** @type {Uint8Array} */ bytes) => (sent.push({ to, frame: decodeValue(bytes) }), true) },
+  };
+}
+
+test('make-space kinds, space-kind, space-home, space-count, and a reference that goes through the codec unchanged', () =>
+  withNode(async ({ run }) => {
+    const r = await run(`
+(define l (make-space 'l))
+(define c (make-space 'c 'central))
+(out c 'a 1) (out c 'a 2) (out c 'b 3)
+(list (space-kind l) (space-kind c) (space-kind (make-space 'c)) (equal? (space-home c) (space-home l))
+      (space-count c 'a ?integer) (space-count c ?symbol ?integer)
+      (equal? c (make-space 'c 'central)) (equal? l c))`);
+    assert.ok(r.ok, r.message);
+    assert.equal(writeString(r.value), '(local central central #t 2 3 #t #f)');
+    for (const ref of [new SpaceRef('node-a', 'jobs', 'central'), new SpaceRef('node-a', 'jobs')]) {
+      const back = /** @type {any} */ (decodeValue(encodeValue(ref)));
+      assert.ok(back instanceof SpaceRef);
+      assert.deepEqual([back.node, back.name, back.kind], [ref.node, ref.name, ref.kind]);
+    }
+  }));
+
+test('malformed space references are refused by the codec with a clear error', () => {
+  /** @param {any} fields */
+  const tagged = (fields) => {
+    const inner = encodeValue(fields);
+    return Uint8Array.from([0xd9, TAG_SPACE >> 8, TAG_SPACE & 0xff, ...inner]);
+  };
+  assert.throws(() => decodeValue(tagged(['node-a'])), /a space reference is \[home, name\] or \[home, name, kind\]/);
+  assert.throws(() => decodeValue(tagged(['node-a', 'x', 'replicated'])), /unknown space kind "replicated"/);
+  assert.throws(() => decodeValue(tagged(['node-a', 7])), /space name must be a string/);
+  assert.throws(() => decodeValue(tagged(['node-a', 'x'.repeat(300)])), /at most 256 characters/);
+});
+
+test('hostile SPACE frames are refused with their reason, and the holder keeps serving', () =>
+  withNode(async ({ node, log }) => {
+    const { sent, unreachable, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: (s) => log.push(s) });
+    try {
+      const tpl = encodeValue(['job', 1]);
+      const dropped = dist.stats.dropped;
+      dist.onSpaceFrame('peer', [30, 1, 99, 'q', 'central', tpl, false, []]);
+      dist.onSpaceFrame('peer', [30, 2, 1, '', 'central', tpl, false, []]);
+      dist.onSpaceFrame('peer', [30, 3, 1, 'q', 'replicated', tpl, false, []]);
+      dist.onSpaceFrame('peer', [30, 4, 1, 'q', 'central', 'not bytes', false, []]);
+      dist.onSpaceFrame('peer', [30, 5, 4, 'q', 'central', tpl, -5, []]);
+      dist.onSpaceFrame('peer', [30, 6, 1, 'q', 'central', new Uint8Array([0x82, 0xff]), false, []]);
+      dist.onSpaceFrame('peer', [31, 'x', 0, 0, []]);
+      dist.onSpaceFrame('peer', [32, 77, true, []]);
+      const replies = sent.filter((s) => s.frame[0] === 31).map((s) => [s.frame[1], s.frame[2], String(s.frame[3])]);
+      assert.deepEqual(replies.map((r) => r[0]), [1, 2, 3, 4, 5, 6]);
+      assert.ok(replies.every((r) => r[1] === 4), 'every one answered with an error');
+      assert.match(replies[0][2], /unknown operation 99/);
+      assert.match(replies[1][2], /the space name must be a string of 1 to 256 characters/);
+      assert.match(replies[2][2], /the space kind must be local or central/);
+      assert.match(replies[3][2], /the tuple or template must be a bytevector/);
+      assert.match(replies[4][2], /the timeout must be #f or a non-negative number/);
+      assert.match(replies[5][2], /^out: /);
+      // refusals are logged at most once a second (a flood costs a line a second), each counted
+      assert.ok(log.some((l) => /frame from peer refused: malformed SPACE_OP frame: unknown operation 99/.test(l)), log.join('\n'));
+      assert.equal(dist.stats.dropped - dropped, 7, 'five malformed requests, the bad request number, the stray ACK');
+      assert.equal(log.filter((l) => /refused/.test(l)).length, 2, 'one frame refusal and one request refusal logged in this second');
+      // still serving: an out and an inp, the withdrawn tuple held until its ACK
+      sent.length = 0;
+      dist.onSpaceFrame('peer', [30, 7, 1, 'q', 'central', tpl, false, []]);
+      dist.onSpaceFrame('peer', [30, 8, 2, 'q', 'central', tpl, false, []]);
+      assert.deepEqual(sent.map((s) => [s.frame[1], s.frame[2]]), [[7, 0], [8, 1]]);
+      const q = coreSpace(node, 'q');
+      assert.equal(q.size, 0, 'withdrawn, waiting for the acknowledgement');
+      dist.onSpaceFrame('peer', [32, 8, false, []]);
+      assert.equal(q.size, 1, 'ACK #f puts it back');
+      dist.onSpaceFrame('peer', [30, 9, 2, 'q', 'central', tpl, false, []]);
+      dist.onSpaceFrame('peer', [32, 9, true, []]);
+      assert.equal(q.size, 0, 'ACK #t makes the withdrawal final');
+      dist.onSpaceFrame('peer', [30, 10, 2, 'q', 'central', tpl, false, []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 4), [10, 0, false], 'nothing left: inp answers #f');
+      // a withdrawn tuple not yet acknowledged goes back when its requester's node goes away
+      dist.onSpaceFrame('peer', [30, 11, 1, 'q', 'central', tpl, false, []]);
+      dist.onSpaceFrame('peer', [30, 12, 2, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 0);
+      dist.spacesPeerDown('peer', 'test');
+      assert.equal(q.size, 1);
+      // the same when a peer reached through others loses its last route
+      dist.onSpaceFrame('peer', [30, 13, 2, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 0);
+      dist.spacesRoutesChanged();
+      assert.equal(q.size, 0, 'still reachable: still held for it');
+      unreachable.add('peer');
+      dist.spacesRoutesChanged();
+      assert.equal(q.size, 1, 'no route to it any more: put back');
+      // a blocked in whose requesting process ended: CANCEL stops the holder's helper
+      unreachable.clear();
+      const never = encodeValue(['never', 0]);
+      dist.onSpaceFrame('peer', [30, 14, 4, 'q', 'central', never, false, []]);
+      assert.equal(dist.spaceState.jobs.size, 1, 'a helper waits for it');
+      const helper = [...dist.spaceState.jobs.values()][0].proc;
+      dist.onSpaceFrame('peer', [33, 14, []]);
+      assert.equal(dist.spaceState.jobs.size, 0);
+      assert.equal(helper.alive, false, 'the helper is stopped');
+      dist.onSpaceFrame('peer', [33, 'x', []]);
+      dist.onSpaceFrame('peer', [33, 15, 'extra', []]);
+      assert.equal(dist.stats.dropped - dropped, 9, 'the two malformed CANCELs refused too');
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+test('a SpaceStore is replayed into the core, oldest first; outs and withdrawals of its spaces are logged', () =>
+  withNode(async ({ node, run }) => {
+    /** @type {Map<string, Uint8Array[]>} */
+    const rows = new Map([['kept', [encodeValue(['t', 1]), encodeValue(['t', 2])]]]);
+    const key = (/** @type {Uint8Array} */ b) => Buffer.from(b).toString('hex');
+    const store = {
+      declare: (/** @type {string} */ s) => void (rows.has(s) || rows.set(s, [])),
+      append: (/** @type {string} */ s, /** @type {Uint8Array} */ b) => void rows.get(s)?.push(b),
+      remove: (/** @type {string} */ s, /** @type {Uint8Array} */ b) => {
+        const list = rows.get(s) ?? [];
+        const i = list.findIndex((x) => key(x) === key(b));
+        if (i >= 0) list.splice(i, 1);
+        return i >= 0;
+      },
+      load: () => [...rows].map(([space, tuples]) => ({ space, tuples: [...tuples] })),
+    };
+    assert.equal(attachSpaceStore(node, store), 2);
+    const r = await run(`
+(define k (make-space 'kept))
+(define n (make-space 'new 'central))
+(out n "x" 1) (out n "x" 2) (out (make-space 'loc) 'y 1)
+(list (space-kind k) (in k "t" ?integer) (inp n "x" 1))`);
+    assert.ok(r.ok, r.message);
+    assert.equal(writeString(r.value), '(central ("t" 1) ("x" 1))');
+    assert.deepEqual([...rows.keys()].sort(), ['kept', 'new'], 'a local space is not logged');
+    assert.deepEqual(rows.get('kept')?.map((b) => decodeValue(b)), [['t', 2]]);
+    assert.deepEqual(rows.get('new')?.map((b) => String(decodeValue(b))), ['x,2']);
+  }));
+
+test('space-bridge moves every matching tuple from one space to another as they come, and refuses nonsense', () =>
+  withNode(async ({ run }) => {
+    const r = await run(`
+(define a (make-space 'bridge-a))
+(define b (make-space 'bridge-b 'central))
+(out a 'job 1) (out a 'other 2)
+(define agent (space-bridge a b 'job ?integer))
+(out a 'job 3)
+(define got (list (in b 'job 1) (in b 'job 3)))
+(terminate! agent)
+(list got (space-count a ?any ?any) (space-count b ?any ?any)
+      (catch (lambda (e) (error-object-message e)) (space-bridge a a 'x))
+      (catch (lambda (e) (error-object-message e)) (space-bridge a 'b 'x)))`);
+    assert.ok(r.ok, r.message);
+    assert.equal(writeString(r.value), '(((job 1) (job 3)) 1 0 "space-bridge: the two spaces are the same space" "space-bridge: expected two spaces")');
+  }));
+
+test('with-qos: an operation past its deadline fails with a clear error; earliest deadline first within a priority, higher priorities first', () =>
+  withNode(async ({ run }) => {
+    const r = await run(`
+(define s (make-space 'qos))
+(define (message-of thunk) (catch (lambda (e) (error-object-message e)) (thunk)))
+(define late (message-of (lambda () (with-qos 2 0.05 (lambda () (in s 'never))))))
+(define own-first (with-qos 2 5 (lambda () (in-timeout 0.02 'own-timeout s 'never))))
+(define after (in-timeout 0.02 'plain-default s 'never))
+(define (reader name prio secs)
+  (spawn (lambda () (with-qos prio secs (lambda () (out s 'ready name) (rd s 'go) (out s 'ran name))))))
+(reader 'a 2 10) (reader 'b 2 1) (reader 'c 1 #f)
+;; each reader announces itself and blocks in its rd in the same slice
+(in s 'ready ?symbol) (in s 'ready ?symbol) (in s 'ready ?symbol)
+(out s 'go)
+(define order (list (cadr (in s 'ran ?symbol)) (cadr (in s 'ran ?symbol)) (cadr (in s 'ran ?symbol))))
+(list late own-first after order
+      (message-of (lambda () (with-qos 7 1 (lambda () 1))))
+      (message-of (lambda () (with-qos 1 -1 (lambda () 1)))))`);
+    assert.ok(r.ok, r.message);
+    assert.equal(writeString(r.value), '("in: the operation passed its deadline (with-qos) before a tuple matched" own-timeout plain-default (c b a) "a priority is 0 (first), 1, 2 or 3 (last)" "expected a non-negative timeout in seconds")');
+  }));
