@@ -73,7 +73,7 @@ function encodeFields(fields, who, template) {
     }
   }
   try {
-    return encodeValue(fields);
+    return encodeValue(fields, { stringsAsText: true });
   } catch (e) {
     return schemeErrorOf('type', who, `a field cannot be stored: ${e instanceof Error ? e.message : e}`);
   }

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
 import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, registerValueCodec } from '../src/codec/index.js';
-import { Flonum, Ratnum, Char, Box, VOID, EOF, list } from '../src/values.js';
+import { Flonum, Ratnum, Char, Box, VOID, EOF, MString, list } from '../src/values.js';
 
 /** @param {Uint8Array} a */
 const hex = (a) => Buffer.from(a).toString('hex');
@@ -181,4 +181,33 @@ test('no value codec can be registered for an array or bytevector class: the one
   for (const cls of [Array, Uint8Array, Row, Blob]) {
     assert.throws(() => registerValueCodec({ tag: 40999, cls, encode: () => [], decode: () => null }), TypeError, cls.name);
   }
+});
+
+test('a mutable string travels under its own tag, arrives mutable, and keeps its identity within one value', () => {
+  const s = new MString('abc');
+  const bytes = encodeValue(s);
+  assert.equal(hex(bytes), 'd9a018' + '63616263'); // tag 40984, text "abc"
+  assert.equal(hex(encodeAnyValue(s)), hex(bytes));
+  const back = decodeValue(bytes);
+  assert.ok(back instanceof MString);
+  assert.notEqual(back, s);
+  assert.equal(back.text(), 'abc');
+  // changed after a string-set! (code points only): the current text is what is written
+  const t = new MString(null, [0x1f600, 0x61]);
+  assert.equal(decodeValue(encodeValue(t)).text(), '😀a');
+  // one string twice in a value: one string twice after decoding (tag 28/29)
+  const v = decodeValue(encodeValue(list(s, s, 'abc')));
+  assert.ok(v.car === v.cdr.car && v.car instanceof MString);
+  assert.equal(v.cdr.cdr.car, 'abc');
+  // an immutable string is plain CBOR text, as always
+  assert.equal(hex(encodeValue('abc')), '63616263');
+});
+
+test('stringsAsText (tuples): a mutable string is written as plain text, without identity, like an immutable one', () => {
+  const s = new MString('key');
+  assert.equal(hex(encodeValue([s, s], { stringsAsText: true })), hex(encodeValue(['key', 'key'])));
+  const many = Array.from({ length: 40 }, () => list(s));
+  assert.equal(hex(encodeValue(many, { stringsAsText: true })), hex(encodeValue(Array.from({ length: 40 }, () => list('key')))));
+  // the option ends with the call
+  assert.ok(decodeValue(encodeValue(s)) instanceof MString);
 });

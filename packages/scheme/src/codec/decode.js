@@ -15,12 +15,12 @@
  */
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
-  ErrorObject, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED, CALL,
+  ErrorObject, MString, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED, CALL,
 } from '../values.js';
 import {
   TAG_SHAREABLE, TAG_SHAREDREF, TAG_RATIONAL, TAG_SYMBOL, TAG_UNINTERNED, TAG_CHAR, TAG_LIST, TAG_DOTTED,
   TAG_VOID, TAG_EOF, TAG_DEFAULT, TAG_UNIT_HASH, TAG_UNASSIGNED, TAG_VALUES, TAG_RECORD_TYPE, TAG_RECORD,
-  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE,
+  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE, TAG_MUTABLE_STRING,
 } from './tags.js';
 import { CodecError } from './codec-error.js';
 import { extensionsByTag, internRecordType } from './registry.js';
@@ -258,6 +258,7 @@ class Decoder {
       case TAG_RATIONAL: return this.rational(depth);
       case TAG_SYMBOL: return Sym.intern(this.expectText(depth));
       case TAG_UNINTERNED: return new Sym(this.expectText(depth), false);
+      case TAG_MUTABLE_STRING: return new MString(this.expectText(depth));
       case TAG_CHAR: {
         const c = this.item(depth + 1);
         if (typeof c !== 'number' || c < 0 || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) this.fail('bad character');

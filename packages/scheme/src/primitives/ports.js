@@ -197,7 +197,7 @@ definePrimitive('newline', 0, 1, (/** @type {any} */ p) => {
   return VOID;
 });
 definePrimitive('write-string', 1, 4, (/** @type {any} */ s, /** @type {any} */ p, /** @type {any} */ start, /** @type {any} */ end) => {
-  checkString('write-string', s);
+  s = checkString('write-string', s);
   const port = outPort('write-string', p, false);
   const [a, b] = unitRange('write-string', s, start, end);
   charge(walked((b - a) >>> 3));
@@ -267,7 +267,7 @@ const fileDecoder = new TextDecoder('utf-8');
 /** @param {any} path */
 function openInputFile(path) {
   const who = 'open-input-file';
-  checkString(who, path);
+  path = checkString(who, path);
   const bytes = withHost(who, 'cannot open file', path, () => host.readFile(path));
   return new Port({ kind: 'file-input', input: true, text: fileDecoder.decode(bytes), name: path });
 }
@@ -275,7 +275,7 @@ function openInputFile(path) {
 /** @param {any} path */
 function openBinaryInputFile(path) {
   const who = 'open-binary-input-file';
-  checkString(who, path);
+  path = checkString(who, path);
   const bytes = withHost(who, 'cannot open file', path, () => host.readFile(path));
   return new Port({ kind: 'file-input', input: true, binary: true, bytes, name: path });
 }
@@ -298,7 +298,7 @@ export function flushFilePorts() {
  * @param {string} who @param {any} path @param {boolean} binary
  */
 function openOutputFile(who, path, binary) {
-  checkString(who, path);
+  path = checkString(who, path);
   const file = withHost(who, 'cannot open file', path, () => host.openOutputFile(path));
   const port = new Port({
     kind: 'file-output',
@@ -322,7 +322,7 @@ definePrimitive('open-output-file', 1, 1, (/** @type {any} */ path) => openOutpu
 definePrimitive('open-binary-output-file', 1, 1, (/** @type {any} */ path) => openOutputFile('open-binary-output-file', path, true));
 definePrimitive('file-exists?', 1, 1, (/** @type {any} */ path) => host.fileExists(checkString('file-exists?', path)));
 definePrimitive('delete-file', 1, 1, (/** @type {any} */ path) => {
-  checkString('delete-file', path);
+  path = checkString('delete-file', path);
   withHost('delete-file', 'cannot delete file', path, () => host.deleteFile(path));
   return VOID;
 });

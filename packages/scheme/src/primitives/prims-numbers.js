@@ -9,7 +9,7 @@
  * signals errors naming the procedure. All are pure.
  */
 import * as N from '../numbers.js';
-import { DEFAULT, Values, schemeErrorOf } from '../values.js';
+import { DEFAULT, Values, MString, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
 
 const PURE = { pure: true };
@@ -284,6 +284,7 @@ definePrimitive(
   1,
   2,
   /** @param {any} s @param {any} [radix] */ (s, radix) => {
+    if (s instanceof MString) s = s.text();
     if (typeof s !== 'string') return schemeErrorOf('type', 'string->number', 'expected a string', s);
     return N.parseNumber(s, checkRadix('string->number', radix));
   },
