@@ -16,7 +16,7 @@
  * is bigger than a few dozen objects (which also covers any cycle).
  */
 import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-data.js';
-import { Char, Special, RecordType, MString } from '@termite/scheme';
+import { Char, Special, RecordType, MString, Compnum } from '@termite/scheme';
 import { ParamKey, charge } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 
@@ -25,7 +25,7 @@ import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
  * with one property load (an inline-cached lookup on the prototype).
  */
 const IMMUTABLE = Symbol('termite.immutable');
-for (const C of [Sym, Char, Flonum, Ratnum, Special, RecordType, ParamKey, Pid, Tag, NodeRef, SpaceRef, Formal]) {
+for (const C of [Sym, Char, Flonum, Ratnum, Compnum, Special, RecordType, ParamKey, Pid, Tag, NodeRef, SpaceRef, Formal]) {
   Object.defineProperty(C.prototype, IMMUTABLE, { value: true });
 }
 

@@ -8,6 +8,7 @@
  * |                         | Invariant: a bigint is never in the safe range (normalised).   |
  * | exact rational          | `Ratnum` (num/den bigints, den > 1, gcd 1): never an integer.  |
  * | inexact real            | `Flonum` (boxed double). A JS `number` is ALWAYS exact.        |
+ * | non-real complex        | `Compnum` (real and imaginary parts: reals as above)           |
  * | boolean                 | `true` / `false` (only `false` is false in Scheme)             |
  * | empty list `()`         | `null`                                                         |
  * | pair                    | `Pair` (mutable; literal constants are frozen)                 |
@@ -124,6 +125,20 @@ export const isString = (x) => typeof x === 'string' || x instanceof MString;
  * @param {any} x
  */
 export const stringText = (x) => (x instanceof MString ? x.text() : x);
+
+/**
+ * A non-real complex number: `re` + `im`i, both real Scheme numbers. Build with
+ * numbers/complex.js makeRectangular. Invariants: `im` is never exact 0 (that is a
+ * real); when `im` is exact so is `re`; when `im` is inexact, `re` is inexact or exact 0
+ * (a pure imaginary such as `+2.0i`). The number is exact exactly when `im` is.
+ */
+export class Compnum {
+  /** @param {any} re @param {any} im */
+  constructor(re, im) {
+    this.re = re;
+    this.im = im;
+  }
+}
 
 /** @type {Map<string, Sym>} */
 const symbolTable = new Map();

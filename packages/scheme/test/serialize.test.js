@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
+import { encodeValue, decodeValue, Pair, Sym, readAll, writeString } from '@termite/scheme';
 import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, registerValueCodec } from '../src/codec/index.js';
 import { Flonum, Ratnum, Char, Box, VOID, EOF, MString, list } from '../src/values.js';
 
@@ -210,4 +210,18 @@ test('stringsAsText (tuples): a mutable string is written as plain text, without
   assert.equal(hex(encodeValue(many, { stringsAsText: true })), hex(encodeValue(Array.from({ length: 40 }, () => list('key')))));
   // the option ends with the call
   assert.ok(decodeValue(encodeValue(s)) instanceof MString);
+});
+
+test('a complex number travels as tag 43000 around its two parts, exact or inexact, and comes back equal', () => {
+  const exactZ = readAll('1/2-3i')[0];
+  const bytes = encodeValue(exactZ);
+  assert.equal(hex(bytes).slice(0, 10), 'd9a7f882d8'); // tag 43000, [ tag 30 ...
+  assert.equal(writeString(decodeValue(bytes)), '1/2-3i');
+  for (const text of ['1.5-2.5i', '+i', '+inf.0i', '+2.0i', '123456789012345678901234567890+1i']) {
+    const z = readAll(text)[0];
+    assert.equal(hex(encodeAnyValue(z)), hex(encodeValue(z)), text);
+    assert.equal(writeString(decodeValue(encodeValue(z))), writeString(z), text);
+  }
+  // a malformed complex (an exact zero imaginary part) is refused
+  assert.throws(() => decodeValue(Uint8Array.from([0xd9, 0xa7, 0xf8, 0x82, 0x01, 0x00])), /bad complex number/);
 });

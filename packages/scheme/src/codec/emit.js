@@ -14,12 +14,12 @@
  */
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
-  ErrorObject, Special, MString, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED,
+  ErrorObject, Special, MString, Compnum, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED,
 } from '../values.js';
 import {
   TAG_SHAREABLE, TAG_SHAREDREF, TAG_RATIONAL, TAG_SYMBOL, TAG_UNINTERNED, TAG_CHAR, TAG_LIST, TAG_DOTTED,
   TAG_VOID, TAG_EOF, TAG_DEFAULT, TAG_UNIT_HASH, TAG_UNASSIGNED, TAG_VALUES, TAG_RECORD_TYPE, TAG_RECORD,
-  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE, TAG_MUTABLE_STRING,
+  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE, TAG_MUTABLE_STRING, TAG_COMPLEX,
 } from './tags.js';
 import { CodecError } from './codec-error.js';
 import { extensionOf } from './registry.js';
@@ -247,6 +247,11 @@ export function emitAtom(x, w) {
     w.array(2);
     w.bigint(x.num);
     w.bigint(x.den);
+  } else if (x instanceof Compnum) {
+    w.tag(TAG_COMPLEX);
+    w.array(2);
+    emitReal(x.re, w);
+    emitReal(x.im, w);
   } else if (x instanceof Special) {
     const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : x === UNASSIGNED ? TAG_UNASSIGNED : -1;
     if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
@@ -279,6 +284,13 @@ export function setStringsAsText(on) {
 
 /** Whether mutable strings are being written as plain text (they then have no identity). */
 export const stringsAsText = () => textOnly;
+
+/** A complex number's part. @param {any} x a real @param {CborWriter} w */
+function emitReal(x, w) {
+  if (typeof x === 'number') w.int(x);
+  else if (typeof x === 'bigint') w.bigint(x);
+  else emitAtom(x, w);
+}
 
 /** The marks of an encoding with no shared objects (never written). */
 const EMPTY_MARKS = new Map();
