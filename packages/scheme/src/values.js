@@ -15,7 +15,7 @@
  * | symbol                  | `Sym`, interned: `Sym.intern(name)`; compare with `===`        |
  * | character               | `Char`, interned: `Char.of(codePoint)`; compare with `===`     |
  * | string                  | JS `string` when immutable (literals, symbol names, strings    |
- * |                         | from the wire or a tuple); `MString` when mutable (the strings |
+ * |                         | read back from a tuple); `MString` when mutable (the strings   |
  * |                         | `make-string`, `string-copy`, `string-append`... make)         |
  * | vector                  | JS `Array` (mutable; literal constants are frozen)             |
  * | bytevector              | `Uint8Array`                                                   |
