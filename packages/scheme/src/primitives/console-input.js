@@ -137,31 +137,55 @@ export function attachConsoleInput(h) {
 }
 
 /**
- * Define an input procedure: `op(port, ...args)` on the port found by `portAt`.
- * @param {string} name @param {number} min @param {number} max
- * @param {(args: any[]) => any} portArg which argument is the port
- * @param {(port: Port, args: any[]) => any} op
+ * Define an input procedure of at most two arguments, the port being the last: `op(port,
+ * k)` (k: read-string's count). Fixed parameters, no rest array: read-char loops are hot.
+ * @param {string} name @param {number} min 0 or 1 @param {(port: Port, k: any) => any} op
  */
-function defineInput(name, min, max, portArg, op) {
+function defineInput(name, min, op) {
   defineBuiltin(
     name,
-    /** @this {any} */ function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
-      if (args.length < min || args.length > max) return arity(this, args.length);
-      const port = textIn(name, portArg(args));
-      if (!port.waitable) return op(port, args);
-      return attempt(port, (p) => op(p, args));
+    /** @this {any} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b) {
+      const n = arguments.length - 1;
+      if (n < min || n > min + 1) return arity(this, n);
+      const port = textIn(name, min === 0 ? a : b);
+      if (!port.waitable) return op(port, a);
+      return attempt(port, (p) => op(p, a));
     },
     min,
-    max - min,
+    1,
   );
 }
 
-defineInput('read-char', 0, 1, (a) => a[0], (port) => charOrEof(port.readCodePoint()));
-defineInput('peek-char', 0, 1, (a) => a[0], (port) => charOrEof(port.peekCodePoint()));
-defineInput('read-line', 0, 1, (a) => a[0], (port) => port.readLine());
-defineInput('read-string', 1, 2, (a) => a[1], (port, a) => port.readString(checkLength('read-string', a[0])));
-defineInput('read', 0, 1, (a) => a[0], (port) => readDatum(port));
-defineInput('char-ready?', 0, 1, (a) => a[0], (port) => (port.waitable ? port.fillAvailable() : true));
+// read-char and peek-char, the hot ones, have code of their own (a shared function
+// would see every input procedure's `op` and call it polymorphically)
+/** @param {Port} port */
+const readCharOp = (port) => charOrEof(port.readCodePoint());
+/** @param {Port} port */
+const peekCharOp = (port) => charOrEof(port.peekCodePoint());
+defineBuiltin(
+  'read-char',
+  /** @this {any} */ function (/** @type {number} */ _d, /** @type {any} */ p) {
+    if (arguments.length > 2) return arity(this, arguments.length - 1);
+    const port = textIn('read-char', p);
+    return port.waitable ? attempt(port, readCharOp) : charOrEof(port.readCodePoint());
+  },
+  0,
+  1,
+);
+defineBuiltin(
+  'peek-char',
+  /** @this {any} */ function (/** @type {number} */ _d, /** @type {any} */ p) {
+    if (arguments.length > 2) return arity(this, arguments.length - 1);
+    const port = textIn('peek-char', p);
+    return port.waitable ? attempt(port, peekCharOp) : charOrEof(port.peekCodePoint());
+  },
+  0,
+  1,
+);
+defineInput('read-line', 0, (port) => port.readLine());
+defineInput('read-string', 1, (port, k) => port.readString(checkLength('read-string', k)));
+defineInput('read', 0, (port) => readDatum(port));
+defineInput('char-ready?', 0, (port) => (port.waitable ? port.fillAvailable() : true));
 
 /** Detach the host: the console input port is empty again and nothing waits. */
 export function detachConsoleInput() {
