@@ -18,7 +18,7 @@
  */
 import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
 import { BLOCKED } from '@termite/core';
-import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL } from './scheme-data.js';
+import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL, stringText } from './scheme-data.js';
 import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.js';
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
@@ -245,7 +245,7 @@ definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
 
 /** `(remote-space name node)` is in prims-distribution.js (Scheme): it builds on this. */
 definePrimitive('%space-ref', 2, 2, (/** @type {any} */ id, /** @type {any} */ name) => {
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'remote-space', 'expected a symbol or string naming the space', name);
+  const text = name instanceof Sym ? name.name : typeof stringText(name) === 'string' ? stringText(name) : schemeErrorOf('type', 'remote-space', 'expected a symbol or string naming the space', name);
   if (typeof id !== 'string') schemeErrorOf('type', 'remote-space', 'expected a node', id);
   return new SpaceRef(id, text);
 });
@@ -257,7 +257,7 @@ definePrimitive('space-node', 1, 1, (/** @type {any} */ s) => {
 
 definePrimitive('make-space', 1, 1, (/** @type {any} */ name) => {
   const node = current('make-space').node;
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'make-space', 'expected a symbol or string naming the space', name);
+  const text = name instanceof Sym ? name.name : typeof stringText(name) === 'string' ? stringText(name) : schemeErrorOf('type', 'make-space', 'expected a symbol or string naming the space', name);
   coreSpace(node, text);
   return new SpaceRef(node.id, text);
 });

@@ -85,6 +85,15 @@ describe('mutable strings in tuples', () => {
     );
   });
 
+  test('a mutable string names a space like the literal with its characters', async () => {
+    await expectLines(
+      `(define name (string-append "my" "space"))
+       (make-space name)
+       (show (equal? (make-space "myspace") (make-space name)))`,
+      ['#t'],
+    );
+  });
+
   test('a string read back from a tuple space is immutable; string-copy gives a mutable one', async () => {
     await expectLines(
       `(out 'word (make-string 2 #\\w))
