@@ -208,7 +208,9 @@ function makeString(k, c) {
   const ch = absent(c) ? ' ' : charText('make-string', c);
   if (n * ch.length > MAX_STRING) schemeErrorOf('range', 'make-string', 'string too long', k);
   charge(walked(n >>> 3));
-  return new MString(null, new Array(n).fill(/** @type {number} */ (ch.codePointAt(0))));
+  // as text: the code points are made on the first string-set! (one pass either way),
+  // and a string made only to be read is never converted
+  return new MString(ch.repeat(n));
 }
 
 /** @param {any} s @param {any} k */
