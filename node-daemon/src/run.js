@@ -9,11 +9,17 @@
  * with that code (#t or no argument: 0, #f: 1). A --join that fails (no token, a wrong
  * token, an unreachable node: host.js says which) ends the run with status 1 before the
  * program starts, unless --continue-alone is given.
+ *
+ * Standard input is the program's console input port: `read`, `read-line`, `read-char`
+ * ... take what has arrived, and a process that needs more waits for it (suspended, so
+ * the node's other processes run). Standard input is read only once a program asks
+ * for more than has arrived, and no longer once the main process has returned.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createNode } from '@termite/runtime';
-import { consoleSinks } from '@termite/scheme';
+import { consoleSinks, SchemeError } from '@termite/scheme';
+import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { startHost } from './host.js';
 import { exitStatus } from './cli.js';
@@ -54,6 +60,7 @@ export async function runFile(file, options) {
     return 1;
   }
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
+  const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();
     stderr.flush();
@@ -75,12 +82,46 @@ export async function runFile(file, options) {
     }
     return exitStatus(r.exitCode);
   } finally {
+    stdin.stop();
     if (host) await host.stop();
     else node.stop();
     clearInterval(flusher);
     stdout.flush();
     stderr.flush();
   }
+}
+
+/**
+ * Standard input as the node's console input port. A process that must wait is blocked
+ * like one waiting for a remote answer (blockExternal), and resumed with the datum,
+ * line or character read, or with the read error raised in it.
+ * @param {any} node
+ */
+function consoleInput(node) {
+  let reading = false;
+  const feed = attachConsoleInput({
+    wait: () => {
+      const proc = R.thread.owner;
+      node.blockExternal(proc, { who: 'read' });
+      const suspended = unwind(PEND_SUSPEND, proc.waiting);
+      return [suspended, (/** @type {any} */ value, /** @type {any} */ error) => {
+        node.resumeExternal(proc, error === null ? { value } : { raise: error instanceof SchemeError ? error.payload : error });
+      }];
+    },
+    needInput: () => {
+      reading = true;
+      process.stdin.setEncoding('utf8');
+      process.stdin.on('data', (/** @type {string} */ text) => feed.push(text));
+      process.stdin.on('end', () => feed.end());
+      process.stdin.on('error', () => feed.end());
+    },
+  });
+  return {
+    stop: () => {
+      detachConsoleInput();
+      if (reading) process.stdin.destroy();
+    },
+  };
 }
 
 /** @param {string} p */

@@ -3,11 +3,11 @@
  * Isolation of processes on one node: a message is copied as it is sent, so two
  * processes never share a mutable object (Termite paper §3.2; docs/processes.md).
  *
- * What is shared rather than copied: everything immutable — numbers, strings,
- * symbols, characters, booleans, pids, tags, nodes, literal constants (frozen),
+ * What is shared rather than copied: everything immutable — numbers, immutable
+ * strings, symbols, characters, booleans, pids, tags, nodes, literal constants (frozen),
  * record types, parameters, procedures without free values. What is copied: pairs,
- * vectors, bytevectors, records, boxes, closures with free values, continuation frames,
- * memory ports. Sharing and cycles inside a message are preserved (a memo of what was
+ * vectors, bytevectors, mutable strings, records, boxes, closures with free values,
+ * continuation frames, memory ports. Sharing and cycles inside a message are preserved (a memo of what was
  * copied); the copy is iterative, so a long list costs no recursion.
  *
  * Small messages (the common case) take a fast path with a tiny linear memo instead of
@@ -16,7 +16,7 @@
  * is bigger than a few dozen objects (which also covers any cycle).
  */
 import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-data.js';
-import { Char, Special, RecordType } from '@termite/scheme';
+import { Char, Special, RecordType, MString, Compnum } from '@termite/scheme';
 import { ParamKey, charge } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 
@@ -25,7 +25,7 @@ import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
  * with one property load (an inline-cached lookup on the prototype).
  */
 const IMMUTABLE = Symbol('termite.immutable');
-for (const C of [Sym, Char, Flonum, Ratnum, Special, RecordType, ParamKey, Pid, Tag, NodeRef, SpaceRef, Formal]) {
+for (const C of [Sym, Char, Flonum, Ratnum, Compnum, Special, RecordType, ParamKey, Pid, Tag, NodeRef, SpaceRef, Formal]) {
   Object.defineProperty(C.prototype, IMMUTABLE, { value: true });
 }
 
@@ -98,9 +98,17 @@ function fastCopy(x) {
     remember(x, out);
     return out;
   }
+  if (x instanceof MString) {
+    const out = copyString(x);
+    remember(x, out);
+    return out;
+  }
   if (needsCopy(x)) return GIVE_UP;
   return x;
 }
+
+/** A fresh mutable string with the same characters (in whichever form `s` has them). @param {MString} s */
+const copyString = (s) => new MString(s.s, s.cp === null ? null : s.cp.slice());
 
 /** @param {any} from @param {any} to */
 function remember(from, to) {
@@ -156,6 +164,8 @@ function graphCopyWith(memo, root) {
       });
     } else if (x instanceof Uint8Array) {
       out = x.slice();
+    } else if (x instanceof MString) {
+      out = copyString(x);
     } else if (x instanceof Closure) {
       if (x.fv === null || x.fv.length === 0) return x;
       const fv = x.fv;

@@ -9,7 +9,7 @@
  * the other node does not answer within the request timeout.
  */
 import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin } from '@termite/scheme/internal';
-import { VOID, Closure, Sym, Flonum, schemeErrorOf, ErrorObject, arrayToList } from './scheme-data.js';
+import { VOID, Closure, Sym, Flonum, schemeErrorOf, ErrorObject, arrayToList, stringText } from './scheme-data.js';
 import { NodeRef, Pid } from './termite-values.js';
 import { current, checkPid } from './prims-processes.js';
 
@@ -28,6 +28,7 @@ function checkNode(x, who) {
 }
 
 definePrimitive('make-node', 2, 2, (/** @type {any} */ host, /** @type {any} */ port) => {
+  host = stringText(host); // a mutable string gives its text
   if (typeof host !== 'string') schemeErrorOf('type', 'make-node', 'expected a host name string', host);
   if (typeof port !== 'number' || port < 1 || port > 65535) schemeErrorOf('type', 'make-node', 'expected a port number', port);
   // the node listening there may be this one: then it is equal? to (current-node)
@@ -86,7 +87,7 @@ defineBuiltin('migrate', function (/** @type {number} */ _d, /** @type {any} */ 
 
 definePrimitive('publish-service', 2, 2, (/** @type {any} */ name, /** @type {any} */ pid) => {
   const { proc, remote } = distribution('publish-service');
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'publish-service', 'expected a symbol or string', name);
+  const text = name instanceof Sym ? name.name : typeof stringText(name) === 'string' ? stringText(name) : schemeErrorOf('type', 'publish-service', 'expected a symbol or string', name);
   checkPid(pid, 'publish-service');
   // a process of a restricted peer may not take over another's service (capabilities.js)
   if (proc.peer !== null && !remote.mayPublish(proc.peer, text)) schemeErrorOf('capability', 'publish-service', 'a restricted peer\'s process may not replace a service it was not given', name);
@@ -95,7 +96,7 @@ definePrimitive('publish-service', 2, 2, (/** @type {any} */ name, /** @type {an
 });
 
 defineBuiltin('remote-service', function (/** @type {number} */ _d, /** @type {any} */ name, /** @type {any} */ node) {
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', 'remote-service', 'expected a symbol or string', name);
+  const text = name instanceof Sym ? name.name : typeof stringText(name) === 'string' ? stringText(name) : schemeErrorOf('type', 'remote-service', 'expected a symbol or string', name);
   checkNode(node, 'remote-service');
   return blockOn('remote-service', (proc, remote) => remote.remoteService(text, node, proc.peer));
 }, 2, 0);

@@ -18,7 +18,7 @@
  */
 import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
 import { BLOCKED } from '@termite/core';
-import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL } from './scheme-data.js';
+import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL, stringText } from './scheme-data.js';
 import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.js';
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
@@ -67,7 +67,7 @@ function encodeFields(fields, who, template) {
     }
   }
   try {
-    return encodeValue(fields);
+    return encodeValue(fields, { stringsAsText: true });
   } catch (e) {
     return schemeErrorOf('type', who, `a field cannot be stored: ${e instanceof Error ? e.message : e}`);
   }
@@ -275,7 +275,7 @@ definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
 
 /** @param {any} name @param {string} who */
 function spaceName(name, who) {
-  const text = name instanceof Sym ? name.name : typeof name === 'string' ? name : schemeErrorOf('type', who, 'expected a symbol or string naming the space', name);
+  const text = name instanceof Sym ? name.name : typeof stringText(name) === 'string' ? stringText(name) : schemeErrorOf('type', who, 'expected a symbol or string naming the space', name);
   if (text.length === 0 || text.length > 256) schemeErrorOf('range', who, 'a space name has 1 to 256 characters', name);
   return text;
 }

@@ -6,6 +6,6 @@
  */
 export {
   Pair, Box, Record, Closure, Frame, Values, ErrorObject, Sym, Flonum, Ratnum, VOID, EOF,
-  SchemeError, schemeError, schemeErrorOf, arrayToList, listToArray, CALL,
+  SchemeError, schemeError, schemeErrorOf, arrayToList, listToArray, CALL, stringText,
 } from '@termite/scheme';
 export { Port } from '@termite/scheme/internal';

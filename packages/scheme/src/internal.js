@@ -16,6 +16,7 @@ export * as tags from './codec/tags.js';
 export { registerEquality, isEqual, isEqv } from './primitives/prims-equivalence.js';
 export { registerPrinter, writeString, displayString } from './printer.js';
 export { Port } from './primitives/port.js';
+export { attachConsoleInput, detachConsoleInput } from './primitives/console-input.js';
 export { consolePorts, portDecoders } from './primitives/port-codec.js';
 export { current } from './engine/current.js';
 export { makeParameter, parameterValue, ParamKey } from './primitives/prims-control.js';

@@ -10,8 +10,8 @@
  *    never in the safe range ("normalised"), so an exact integer has exactly one representation;
  *  - exact non-integer rational: `Ratnum` (bigint num/den, den > 1, lowest terms);
  *  - inexact real: `Flonum` (a boxed double). A JS `number` is ALWAYS exact.
- *  - no complex numbers: an operation whose exact arguments would give a non-real result
- *    signals "complex numbers are not supported"; with an inexact argument it gives +nan.0.
+ *  - non-real complex: `Compnum` (numbers/complex.js), real and imaginary parts as above;
+ *    a real argument with a non-real result ((sqrt -4), (log -1)) gives one.
  *
  * Performance: `add`, `sub`, `mul`, `lt`, `numEq`, ... test `typeof` on both arguments and
  * finish in a few instructions when both are JS numbers (fixnums); the rest is in separate
@@ -32,6 +32,7 @@
  *   numbers/rounding.js        floor ceiling truncate round, numerator, rationalize
  *   numbers/powers.js          sqrt, exact-integer-sqrt, expt
  *   numbers/transcendental.js  exp log sin … atan angle
+ *   numbers/complex.js         complex numbers: construction, arithmetic, transcendental functions
  *   numbers/syntax.js          number->string, string->number and the reader's numbers
  */
 export { checkNumber, normBig } from './numbers/representation.js';
@@ -52,3 +53,4 @@ export { floor, ceiling, truncate, round, numerator, denominator, rationalize } 
 export { exactIntegerSqrt, sqrt, expt } from './numbers/powers.js';
 export { exp, log, sin, cos, tan, asin, acos, atan, angle } from './numbers/transcendental.js';
 export { flonumToString, numberToString, scanNumber, parseNumber } from './numbers/syntax.js';
+export { makeRectangular, makePolar, realPart, imagPart, magnitude } from './numbers/complex.js';

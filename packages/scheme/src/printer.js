@@ -22,7 +22,7 @@
  * `#<error "who: message" irritant ...>`.
  */
 import {
-  Pair, Sym, Char, Flonum, Ratnum, Special, Closure, Record, RecordType, ErrorObject, Values, Box,
+  Pair, Sym, MString, Char, Flonum, Ratnum, Compnum, Special, Closure, Record, RecordType, ErrorObject, Values, Box,
   schemeErrorOf,
 } from './values.js';
 import { numberToString, scanNumber } from './numbers.js';
@@ -445,8 +445,9 @@ function recordName(rtd) {
  * @returns {string}
  */
 function printAtom(x, mode) {
+  if (x instanceof MString) return mode === DISPLAY ? x.text() : writeStringLiteral(x.text());
   if (x instanceof Sym) return mode === DISPLAY ? x.name : writeSym(x);
-  if (x instanceof Flonum || x instanceof Ratnum) return numberToString(x);
+  if (x instanceof Flonum || x instanceof Ratnum || x instanceof Compnum) return numberToString(x);
   if (x instanceof Char) return mode === DISPLAY ? String.fromCodePoint(x.code) : writeChar(x.code);
   if (x instanceof Special) return '#!' + x.name;
   if (x instanceof Uint8Array) return x.length === 0 ? '#u8()' : '#u8(' + Array.prototype.join.call(x, ' ') + ')';

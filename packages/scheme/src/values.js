@@ -8,12 +8,15 @@
  * |                         | Invariant: a bigint is never in the safe range (normalised).   |
  * | exact rational          | `Ratnum` (num/den bigints, den > 1, gcd 1): never an integer.  |
  * | inexact real            | `Flonum` (boxed double). A JS `number` is ALWAYS exact.        |
+ * | non-real complex        | `Compnum` (real and imaginary parts: reals as above)           |
  * | boolean                 | `true` / `false` (only `false` is false in Scheme)             |
  * | empty list `()`         | `null`                                                         |
  * | pair                    | `Pair` (mutable; literal constants are frozen)                 |
  * | symbol                  | `Sym`, interned: `Sym.intern(name)`; compare with `===`        |
  * | character               | `Char`, interned: `Char.of(codePoint)`; compare with `===`     |
- * | string                  | JS `string`, immutable (Termite: no `string-set!`)             |
+ * | string                  | JS `string` when immutable (literals, symbol names, strings    |
+ * |                         | read back from a tuple); `MString` when mutable (the strings   |
+ * |                         | `make-string`, `string-copy`, `string-append`... make)         |
  * | vector                  | JS `Array` (mutable; literal constants are frozen)             |
  * | bytevector              | `Uint8Array`                                                   |
  * | procedure               | `Closure` (compiled code + free values, always serializable)   |
@@ -49,6 +52,91 @@ export class Ratnum {
   constructor(num, den) {
     this.num = num;
     this.den = den;
+  }
+}
+
+/**
+ * A mutable string. Its text is kept either as a JS string `s` (what most operations
+ * read) or as an array of code points `cp` (what `string-set!` writes), or both while
+ * they agree: the array is made on the first mutation, and the JS string is rebuilt
+ * (and kept) the next time the text is read. Invariant: `s !== null || cp !== null`,
+ * and when both are set they hold the same characters.
+ */
+export class MString {
+  /** @param {string|null} s @param {number[]|null} [cp] */
+  constructor(s, cp = null) {
+    this.s = s;
+    this.cp = cp;
+  }
+  /** The current text, as a JS string. @returns {string} */
+  text() {
+    if (this.s === null) this.s = codePointsToString(/** @type {number[]} */ (this.cp));
+    return this.s;
+  }
+  /** The code points, made from the text the first time (then kept). @returns {number[]} */
+  codePoints() {
+    if (this.cp === null) {
+      const s = /** @type {string} */ (this.s);
+      const cp = new Array(s.length);
+      let n = 0;
+      for (let i = 0; i < s.length; i++) {
+        const u = s.charCodeAt(i);
+        if (u >= 0xd800 && u <= 0xdbff && i + 1 < s.length) {
+          const v = s.charCodeAt(i + 1);
+          if (v >= 0xdc00 && v <= 0xdfff) {
+            cp[n++] = ((u - 0xd800) << 10) + (v - 0xdc00) + 0x10000;
+            i++;
+            continue;
+          }
+        }
+        cp[n++] = u;
+      }
+      cp.length = n;
+      this.cp = cp;
+    }
+    return this.cp;
+  }
+  /** About to change the code points: the cached JS string is dropped. @returns {number[]} */
+  forWriting() {
+    const cp = this.codePoints();
+    this.s = null;
+    return cp;
+  }
+}
+
+/**
+ * The text of code points, built in chunks (a spread of a long array would overflow
+ * the JS argument limit).
+ * @param {number[]} cp
+ */
+export function codePointsToString(cp) {
+  if (cp.length <= 4096) return String.fromCodePoint.apply(null, cp);
+  /** @type {string[]} */
+  const parts = [];
+  for (let i = 0; i < cp.length; i += 4096) parts.push(String.fromCodePoint.apply(null, cp.slice(i, i + 4096)));
+  return parts.join('');
+}
+
+/** Whether `x` is a Scheme string (immutable JS string or mutable `MString`). @param {any} x */
+export const isString = (x) => typeof x === 'string' || x instanceof MString;
+
+/**
+ * The text of a Scheme string; `x` itself when it is not one.
+ * @param {any} x
+ */
+export const stringText = (x) => (x instanceof MString ? x.text() : x);
+
+/**
+ * A non-real complex number: `re` + `im`i, both real Scheme numbers. Build with
+ * numbers/complex.js makeRectangular. Invariants: `im` is never exact 0 (that is a
+ * real); when `im` is exact so is `re`; when `im` is inexact, `re` is inexact or exact 0
+ * (a pure imaginary such as `+2.0i`). The number is exact exactly when `im` is.
+ */
+export class Compnum {
+  /** @param {any} re @param {any} im */
+  constructor(re, im) {
+    this.re = re;
+    this.im = im;
   }
 }
 

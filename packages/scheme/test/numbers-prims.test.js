@@ -122,9 +122,13 @@ describe('numeric primitives', () => {
     assertSchemeError(() => call('even?', new Flonum(1.5)), 'even?', 'expected an integer');
   });
 
-  test('make-rectangular and make-polar accept only a zero imaginary part or angle', () => {
+  test('make-rectangular and make-polar give a real for an exact zero imaginary part or angle, else a complex', () => {
     assert.equal(call('make-rectangular', 3, 0), 3);
     assert.equal(call('make-polar', 3, 0), 3);
-    assertSchemeError(() => call('make-rectangular', 3, 1), 'make-rectangular', 'complex numbers are not supported');
+    const z = call('make-rectangular', 3, 1);
+    assert.equal(call('real-part', z), 3);
+    assert.equal(call('imag-part', z), 1);
+    assertSchemeError(() => call('make-rectangular', z, 1), 'make-rectangular', 'expected a real number');
+    assertSchemeError(() => call('make-polar', 'x', 1), 'make-polar', 'expected a number');
   });
 });

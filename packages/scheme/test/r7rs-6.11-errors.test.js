@@ -8,9 +8,15 @@ import { primitives } from '../src/engine/registry.js';
 import '../src/primitives/prims-errors.js';
 import '../src/primitives/prims-lists.js';
 import '../src/primitives/ports.js';
+import '../src/primitives/console-input.js';
+import { builtinUnit } from '../src/engine/builtins.js';
+import { rtEnv } from '../src/engine/linker.js';
 
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {
+  // read is a builtin (it may wait for console input: console-input.js)
+  const lam = builtinUnit.lamsByName.get(name);
+  if (!primitives.has(name) && lam) return lam.fast.call(rtEnv.cell(name).v, 0, ...args);
   const p = primitives.get(name);
   assert.ok(p, `${name} is registered`);
   return p.fn(...args);

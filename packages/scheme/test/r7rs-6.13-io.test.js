@@ -12,12 +12,21 @@ import { Port } from '../src/primitives/port.js';
 import { flushFilePorts } from '../src/primitives/ports.js';
 import { writeString } from '../src/printer.js';
 import '../src/primitives/prims-lists.js';
+import '../src/primitives/console-input.js';
+import { builtinUnit } from '../src/engine/builtins.js';
+import { rtEnv } from '../src/engine/linker.js';
 
-/** @param {string} name @param {...any} args */
+/**
+ * A primitive, or one of the input builtins (console-input.js: they may wait for console
+ * input, so they are procedures of the engine rather than primitives).
+ * @param {string} name @param {...any} args
+ */
 function call(name, ...args) {
   const p = primitives.get(name);
-  assert.ok(p, `${name} is registered`);
-  return p.fn(...args);
+  if (p) return p.fn(...args);
+  const lam = builtinUnit.lamsByName.get(name);
+  assert.ok(lam, `${name} is registered`);
+  return lam.fast.call(rtEnv.cell(name).v, 0, ...args);
 }
 /** @param {string} s */
 const ch = (s) => Char.of(/** @type {number} */ (s.codePointAt(0)));

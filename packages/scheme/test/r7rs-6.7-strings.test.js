@@ -1,18 +1,29 @@
 // @ts-check
-// R7RS §6.7 Strings. Strings are immutable JS strings indexed by code point.
+// R7RS §6.7 Strings: immutable JS strings and mutable MStrings, indexed by code point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Char, Pair, Sym, SchemeError, list, listToArray } from '../src/values.js';
+import { Char, Pair, Sym, MString, SchemeError, VOID, list, listToArray } from '../src/values.js';
 import { primitives } from '../src/engine/registry.js';
 import '../src/primitives/prims-strings.js';
 import '../src/primitives/prims-lists.js';
 
-/** @param {string} name @param {...any} args */
-function call(name, ...args) {
+/** The primitive's result, as it is. @param {string} name @param {...any} args */
+function callRaw(name, ...args) {
   const p = primitives.get(name);
   assert.ok(p, `${name} is registered`);
   return p.fn(...args);
 }
+/**
+ * The primitive's result with a mutable string given as its text, for comparisons with
+ * JS strings (which strings are mutable is tested on its own below).
+ * @param {string} name @param {...any} args
+ */
+function call(name, ...args) {
+  const r = callRaw(name, ...args);
+  return r instanceof MString ? r.text() : r;
+}
+/** A fresh mutable string holding `s`. @param {string} s */
+const mutable = (s) => callRaw('string-copy', s);
 /** @param {string} s */
 const ch = (s) => Char.of(/** @type {number} */ (s.codePointAt(0)));
 /** The characters of a Scheme list of chars, as a JS string. @param {any} l */
@@ -174,22 +185,76 @@ test('string->list and list->string convert with optional start and end', () => 
   assertError(() => call('string->list', 'abc', 2, 1), 'string->list', 'index out of range');
 });
 
-test('string-set!, string-fill! and string-copy! signal that strings are immutable', () => {
-  // R7RS: (string-set! (g) 0 #\?) where g returns a literal is an error; in Termite Scheme
-  // every string is immutable, including (make-string 3 #\*) and (string-copy "abcde").
-  const f = call('make-string', 3, ch('*'));
-  assertError(() => call('string-set!', f, 0, ch('?')), 'string-set!', IMMUTABLE, [f], 'immutable');
+test('the procedures that make strings return fresh mutable strings; literals and symbol names are immutable', () => {
+  /** @type {[string, any[]][]} */
+  const makers = [
+    ['make-string', [3, ch('*')]], ['string', [ch('a')]], ['string-copy', ['abc']], ['substring', ['abc', 0, 2]],
+    ['string-append', ['a', 'b']], ['list->string', [list(ch('a'))]], ['vector->string', [[ch('a')]]],
+    ['string-upcase', ['a']], ['string-downcase', ['A']], ['string-foldcase', ['A']],
+  ];
+  for (const [name, args] of makers) {
+    const a = callRaw(name, ...args);
+    const b = callRaw(name, ...args);
+    assert.ok(a instanceof MString, name);
+    assert.notEqual(a, b, `${name} returns a fresh string each time`);
+  }
+  const IMMUTABLE = 'cannot mutate an immutable string (a literal, or from symbol->string, number->string or a tuple space; string-copy makes a mutable one)';
   assertError(() => call('string-set!', '***', 0, ch('?')), 'string-set!', IMMUTABLE, ['***'], 'immutable');
   const sym = call('symbol->string', Sym.intern('immutable'));
   assertError(() => call('string-set!', sym, 0, ch('?')), 'string-set!', IMMUTABLE, [sym], 'immutable');
-  const b = call('string-copy', 'abcde');
-  assertError(() => call('string-copy!', b, 1, '12345', 0, 2), 'string-copy!', IMMUTABLE, [b], 'immutable');
-  assert.equal(b, 'abcde');
   assertError(() => call('string-fill!', 'abc', ch('x')), 'string-fill!', IMMUTABLE, ['abc'], 'immutable');
+  assertError(() => call('string-copy!', 'abc', 0, 'x'), 'string-copy!', IMMUTABLE, ['abc'], 'immutable');
   assertError(() => call('string-set!', 5, 0, ch('?')), 'string-set!', 'expected a string', [5], 'type');
 });
 
-test('string procedures that return strings are pure, mutators and list builders are not', () => {
-  for (const name of ['string-append', 'substring', 'string-upcase', 'string-length', 'string-ref', 'string=?', 'list->string']) assert.equal(primitives.get(name)?.pure, true, name);
-  for (const name of ['string-set!', 'string->list', 'string->vector']) assert.equal(primitives.get(name)?.pure, false, name);
+test('string-set!, string-fill! and string-copy! change a mutable string, astral characters included', () => {
+  const f = callRaw('make-string', 3, ch('*'));
+  assert.equal(call('string-set!', f, 1, ch('😀')), VOID);
+  assert.equal(f.text(), '*😀*');
+  assert.equal(call('string-length', f), 3);
+  assert.equal(call('string-ref', f, 1), ch('😀'));
+  assert.equal(call('string-ref', f, 2), ch('*'));
+  assertError(() => call('string-set!', f, 3, ch('x')), 'string-set!', 'index out of range', [3, 3], 'range');
+  assertError(() => call('string-set!', f, 0, 'x'), 'string-set!', 'expected a character', ['x'], 'type');
+  const b = mutable('abcde');
+  call('string-copy!', b, 1, '12345', 0, 2);
+  assert.equal(b.text(), 'a12de');
+  call('string-fill!', b, ch('x'), 3);
+  assert.equal(b.text(), 'a12xx');
+  call('string-fill!', b, ch('-'));
+  assert.equal(b.text(), '-----');
+  assertError(() => call('string-copy!', b, 4, 'xyz'), 'string-copy!', 'the destination is too short', [b, 4], 'range');
+  // overlapping copies within one string, both directions (R7RS: as if through a temporary)
+  const r = mutable('abcdef');
+  call('string-copy!', r, 2, r, 0, 4);
+  assert.equal(r.text(), 'ababcd');
+  const l = mutable('abcdef');
+  call('string-copy!', l, 0, l, 2);
+  assert.equal(l.text(), 'cdefef');
+  // a string read after a change, then changed again: the text and the code points agree
+  const t = mutable('a😀c');
+  assert.equal(call('string-append', t, '!'), 'a😀c!');
+  call('string-set!', t, 0, ch('z'));
+  assert.equal(call('string-append', t, '!'), 'z😀c!');
+  assert.equal(call('string=?', t, 'z😀c'), true);
+  assert.equal(call('string<?', t, 'zz'), false);
+  assert.equal(call('string->symbol', t), Sym.intern('z😀c'));
+});
+
+test('a string-set! loop over a long mutable string is linear', () => {
+  const n = 300_000;
+  const s = callRaw('make-string', n, ch('a'));
+  const started = Date.now();
+  for (let i = 0; i < n; i++) call('string-set!', s, i, ch(i % 2 ? 'b' : 'c'));
+  for (let i = 0; i < n; i++) call('string-ref', s, i);
+  assert.equal(call('string-length', s), n);
+  assert.equal(s.text().slice(0, 4), 'cbcb');
+  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+});
+
+test('string procedures that only read are pure; constructors and mutators are not', () => {
+  for (const name of ['string=?', 'string?']) assert.equal(primitives.get(name)?.pure, true, name);
+  for (const name of ['string-set!', 'string->list', 'string->vector', 'make-string', 'string-append', 'string-copy', 'string-ref', 'string-length']) {
+    assert.equal(primitives.get(name)?.pure, false, name);
+  }
 });

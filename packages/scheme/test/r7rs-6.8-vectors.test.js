@@ -93,9 +93,10 @@ test('string->vector and vector->string give the results of the R7RS examples, b
   assert.deepEqual(call('string->vector', 'ABC'), [ch('A'), ch('B'), ch('C')]);
   assert.deepEqual(call('string->vector', 'a😀b', 1), [ch('😀'), ch('b')]);
   assert.deepEqual(call('string->vector', 'abcd', 1, 3), [ch('b'), ch('c')]);
-  assert.equal(call('vector->string', literal([ch('1'), ch('2'), ch('3')])), '123');
-  assert.equal(call('vector->string', [ch('a'), ch('😀'), ch('c')], 1), '😀c');
-  assert.equal(call('vector->string', [ch('a'), ch('b'), ch('c')], 0, 2), 'ab');
+  // vector->string makes a fresh mutable string: compared by its text
+  assert.equal(call('vector->string', literal([ch('1'), ch('2'), ch('3')])).text(), '123');
+  assert.equal(call('vector->string', [ch('a'), ch('😀'), ch('c')], 1).text(), '😀c');
+  assert.equal(call('vector->string', [ch('a'), ch('b'), ch('c')], 0, 2).text(), 'ab');
   assertError(() => call('vector->string', [ch('a'), 2]), 'vector->string', 'expected a character', [2], 'type');
   assertError(() => call('string->vector', 'abc', 4), 'string->vector', 'index out of range', [4, 3], 'range');
 });

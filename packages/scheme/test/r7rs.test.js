@@ -130,7 +130,7 @@ test('error messages name the procedure and the offending argument', () => {
     ['(map car 5)', 'map: expected a list: 5'],
     ['(string-ref "abc" 3)', 'string-ref: index out of range: 3 3'],
     ['(symbol->string "s")', 'symbol->string: expected a symbol: "s"'],
-    ['(string-set! (make-string 2 #\\a) 0 #\\b)', 'string-set!: strings are immutable in Termite Scheme: "aa"'],
+    ['(string-set! "aa" 0 #\\b)', 'string-set!: cannot mutate an immutable string (a literal, or from symbol->string, number->string or a tuple space; string-copy makes a mutable one): "aa"'],
     ['(exact +inf.0)', 'exact: '],
     ['((lambda (x) x))', 'expected 1 argument, got 0'],
   ];

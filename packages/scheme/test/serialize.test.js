@@ -8,9 +8,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeValue, decodeValue, Pair, Sym } from '@termite/scheme';
+import { encodeValue, decodeValue, Pair, Sym, readAll, writeString } from '@termite/scheme';
 import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, registerValueCodec } from '../src/codec/index.js';
-import { Flonum, Ratnum, Char, Box, VOID, EOF, list } from '../src/values.js';
+import { Flonum, Ratnum, Char, Box, VOID, EOF, MString, list } from '../src/values.js';
 
 /** @param {Uint8Array} a */
 const hex = (a) => Buffer.from(a).toString('hex');
@@ -181,4 +181,47 @@ test('no value codec can be registered for an array or bytevector class: the one
   for (const cls of [Array, Uint8Array, Row, Blob]) {
     assert.throws(() => registerValueCodec({ tag: 40999, cls, encode: () => [], decode: () => null }), TypeError, cls.name);
   }
+});
+
+test('a mutable string travels under its own tag, arrives mutable, and keeps its identity within one value', () => {
+  const s = new MString('abc');
+  const bytes = encodeValue(s);
+  assert.equal(hex(bytes), 'd9a018' + '63616263'); // tag 40984, text "abc"
+  assert.equal(hex(encodeAnyValue(s)), hex(bytes));
+  const back = decodeValue(bytes);
+  assert.ok(back instanceof MString);
+  assert.notEqual(back, s);
+  assert.equal(back.text(), 'abc');
+  // changed after a string-set! (code points only): the current text is what is written
+  const t = new MString(null, [0x1f600, 0x61]);
+  assert.equal(decodeValue(encodeValue(t)).text(), '😀a');
+  // one string twice in a value: one string twice after decoding (tag 28/29)
+  const v = decodeValue(encodeValue(list(s, s, 'abc')));
+  assert.ok(v.car === v.cdr.car && v.car instanceof MString);
+  assert.equal(v.cdr.cdr.car, 'abc');
+  // an immutable string is plain CBOR text, as always
+  assert.equal(hex(encodeValue('abc')), '63616263');
+});
+
+test('stringsAsText (tuples): a mutable string is written as plain text, without identity, like an immutable one', () => {
+  const s = new MString('key');
+  assert.equal(hex(encodeValue([s, s], { stringsAsText: true })), hex(encodeValue(['key', 'key'])));
+  const many = Array.from({ length: 40 }, () => list(s));
+  assert.equal(hex(encodeValue(many, { stringsAsText: true })), hex(encodeValue(Array.from({ length: 40 }, () => list('key')))));
+  // the option ends with the call
+  assert.ok(decodeValue(encodeValue(s)) instanceof MString);
+});
+
+test('a complex number travels as tag 43000 around its two parts, exact or inexact, and comes back equal', () => {
+  const exactZ = readAll('1/2-3i')[0];
+  const bytes = encodeValue(exactZ);
+  assert.equal(hex(bytes).slice(0, 10), 'd9a7f882d8'); // tag 43000, [ tag 30 ...
+  assert.equal(writeString(decodeValue(bytes)), '1/2-3i');
+  for (const text of ['1.5-2.5i', '+i', '+inf.0i', '+2.0i', '123456789012345678901234567890+1i']) {
+    const z = readAll(text)[0];
+    assert.equal(hex(encodeAnyValue(z)), hex(encodeValue(z)), text);
+    assert.equal(writeString(decodeValue(encodeValue(z))), writeString(z), text);
+  }
+  // a malformed complex (an exact zero imaginary part) is refused
+  assert.throws(() => decodeValue(Uint8Array.from([0xd9, 0xa7, 0xf8, 0x82, 0x01, 0x00])), /bad complex number/);
 });

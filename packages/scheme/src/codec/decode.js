@@ -15,13 +15,15 @@
  */
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
-  ErrorObject, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED, CALL,
+  ErrorObject, MString, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED, CALL,
 } from '../values.js';
 import {
   TAG_SHAREABLE, TAG_SHAREDREF, TAG_RATIONAL, TAG_SYMBOL, TAG_UNINTERNED, TAG_CHAR, TAG_LIST, TAG_DOTTED,
   TAG_VOID, TAG_EOF, TAG_DEFAULT, TAG_UNIT_HASH, TAG_UNASSIGNED, TAG_VALUES, TAG_RECORD_TYPE, TAG_RECORD,
-  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE,
+  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE, TAG_MUTABLE_STRING, TAG_COMPLEX,
 } from './tags.js';
+import { isReal } from '../numbers/predicates.js';
+import { makeRectangular } from '../numbers/complex.js';
 import { CodecError } from './codec-error.js';
 import { extensionsByTag, internRecordType } from './registry.js';
 
@@ -228,6 +230,13 @@ class Decoder {
     return this.fail(`simple value 0x${ib.toString(16)} is not a Scheme value`);
   }
 
+  /** A complex number's [real part, imaginary part] (tag 43000). @param {number} depth */
+  complex(depth) {
+    const [re, im] = this.fixedArray(2, depth);
+    if (!isReal(re) || !isReal(im) || im === 0) this.fail('bad complex number');
+    return makeRectangular(re, im);
+  }
+
   /**
    * A tagged item: one case per tag the codec knows (the common ones — sharing, symbols,
    * characters, lists — decoded in place), then the extension codecs.
@@ -258,6 +267,8 @@ class Decoder {
       case TAG_RATIONAL: return this.rational(depth);
       case TAG_SYMBOL: return Sym.intern(this.expectText(depth));
       case TAG_UNINTERNED: return new Sym(this.expectText(depth), false);
+      case TAG_MUTABLE_STRING: return new MString(this.expectText(depth));
+      case TAG_COMPLEX: return this.complex(depth);
       case TAG_CHAR: {
         const c = this.item(depth + 1);
         if (typeof c !== 'number' || c < 0 || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) this.fail('bad character');

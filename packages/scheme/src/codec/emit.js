@@ -14,12 +14,12 @@
  */
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
-  ErrorObject, Special, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED,
+  ErrorObject, Special, MString, Compnum, VOID, EOF, DEFAULT, UNIT_HASH, UNASSIGNED,
 } from '../values.js';
 import {
   TAG_SHAREABLE, TAG_SHAREDREF, TAG_RATIONAL, TAG_SYMBOL, TAG_UNINTERNED, TAG_CHAR, TAG_LIST, TAG_DOTTED,
   TAG_VOID, TAG_EOF, TAG_DEFAULT, TAG_UNIT_HASH, TAG_UNASSIGNED, TAG_VALUES, TAG_RECORD_TYPE, TAG_RECORD,
-  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE,
+  TAG_CLOSURE, TAG_FRAMES, TAG_BOX, TAG_ERROR, TAG_CODE, TAG_MUTABLE_STRING, TAG_COMPLEX,
 } from './tags.js';
 import { CodecError } from './codec-error.js';
 import { extensionOf } from './registry.js';
@@ -100,6 +100,10 @@ export function emit(root, w, shared) {
     if (emitAtom(x, w)) continue;
     if (x instanceof Uint8Array) {
       w.byteString(x);
+      continue;
+    }
+    if (x instanceof MString) {
+      emitMutableString(x, w);
       continue;
     }
     if (emitCode(x, w, work, shared)) continue;
@@ -243,6 +247,11 @@ export function emitAtom(x, w) {
     w.array(2);
     w.bigint(x.num);
     w.bigint(x.den);
+  } else if (x instanceof Compnum) {
+    w.tag(TAG_COMPLEX);
+    w.array(2);
+    emitReal(x.re, w);
+    emitReal(x.im, w);
   } else if (x instanceof Special) {
     const tag = x === VOID ? TAG_VOID : x === EOF ? TAG_EOF : x === DEFAULT ? TAG_DEFAULT : x === UNIT_HASH ? TAG_UNIT_HASH : x === UNASSIGNED ? TAG_UNASSIGNED : -1;
     if (tag < 0) throw new CodecError(`cannot serialize #!${x.name}`);
@@ -252,6 +261,35 @@ export function emitAtom(x, w) {
     return false;
   }
   return true;
+}
+
+/**
+ * A mutable string: its text under a tag, so that it is decoded mutable (a migrating
+ * process keeps the strings it may still change). In a tuple it is plain text, so that
+ * the tuple store matches it as the string it holds (setStringsAsText).
+ * @param {MString} x @param {CborWriter} w
+ */
+export function emitMutableString(x, w) {
+  if (!textOnly) w.tag(TAG_MUTABLE_STRING);
+  w.text(x.text());
+}
+
+/** While set, a mutable string is written as plain text (tuples: see encodeValue). */
+let textOnly = false;
+
+/** @param {boolean} on */
+export function setStringsAsText(on) {
+  textOnly = on;
+}
+
+/** Whether mutable strings are being written as plain text (they then have no identity). */
+export const stringsAsText = () => textOnly;
+
+/** A complex number's part. @param {any} x a real @param {CborWriter} w */
+function emitReal(x, w) {
+  if (typeof x === 'number') w.int(x);
+  else if (typeof x === 'bigint') w.bigint(x);
+  else emitAtom(x, w);
 }
 
 /** The marks of an encoding with no shared objects (never written). */

@@ -16,21 +16,29 @@
  * unit that travels.
  */
 import { CborWriter, SlabWriter } from './writer.js';
-import { Pair } from '../values.js';
+import { Pair, MString } from '../values.js';
 import { TAG_LIST, TAG_DOTTED } from './tags.js';
 import { extensionOf } from './registry.js';
 import { findShared } from './sharing.js';
-import { emit, emitAtom } from './emit.js';
+import { emit, emitAtom, emitMutableString, setStringsAsText, stringsAsText } from './emit.js';
 
 /**
  * Encode a Scheme value.
  * @param {any} value
- * @param {{onCode?: (unit: any) => void}} [opts] onCode: called with the unit instance of
- *   every procedure and frame encoded (so a sender can say which environments travel)
+ * @param {{onCode?: (unit: any) => void, stringsAsText?: boolean}} [opts] onCode: called
+ *   with the unit instance of every procedure and frame encoded (so a sender can say
+ *   which environments travel); stringsAsText: mutable strings written as plain text,
+ *   like immutable ones (tuples, which the store matches by their bytes)
  * @returns {Uint8Array}
  */
 export function encodeValue(value, opts) {
-  return encodeSmallValue(value) ?? encodeAnyValue(value, opts);
+  if (opts?.stringsAsText !== true) return encodeSmallValue(value) ?? encodeAnyValue(value, opts);
+  setStringsAsText(true);
+  try {
+    return encodeSmallValue(value) ?? encodeAnyValue(value, opts);
+  } finally {
+    setStringsAsText(false);
+  }
 }
 
 /**
@@ -38,7 +46,7 @@ export function encodeValue(value, opts) {
  * through when it is not small (for callers that know their value is large — a
  * continuation — and for tests, which compare the two).
  * @param {any} value
- * @param {{onCode?: (unit: any) => void}} [opts]
+ * @param {{onCode?: (unit: any) => void, stringsAsText?: boolean}} [opts]
  * @returns {Uint8Array}
  */
 export function encodeAnyValue(value, opts = {}) {
@@ -197,6 +205,11 @@ function emitSmall(x, w, depth) {
   if (x instanceof Uint8Array) {
     if (!firstSight(x)) return false;
     w.byteString(x);
+    return true;
+  }
+  if (x instanceof MString) {
+    if (!stringsAsText() && !firstSight(x)) return false;
+    emitMutableString(x, w);
     return true;
   }
   const ext = extensionOf(x);

@@ -12,16 +12,17 @@
  * Below a leaf extension (pids, tags, nodes) nothing is looked at. The result is null
  * when nothing is shared, the common case, so emit skips every identity lookup.
  */
-import { Pair, Closure, Frame, Box, Record, RecordType, Values, ErrorObject } from '../values.js';
+import { Pair, Closure, Frame, Box, Record, RecordType, Values, ErrorObject, MString } from '../values.js';
 import { extensionOf } from './registry.js';
 import { codeRefOf } from './code-ref.js';
+import { stringsAsText } from './emit.js';
 
 /** @param {any} x */
 function isShareable(x) {
   return (
     x instanceof Pair || Array.isArray(x) || x instanceof Uint8Array || x instanceof Closure ||
     x instanceof Frame || x instanceof Box || x instanceof Record || x instanceof RecordType ||
-    x instanceof ErrorObject || x instanceof Values || (x !== null && typeof x === 'object' && extensionOf(x)?.shareable === true)
+    x instanceof ErrorObject || x instanceof Values || (x instanceof MString && !stringsAsText()) || (x !== null && typeof x === 'object' && extensionOf(x)?.shareable === true)
   );
 }
 

@@ -57,3 +57,7 @@ export const TAG_UNINTERNED = 40980;
 export const TAG_UNASSIGNED = 40981;
 /** [kind, ...]: a port (registered by primitives/port-codec.js). */
 export const TAG_PORT = 40982;
+/** text: a mutable string (an immutable string is plain CBOR text). */
+export const TAG_MUTABLE_STRING = 40984;
+/** [real part, imaginary part]: a non-real complex number (IANA's tag for a complex number). */
+export const TAG_COMPLEX = 43000;

@@ -26,6 +26,7 @@ import '../primitives/prims-strings.js';
 import '../primitives/prims-vectors.js';
 import '../primitives/prims-errors.js';
 import '../primitives/ports.js';
+import '../primitives/console-input.js';
 import '../primitives/prims-system.js';
 import '../primitives/prims-control.js';
 import { Port } from '../primitives/port.js';

@@ -36,7 +36,7 @@ import { STANDARD_LIBRARIES } from '../expand/stdlib.js';
 import { compileUnitChecked } from '../compile-checked.js';
 import { registerPrinter, writeString } from '../printer.js';
 import { readAll, locationOf } from '../reader.js';
-import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf } from '../values.js';
+import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf, stringText } from '../values.js';
 import { typeError } from '../primitives/prims-errors.js';
 import * as host from './host.js';
 
@@ -190,6 +190,7 @@ function nullEnvironment(/** @type {any} */ version) {
  */
 function loadCode(/** @type {number} */ d, /** @type {any} */ file, /** @type {any} */ env) {
   if (arguments.length < 2 || arguments.length > 3) return arity(this, arguments.length - 1);
+  file = stringText(file);
   if (typeof file !== 'string') typeError('load', 'a file name (a string)', file);
   const e = arguments.length === 3 ? checkEnvironment('load', env) : interactionEnvironment();
   let bytes;

@@ -137,4 +137,4 @@ export const DEFAULT_IMPORTS = Object.keys(STANDARD_LIBRARIES);
  * adds the host's). `termite` is the implementation's name (R7RS Appendix B lists it
  * among the features): the language is Termite Scheme whether or not processes run it.
  */
-export const BASE_FEATURES = ['r7rs', 'exact-closed', 'ratios', 'full-unicode', 'ieee-float', 'termite'];
+export const BASE_FEATURES = ['r7rs', 'exact-closed', 'exact-complex', 'ratios', 'full-unicode', 'ieee-float', 'termite'];

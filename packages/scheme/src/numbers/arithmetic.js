@@ -12,11 +12,12 @@
  * lowest terms, an integer result normalised); it is inexact when any argument is.
  * Mixed exact/inexact comparisons are exact, so they are transitive.
  */
-import { Flonum, Ratnum, schemeErrorOf } from '../values.js';
+import { Flonum, Ratnum, Compnum, schemeErrorOf } from '../values.js';
 import { T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, normBig, numOf, denOf, heavy } from './representation.js';
 import { chargeSince } from '../engine/engine.js';
 import { makeRational, fixRational, bitLength } from './rationals.js';
 import { toDouble, doubleToExact, inexact } from './exactness.js';
+import { complexAdd, complexMul, complexDiv, complexNeg, complexEq, complexEqv } from './complex.js';
 
 // The fast paths' bounds are this module's own constants, not imported bindings: the
 // optimiser folds a module's own `const` into the code, an import is a load per call.
@@ -73,6 +74,7 @@ export function neg(a, who = '-') {
     case T_FLO:
       return new Flonum(-a.v);
   }
+  if (a instanceof Compnum) return complexNeg(a);
   return notNumber(who, a);
 }
 
@@ -119,6 +121,7 @@ function addSlow(a, b, who) {
 function addExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
+  if ((ta < 0 || tb < 0) && eitherComplex(a, b, ta, tb, who)) return complexAdd(a, b);
   if (ta < 0) notNumber(who, a);
   if (tb < 0) notNumber(who, b);
   if (ta === T_FLO || tb === T_FLO) return new Flonum(toDouble(a) + toDouble(b));
@@ -139,6 +142,7 @@ function mulSlow(a, b, who) {
 function mulExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
+  if ((ta < 0 || tb < 0) && eitherComplex(a, b, ta, tb, who)) return complexMul(a, b);
   if (ta < 0) notNumber(who, a);
   if (tb < 0) notNumber(who, b);
   if (ta === T_FLO || tb === T_FLO) return new Flonum(toDouble(a) * toDouble(b));
@@ -155,11 +159,23 @@ function divSlow(a, b, who) {
 function divExact(a, b, who) {
   const ta = tagOf(a);
   const tb = tagOf(b);
+  if ((ta < 0 || tb < 0) && eitherComplex(a, b, ta, tb, who)) return complexDiv(a, b, who);
   if (ta < 0) notNumber(who, a);
   if (tb < 0) notNumber(who, b);
   if (b === 0) divByZero(who, a, b);
   if (ta === T_FLO || tb === T_FLO) return new Flonum(toDouble(a) / toDouble(b));
   return makeRational(numOf(a) * denOf(b), denOf(a) * numOf(b));
+}
+
+/**
+ * Whether an operation on a and b (one of which is not a real) is complex arithmetic:
+ * both numbers, one a Compnum. Signals "expected a number" for a non-number.
+ * @param {any} a @param {any} b @param {number} ta @param {number} tb @param {string} who
+ */
+function eitherComplex(a, b, ta, tb, who) {
+  if (ta < 0 && !(a instanceof Compnum)) notNumber(who, a);
+  if (tb < 0 && !(b instanceof Compnum)) notNumber(who, b);
+  return true;
 }
 
 /** @param {any} x @param {string} [who] */
@@ -189,6 +205,7 @@ export function square(x) {
 /** @param {any} a @param {any} b */
 export function numEq(a, b) {
   if (typeof a === 'number' && typeof b === 'number') return a === b;
+  if (a instanceof Compnum || b instanceof Compnum) return eitherComplex(a, b, tagOf(a), tagOf(b), '=') && complexEq(a, b);
   return compareSlow(a, b, '=') === 0;
 }
 /** @param {any} a @param {any} b */
@@ -258,6 +275,7 @@ export function numEqv(a, b) {
   if (a === b) return true;
   if (a instanceof Flonum) return b instanceof Flonum && Object.is(a.v, b.v);
   if (a instanceof Ratnum) return b instanceof Ratnum && a.num === b.num && a.den === b.den;
+  if (a instanceof Compnum) return b instanceof Compnum && complexEqv(a, b);
   return false;
 }
 

@@ -9,7 +9,8 @@
  * ((exact 0.1) = 3602879701896397/36028797018963968); an infinite or NaN double has no
  * exact value and is an error of kind 'range'.
  */
-import { Flonum, Ratnum, schemeErrorOf } from '../values.js';
+import { Flonum, Ratnum, Compnum, schemeErrorOf } from '../values.js';
+import { complexExact, complexInexact } from './complex.js';
 import { TWO53, tagOf, notNumber } from './representation.js';
 import { bitLength } from './rationals.js';
 
@@ -132,16 +133,19 @@ export function exact(x, who = 'exact') {
     if (!Number.isFinite(v)) return schemeErrorOf('range', who, 'no exact representation', x);
     return doubleToExact(v);
   }
+  if (x instanceof Compnum) return complexExact(x, who);
   if (tagOf(x) < 0) notNumber(who, x);
   return x;
 }
 
 /**
- * R7RS `inexact`: the nearest double, correctly rounded for bigints and ratnums.
+ * R7RS `inexact`: the nearest double, correctly rounded for bigints and ratnums (a
+ * Flonum for a real; an inexact Compnum for a complex).
  * @param {any} x @param {string} [who]
- * @returns {Flonum}
+ * @returns {any}
  */
 export function inexact(x, who = 'inexact') {
   if (x instanceof Flonum) return x;
+  if (x instanceof Compnum) return x.im instanceof Flonum && x.re instanceof Flonum ? x : complexInexact(x, who);
   return new Flonum(toDouble(x, who));
 }

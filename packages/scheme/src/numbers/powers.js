@@ -4,17 +4,17 @@
  *
  * Invariants: an exact argument whose root or power is exact gives the exact result
  * ((sqrt 16) = 4, (sqrt 1/4) = 1/2, (expt 2/3 -2) = 9/4); otherwise the result is
- * inexact. A non-real result is an error for exact arguments ("complex numbers are not
- * supported") and +nan.0 for inexact ones. Integer square roots are exact for bigints of
+ * inexact. A non-real result is a complex number (complex.js): (sqrt -4) = +2i. Integer square roots are exact for bigints of
  * any size (Newton's method on bigints, not doubles).
  */
-import { Flonum, Ratnum, schemeErrorOf } from '../values.js';
+import { Flonum, Ratnum, Compnum, schemeErrorOf } from '../values.js';
 import {
-  TWO53, T_FIX, T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, noComplex, normBig, numOf, denOf,
+  TWO53, T_FIX, T_BIG, T_RAT, T_FLO, tagOf, notNumber, divByZero, normBig, numOf, denOf,
 } from './representation.js';
 import { makeRational, bitLength } from './rationals.js';
 import { ratioToDouble, toDouble } from './exactness.js';
 import { div, MAX_EXACT_BITS } from './arithmetic.js';
+import { complexSqrt, complexExpt } from './complex.js';
 import { chargeSince } from '../engine/engine.js';
 
 /** floor(sqrt(n)) for a safe integer n >= 0 @param {number} n */
@@ -75,25 +75,26 @@ function bigSqrtDouble(n) {
 export function sqrt(x, who = 'sqrt') {
   switch (tagOf(x)) {
     case T_FIX: {
-      if (x < 0) return noComplex(who, x);
+      if (x < 0) return complexSqrt(x); // (sqrt -4) = +2i
       const s = fixIsqrt(x);
       return s * s === x ? s : new Flonum(Math.sqrt(x));
     }
     case T_BIG: {
-      if (x < 0n) return noComplex(who, x);
+      if (x < 0n) return complexSqrt(x);
       const s = bigIsqrt(x);
       return s * s === x ? normBig(s) : new Flonum(bigSqrtDouble(x));
     }
     case T_RAT: {
-      if (x.num < 0n) return noComplex(who, x);
+      if (x.num < 0n) return complexSqrt(x);
       const sn = bigIsqrt(x.num);
       const sd = bigIsqrt(x.den);
       if (sn * sn === x.num && sd * sd === x.den) return new Ratnum(sn, sd);
       return new Flonum(Math.sqrt(ratioToDouble(x.num, x.den)));
     }
     case T_FLO:
-      return new Flonum(Math.sqrt(x.v));
+      return x.v < 0 ? complexSqrt(x) : new Flonum(Math.sqrt(x.v));
   }
+  if (x instanceof Compnum) return complexSqrt(x);
   return notNumber(who, x);
 }
 
@@ -105,6 +106,11 @@ export function sqrt(x, who = 'sqrt') {
 export function expt(base, e, who = 'expt') {
   const tb = tagOf(base);
   const te = tagOf(e);
+  if (base instanceof Compnum || e instanceof Compnum) {
+    if (tb < 0 && !(base instanceof Compnum)) notNumber(who, base);
+    if (te < 0 && !(e instanceof Compnum)) notNumber(who, e);
+    return complexExpt(base, e, who);
+  }
   if (tb < 0) notNumber(who, base);
   if (te < 0) notNumber(who, e);
   if (te === T_FIX || te === T_BIG) {
@@ -114,7 +120,7 @@ export function expt(base, e, who = 'expt') {
   // Non-integer or inexact exponent.
   const b = toDouble(base);
   const p = toDouble(e);
-  if (tb !== T_FLO && te !== T_FLO && b < 0) return noComplex(who, base);
+  if (b < 0 && !Number.isInteger(p)) return complexExpt(base, e, who);
   if (tb !== T_FLO && b === 0 && te === T_RAT) {
     if (e.num < 0n) divByZero(who, base, e);
     return 0;

@@ -7,15 +7,18 @@
  * their procedure. The common case (a fixnum; a flonum for `nan?`, `finite?` and
  * `infinite?`) is answered before the type tag is computed.
  */
-import { Flonum, Ratnum } from '../values.js';
+import { Flonum, Ratnum, Compnum } from '../values.js';
 import { T_FIX, T_BIG, T_RAT, T_FLO, tagOf, notNumber, notInteger } from './representation.js';
 
 /** @param {any} x */
 export function isNumber(x) {
-  return typeof x === 'number' || typeof x === 'bigint' || x instanceof Flonum || x instanceof Ratnum;
+  return typeof x === 'number' || typeof x === 'bigint' || x instanceof Flonum || x instanceof Ratnum || x instanceof Compnum;
 }
 export const isComplex = isNumber;
-export const isReal = isNumber;
+/** @param {any} x */
+export function isReal(x) {
+  return typeof x === 'number' || typeof x === 'bigint' || x instanceof Flonum || x instanceof Ratnum;
+}
 
 /** @param {any} x */
 export function isRational(x) {
@@ -42,6 +45,7 @@ export function isExactRational(x) {
 /** @param {any} x @param {string} [who] */
 export function isExact(x, who = 'exact?') {
   if (typeof x === 'number') return true;
+  if (x instanceof Compnum) return !(x.im instanceof Flonum);
   const t = tagOf(x);
   if (t < 0) notNumber(who, x);
   return t !== T_FLO;
@@ -50,36 +54,41 @@ export function isExact(x, who = 'exact?') {
 /** @param {any} x @param {string} [who] */
 export function isInexact(x, who = 'inexact?') {
   if (typeof x === 'number') return false;
+  if (x instanceof Compnum) return x.im instanceof Flonum;
   const t = tagOf(x);
   if (t < 0) notNumber(who, x);
   return t === T_FLO;
 }
 
-/** @param {any} x @param {string} [who] */
+/** @param {any} x @param {string} [who] @returns {boolean} */
 export function isNaN(x, who = 'nan?') {
   if (x instanceof Flonum) return x.v !== x.v;
+  if (x instanceof Compnum) return isNaN(x.re) || isNaN(x.im);
   if (tagOf(x) < 0) notNumber(who, x);
   return false;
 }
 
-/** @param {any} x @param {string} [who] */
+/** @param {any} x @param {string} [who] @returns {boolean} */
 export function isFinite(x, who = 'finite?') {
   if (x instanceof Flonum) return Number.isFinite(x.v);
+  if (x instanceof Compnum) return isFinite(x.re) && isFinite(x.im);
   if (tagOf(x) < 0) notNumber(who, x);
   return true;
 }
 
-/** @param {any} x @param {string} [who] */
+/** @param {any} x @param {string} [who] @returns {boolean} */
 export function isInfinite(x, who = 'infinite?') {
   if (x instanceof Flonum) return x.v === Infinity || x.v === -Infinity;
+  if (x instanceof Compnum) return isInfinite(x.re) || isInfinite(x.im);
   if (tagOf(x) < 0) notNumber(who, x);
   return false;
 }
 
-/** @param {any} x @param {string} [who] */
+/** @param {any} x @param {string} [who] @returns {boolean} */
 export function isZero(x, who = 'zero?') {
   if (typeof x === 'number') return x === 0;
   if (x instanceof Flonum) return x.v === 0;
+  if (x instanceof Compnum) return isZero(x.re) && isZero(x.im);
   if (tagOf(x) < 0) notNumber(who, x);
   return false; // bigints and ratnums are never zero
 }

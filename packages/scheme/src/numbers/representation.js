@@ -11,9 +11,10 @@
  *  - exact non-integer rational: `Ratnum` (bigint num/den, den > 1, lowest terms);
  *  - inexact real: `Flonum` (a boxed double). A JS `number` is ALWAYS exact.
  *  - every error names the Scheme procedure (`who`) and carries the offending value as
- *    irritant; division by exact zero and non-real results are kind 'range'.
+ *    irritant; division by exact zero is kind 'range'. `tagOf` knows the reals only: a
+ *    complex argument where a real is needed is "expected a real number" (notNumber).
  */
-import { Flonum, Ratnum, schemeErrorOf } from '../values.js';
+import { Flonum, Ratnum, Compnum, schemeErrorOf } from '../values.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const BIG_MAX_SAFE = BigInt(MAX_SAFE);
@@ -45,6 +46,8 @@ export function tagOf(x) {
 
 /** @param {string} who @param {any} x @returns {never} */
 export function notNumber(who, x) {
+  // a complex number where a real is needed (tagOf knows only the reals)
+  if (x instanceof Compnum) return schemeErrorOf('type', who, 'expected a real number', x);
   return schemeErrorOf('type', who, 'expected a number', x);
 }
 /** @param {string} who @param {any} x @returns {never} */
@@ -55,17 +58,13 @@ export function notInteger(who, x) {
 export function divByZero(who, ...xs) {
   return schemeErrorOf('range', who, 'division by zero', ...xs);
 }
-/** @param {string} who @param {any} x @returns {never} */
-export function noComplex(who, x) {
-  return schemeErrorOf('range', who, 'complex numbers are not supported', x);
-}
 
 /**
  * Check that x is a number; returns it.
  * @param {any} x @param {string} [who] @returns {any}
  */
 export function checkNumber(x, who = 'number') {
-  if (tagOf(x) < 0) notNumber(who, x);
+  if (tagOf(x) < 0 && !(x instanceof Compnum)) notNumber(who, x);
   return x;
 }
 

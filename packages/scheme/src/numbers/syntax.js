@@ -7,11 +7,12 @@
  * number (a double prints in the shortest form that reads back to the same double, always
  * with a `.` or an exponent); parsing returns the number, `false` for text that is not
  * numeric syntax, or a string (the reason) for numeric syntax that denotes no number we
- * support (complex numbers, exact division by zero), so the reader can report it and
+ * support (exact division by zero, an exact infinity), so the reader can report it and
  * `string->number` can answer #f. A short decimal integer is parsed without building any
  * string.
  */
-import { Flonum, Ratnum } from '../values.js';
+import { Flonum, Ratnum, Compnum } from '../values.js';
+import { makeRectangular, makePolar } from './complex.js';
 import { notNumber, normBig, heavy } from './representation.js';
 import { chargeSince } from '../engine/engine.js';
 import { makeRational } from './rationals.js';
@@ -55,12 +56,28 @@ export function numberToString(x, radix = 10) {
   return exactToString(x, radix);
 }
 
-/** numberToString of anything but a fixnum. @param {any} x @param {number} radix */
+/** numberToString of anything but a fixnum. @param {any} x @param {number} radix @returns {string} */
 function exactToString(x, radix) {
   if (typeof x === 'bigint') return x.toString(radix);
   if (x instanceof Flonum) return flonumToString(x.v, radix);
   if (x instanceof Ratnum) return x.num.toString(radix) + '/' + x.den.toString(radix);
+  if (x instanceof Compnum) return complexToString(x, radix);
   return notNumber('number->string', x);
+}
+
+/**
+ * A complex number in rectangular notation: "1+2i", "-1.0-0.5i", "+i", "+2.0i" (an
+ * exact 0 real part is left out), "1.0+inf.0i".
+ * @param {Compnum} z @param {number} radix
+ * @returns {string}
+ */
+function complexToString(z, radix) {
+  const re = z.re === 0 ? '' : numberToString(z.re, radix);
+  if (z.im === 1) return re + '+i';
+  if (z.im === -1) return re + '-i';
+  const im = numberToString(z.im, radix);
+  const c = im.charCodeAt(0);
+  return re + (c === 43 || c === 45 ? im : '+' + im) + 'i';
 }
 
 // ---------------------------------------------------------------------------------------
@@ -75,12 +92,13 @@ const DIGITS = {
   10: /^[0-9]+$/,
   16: /^[0-9a-fA-F]+$/,
 };
-const DECIMAL = /^([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/;
+// the exponent markers of R7RS 7.1.1: e, and s f d l (all read as doubles here)
+const DECIMAL = /^([0-9]*)(?:\.([0-9]*))?(?:[eEsSfFdDlL]([+-]?[0-9]+))?$/;
 
 /**
  * Parse a numeric token. Returns the number; `false` when the text is not numeric syntax
  * at all; or a string, the reason, when the text is numeric syntax that denotes no number
- * we support ("complex numbers are not supported", "division by zero", ...). The reader
+ * we support ("division by zero", "no exact representation", ...). The reader
  * reports such strings as errors; string->number returns #f for them.
  * @param {string} s
  * @param {number} [radix] default radix (2, 8, 10 or 16), overridden by a prefix
@@ -121,8 +139,7 @@ export function scanNumber(s, radix = 10) {
   const body = i === 0 ? s : s.slice(i);
   const v = parseReal(body, radix, exactness);
   if (v !== false) return v;
-  if (looksComplex(body, radix)) return 'complex numbers are not supported';
-  return false;
+  return parseComplex(body, radix, exactness);
 }
 
 /**
@@ -217,7 +234,7 @@ function parseDecimal(whole, u, negative, exactness) {
   const intDigits = m[1];
   const fracDigits = m[2] ?? '';
   if (intDigits.length === 0 && fracDigits.length === 0) return false;
-  if (exactness !== 'e') return new Flonum(Number(whole)); // JS rounds decimal text correctly
+  if (exactness !== 'e') return new Flonum(Number(m[3] === undefined ? whole : whole.replace(/[sSfFdDlL]/, 'e'))); // JS rounds decimal text correctly
   let e = m[3] === undefined ? 0 : Number(m[3]);
   e -= fracDigits.length;
   if (Math.abs(e) > MAX_EXACT_EXPONENT) return `exponent too large for an exact number in ${whole}`;
@@ -249,24 +266,43 @@ function parseRadixPoint(u, radix, negative, exactness) {
 }
 
 /**
- * Whether s is R7RS complex syntax (rectangular or polar) over reals we can parse.
- * @param {string} s @param {number} radix
+ * R7RS complex syntax over reals: rectangular (`1+2i`, `-1.5-0.5i`, `+i`, `-2i`,
+ * `+inf.0i`) or polar (`1@2`). The number, false, or an error string from a part.
+ * @param {string} s @param {number} radix @param {string} exactness
+ * @returns {any}
  */
-function looksComplex(s, radix) {
+function parseComplex(s, radix, exactness) {
   const last = s[s.length - 1];
   if (last === 'i' || last === 'I') {
     const inner = s.slice(0, -1);
-    if (inner === '+' || inner === '-') return true;
-    const c0 = inner[0];
-    if ((c0 === '+' || c0 === '-') && parseReal(inner, radix, '') !== false) return true;
+    if (inner === '+' || inner === '-') return makeRectangular(0, inner === '+' ? 1 : -1);
+    // a real part and a signed imaginary part: the split is at a sign (not an exponent's)
     for (let k = inner.length - 1; k > 0; k--) {
       const c = inner[k];
       if (c !== '+' && c !== '-') continue;
-      const im = inner.slice(k);
-      if (parseReal(inner.slice(0, k), radix, '') === false) continue;
-      if (im === '+' || im === '-' || parseReal(im, radix, '') !== false) return true;
+      const re = parseReal(inner.slice(0, k), radix, exactness);
+      if (re === false) continue;
+      const imText = inner.slice(k);
+      const im = imText === '+' ? 1 : imText === '-' ? -1 : parseReal(imText, radix, exactness);
+      if (im === false) continue;
+      if (typeof re === 'string') return re;
+      if (typeof im === 'string') return im;
+      return makeRectangular(re, exactness === 'i' && typeof im === 'number' ? new Flonum(im) : im);
     }
+    const c0 = inner[0];
+    if (c0 === '+' || c0 === '-') {
+      const im = parseReal(inner, radix, exactness);
+      if (typeof im === 'string') return im;
+      if (im !== false) return makeRectangular(0, im);
+    }
+    return false;
   }
   const at = s.indexOf('@');
-  return at > 0 && parseReal(s.slice(0, at), radix, '') !== false && parseReal(s.slice(at + 1), radix, '') !== false;
+  if (at <= 0) return false;
+  const m = parseReal(s.slice(0, at), radix, exactness);
+  const a = parseReal(s.slice(at + 1), radix, exactness);
+  if (m === false || a === false) return false;
+  if (typeof m === 'string') return m;
+  if (typeof a === 'string') return a;
+  return makePolar(m, a);
 }

@@ -44,6 +44,11 @@ import * as printer from '../printer.js';
  * @property {string|null} [name]  the file name, for messages and the reader's locations
  */
 
+/** What a waitable port's source returns when more input may come but has not yet. */
+export const NO_INPUT_YET = Symbol('no input yet');
+/** Thrown by a waitable port's reads that need input not yet arrived (console-input.js). */
+export const WOULD_BLOCK = Object.freeze({ wouldBlock: true });
+
 const EMPTY_BYTES = new Uint8Array(0);
 const LINE_LIMIT = 4096;
 const BLOCK_LIMIT = 8192;
@@ -67,6 +72,9 @@ export class Port {
     this.pos = 0;
     /** @type {(() => any)|null} */
     this.source = opts.source ?? null;
+    // A waitable port's source may answer NO_INPUT_YET (console-input.js): its buffer
+    // then only grows, so that an operation that must wait can be undone by resetting pos.
+    this.waitable = false;
     // The Reader used by `read`, valid while nothing else moved `pos` (see readDatum).
     /** @type {any} */
     this.reader = null;
@@ -133,15 +141,42 @@ export class Port {
   fillText(n) {
     while (this.text.length - this.pos < n && this.source !== null) {
       const more = this.source();
+      if (more === NO_INPUT_YET) throw WOULD_BLOCK;
       if (more === null || more.length === 0) {
         this.source = null;
         break;
       }
-      this.text = this.text.slice(this.pos) + more;
-      this.pos = 0;
+      if (this.waitable) {
+        this.text += more;
+      } else {
+        this.text = this.text.slice(this.pos) + more;
+        this.pos = 0;
+      }
       this.reader = null;
     }
     return this.text.length - this.pos;
+  }
+
+  /** A waitable port, between operations: drop the text already read. */
+  compact() {
+    if (this.pos > 0) {
+      this.text = this.text.slice(this.pos);
+      this.pos = 0;
+      this.reader = null;
+    }
+  }
+
+  /**
+   * A waitable port: take what has arrived; whether a read would now complete without
+   * waiting (text is buffered, or the input ended).
+   */
+  fillAvailable() {
+    try {
+      this.fillText(Infinity);
+    } catch (e) {
+      if (e !== WOULD_BLOCK) throw e;
+    }
+    return this.text.length > this.pos || this.source === null;
   }
 
   /** The next code point without consuming it, or -1 at end of input. */

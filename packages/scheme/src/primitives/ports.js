@@ -21,7 +21,7 @@ import { absent, typeError, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 import { checkByte, checkMutableBytevector } from './prims-vectors.js';
 import * as host from '../engine/host.js';
-import { Port } from './port.js';
+import { Port, WOULD_BLOCK } from './port.js';
 
 // ---------------------------------------------------------------------------------------
 // Port arguments.
@@ -107,17 +107,8 @@ definePrimitive('get-output-bytevector', 1, 1, (/** @type {any} */ p) => {
 /** @param {number} c a code point or -1 */
 const charOrEof = (c) => (c < 0 ? EOF : Char.of(c));
 
-definePrimitive('read-char', 0, 1, (/** @type {any} */ p) => charOrEof(inPort('read-char', p, false).readCodePoint()));
-definePrimitive('peek-char', 0, 1, (/** @type {any} */ p) => charOrEof(inPort('peek-char', p, false).peekCodePoint()));
-definePrimitive('read-line', 0, 1, (/** @type {any} */ p) => inPort('read-line', p, false).readLine());
-definePrimitive('char-ready?', 0, 1, (/** @type {any} */ p) => {
-  inPort('char-ready?', p, false);
-  return true; // sources are synchronous: a read never waits
-});
-definePrimitive('read-string', 1, 2, (/** @type {any} */ k, /** @type {any} */ p) => {
-  const n = checkLength('read-string', k);
-  return inPort('read-string', p, false).readString(n);
-});
+// read-char, peek-char, read-line, char-ready?, read-string and read are builtins that
+// may wait for console input: console-input.js.
 definePrimitive('eof-object', 0, 0, () => EOF, { pure: true });
 definePrimitive('eof-object?', 1, 1, (/** @type {any} */ x) => x === EOF, { pure: true });
 
@@ -162,7 +153,8 @@ definePrimitive('read-bytevector!', 1, 4, (/** @type {any} */ bv, /** @type {any
  * is linear. A read error is the Reader's SchemeError (kind 'read'), passed through.
  * @param {Port} port
  */
-function readDatum(port) {
+export function readDatum(port) {
+  if (port.waitable) return readArrived(port);
   port.fillAll();
   if (port.reader === null || port.readerEnd !== port.pos) {
     port.reader = new Reader(port.text, port.name === null ? { locations: false } : { file: port.name, locations: false });
@@ -182,7 +174,28 @@ function readDatum(port) {
   return datum;
 }
 
-definePrimitive('read', 0, 1, (/** @type {any} */ p) => readDatum(inPort('read', p, false)));
+/**
+ * `read` on a waitable port: a datum from the text that has arrived, when a delimiter or
+ * the end of input follows it; otherwise (the datum may go on, or is incomplete, or the
+ * text is only whitespace so far) WOULD_BLOCK. A syntax error is reported once the input
+ * has ended, since more text might have completed the datum.
+ * @param {Port} port
+ */
+function readArrived(port) {
+  const ended = port.fillAvailable() && port.source === null;
+  const reader = new Reader(port.text, { locations: false });
+  if (port.pos > 0) reader.pos = port.pos;
+  let datum;
+  try {
+    datum = reader.read();
+  } catch (e) {
+    if (ended) throw e;
+    throw WOULD_BLOCK;
+  }
+  if (!ended && reader.offset >= port.text.length) throw WOULD_BLOCK;
+  port.pos = reader.offset;
+  return datum;
+}
 
 // ---------------------------------------------------------------------------------------
 // Output.
@@ -197,7 +210,7 @@ definePrimitive('newline', 0, 1, (/** @type {any} */ p) => {
   return VOID;
 });
 definePrimitive('write-string', 1, 4, (/** @type {any} */ s, /** @type {any} */ p, /** @type {any} */ start, /** @type {any} */ end) => {
-  checkString('write-string', s);
+  s = checkString('write-string', s);
   const port = outPort('write-string', p, false);
   const [a, b] = unitRange('write-string', s, start, end);
   charge(walked((b - a) >>> 3));
@@ -267,7 +280,7 @@ const fileDecoder = new TextDecoder('utf-8');
 /** @param {any} path */
 function openInputFile(path) {
   const who = 'open-input-file';
-  checkString(who, path);
+  path = checkString(who, path);
   const bytes = withHost(who, 'cannot open file', path, () => host.readFile(path));
   return new Port({ kind: 'file-input', input: true, text: fileDecoder.decode(bytes), name: path });
 }
@@ -275,7 +288,7 @@ function openInputFile(path) {
 /** @param {any} path */
 function openBinaryInputFile(path) {
   const who = 'open-binary-input-file';
-  checkString(who, path);
+  path = checkString(who, path);
   const bytes = withHost(who, 'cannot open file', path, () => host.readFile(path));
   return new Port({ kind: 'file-input', input: true, binary: true, bytes, name: path });
 }
@@ -298,7 +311,7 @@ export function flushFilePorts() {
  * @param {string} who @param {any} path @param {boolean} binary
  */
 function openOutputFile(who, path, binary) {
-  checkString(who, path);
+  path = checkString(who, path);
   const file = withHost(who, 'cannot open file', path, () => host.openOutputFile(path));
   const port = new Port({
     kind: 'file-output',
@@ -322,7 +335,7 @@ definePrimitive('open-output-file', 1, 1, (/** @type {any} */ path) => openOutpu
 definePrimitive('open-binary-output-file', 1, 1, (/** @type {any} */ path) => openOutputFile('open-binary-output-file', path, true));
 definePrimitive('file-exists?', 1, 1, (/** @type {any} */ path) => host.fileExists(checkString('file-exists?', path)));
 definePrimitive('delete-file', 1, 1, (/** @type {any} */ path) => {
-  checkString('delete-file', path);
+  path = checkString('delete-file', path);
   withHost('delete-file', 'cannot delete file', path, () => host.deleteFile(path));
   return VOID;
 });

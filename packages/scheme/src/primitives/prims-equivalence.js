@@ -6,9 +6,9 @@
  * eq? is JS `===`. Consequences, all allowed by R7RS:
  *  - exact integers are JS numbers or normalised bigints, so `(eq? 100000000000 100000000000)`
  *    and `(eq? (expt 10 30) (expt 10 30))` are #t;
- *  - strings are JS strings, which are immutable values in Termite Scheme (no string-set!),
- *    so two strings with the same characters are indistinguishable and `eq?` on them is #t:
- *    no program can observe that they are "different objects";
+ *  - immutable strings are JS strings, so two of them with the same characters are
+ *    indistinguishable and `eq?` on them is #t: no program can observe that they are
+ *    "different objects"; a mutable string (`MString`) is an object, eq? only to itself;
  *  - chars and symbols are interned (values.js), so `===` is identity of the character or name;
  *  - inexact reals and rationals are boxed, so eq? on them is object identity.
  *
@@ -22,7 +22,7 @@
  * references). It always terminates, even on cyclic data,
  * and never recurses on the JS stack; see `isEqual` for the algorithm.
  */
-import { Pair, Char } from '../values.js';
+import { Pair, Char, MString, isString, stringText } from '../values.js';
 import { isNumber, numEqv } from '../numbers.js';
 import { definePrimitive } from '../engine/registry.js';
 import { charge } from '../engine/engine.js';
@@ -90,6 +90,7 @@ function bytesEqual(a, b) {
  * @param {any} a @param {any} b
  */
 function leafEqual(a, b) {
+  if (a instanceof MString || b instanceof MString) return isString(a) && isString(b) && stringText(a) === stringText(b);
   if (a instanceof Uint8Array) return b instanceof Uint8Array && bytesEqual(a, b);
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && registered.length > 0) {
     const e = entryFor(a, b);

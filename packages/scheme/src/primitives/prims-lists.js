@@ -12,7 +12,7 @@
  * `member` and `assoc` take an optional predicate, a Scheme procedure, so they are written
  * in Scheme by the lead; the two-argument equal? versions are here as `%member`, `%assoc`.
  */
-import { Pair, Sym, VOID, schemeErrorOf } from '../values.js';
+import { Pair, Sym, MString, VOID, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { isEqual, isEqv } from './prims-equivalence.js';
@@ -362,6 +362,6 @@ definePrimitive(
   'string->symbol',
   1,
   1,
-  (/** @type {any} */ s) => (typeof s === 'string' ? Sym.intern(s) : typeError('string->symbol', 'a string', s)),
+  (/** @type {any} */ s) => (typeof s === 'string' ? Sym.intern(s) : s instanceof MString ? Sym.intern(s.text()) : typeError('string->symbol', 'a string', s)),
   { pure: true },
 );

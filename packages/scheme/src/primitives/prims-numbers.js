@@ -9,7 +9,8 @@
  * signals errors naming the procedure. All are pure.
  */
 import * as N from '../numbers.js';
-import { DEFAULT, Values, schemeErrorOf } from '../values.js';
+import { DEFAULT, Values, MString, Compnum, schemeErrorOf } from '../values.js';
+import * as C from '../numbers/complex.js';
 import { definePrimitive } from '../engine/registry.js';
 
 const PURE = { pure: true };
@@ -121,7 +122,7 @@ defineComparison('>=', N.ge);
 
 definePrimitive('number?', 1, 1, N.isNumber, PURE);
 definePrimitive('complex?', 1, 1, N.isNumber, PURE);
-definePrimitive('real?', 1, 1, N.isNumber, PURE);
+definePrimitive('real?', 1, 1, N.isReal, PURE);
 definePrimitive('rational?', 1, 1, N.isRational, PURE);
 definePrimitive('integer?', 1, 1, N.isInteger, PURE);
 definePrimitive('exact-integer?', 1, 1, N.isExactInteger, PURE);
@@ -222,43 +223,30 @@ definePrimitive('inexact->exact', 1, 1, /** @param {any} x */ (x) => N.exact(x, 
 definePrimitive('exact->inexact', 1, 1, /** @param {any} x */ (x) => N.inexact(x, 'exact->inexact'), PURE);
 
 // ---------------------------------------------------------------------------------------
-// (scheme complex) on real numbers
+// (scheme complex)
 
-definePrimitive('real-part', 1, 1, /** @param {any} x */ (x) => N.checkNumber(x, 'real-part'), PURE);
-definePrimitive(
-  'imag-part',
-  1,
-  1,
-  /** @param {any} x */ (x) => {
-    N.checkNumber(x, 'imag-part');
-    return 0;
-  },
-  PURE,
-);
-definePrimitive('magnitude', 1, 1, /** @param {any} x */ (x) => N.abs(x, 'magnitude'), PURE);
+/** @param {any} x @param {string} who */
+function checkReal(x, who) {
+  if (!N.isReal(x)) N.checkNumber(x, who) && schemeErrorOf('type', who, 'expected a real number', x);
+  return x;
+}
+
+definePrimitive('real-part', 1, 1, /** @param {any} x */ (x) => C.realPart(N.checkNumber(x, 'real-part')), PURE);
+definePrimitive('imag-part', 1, 1, /** @param {any} x */ (x) => C.imagPart(N.checkNumber(x, 'imag-part')), PURE);
+definePrimitive('magnitude', 1, 1, /** @param {any} x */ (x) => (x instanceof Compnum ? C.magnitude(x) : N.abs(x, 'magnitude')), PURE);
 definePrimitive('angle', 1, 1, N.angle, PURE);
 definePrimitive(
   'make-rectangular',
   2,
   2,
-  /** @param {any} re @param {any} im */ (re, im) => {
-    N.checkNumber(re, 'make-rectangular');
-    N.checkNumber(im, 'make-rectangular');
-    if (im === 0) return re;
-    return schemeErrorOf('range', 'make-rectangular', 'complex numbers are not supported', re, im);
-  },
+  /** @param {any} re @param {any} im */ (re, im) => C.makeRectangular(checkReal(re, 'make-rectangular'), checkReal(im, 'make-rectangular')),
   PURE,
 );
 definePrimitive(
   'make-polar',
   2,
   2,
-  /** @param {any} mag @param {any} ang */ (mag, ang) => {
-    N.checkNumber(mag, 'make-polar');
-    N.checkNumber(ang, 'make-polar');
-    if (ang === 0) return mag;
-    return schemeErrorOf('range', 'make-polar', 'complex numbers are not supported', mag, ang);
-  },
+  /** @param {any} m @param {any} a */ (m, a) => C.makePolar(checkReal(m, 'make-polar'), checkReal(a, 'make-polar')),
   PURE,
 );
 
@@ -284,6 +272,7 @@ definePrimitive(
   1,
   2,
   /** @param {any} s @param {any} [radix] */ (s, radix) => {
+    if (s instanceof MString) s = s.text();
     if (typeof s !== 'string') return schemeErrorOf('type', 'string->number', 'expected a string', s);
     return N.parseNumber(s, checkRadix('string->number', radix));
   },

@@ -2,12 +2,15 @@
 /**
  * R7RS §6.7 strings, plus string->vector and vector->string (§6.8).
  *
- * Strings are JS strings and IMMUTABLE in Termite Scheme: Termite forbids mutation of data
- * that may be shared between processes, and a message's strings are shared by reference on
- * one node. `string-set!`, `string-fill!` and `string-copy!` exist (so programs that use
- * them fail with a clear message rather than "unbound variable") and signal
- * "strings are immutable in Termite Scheme" (kind 'immutable'). `string-copy` and friends
- * return strings with the same characters; being immutable, they need not be fresh.
+ * Two representations (values.js): an immutable JS string (literals, symbols' names,
+ * `number->string`, strings decoded from a tuple) and a mutable `MString` (what
+ * `make-string`, `string`, `string-copy`, `substring`, `string-append`, `list->string`,
+ * `vector->string` and the case mappings return: a fresh string, as R7RS says). Every
+ * procedure that reads a string accepts both (`checkString` gives the text of either);
+ * `string-set!`, `string-fill!` and `string-copy!` change an `MString`'s code points and
+ * signal "cannot mutate an immutable string" (kind 'immutable') on a JS string.
+ * Isolation of processes is kept by the runtime's copy (an `MString` in a message is
+ * copied) and by the codec (an `MString` travels by value).
  *
  * Lengths and indices count Unicode code points, not UTF-16 units: "😀" has length 1.
  * A string without surrogates (the common case) has one unit per code point, so its length
@@ -17,7 +20,7 @@
  * O(n) overall, not O(n²). The cache is invisible to programs (a pure memo of immutable
  * values), so it is not shared state in the sense of the primitive contract.
  */
-import { Char, Pair, schemeErrorOf } from '../values.js';
+import { Char, Pair, MString, VOID, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
@@ -156,11 +159,15 @@ const MAX_STRING = 2 ** 29 - 24;
 // ---------------------------------------------------------------------------------------
 // Argument checks.
 
-/** @param {string} who @param {any} s @returns {string} */
+/** The text of a string argument (either representation). @param {string} who @param {any} s @returns {string} */
 export function checkString(who, s) {
   if (typeof s === 'string') return s;
+  if (s instanceof MString) return s.text();
   return typeError(who, 'a string', s);
 }
+
+/** A fresh mutable string holding `s`. @param {string} s */
+const fresh = (s) => new MString(s);
 
 /** @param {string} who @param {any} c @returns {string} the character as a JS string */
 function charText(who, c) {
@@ -201,11 +208,17 @@ function makeString(k, c) {
   const ch = absent(c) ? ' ' : charText('make-string', c);
   if (n * ch.length > MAX_STRING) schemeErrorOf('range', 'make-string', 'string too long', k);
   charge(walked(n >>> 3));
-  return ch.repeat(n);
+  // as text: the code points are made on the first string-set! (one pass either way),
+  // and a string made only to be read is never converted
+  return new MString(ch.repeat(n));
 }
 
 /** @param {any} s @param {any} k */
 function stringRef(s, k) {
+  if (s instanceof MString) {
+    if (s.cp !== null) return Char.of(s.cp[checkIndex('string-ref', k, s.cp.length)]);
+    s = s.text();
+  }
   checkString('string-ref', s);
   const t = offsets(s);
   if (t === null) return Char.of(s.charCodeAt(checkIndex('string-ref', k, s.length)));
@@ -215,7 +228,8 @@ function stringRef(s, k) {
 
 /** @param {any} s @param {any} start @param {any} end */
 function stringToList(s, start, end) {
-  const [a, b] = unitRange('string->list', checkString('string->list', s), start, end);
+  s = checkString('string->list', s);
+  const [a, b] = unitRange('string->list', s, start, end);
   charge(built(b - a));
   const chars = [...s.slice(a, b)];
   let l = null;
@@ -245,7 +259,8 @@ function listToString(who, l) {
 
 /** @param {any} s @param {any} start @param {any} end */
 function stringToVector(s, start, end) {
-  const [a, b] = unitRange('string->vector', checkString('string->vector', s), start, end);
+  s = checkString('string->vector', s);
+  const [a, b] = unitRange('string->vector', s, start, end);
   charge(built(b - a));
   return Array.from(s.slice(a, b), (c) => Char.of(/** @type {number} */ (c.codePointAt(0))));
 }
@@ -262,36 +277,38 @@ function vectorToString(v, start, end) {
 
 /** @param {any} s @param {any} start @param {any} end */
 function stringCopy(s, start, end) {
-  const [a, b] = unitRange('string-copy', checkString('string-copy', s), start, end);
+  s = checkString('string-copy', s);
+  const [a, b] = unitRange('string-copy', s, start, end);
   charge(walked((b - a) >>> 3));
-  return s.slice(a, b);
+  return fresh(s.slice(a, b));
 }
 
 /** @param {any} s @param {any} start @param {any} end */
 function substring(s, start, end) {
-  const [a, b] = unitRange('substring', checkString('substring', s), start, end);
+  s = checkString('substring', s);
+  const [a, b] = unitRange('substring', s, start, end);
   charge(walked((b - a) >>> 3));
-  return s.slice(a, b);
+  return fresh(s.slice(a, b));
 }
 
 /** @param {any[]} ss */
 function stringAppend(...ss) {
-  for (const s of ss) checkString('string-append', s);
-  return join('string-append', ss);
+  for (let i = 0; i < ss.length; i++) ss[i] = checkString('string-append', ss[i]);
+  return fresh(join('string-append', ss));
 }
 
 /** A string whose case was just mapped, after charging for the mapping. @param {string} s */
 function casedString(s) {
   charge(walked(s.length >>> 2));
-  return s;
+  return fresh(s);
 }
 
 /** @param {any[]} cs */
 function string(...cs) {
-  return join(
+  return fresh(join(
     'string',
     cs.map((c) => charText('string', c)),
-  );
+  ));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -331,33 +348,77 @@ for (const [op, ok] of orders) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The mutators, which Termite Scheme does not have.
+// The mutators.
 
 /**
- * @param {string} who
- * @returns {(s: any) => never}
+ * The code points of a mutable string argument, ready to be written.
+ * @param {string} who @param {any} s @returns {number[]}
  */
-function immutable(who) {
-  return (s) => immutableError(who, 'strings are immutable in Termite Scheme', checkString(who, s));
+function writable(who, s) {
+  if (s instanceof MString) return s.forWriting();
+  if (typeof s === 'string') return immutableError(who, 'cannot mutate an immutable string (a literal, or from symbol->string, number->string or a tuple space; string-copy makes a mutable one)', s);
+  return typeError(who, 'a string', s);
+}
+
+/** @param {string} who @param {any} c */
+function codeOf(who, c) {
+  if (c instanceof Char) return c.code;
+  return typeError(who, 'a character', c);
+}
+
+/** @param {any} s @param {any} k @param {any} c */
+function stringSet(s, k, c) {
+  const code = codeOf('string-set!', c);
+  const cp = writable('string-set!', s);
+  cp[checkIndex('string-set!', k, cp.length)] = code;
+  return VOID;
+}
+
+/** @param {any} s @param {any} c @param {any} start @param {any} end */
+function stringFill(s, c, start, end) {
+  const code = codeOf('string-fill!', c);
+  const cp = writable('string-fill!', s);
+  const [a, b] = absent(start) && absent(end) ? [0, cp.length] : checkRange('string-fill!', start, end, cp.length);
+  charge(walked((b - a) >>> 3));
+  cp.fill(code, a, b);
+  return VOID;
+}
+
+/**
+ * R7RS string-copy!: the source's code points [start, end) into `to` at `at`; correct
+ * when source and destination are the same string and overlap.
+ * @param {any} to @param {any} at @param {any} from @param {any} start @param {any} end
+ */
+function stringCopyInto(to, at, from, start, end) {
+  const dst = writable('string-copy!', to);
+  const src = from instanceof MString ? from.codePoints() : from === to ? dst : new MString(checkString('string-copy!', from)).codePoints();
+  const [a, b] = absent(start) && absent(end) ? [0, src.length] : checkRange('string-copy!', start, end, src.length);
+  const i = checkIndex('string-copy!', at, dst.length + 1);
+  if (dst.length - i < b - a) schemeErrorOf('range', 'string-copy!', 'the destination is too short', to, at);
+  charge(walked((b - a) >>> 3));
+  if (src === dst && a < i) for (let k = b - a - 1; k >= 0; k--) dst[i + k] = src[a + k];
+  else for (let k = 0; k < b - a; k++) dst[i + k] = src[a + k];
+  return VOID;
 }
 
 // ---------------------------------------------------------------------------------------
 
-definePrimitive('string?', 1, 1, (/** @type {any} */ x) => typeof x === 'string', { pure: true });
-definePrimitive('make-string', 1, 2, makeString, { pure: true });
-definePrimitive('string', 0, -1, string, { pure: true });
-definePrimitive('string-length', 1, 1, (/** @type {any} */ s) => stringLength(checkString('string-length', s)), { pure: true });
-definePrimitive('string-ref', 2, 2, stringRef, { pure: true });
-definePrimitive('substring', 3, 3, substring, { pure: true });
-definePrimitive('string-append', 0, -1, stringAppend, { pure: true });
+// Not `pure`: a mutable string's contents change, and the constructors return fresh strings.
+definePrimitive('string?', 1, 1, (/** @type {any} */ x) => typeof x === 'string' || x instanceof MString, { pure: true });
+definePrimitive('make-string', 1, 2, makeString);
+definePrimitive('string', 0, -1, string);
+definePrimitive('string-length', 1, 1, (/** @type {any} */ s) => (s instanceof MString && s.cp !== null ? s.cp.length : stringLength(checkString('string-length', s))));
+definePrimitive('string-ref', 2, 2, stringRef);
+definePrimitive('substring', 3, 3, substring);
+definePrimitive('string-append', 0, -1, stringAppend);
 definePrimitive('string->list', 1, 3, stringToList);
-definePrimitive('list->string', 1, 1, (/** @type {any} */ l) => listToString('list->string', l), { pure: true });
-definePrimitive('string-copy', 1, 3, stringCopy, { pure: true });
+definePrimitive('list->string', 1, 1, (/** @type {any} */ l) => fresh(listToString('list->string', l)));
+definePrimitive('string-copy', 1, 3, stringCopy);
 definePrimitive('string->vector', 1, 3, stringToVector);
-definePrimitive('vector->string', 1, 3, vectorToString, { pure: true });
-definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-upcase', s).toUpperCase()), { pure: true });
-definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-downcase', s).toLowerCase()), { pure: true });
-definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => casedString(foldcaseString(checkString('string-foldcase', s))), { pure: true });
-definePrimitive('string-set!', 3, 3, immutable('string-set!'));
-definePrimitive('string-fill!', 2, 4, immutable('string-fill!'));
-definePrimitive('string-copy!', 3, 5, immutable('string-copy!'));
+definePrimitive('vector->string', 1, 3, (/** @type {any} */ v, /** @type {any} */ a, /** @type {any} */ b) => fresh(vectorToString(v, a, b)));
+definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-upcase', s).toUpperCase()));
+definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-downcase', s).toLowerCase()));
+definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => casedString(foldcaseString(checkString('string-foldcase', s))));
+definePrimitive('string-set!', 3, 3, stringSet);
+definePrimitive('string-fill!', 2, 4, stringFill);
+definePrimitive('string-copy!', 3, 5, stringCopyInto);

@@ -237,8 +237,9 @@ function utf8ToString(b, start, end) {
 
 /** @param {any} str @param {any} start @param {any} end */
 function stringToUtf8(str, start, end) {
-  if (typeof str === 'string') charge(walked(str.length >>> 3));
-  const [s, e] = unitRange('string->utf8', checkString('string->utf8', str), start, end);
+  str = checkString('string->utf8', str);
+  charge(walked(str.length >>> 3));
+  const [s, e] = unitRange('string->utf8', str, start, end);
   return encoder.encode(str.slice(s, e));
 }
 

