@@ -26,7 +26,7 @@
  *  - every per-peer quantity is bounded: logical nodes per physical node, links per
  *    logical node, messages per mailbox, waiters per node (LIMITS).
  */
-import { Sym, Flonum, Ratnum, schemeErrorOf } from '../scheme-data.js';
+import { Sym, Flonum, Ratnum, schemeErrorOf, stringText } from '../scheme-data.js';
 import { copyMessage } from '../copy.js';
 
 /** What one physical node holds at most (a peer's messengers cannot make it spend more). */
@@ -41,6 +41,7 @@ export const WILDCARD = Sym.intern('*');
  */
 export function keyOf(x, who) {
   if (x === false) return null;
+  x = stringText(x); // a mutable string names what its text names
   if (x instanceof Sym) return x === WILDCARD ? schemeErrorOf('type', who, 'the wildcard * is not a name', x) : `s${x.name}`;
   if (typeof x === 'string') return `"${x}`;
   if (typeof x === 'number') return `n${x}`;
@@ -136,6 +137,7 @@ export class LogicalNetwork {
 
   /** @param {any} addr @param {string} who @returns {LogicalNode} */
   local(addr, who) {
+    addr = stringText(addr);
     const ln = typeof addr === 'string' ? this.nodes.get(addr) : undefined;
     if (ln === undefined) {
       if (typeof addr !== 'string') schemeErrorOf('type', who, 'expected a logical node address (a string)', addr);

@@ -12,7 +12,7 @@
  * by a process that migrated acts on the node it is on now.
  */
 import { definePrimitive } from '@termite/scheme/internal';
-import { VOID, Sym, Pair, arrayToList, schemeErrorOf } from '../scheme-data.js';
+import { VOID, Sym, Pair, arrayToList, schemeErrorOf, stringText } from '../scheme-data.js';
 import { NodeRef } from '../termite-values.js';
 import { current } from '../prims-processes.js';
 import { networkOf, keyOf, WILDCARD } from './logical-network.js';
@@ -25,12 +25,14 @@ function here(who) {
 
 /** The physical node id in an address. @param {any} addr @param {string} who */
 function physicalOf(addr, who) {
+  addr = stringText(addr);
   if (typeof addr !== 'string' || addr[0] !== '@' || addr.lastIndexOf('/') < 2) schemeErrorOf('type', who, 'expected a logical node address', addr);
   return addr.slice(1, addr.lastIndexOf('/'));
 }
 
 /** A variable name as a key. @param {any} name @param {string} who */
 function varKey(name, who) {
+  name = stringText(name);
   if (name instanceof Sym) return name.name;
   if (typeof name === 'string') return `"${name}`;
   return schemeErrorOf('type', who, 'expected a node variable name (a symbol or string)', name);
@@ -40,9 +42,9 @@ function varKey(name, who) {
 const patternOf = (x, who) => (x === WILDCARD ? undefined : keyOf(x, who));
 
 definePrimitive('%lnet-root', 0, 0, () => here('inject').net.root().addr);
-definePrimitive('%lnet-address?', 1, 1, (/** @type {any} */ x) => typeof x === 'string' && x[0] === '@' && x.lastIndexOf('/') > 1);
+definePrimitive('%lnet-address?', 1, 1, (/** @type {any} */ x) => { x = stringText(x); return typeof x === 'string' && x[0] === '@' && x.lastIndexOf('/') > 1; });
 definePrimitive('%lnet-local?', 1, 1, (/** @type {any} */ addr) => physicalOf(addr, 'hop') === current('hop').node.id);
-definePrimitive('%lnet-exists?', 1, 1, (/** @type {any} */ addr) => here('hop').net.nodes.has(addr));
+definePrimitive('%lnet-exists?', 1, 1, (/** @type {any} */ addr) => here('hop').net.nodes.has(stringText(addr)));
 
 /** `(%lnet-physical addr)`: the NodeRef of the physical node holding addr. */
 definePrimitive('%lnet-physical', 1, 1, (/** @type {any} */ addr) => {
@@ -53,6 +55,7 @@ definePrimitive('%lnet-physical', 1, 1, (/** @type {any} */ addr) => {
 });
 
 definePrimitive('%lnet-make-node', 1, 1, (/** @type {any} */ name) => {
+  name = stringText(name);
   if (typeof name === 'string' && name[0] === '@') schemeErrorOf('type', 'create', 'a node name may not start with "@" (that is an address)', name);
   return here('create').net.makeNode(name).addr;
 });
@@ -70,14 +73,14 @@ definePrimitive('%lnet-link!', 5, 5, (/** @type {any} */ from, /** @type {any} *
 /** `(%lnet-unlink! from to name)`: remove from's links to `to` named `name`; #t when none is left. */
 definePrimitive('%lnet-unlink!', 3, 3, (/** @type {any} */ from, /** @type {any} */ to, /** @type {any} */ name) => {
   const { net } = here('delete');
-  const ln = net.nodes.get(from);
+  const ln = net.nodes.get(stringText(from));
   return ln === undefined ? false : net.removeLinks(ln, to, keyOf(name, 'delete'));
 });
 
 /** `(%lnet-delete-if-empty! addr)`: delete a linkless node nobody but the caller is on. */
 definePrimitive('%lnet-delete-if-empty!', 1, 1, (/** @type {any} */ addr) => {
   const { proc, net } = here('delete');
-  const ln = net.nodes.get(addr);
+  const ln = net.nodes.get(stringText(addr));
   return ln === undefined ? false : net.deleteIfEmpty(ln, proc);
 });
 
@@ -149,12 +152,13 @@ definePrimitive('%lnet-place', 1, 1, (/** @type {any} */ candidates) => {
 /** `(%msgr-arrive addr link weight me)`: the caller is now a messenger on local node addr. */
 definePrimitive('%msgr-arrive', 4, 4, (/** @type {any} */ addr, /** @type {any} */ link, /** @type {any} */ weight, /** @type {any} */ me) => {
   const { proc, net } = here('hop');
-  net.arrive(proc, addr, link, weight, me);
+  net.arrive(proc, stringText(addr), link, weight, me);
   return VOID;
 });
 /** `(%msgr-try-arrive addr link weight me)`: as %msgr-arrive, but #f (and nothing done) when addr is gone. */
 definePrimitive('%msgr-try-arrive', 4, 4, (/** @type {any} */ addr, /** @type {any} */ link, /** @type {any} */ weight, /** @type {any} */ me) => {
   const { proc, net } = here('hop');
+  addr = stringText(addr);
   if (!net.nodes.has(addr)) return false;
   net.arrive(proc, addr, link, weight, me);
   return true;
@@ -265,7 +269,7 @@ definePrimitive('%lnode-take', 1, 1, (/** @type {any} */ tag) => {
 /** `(%lnode-untake addr tag)`: #t when the caller removed its waiter. */
 definePrimitive('%lnode-untake', 2, 2, (/** @type {any} */ addr, /** @type {any} */ tag) => {
   const { net } = here('m-recv');
-  const ln = net.nodes.get(addr);
+  const ln = net.nodes.get(stringText(addr));
   return ln === undefined ? true : net.takeMailWaiter(ln, tag);
 });
 
