@@ -73,7 +73,7 @@ test('three tabs join the daemon, which lists them as peers; every link is upgra
     assert.equal(d?.transport, 'webrtc');
     assert.deepEqual([...d.transports].sort(), ['webrtc', 'websocket']);
     // the worker instantiated the runtime library the daemon compiled, compiling none of it
-    assert.deepEqual(s.library, { precompiled: 5, compiled: 0 }, `runtime library in tab ${t.id}`);
+    assert.deepEqual(s.library, { precompiled: 6, compiled: 0 }, `runtime library in tab ${t.id}`);
   }
   // ... and draw them: a row per peer in the links table, with its transport
   const first = opened[0];
