@@ -233,6 +233,13 @@ export class ErrorObject {
     this.who = who;
     /** @type {string|null} */
     this.loc = null;
+    /** @type {{lines(): string[]}|null} where it was signalled (engine/backtrace.js ErrorOrigin), set when raised */
+    this.origin = null;
+  }
+
+  /** The chain of Scheme procedures that led to this error, innermost first ("name at file:line:col"), or null. */
+  get schemeBacktrace() {
+    return this.origin === null ? null : this.origin.lines();
   }
 }
 
@@ -244,7 +251,12 @@ export class ErrorObject {
 export class SchemeError extends Error {
   /** @param {any} payload the raised Scheme object (usually an ErrorObject) */
   constructor(payload) {
+    // deeper than V8's default 10 frames: the stack is the inner part of the error's
+    // backtrace (engine/backtrace.js); captured only when an error is signalled
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 60;
     super(payload instanceof ErrorObject ? payload.message : 'Scheme exception');
+    Error.stackTraceLimit = limit;
     this.name = 'SchemeError';
     this.payload = payload;
   }

@@ -20,6 +20,7 @@
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
 import { ErrorObject, Pair } from '../scheme-data.js';
+import { describeError, uncaughtBacktrace, formatBacktrace } from '@termite/scheme';
 
 /** Deaths of unwatched processes logged in one second, at most. */
 const DEATH_LINES = 20;
@@ -138,11 +139,18 @@ function logDeath(node, proc, value) {
     return;
   }
   d.lines++;
-  node.log(`process ${proc.pid.n} died: ${describe(value)}`);
+  node.log(deathReport(proc, value));
 }
 
-/** @param {any} v */
-function describe(v) {
-  if (v instanceof ErrorObject) return `${v.who ? v.who + ': ' : ''}${v.message}${v.loc ? ' (at ' + v.loc + ')' : ''}`;
-  return String(v?.name ?? v);
+/**
+ * What a process died of, as logged: "process N died: <error, with its values>" and,
+ * under it, the Scheme frames that led to it (one per line).
+ * @param {Process} proc @param {any} value the uncaught payload
+ */
+export function deathReport(proc, value) {
+  const lines = uncaughtBacktrace(value, proc);
+  // a JS process (js-api.js) dies of a JS error's message
+  const what = typeof value === 'string' ? value : describeError(value, lines);
+  const trace = formatBacktrace(lines);
+  return `process ${proc.pid.n} died: ${what}${trace === '' ? '' : '\n' + trace.replace(/\n$/, '')}`;
 }

@@ -17,6 +17,7 @@
  */
 import { R, U, CALL, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT } from './engine.js';
 import { SchemeError, ErrorObject, Values, arrayToList } from '../values.js';
+import { ErrorOrigin } from './backtrace.js';
 
 export const ACT_CALL = 0;
 export const ACT_RETURN = 1;
@@ -50,6 +51,8 @@ export class Thread {
     this.suspension = null;
     /** @type {any} the process this thread belongs to, if any */
     this.owner = null;
+    /** @type {ErrorOrigin|null} where an uncaught value that is not an error object was raised */
+    this.uncaughtOrigin = null;
   }
 }
 
@@ -170,6 +173,8 @@ function caught(th, e) {
     return SLICE_DIED;
   }
   const payload = e instanceof SchemeError ? e.payload : jsErrorToScheme(e);
+  // the backtrace's material, formatted only if someone asks (engine/backtrace.js)
+  if (payload instanceof ErrorObject && payload.origin === null) payload.origin = new ErrorOrigin(e, th.k);
   if (e instanceof SchemeError && payload instanceof ErrorObject && payload.loc === null && e.stack) {
     payload.loc = locateError(e.stack);
   }
