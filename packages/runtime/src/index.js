@@ -17,6 +17,7 @@
 import './prims-processes.js';
 import './prims-linda.js';
 import './prims-distribution.js';
+import './prims-monitors.js';
 import { boot, installPrimitives, loadRuntimeSource } from '@termite/scheme/internal';
 import { installFormalConstants } from './prims-linda.js';
 import { termiteSource, jsSupportSource, replSource, distributionSource } from './scheme-sources/runtime-sources.js';

@@ -31,6 +31,7 @@ async function runRaw(text) {
   }
 }
 
+// size: one describe for the backtrace cases, each a few lines
 describe('backtraces', () => {
   test('the frames of a known program, innermost first, with their call sites', async () => {
     const { r } = await runRaw(

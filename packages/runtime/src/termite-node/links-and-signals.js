@@ -21,6 +21,7 @@
  */
 import { ErrorObject, Pair } from '../scheme-data.js';
 import { describeError, uncaughtBacktrace, formatBacktrace } from '@termite/scheme';
+import { targetEnded, relaySignal } from './monitors.js';
 
 /** Deaths of unwatched processes logged in one second, at most. */
 const DEATH_LINES = 20;
@@ -70,7 +71,10 @@ export function signal(pid, payload) {
     if (this.remote !== null) this.remote.signal(pid, payload);
     return;
   }
-  if (proc.handler !== null) return;
+  if (proc.handler !== null) {
+    relaySignal(proc, payload); // a handler ignores signals, unless it is a monitor's relay
+    return;
+  }
   if (proc.signals === null) proc.signals = [];
   proc.signals.push(payload);
   // a waiting process is woken to raise it now; a ready or running one raises it at
@@ -103,6 +107,7 @@ export function finish(proc, died, value) {
     if (links.length === 0 && proc.onExit === null && !terminated) logDeath(this, proc, value);
     for (const to of links) this.signal(to, value);
   }
+  targetEnded(proc, died, value);
   if (proc.onExit) proc.onExit({ ok: !died, value });
 }
 
@@ -115,10 +120,36 @@ export function finish(proc, died, value) {
 export function terminate(pid) {
   const proc = this.local(pid);
   if (proc === null) {
-    if (this.remote !== null) this.remote.terminate(pid);
+    if (this.remote !== null) {
+      this.remote.terminate(pid);
+      rememberTerminated(this, pid);
+    }
     return;
   }
   this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
+}
+
+/** Processes of other nodes this node terminated, remembered at most. */
+const TERMINATED_KEPT = 4096;
+
+/** Per node: the processes elsewhere it terminated, oldest first. @type {WeakMap<TermiteNode, Set<string>>} */
+const terminatedElsewhere = new WeakMap();
+
+/** @param {TermiteNode} node @param {Pid} pid */
+function rememberTerminated(node, pid) {
+  let set = terminatedElsewhere.get(node);
+  if (set === undefined) terminatedElsewhere.set(node, (set = new Set()));
+  set.add(`${pid.node}/${pid.n}`);
+  if (set.size > TERMINATED_KEPT) set.delete(/** @type {string} */ (set.values().next().value));
+}
+
+/**
+ * Whether this node terminated `pid`, a process elsewhere (`terminate!` is a one-way
+ * frame: its node does not answer, so `process-alive?` asks here first).
+ * @param {TermiteNode} node @param {Pid} pid
+ */
+export function wasTerminated(node, pid) {
+  return terminatedElsewhere.get(node)?.has(`${pid.node}/${pid.n}`) ?? false;
 }
 
 /**
