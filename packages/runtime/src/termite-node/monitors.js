@@ -123,6 +123,8 @@ function down(m, reason) {
   m.delivered = true;
   endRelay(m);
   m.node.send(m.watcher, arrayToList([Sym.intern('%down'), m.tag, reason]));
+  // a notice from the network arrives outside the scheduling loop: wake it
+  m.node.poke();
 }
 
 /** @param {Monitor} m */
