@@ -31,6 +31,7 @@ export { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn } from './program.js';
+export { trapExits, describeExit } from './termite-node/links-and-signals.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';
 export { fromJs, toJs, list, sym, formal, JsProcess } from './js-api.js';

@@ -10,7 +10,9 @@
  *  - linking from a process of this node that is dead (and did not migrate away)
  *    signals `to` at once: it will never raise;
  *  - an exit signal is queued in the process and raised at its next receive; a waiting
- *    process is interrupted to raise it at once; a handler process ignores signals;
+ *    process is interrupted to raise it at once; a handler process ignores signals (a
+ *    monitor's relay turns them into a notice, monitors.js); a process that traps
+ *    exits (`trapExits`) hands them to its host and lives on;
  *  - a process ends once (`finish`): it leaves the process table before its links fire
  *    and its onExit is told;
  *  - the death of a process no one watches is logged, at most DEATH_LINES a second:
@@ -20,7 +22,7 @@
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
 import { ErrorObject, Pair } from '../scheme-data.js';
-import { describeError, uncaughtBacktrace, formatBacktrace } from '@termite/scheme';
+import { describeError, uncaughtBacktrace, formatBacktrace, writeString } from '@termite/scheme';
 import { targetEnded, relaySignal } from './monitors.js';
 
 /** Deaths of unwatched processes logged in one second, at most. */
@@ -61,14 +63,20 @@ export function removeLink(from, to) {
 
 /**
  * Deliver an exit signal: raised in the process at its next receive, at once if it
- * is waiting.
+ * is waiting — or, for a process that traps exits, handed to its host.
  * @param {Pid} pid @param {any} payload
+ * @param {Pid|null} [from] the process that died, when it was on this node
  * @this {TermiteNode}
  */
-export function signal(pid, payload) {
+export function signal(pid, payload, from = null) {
   const proc = this.local(pid);
   if (proc === null) {
     if (this.remote !== null) this.remote.signal(pid, payload);
+    return;
+  }
+  const trap = trapping.get(proc);
+  if (trap !== undefined) {
+    trap(payload, from);
     return;
   }
   if (proc.handler !== null) {
@@ -105,7 +113,7 @@ export function finish(proc, died, value) {
   if (died) {
     const terminated = value instanceof ErrorObject && value.kind === 'terminated';
     if (links.length === 0 && proc.onExit === null && !terminated) logDeath(this, proc, value);
-    for (const to of links) this.signal(to, value);
+    for (const to of links) this.signal(to, value, proc.pid);
   }
   targetEnded(proc, died, value);
   if (proc.onExit) proc.onExit({ ok: !died, value });
@@ -127,6 +135,41 @@ export function terminate(pid) {
     return;
   }
   this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
+}
+
+/**
+ * The processes whose exit signals go to their host instead of being raised in them.
+ * @type {WeakMap<Process, (payload: any, from: Pid|null) => void>}
+ */
+const trapping = new WeakMap();
+
+/**
+ * Make a process trap exits (what a REPL or `run` does for its main process, as erl's
+ * shell reports `** exception exit: …`): an exit signal — a linked process died, its
+ * node went — no longer kills it; `onExit(payload, from)` is called instead (`from`:
+ * the pid of the process that died, when it was on this node; null otherwise), and
+ * the process keeps its pid and its mailbox. `onExit` null: signals are raised again.
+ * @param {TermiteNode} node @param {Pid} pid
+ * @param {((payload: any, from: Pid|null) => void)|null} onExit
+ */
+export function trapExits(node, pid, onExit) {
+  const proc = node.local(pid);
+  if (proc === null) throw new Error(`trapExits: process ${pid.n} is not on this node`);
+  if (onExit === null) trapping.delete(proc);
+  else trapping.set(proc, onExit);
+}
+
+/**
+ * How a trapped exit signal reads, as erl prints it: "** exception exit: <error> (from
+ * process N)", then the frames of the process that died, one per line.
+ * @param {any} payload @param {Pid|null} from
+ */
+export function describeExit(payload, from) {
+  const lines = uncaughtBacktrace(payload, null);
+  const what = payload instanceof ErrorObject ? describeError(payload, lines) : writeString(payload);
+  const who = from === null ? '' : ` (from process ${from.n})`;
+  const trace = formatBacktrace(lines);
+  return `** exception exit: ${what}${who}${trace === '' ? '' : '\n' + trace.replace(/\n$/, '')}`;
 }
 
 /** Processes of other nodes this node terminated, remembered at most. */
