@@ -8,7 +8,8 @@
  * the program's file is prog.scm). A program's last newline is not significant.
  * Every such pair in docs/*.md, the README and the package and example READMEs is run
  * on a fresh node and compared. A `scheme run` block without its output block fails
- * the test (so a marked program always says what it prints).
+ * the test (so a marked program always says what it prints). And examples/README.md
+ * shows, for every program of examples/, how to run it and exactly its .expected output.
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,5 +104,26 @@ describe('every marked program prints what its document says', () => {
         assert.equal(`Error: ${r.message}\n`, p.expect.text);
       }
     });
+  }
+});
+
+test('examples/README.md shows how to run every example and exactly what it prints', () => {
+  const blocks = fencedBlocks(readFileSync(path.join(root, 'examples/README.md'), 'utf8'));
+  /** @type {Map<string, string>} example → the output block after its command */
+  const shown = new Map();
+  blocks.forEach((b, i) => {
+    const m = /termite-node run examples\/([\w/-]+\.scm)/.exec(b.info === 'sh' ? b.body : '');
+    const next = blocks.slice(i + 1).find((x) => x.info === 'output' || /termite-node run/.test(x.body));
+    if (m && next?.info === 'output') shown.set(m[1], next.body);
+  });
+  const programs = [
+    ...readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.scm')),
+    ...readdirSync(path.join(root, 'examples/mesh')).filter((f) => f.endsWith('.scm')).map((f) => `mesh/${f}`),
+  ];
+  for (const p of programs) {
+    assert.ok(shown.has(p), `examples/README.md does not show how to run ${p} and its output`);
+    if (p.startsWith('mesh/')) continue; // their output depends on the mesh they join
+    const expected = readFileSync(path.join(root, 'examples', p.replace(/\.scm$/, '.expected')), 'utf8');
+    assert.equal(shown.get(p), expected, `${p}: the output shown differs from its .expected`);
   }
 });
