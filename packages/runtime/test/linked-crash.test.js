@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * A crash of a process linked to a REPL's process, reported as erl's shell does
- * (`trapExits`, `describeExit`; docs/processes.md, "Links"): the REPL's process traps
+ * (`trapExits`, `describeExit`; docs/processes.md, "Exceptions, links and exit
+ * signals"): the REPL's process traps
  * exits, so the crash reaches the host as "** exception exit: …" with the error, the
  * pid of the process that died and its frames, and the REPL's process lives on with
  * the same pid and its mailbox. Without trapping, the same crash ends the process.
