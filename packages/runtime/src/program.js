@@ -7,6 +7,7 @@
  */
 import { compileProgramText, linkProgram, SchemeError, describeError, uncaughtBacktrace } from '@termite/scheme';
 import { registerUnitInstance } from './code.js';
+import { signalSender } from './termite-node/links-and-signals.js';
 
 /**
  * A program's environment id names this run, not just the program's code: other nodes
@@ -44,7 +45,10 @@ export async function runProgramOn(node, text, opts = {}) {
       if (outcome.ok) resolve({ ok: true, value: outcome.value, exitCode, pid: proc.pid });
       else {
         const backtrace = uncaughtBacktrace(outcome.value, proc);
-        resolve({ ok: false, error: outcome.value, message: describeError(outcome.value, backtrace), backtrace });
+        // it died of a linked process's crash: say whose (as erl's "** exception exit")
+        const from = signalSender(outcome.value);
+        const via = from === null ? '' : ` (exit signal from linked process ${from.n})`;
+        resolve({ ok: false, error: outcome.value, message: describeError(outcome.value, backtrace) + via, backtrace });
       }
     };
   });

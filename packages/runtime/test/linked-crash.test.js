@@ -5,7 +5,8 @@
  * signals"): the REPL's process traps
  * exits, so the crash reaches the host as "** exception exit: …" with the error, the
  * pid of the process that died and its frames, and the REPL's process lives on with
- * the same pid and its mailbox. Without trapping, the same crash ends the process.
+ * the same pid and its mailbox. Without trapping, the same crash ends the process, and
+ * a program's main process that dies of it says whose crash it was.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,5 +66,14 @@ test('without trapping, the linked crash ends the REPL\'s process (the next inpu
     await until(() => !first.alive);
     await ev.evalText('1', { timeoutMs: 5000 });
     assert.notEqual(ev.serverProcess(), first);
+  });
+});
+
+test('a program whose main process dies of a linked crash says whose crash it was', async () => {
+  await withNode(async (node) => {
+    const r = await node.runProgram(`(define (boom x) (car x))\n(spawn-link (lambda () (boom 7)))\n(?)`, { file: 'lc.scm' });
+    assert.equal(r.ok, false);
+    assert.match(r.message, /^car: expected a pair: 7 \(at lc\.scm:1:18\) \(exit signal from linked process \d+\)$/);
+    assert.deepEqual(r.backtrace, ['boom at lc.scm:1:18', '(anonymous procedure) at lc.scm:2:24']);
   });
 });

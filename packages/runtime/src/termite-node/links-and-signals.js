@@ -85,6 +85,7 @@ export function signal(pid, payload, from = null) {
   }
   if (proc.signals === null) proc.signals = [];
   proc.signals.push(payload);
+  if (from !== null && payload instanceof ErrorObject) signalSenders.set(payload, from);
   // a waiting process is woken to raise it now; a ready or running one raises it at
   // its next receive (prepareWake also raises pending signals first)
   if (proc.waiting !== null && this.isWaiting(proc)) {
@@ -135,6 +136,24 @@ export function terminate(pid) {
     return;
   }
   this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
+}
+
+/**
+ * Which local process an exit signal came from, by its payload (error objects only: a
+ * symbol is shared by every raise of it), so a process that dies of a signal can say
+ * whose it was.
+ * @type {WeakMap<object, Pid>}
+ */
+const signalSenders = new WeakMap();
+
+/**
+ * The process whose death sent `payload` as an exit signal (when it was on this node),
+ * or null: for a host reporting why its main process died.
+ * @param {any} payload
+ * @returns {Pid|null}
+ */
+export function signalSender(payload) {
+  return payload instanceof ErrorObject ? signalSenders.get(payload) ?? null : null;
 }
 
 /**
