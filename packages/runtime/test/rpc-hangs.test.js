@@ -71,7 +71,8 @@ describe('!? to a target that cannot answer', () => {
       (let wait ((n 0)) (if (and (process-alive? p) (< n 1000000)) (wait (+ n 1))))
       (!? p 'hello)`);
     assert.equal(r.ok, false);
-    assert.match(r.message, /^!\?: the process is not alive: #<pid \d+@[0-9a-f]+>$/);
+    // line 3 of the program, after the 5 lines of SHOW
+    assert.match(r.message, /^!\?: the process is not alive: #<pid \d+@[0-9a-f]+> \(at test-\d+\.scm:8:7\)$/);
   });
 
   test('generic-server-call to a server that stopped: an error, not a wait', async () => {

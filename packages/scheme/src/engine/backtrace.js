@@ -108,6 +108,26 @@ function siteOfLabel(wireLam, label) {
 }
 
 /**
+ * The first source location in a stack (generated code with debug information).
+ * @param {string} stack
+ */
+function firstLocation(stack) {
+  const re = /termite:([0-9a-f]+)\.js:(\d+):\d+/g;
+  let m;
+  while ((m = re.exec(stack)) !== null) {
+    const u = unitSources.get(`termite:${m[1]}.js`);
+    if (u === undefined) continue;
+    const t = lineTables(u);
+    const line = Number(m[2]);
+    if (line < t.lam.length && t.site[line] >= 0) {
+      const loc = siteLocation(u.wire.debug, t.lam[line], t.site[line]);
+      if (loc) return loc;
+    }
+  }
+  return null;
+}
+
+/**
  * The lines of the JS part of a stack (generated code's frames only).
  * @param {string} stack @param {string[]} out
  */
@@ -135,11 +155,23 @@ export class ErrorOrigin {
     this.k = k;
     /** @type {string[]|null} */
     this.formatted = null;
+    /** @type {string|null|undefined} the innermost known source location (undefined: not looked for) */
+    this.where = undefined;
+  }
+
+  /** "file:line:col" of the innermost frame of generated code that has one, or null. */
+  location() {
+    if (this.where === undefined) {
+      const stack = this.jsError instanceof Error ? String(this.jsError.stack ?? '') : '';
+      this.where = firstLocation(stack);
+    }
+    return this.where;
   }
 
   /** The backtrace lines, innermost first (see the header for the bounds). */
   lines() {
     if (this.formatted !== null) return this.formatted;
+    this.location(); // kept: the stack is let go below
     /** @type {string[]} */
     const js = [];
     const stack = this.jsError instanceof Error ? String(this.jsError.stack ?? '') : '';

@@ -173,11 +173,9 @@ function caught(th, e) {
     return SLICE_DIED;
   }
   const payload = e instanceof SchemeError ? e.payload : jsErrorToScheme(e);
-  // the backtrace's material, formatted only if someone asks (engine/backtrace.js)
-  if (payload instanceof ErrorObject && payload.origin === null) payload.origin = new ErrorOrigin(e, th.k);
-  if (e instanceof SchemeError && payload instanceof ErrorObject && payload.loc === null && e.stack) {
-    payload.loc = locateError(e.stack);
-  }
+  // where it was signalled — its location and backtrace — is worked out only if
+  // someone asks (engine/backtrace.js): a caught error costs no stack formatting
+  if (payload instanceof ErrorObject && payload.origin === null) payload.origin = new ErrorOrigin(e instanceof SchemeError ? e : null, th.k);
   if (driverHooks.raise === null) {
     th.val = payload;
     return SLICE_DIED;
