@@ -18,8 +18,11 @@
  *    first line is the procedure whose code signalled the error;
  *  - generated sources are registered by their JS source name (`termite:<hash>.js`) when
  *    a unit is instantiated; their line tables are built on first use.
+ *  - an error object keeps the frames it was signalled in (and their live values) until
+ *    its backtrace is formatted; a copy of it (a message, the wire) carries neither.
  */
 import { forEachSite, siteLocation, K_CALL } from '../ir/wire.js';
+import { ErrorObject } from '../values.js';
 
 /** Frames named in a backtrace. */
 export const MAX_LINES = 30;
@@ -258,7 +261,7 @@ export function originHere(k) {
  * @returns {string[]|null}
  */
 export function uncaughtBacktrace(value, th) {
-  const origin = value !== null && typeof value === 'object' && 'origin' in value ? value.origin : th?.uncaughtOrigin;
+  const origin = value instanceof ErrorObject ? value.origin : th?.uncaughtOrigin;
   return origin instanceof ErrorOrigin ? origin.lines() : null;
 }
 
