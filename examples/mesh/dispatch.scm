@@ -7,11 +7,14 @@
 ;;   termite-node run examples/mesh/dispatch.scm --join ws://127.0.0.1:7400 --token T
 ;; It prints how many jobs each kind of node ran and checks every result.
 
+;; A meter stops by itself once the supervisor is gone (its node left the mesh, or it
+;; was terminated), so a meter never outlives the program that started it; the program
+;; also stops its meters and the supervisor when it is done (at the end).
 (define (meter supervisor)
   (let loop ()
     (! supervisor (list 'load-report (current-node) (node-load)))
     (sleep 0.2)
-    (loop)))
+    (if (process-alive? supervisor) (loop))))
 
 ;; The supervisor keeps the last reported load of each node, and counts the jobs it
 ;; has sent to each one since its last report (so a burst of jobs spreads out).
@@ -47,7 +50,7 @@
         (let wait ((tries 0))
           (let ((ns (mesh-nodes)))
             (if (or (>= (length ns) wanted) (> tries 100)) ns (begin (sleep 0.2) (wait (+ tries 1))))))))
-(for-each (lambda (n) (remote-spawn n (lambda () (meter supervisor)))) nodes)
+(define meters (map (lambda (n) (remote-spawn n (lambda () (meter supervisor)))) nodes))
 
 ;; wait until every node has reported once
 (let wait ((k 0))
@@ -81,3 +84,7 @@
           (else (loop (cdr ns) k)))))
 (display (list 'jobs (length jobs) 'correct correct 'nodes-used (length used) 'tabs-used tabs-used 'nodes (length nodes)))
 (newline)
+
+;; end what we started: the meters on every node, then the supervisor
+(for-each terminate! meters)
+(terminate! supervisor)

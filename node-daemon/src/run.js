@@ -4,7 +4,8 @@
  * imports, found next to it or under --lib), run its top level as the node's main
  * process, print what it displays to stdout, and exit 0 as soon as the main process
  * returns — even if other processes are still running — or 1 with a readable message
- * (what failed, which procedure, where) on stderr if it raises an uncaught exception.
+ * (what failed, which procedure, where, and the Scheme frames that led there) on stderr
+ * if it raises an uncaught exception.
  * The death of any other process does not change the exit status. `(exit code)` exits
  * with that code (#t or no argument: 0, #f: 1). A --join that fails (no token, a wrong
  * token, an unreachable node: host.js says which) ends the run with status 1 before the
@@ -18,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createNode } from '@termite/runtime';
-import { consoleSinks, SchemeError } from '@termite/scheme';
+import { consoleSinks, SchemeError, formatBacktrace } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { startHost } from './host.js';
@@ -77,7 +78,7 @@ export async function runFile(file, options) {
     });
     node.flushStdout();
     if (!r.ok) {
-      stderr.write(`Error: ${r.message}\n`);
+      stderr.write(`Error: ${r.message}\n${formatBacktrace(r.backtrace ?? null)}`);
       return 1;
     }
     return exitStatus(r.exitCode);

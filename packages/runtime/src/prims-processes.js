@@ -14,6 +14,7 @@ import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorOb
 import { displayString, current as currentPorts } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef } from './termite-values.js';
 import { W_RECEIVE, W_SCAN, W_SLEEP } from './termite-node/process.js';
+import { wasTerminated } from './termite-node/links-and-signals.js';
 import { BLOCKED, TIMED_OUT } from '@termite/core';
 
 /**
@@ -126,7 +127,7 @@ definePrimitive('process-alive?', 1, 1, (/** @type {any} */ pid) => {
   const node = current('process-alive?').node;
   checkPid(pid, 'process-alive?');
   if (pid.node === node.id) return node.local(pid) !== null;
-  return node.remote?.isAlive(pid) ?? true;
+  return !wasTerminated(node, pid) && (node.remote?.isAlive(pid) ?? true);
 });
 
 // ------------------------------------------------------------------ receiving

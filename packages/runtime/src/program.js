@@ -5,8 +5,9 @@
  * The promise resolves when the main process returns (other processes may still run:
  * `termite-node run` exits at that point) or dies.
  */
-import { compileProgramText, linkProgram, SchemeError, describeError } from '@termite/scheme';
+import { compileProgramText, linkProgram, SchemeError, describeError, uncaughtBacktrace } from '@termite/scheme';
 import { registerUnitInstance } from './code.js';
+import { signalSender } from './termite-node/links-and-signals.js';
 
 /**
  * A program's environment id names this run, not just the program's code: other nodes
@@ -24,7 +25,7 @@ function programEnvId(units) {
  * @param {import('./termite-node.js').TermiteNode} node
  * @param {string} text
  * @param {{file?: string, libraryPath?: string[], readFile?: (p: string) => string|null, trace?: any, onTrace?: any, onTime?: any}} [opts]
- * @returns {Promise<{ok: true, value: any, exitCode?: any, pid?: any} | {ok: false, error: any, message: string}>}
+ * @returns {Promise<{ok: true, value: any, exitCode?: any, pid?: any} | {ok: false, error: any, message: string, backtrace?: string[]|null}>}
  */
 export async function runProgramOn(node, text, opts = {}) {
   let program;
@@ -42,7 +43,13 @@ export async function runProgramOn(node, text, opts = {}) {
     proc.onExit = (outcome) => {
       const exitCode = /** @type {any} */ (proc).exitCode;
       if (outcome.ok) resolve({ ok: true, value: outcome.value, exitCode, pid: proc.pid });
-      else resolve({ ok: false, error: outcome.value, message: describeError(outcome.value) });
+      else {
+        const backtrace = uncaughtBacktrace(outcome.value, proc);
+        // it died of a linked process's crash: say whose (as erl's "** exception exit")
+        const from = signalSender(outcome.value);
+        const via = from === null ? '' : ` (exit signal from linked process ${from.n})`;
+        resolve({ ok: false, error: outcome.value, message: describeError(outcome.value, backtrace) + via, backtrace });
+      }
     };
   });
 }

@@ -21,6 +21,7 @@ import { compileUnitChecked } from './compile-checked.js';
 import { compileUnit as compileWithPrimitives } from './pipeline.js';
 import { primitives } from './engine/registry.js';
 import { describeError } from './describe-error.js';
+import { uncaughtBacktrace } from './engine/backtrace.js';
 import { instantiate, Environment, libraryEnvs, rtEnv } from './engine/linker.js';
 import { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 import { writeString, displayString } from './printer.js';
@@ -32,6 +33,7 @@ export { writeString, displayString } from './printer.js';
 export { encodeValue, decodeValue, registerValueCodec } from './codec/index.js';
 export { wireToData, wireFromData, hashWire, PASSES } from './pipeline.js';
 export { describeError } from './describe-error.js';
+export { uncaughtBacktrace, formatBacktrace } from './engine/backtrace.js';
 export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 export { Environment, rtEnv, libraryEnvs, instantiate } from './engine/linker.js';
 export { boot, consoleSinks };
@@ -109,7 +111,7 @@ export function linkProgram(units, opts = {}) {
  * Output goes to `stdout`; the result says whether it finished or died.
  * @param {string} text
  * @param {{file?: string, stdout?: (s: string) => void, stderr?: (s: string) => void, libraryPath?: string[], readFile?: (p: string) => string|null}} [opts]
- * @returns {{ok: true, value: any, exitCode?: any} | {ok: false, error: any, message: string}}
+ * @returns {{ok: true, value: any, exitCode?: any} | {ok: false, error: any, message: string, backtrace?: string[]|null}}
  */
 export function runProgramText(text, opts = {}) {
   boot();
@@ -128,7 +130,8 @@ export function runProgramText(text, opts = {}) {
     const th = new Thread(prog.top, []);
     const r = runToCompletion(th);
     if (r.ok) return { ok: true, value: r.value, exitCode: /** @type {any} */ (th).exitCode };
-    return { ok: false, error: r.error, message: describeError(r.error) };
+    const backtrace = uncaughtBacktrace(r.error, th);
+    return { ok: false, error: r.error, message: describeError(r.error, backtrace), backtrace };
   } finally {
     consoleSinks.stdout = saved.stdout;
     consoleSinks.stderr = saved.stderr;

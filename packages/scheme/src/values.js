@@ -319,8 +319,29 @@ export class ErrorObject {
     this.irritants = irritants;
     this.kind = kind;
     this.who = who;
-    /** @type {string|null} */
-    this.loc = null;
+    /** @type {string|null} the location given, or found (see `loc`) */
+    this.givenLoc = null;
+    /** @type {{lines(): string[], location(): string|null}|null} where it was signalled (engine/backtrace.js ErrorOrigin), set when raised */
+    this.origin = null;
+  }
+
+  /**
+   * "file:line:col" of the call that signalled it, or null. Found from where it was
+   * signalled only when asked: an error a handler catches costs no formatting.
+   * @type {string|null}
+   */
+  get loc() {
+    if (this.givenLoc === null && this.origin !== null) this.givenLoc = this.origin.location();
+    return this.givenLoc;
+  }
+
+  set loc(where) {
+    this.givenLoc = where;
+  }
+
+  /** The chain of Scheme procedures that led to this error, innermost first ("name at file:line:col"), or null. */
+  get schemeBacktrace() {
+    return this.origin === null ? null : this.origin.lines();
   }
 }
 
@@ -332,7 +353,13 @@ export class ErrorObject {
 export class SchemeError extends Error {
   /** @param {any} payload the raised Scheme object (usually an ErrorObject) */
   constructor(payload) {
+    // deeper than V8's default 10 frames: the stack is the inner part of the error's
+    // backtrace (engine/backtrace.js, JS_FRAMES); captured only when an error is
+    // signalled, and formatted only if someone asks for the location or the backtrace
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 60;
     super(payload instanceof ErrorObject ? payload.message : 'Scheme exception');
+    Error.stackTraceLimit = limit;
     this.name = 'SchemeError';
     this.payload = payload;
   }

@@ -36,17 +36,30 @@
       (car box))))
 
 ;; (!? pid msg [timeout [default]]): send (self tag msg), wait for (tag reply).
+;; The target is monitored while we wait (../termite-node/monitors.js): if it ends,
+;; is not alive, or its node goes, the wait ends — with the default if there is one (no
+;; answer can come), else with an error saying why; a notice that arrived with the
+;; reply is taken out of the mailbox.
 (define (!? pid msg . opts)
-  (let ((tag (make-tag))
+  (let ((tag (%monitor pid (make-tag)))
         (timeout (if (pair? opts) (car opts) #f))
         (has-default (and (pair? opts) (pair? (cdr opts)))))
     (! pid (list (self) tag msg))
     (let ((box
            (%scan (lambda (m)
-                    (if (and (pair? m) (equal? (car m) tag) (pair? (cdr m))) (cdr m) #f))
+                    (and (pair? m)
+                         (if (equal? (car m) tag)
+                             (and (pair? (cdr m)) (cdr m))
+                             (and (%down-for? m tag) (vector (caddr m))))))
                   (%deadline timeout)
-                  (lambda () (if has-default (list (cadr opts)) (raise 'timeout))))))
-      (car box))))
+                  (lambda () (if has-default (list (cadr opts)) (begin (%demonitor tag) (raise 'timeout)))))))
+      (if (%demonitor tag) (%scan (lambda (m) (%down-for? m tag)) 0 (lambda () #f)))
+      (cond ((not (vector? box)) (car box))
+            (has-default (cadr opts))
+            (else (raise (%down-error '!? pid (vector-ref box 0))))))))
+
+(define (%down-for? m tag)
+  (and (eq? (car m) '%down) (pair? (cdr m)) (equal? (cadr m) tag)))
 
 ;;; ------------------------------------------------------------ supervisors (paper 5.3)
 ;; (spawn-thunk-supervised thunk [max-restarts [period-seconds [shutdown-seconds]]])

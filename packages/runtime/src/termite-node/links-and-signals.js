@@ -10,7 +10,9 @@
  *  - linking from a process of this node that is dead (and did not migrate away)
  *    signals `to` at once: it will never raise;
  *  - an exit signal is queued in the process and raised at its next receive; a waiting
- *    process is interrupted to raise it at once; a handler process ignores signals;
+ *    process is interrupted to raise it at once; a handler process ignores signals (a
+ *    monitor's relay turns them into a notice, monitors.js); a process that traps
+ *    exits (`trapExits`) hands them to its host and lives on;
  *  - a process ends once (`finish`): it leaves the process table before its links fire
  *    and its onExit is told;
  *  - the death of a process no one watches is logged, at most DEATH_LINES a second:
@@ -20,6 +22,8 @@
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
 import { ErrorObject, Pair } from '../scheme-data.js';
+import { describeError, uncaughtBacktrace, formatBacktrace, writeString } from '@termite/scheme';
+import { targetEnded, relaySignal } from './monitors.js';
 
 /** Deaths of unwatched processes logged in one second, at most. */
 const DEATH_LINES = 20;
@@ -59,19 +63,29 @@ export function removeLink(from, to) {
 
 /**
  * Deliver an exit signal: raised in the process at its next receive, at once if it
- * is waiting.
+ * is waiting — or, for a process that traps exits, handed to its host.
  * @param {Pid} pid @param {any} payload
+ * @param {Pid|null} [from] the process that died, when it was on this node
  * @this {TermiteNode}
  */
-export function signal(pid, payload) {
+export function signal(pid, payload, from = null) {
   const proc = this.local(pid);
   if (proc === null) {
     if (this.remote !== null) this.remote.signal(pid, payload);
     return;
   }
-  if (proc.handler !== null) return;
+  const trap = trapping.get(proc);
+  if (trap !== undefined) {
+    trap(payload, from);
+    return;
+  }
+  if (proc.handler !== null) {
+    relaySignal(proc, payload); // a handler ignores signals, unless it is a monitor's relay
+    return;
+  }
   if (proc.signals === null) proc.signals = [];
   proc.signals.push(payload);
+  if (from !== null && payload instanceof ErrorObject) signalSenders.set(payload, from);
   // a waiting process is woken to raise it now; a ready or running one raises it at
   // its next receive (prepareWake also raises pending signals first)
   if (proc.waiting !== null && this.isWaiting(proc)) {
@@ -102,8 +116,9 @@ export function finish(proc, died, value) {
   if (died) {
     const terminated = value instanceof ErrorObject && value.kind === 'terminated';
     if (links.length === 0 && proc.onExit === null && !terminated) logDeath(this, proc, value);
-    for (const to of links) this.signal(to, value);
+    for (const to of links) this.signal(to, value, proc.pid);
   }
+  targetEnded(proc, died, value);
   if (proc.onExit) proc.onExit({ ok: !died, value });
 }
 
@@ -116,10 +131,89 @@ export function finish(proc, died, value) {
 export function terminate(pid) {
   const proc = this.local(pid);
   if (proc === null) {
-    if (this.remote !== null) this.remote.terminate(pid);
+    if (this.remote !== null) {
+      this.remote.terminate(pid);
+      rememberTerminated(this, pid);
+    }
     return;
   }
   this.finish(proc, true, new ErrorObject('process terminated', new Pair(pid, null), 'terminated', 'terminate!'));
+}
+
+/**
+ * Which local process an exit signal came from, by its payload (error objects only: a
+ * symbol is shared by every raise of it), so a process that dies of a signal can say
+ * whose it was.
+ * @type {WeakMap<object, Pid>}
+ */
+const signalSenders = new WeakMap();
+
+/**
+ * The process whose death sent `payload` as an exit signal (when it was on this node),
+ * or null: for a host reporting why its main process died.
+ * @param {any} payload
+ * @returns {Pid|null}
+ */
+export function signalSender(payload) {
+  return payload instanceof ErrorObject ? signalSenders.get(payload) ?? null : null;
+}
+
+/**
+ * The processes whose exit signals go to their host instead of being raised in them.
+ * @type {WeakMap<Process, (payload: any, from: Pid|null) => void>}
+ */
+const trapping = new WeakMap();
+
+/**
+ * Make a process trap exits (what a REPL or `run` does for its main process, as erl's
+ * shell reports `** exception exit: …`): an exit signal — a linked process died, its
+ * node went — no longer kills it; `onExit(payload, from)` is called instead (`from`:
+ * the pid of the process that died, when it was on this node; null otherwise), and
+ * the process keeps its pid and its mailbox. `onExit` null: signals are raised again.
+ * @param {TermiteNode} node @param {Pid} pid
+ * @param {((payload: any, from: Pid|null) => void)|null} onExit
+ */
+export function trapExits(node, pid, onExit) {
+  const proc = node.local(pid);
+  if (proc === null) throw new Error(`trapExits: process ${pid.n} is not on this node`);
+  if (onExit === null) trapping.delete(proc);
+  else trapping.set(proc, onExit);
+}
+
+/**
+ * How a trapped exit signal reads, as erl prints it: "** exception exit: <error> (from
+ * process N)", then the frames of the process that died, one per line.
+ * @param {any} payload @param {Pid|null} from
+ */
+export function describeExit(payload, from) {
+  const lines = uncaughtBacktrace(payload, null);
+  const what = payload instanceof ErrorObject ? describeError(payload, lines) : writeString(payload);
+  const who = from === null ? '' : ` (from process ${from.n})`;
+  const trace = formatBacktrace(lines);
+  return `** exception exit: ${what}${who}${trace === '' ? '' : '\n' + trace.replace(/\n$/, '')}`;
+}
+
+/** Processes of other nodes this node terminated, remembered at most. */
+const TERMINATED_KEPT = 4096;
+
+/** Per node: the processes elsewhere it terminated, oldest first. @type {WeakMap<TermiteNode, Set<string>>} */
+const terminatedElsewhere = new WeakMap();
+
+/** @param {TermiteNode} node @param {Pid} pid */
+function rememberTerminated(node, pid) {
+  let set = terminatedElsewhere.get(node);
+  if (set === undefined) terminatedElsewhere.set(node, (set = new Set()));
+  set.add(`${pid.node}/${pid.n}`);
+  if (set.size > TERMINATED_KEPT) set.delete(/** @type {string} */ (set.values().next().value));
+}
+
+/**
+ * Whether this node terminated `pid`, a process elsewhere (`terminate!` is a one-way
+ * frame: its node does not answer, so `process-alive?` asks here first).
+ * @param {TermiteNode} node @param {Pid} pid
+ */
+export function wasTerminated(node, pid) {
+  return terminatedElsewhere.get(node)?.has(`${pid.node}/${pid.n}`) ?? false;
 }
 
 /**
@@ -140,11 +234,18 @@ function logDeath(node, proc, value) {
     return;
   }
   d.lines++;
-  node.log(`process ${proc.pid.n} died: ${describe(value)}`);
+  node.log(deathReport(proc, value));
 }
 
-/** @param {any} v */
-function describe(v) {
-  if (v instanceof ErrorObject) return `${v.who ? v.who + ': ' : ''}${v.message}${v.loc ? ' (at ' + v.loc + ')' : ''}`;
-  return String(v?.name ?? v);
+/**
+ * What a process died of, as logged: "process N died: <error, with its values>" and,
+ * under it, the Scheme frames that led to it (one per line).
+ * @param {Process} proc @param {any} value the uncaught payload
+ */
+export function deathReport(proc, value) {
+  const lines = uncaughtBacktrace(value, proc);
+  // a JS process (js-api.js) dies of a JS error's message
+  const what = typeof value === 'string' ? value : describeError(value, lines);
+  const trace = formatBacktrace(lines);
+  return `process ${proc.pid.n} died: ${what}${trace === '' ? '' : '\n' + trace.replace(/\n$/, '')}`;
 }

@@ -12,7 +12,8 @@ import { primitives } from './registry.js';
 import { rtEnv } from './linker.js';
 import { R, CALL, arity, unwind, charge, built, PEND_CAPTURE, PEND_EXIT } from './engine.js';
 import { ESCAPE, DIE, driverHooks } from './driver.js';
-import { Closure, listToArray, schemeErrorOf } from '../values.js';
+import { Closure, ErrorObject, listToArray, schemeErrorOf } from '../values.js';
+import { originHere } from './backtrace.js';
 import { parameterLambda, parameterCode } from '../primitives/prims-control.js';
 
 /** The pseudo-unit every builtin LambdaInfo belongs to. */
@@ -107,6 +108,15 @@ function reinstateCode(/** @type {number} */ _d, /** @type {any} */ raw, /** @ty
 
 /** `(%uncaught obj)`: the thread dies with obj. */
 function uncaughtCode(/** @type {number} */ _d, /** @type {any} */ obj) {
+  // an error object knows where it was signalled; anything else is placed here
+  const th = R.thread;
+  if (th !== null) {
+    if (obj instanceof ErrorObject) {
+      if (obj.origin === null) obj.origin = originHere(th.k);
+    } else {
+      th.uncaughtOrigin = originHere(th.k);
+    }
+  }
   R.pval = obj;
   throw DIE;
 }

@@ -17,6 +17,7 @@
  */
 import { R, U, CALL, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT } from './engine.js';
 import { SchemeError, ErrorObject, Values, arrayToList } from '../values.js';
+import { ErrorOrigin } from './backtrace.js';
 
 export const ACT_CALL = 0;
 export const ACT_RETURN = 1;
@@ -50,6 +51,8 @@ export class Thread {
     this.suspension = null;
     /** @type {any} the process this thread belongs to, if any */
     this.owner = null;
+    /** @type {ErrorOrigin|null} where an uncaught value that is not an error object was raised */
+    this.uncaughtOrigin = null;
   }
 }
 
@@ -170,9 +173,9 @@ function caught(th, e) {
     return SLICE_DIED;
   }
   const payload = e instanceof SchemeError ? e.payload : jsErrorToScheme(e);
-  if (e instanceof SchemeError && payload instanceof ErrorObject && payload.loc === null && e.stack) {
-    payload.loc = locateError(e.stack);
-  }
+  // where it was signalled — its location and backtrace — is worked out only if
+  // someone asks (engine/backtrace.js): a caught error costs no stack formatting
+  if (payload instanceof ErrorObject && payload.origin === null) payload.origin = new ErrorOrigin(e instanceof SchemeError ? e : null, th.k);
   if (driverHooks.raise === null) {
     th.val = payload;
     return SLICE_DIED;

@@ -17,6 +17,7 @@ import { generateJs } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { siteLocation } from '../ir/wire.js';
 import { sourceMaps } from './driver.js';
+import { registerUnitSource } from './backtrace.js';
 
 /** A global namespace instance: name → Cell. */
 export class Environment {
@@ -121,6 +122,7 @@ export function instantiate(wire, hash, env, opts = {}) {
   instance.lams = LAM;
   instance.top = new Closure(LAM[0].fast, LAM[0], EMPTY);
   if (wire.debug) registerSourceMap(sourceName, source, wire.debug);
+  registerUnitSource(sourceName, source, wire);
   return instance;
 }
 

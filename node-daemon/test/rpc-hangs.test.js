@@ -1,0 +1,75 @@
+// @ts-check
+/**
+ * Calls across nodes that never hang silently (docs/processes.md, "`!?`: a call and
+ * its failures"), with real daemons on loopback and a program joined to them: after
+ * `terminate!` of a process on a daemon, `process-alive?` says #f and `!?` to it ends
+ * with "not alive" (the daemon answers the link for a process it no longer has); a
+ * process on a daemon that dies while the caller waits ends the call with its error;
+ * a daemon killed while the caller waits for its process ends the call with "its node
+ * … is unreachable". Every case ends within its bound, not at the test's time limit.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+
+/** @type {Array<{stop: (s?: any) => Promise<void>}>} */
+const started = [];
+after(async () => {
+  for (const s of started.reverse()) await s.stop('SIGKILL');
+});
+
+/** How long a program of these tests may take, at most. */
+const BOUND_MS = 20_000;
+
+const SHOW = `(define (show . xs) (for-each (lambda (x) (write x) (display " ")) xs) (newline))
+(define (message-of thunk) (catch (lambda (e) (if (error-object? e) (error-object-message e) e)) (thunk)))`;
+
+test('a process on another node: terminated (process-alive? #f, !? not alive), or dying while the caller waits', async () => {
+  const token = newToken();
+  const d = await startDaemon({ token });
+  started.push(d);
+  const t0 = performance.now();
+  const r = await runProgram(`${SHOW}
+(define d (make-node "127.0.0.1" ${d.port}))
+(define p (remote-spawn d (lambda () (recv (('never) #t)))))
+(show 'alive (process-alive? p))
+(terminate! p)
+(show 'alive (process-alive? p))
+(show (message-of (lambda () (!? p 'hello))))
+(define q (remote-spawn d (lambda () (?) (car 2))))
+(show (message-of (lambda () (!? q 'hello))))`, { token, join: [d.url], timeoutMs: BOUND_MS });
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.equal(lines[0], 'alive #t ');
+  assert.equal(lines[1], 'alive #f ');
+  assert.equal(lines[2], '"the process is not alive" ');
+  assert.match(lines[3], /^"the process died before it answered \(car: expected a pair: 2 \(at .*prog\.scm:9:\d+\)\)" $/);
+  assert.ok(performance.now() - t0 < BOUND_MS, 'ended by itself');
+});
+
+test('the node of the process a caller waits for leaves the mesh: the call ends with an error naming it', async () => {
+  const token = newToken();
+  const d1 = await startDaemon({ token });
+  started.push(d1);
+  const d2 = await startDaemon({ token, join: [d1.url] });
+  started.push(d2);
+  let killed = false;
+  const r = await runProgram(`${SHOW}
+(define d2 (make-node "127.0.0.1" ${d2.port}))
+(define s (remote-spawn d2 (lambda () (recv (('never) #t)))))
+(display "waiting") (newline)
+(show (message-of (lambda () (!? s 'hello))))`, {
+    token,
+    join: [d1.url, d2.url],
+    timeoutMs: BOUND_MS,
+    onStdout: (all) => {
+      if (!killed && all.includes('waiting\n')) {
+        killed = true;
+        void d2.stop('SIGKILL');
+      }
+    },
+  });
+  assert.ok(killed, `the program never waited:\n${r.stdout}\n${r.stderr}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^waiting\\n"its node ${d2.id.slice(0, 12)} is unreachable \\(.+\\)" \\n$`));
+});
