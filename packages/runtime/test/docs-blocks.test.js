@@ -119,6 +119,7 @@ test('examples/README.md shows how to run every example and exactly what it prin
   const programs = [
     ...readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.scm')),
     ...readdirSync(path.join(root, 'examples/mesh')).filter((f) => f.endsWith('.scm')).map((f) => `mesh/${f}`),
+    ...readdirSync(path.join(root, 'examples/messengers')).filter((f) => f.endsWith('.scm')).map((f) => `messengers/${f}`),
   ];
   for (const p of programs) {
     assert.ok(shown.has(p), `examples/README.md does not show how to run ${p} and its output`);
