@@ -10,7 +10,7 @@
  * from a pipe it is pipe.js's (no prompts, one result a line). In both, every
  * process's output and the node's log lines go through one ConsoleOut, as they happen.
  */
-import { createNode, NodeEvaluator } from '@termite/runtime';
+import { createNode, NodeEvaluator, describeExit } from '@termite/runtime';
 import { consoleSinks } from '@termite/scheme';
 import { startHost } from './host.js';
 import { ConsoleOut } from './repl/console-out.js';
@@ -48,7 +48,12 @@ export async function startRepl(options, io = {}) {
     if (options.token === undefined) log(`listening on ${host.url.replace(/^http/, 'ws')}; mesh token (generated; pass --token to choose one): ${host.token}`);
   }
   const node = host ? host.node : await createNode({ stdout: (s) => out.write(s), log, limits: options.limits });
-  const evaluator = new NodeEvaluator(node, { libraryPath: options.lib, outputPid: node.stdoutProcess.pid });
+  const evaluator = new NodeEvaluator(node, {
+    libraryPath: options.lib,
+    outputPid: node.stdoutProcess.pid,
+    // a linked process that dies is reported as erl's shell does; the session goes on
+    onLinkedExit: (payload, from) => out.write(`${describeExit(payload, from)}\n`),
+  });
   const session = new ReplSession({ node, host, evaluator, out });
   try {
     return terminal ? await runTerminal(session, input, output) : await runPipe(session, input);

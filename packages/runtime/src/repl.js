@@ -28,6 +28,7 @@ import { Sym, arrayToList, Values, ErrorObject } from '@termite/scheme';
 import { definePrimitive, ACT_CALL } from '@termite/scheme/internal';
 import { current } from './prims-processes.js';
 import { Pid } from './termite-values.js';
+import { trapExits } from './termite-node/links-and-signals.js';
 
 definePrimitive('%process-port', 1, 1, (/** @type {any} */ pid) => {
   if (!(pid instanceof Pid)) throw new Error('%process-port: expected a pid');
@@ -41,12 +42,15 @@ const INSTANCE = crypto.getRandomValues(new Uint32Array(1))[0].toString(16);
 export class NodeEvaluator {
   /**
    * @param {import('./termite-node.js').TermiteNode} node
-   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, envId?: string, outputPid?: Pid}} [opts]
-   *   outputPid: the process every evaluation writes to (else one collector per evaluation)
+   * @param {{libraryPath?: string[], readFile?: (p: string) => string|null, envId?: string, outputPid?: Pid, onLinkedExit?: (payload: any, from: Pid|null) => void}} [opts]
+   *   outputPid: the process every evaluation writes to (else one collector per evaluation);
+   *   onLinkedExit: the REPL's process traps exits, as erl's shell does — a linked process
+   *   that dies is reported through this, and the REPL keeps its pid and mailbox
    */
   constructor(node, opts = {}) {
     this.node = node;
     this.outputPid = opts.outputPid ?? null;
+    this.onLinkedExit = opts.onLinkedExit ?? null;
     /** @type {any} the payload of the last error an input ended with (an ErrorObject, or any raised value) */
     this.lastError = null;
     // the environment's id names it across the mesh: closures defined at this REPL refer to it
@@ -88,6 +92,13 @@ export class NodeEvaluator {
     if (this.server !== null && this.server.alive) return this.server;
     const server = this.node.spawnCall(rtEnv.cell('%repl-server').v, []);
     this.server = server;
+    const report = this.onLinkedExit;
+    if (report !== null) {
+      trapExits(this.node, server.pid, (payload, from) => {
+        this.lastError = payload; // ,bt shows the frames of the process that died
+        report(payload, from);
+      });
+    }
     const waiting = new Set();
     this.waiting = waiting;
     // the process ended (exit, killed): the inputs it had are answered now, not at the bound
