@@ -11,6 +11,7 @@ import { Chart } from './chart.js';
 import { Repl } from './repl.js';
 import { renderNodes, renderSpaces, renderMigrations, migKey } from './panels.js';
 import { compact, nodeName } from './format.js';
+import { onKillChange } from './kill.js';
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -57,6 +58,8 @@ function select(id, how = {}) {
   renderSide(new Set());
   document.querySelector(`.node-card[data-node-id="${CSS.escape(id)}"]`)?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 }
+
+onKillChange(() => renderNodes($('nodes'), store, selected, select));
 
 /** @param {Set<string>} fresh */
 function renderSide(fresh) {
