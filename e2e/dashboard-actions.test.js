@@ -88,3 +88,36 @@ test('the kill button: a first click arms it, the second terminates the process 
   assert.deepEqual((await apiEval('(process-alive? victim)')).outputs, ['#f']);
   assert.deepEqual(pageErrors, []);
 });
+
+test('the logical view: the shortest-path example\'s logical nodes inside the daemon, their links and weights, messengers counted', async () => {
+  const program = readFileSync(path.join(root, 'examples/messengers/shortest-path.scm'), 'utf8');
+  const r = await apiEval(program);
+  assert.ok(r.outputs.some((/** @type {string} */ o) => o.includes('(same as sequential #t)')), r.outputs.join('\n'));
+  assert.equal(await dash.locator('#lgraph').isHidden(), true, 'the physical view first');
+  await dash.click('#view-logical');
+  assert.equal(await dash.locator('#view-logical').getAttribute('aria-pressed'), 'true');
+  assert.equal(await dash.locator('#graph').isHidden(), true);
+  const box = dash.locator(`#lgraph g.lbox[data-host=${css(daemon.id)}]`);
+  await box.waitFor(WAIT);
+  await dash.waitForFunction(() => document.querySelectorAll('#lgraph g.lnode').length === 65, null, WAIT);
+  assert.equal(await box.getAttribute('data-total'), '65', 'init and the 8×8 cells');
+  const addressOf = async (/** @type {string} */ name) => /** @type {string} */ (await dash.locator(`#lgraph g.lnode[data-name=${css(name)}]`).getAttribute('data-address'));
+  const [a, b, c] = [await addressOf('n0-0'), await addressOf('n0-1'), await addressOf('n1-0')];
+  assert.ok(a.startsWith(`@${daemon.id}/`));
+  const linkBetween = (/** @type {string} */ x, /** @type {string} */ y) => dash.locator(`#lgraph g.llink[data-from=${css(x)}][data-to=${css(y)}], #lgraph g.llink[data-from=${css(y)}][data-to=${css(x)}]`);
+  assert.equal(await linkBetween(a, b).getAttribute('data-weight'), '4');
+  assert.equal(await linkBetween(a, b).getAttribute('data-name'), 'h');
+  assert.equal(await linkBetween(a, c).getAttribute('data-weight'), '2');
+  assert.equal(await linkBetween(a, b).locator('text.llink-weight').textContent(), '4', 'the weight is drawn on the link');
+  // 2 × 112 undirected links between cells, one entry each way, drawn once; the start link is directed
+  assert.equal(await dash.locator('#lgraph g.llink').count(), 113);
+  // three messengers jump to n7-7 (by its address) and wait there for a node variable
+  const far = await addressOf('n7-7');
+  await apiEval(`(define (waiter) (hop 'node ${JSON.stringify(far)}) (wait-until 'go (lambda (v) v)))
+(inject waiter ${JSON.stringify(a)}) (inject waiter ${JSON.stringify(a)}) (inject waiter ${JSON.stringify(a)})`);
+  await dash.locator(`#lgraph g.lnode[data-name="n7-7"][data-messengers="3"]`).waitFor(PRESENT);
+  assert.match(await box.locator('.lbox-sub').textContent() ?? '', /65 logical nodes · 3 messengers/);
+  await dash.click('#view-physical');
+  assert.equal(await dash.locator('#lgraph').isHidden(), true);
+  assert.deepEqual(pageErrors, []);
+});
