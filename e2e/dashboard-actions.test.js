@@ -7,7 +7,9 @@
  *     it (the process lives on), the second click terminates it and its row goes away
  *   - the shortest-path example (examples/messengers/shortest-path.scm), run on the
  *     daemon, shows in the logical view: its logical nodes inside the daemon, the links
- *     between them with their weights
+ *     between them with their weights, the messengers on a node counted
+ *   - a worker tab's logical nodes come through the tab's own samples, in a box of
+ *     their own
  *
  * Nothing sleeps: every wait is for a DOM condition or an answer, with a bound.
  *
@@ -29,6 +31,8 @@ let daemon;
 let chromium = null;
 /** @type {import('playwright-core').Page} */
 let dash;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
 /** @type {string[]} */
 const pageErrors = [];
 
@@ -40,16 +44,16 @@ const css = (s) => JSON.stringify(s);
 
 /**
  * POST /api/eval on the daemon with the dashboard secret its page carries.
- * @param {string} code
+ * @param {string} code @param {string} [node] the node to evaluate on (default: the daemon)
  */
-async function apiEval(code) {
+async function apiEval(code, node = undefined) {
   const page = await (await fetch(`http://127.0.0.1:${daemon.port}/`)).text();
   const secret = /<meta name="termite-eval-secret" content="([^"]+)">/.exec(page)?.[1];
   assert.ok(secret);
   const res = await fetch(`http://127.0.0.1:${daemon.port}/api/eval`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-termite-eval': secret },
-    body: JSON.stringify({ code }),
+    body: JSON.stringify({ code, node }),
   });
   const r = await res.json();
   assert.equal(r.ok, true, `evaluation failed: ${JSON.stringify(r)}`);
@@ -59,7 +63,7 @@ async function apiEval(code) {
 before(async () => {
   daemon = await startDaemon({ token: newToken(), timeoutMs: 30000 });
   chromium = await launchChromium();
-  const context = await chromium.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  context = await chromium.browser.newContext({ viewport: { width: 1440, height: 900 } });
   dash = await context.newPage();
   dash.on('pageerror', (e) => pageErrors.push(e.message));
   await dash.goto(`http://127.0.0.1:${daemon.port}/`);
@@ -119,5 +123,22 @@ test('the logical view: the shortest-path example\'s logical nodes inside the da
   assert.match(await box.locator('.lbox-sub').textContent() ?? '', /65 logical nodes · 3 messengers/);
   await dash.click('#view-physical');
   assert.equal(await dash.locator('#lgraph').isHidden(), true);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a tab\'s logical nodes are drawn in a box of their own, from the tab\'s samples', async () => {
+  const tab = await context.newPage();
+  await tab.goto(`http://127.0.0.1:${daemon.port}/worker`);
+  await dash.bringToFront();
+  await dash.locator('#graph g.node[data-kind="tab"]').waitFor(PRESENT);
+  const id = /** @type {string} */ (await dash.locator('#graph g.node[data-kind="tab"]').getAttribute('data-node-id'));
+  await apiEval(`(inject-and-wait (lambda () (create 'node 'on-a-tab 'link 'l 'weight 5)))`, id);
+  await dash.click('#view-logical');
+  const box = dash.locator(`#lgraph g.lbox.tab[data-host=${css(id)}]`);
+  await box.waitFor(WAIT);
+  const node = dash.locator(`#lgraph g.lnode[data-name="on-a-tab"]`);
+  await node.waitFor(PRESENT);
+  assert.ok(String(await node.getAttribute('data-address')).startsWith(`@${id}/`), 'held by the tab');
+  assert.equal(await dash.locator(`#lgraph g.llink[data-weight="5"][data-name="l"]`).count(), 1);
   assert.deepEqual(pageErrors, []);
 });

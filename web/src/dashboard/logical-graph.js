@@ -2,7 +2,8 @@
 /**
  * The logical view (SVG): the logical network of messengers over the physical mesh
  * (docs/dashboard.md, "The logical view"). Each physical node that hosts logical nodes
- * is a box (amber edge for a daemon, blue for a tab) titled with its name; inside, its
+ * is a box (amber edge for a daemon, blue for a tab) titled with its name and counts of
+ * logical nodes and messengers; inside, its
  * logical nodes as small circles with their names, the number of messengers on each in
  * a badge; the logical links between them as lines labelled with their weights (dashed
  * when they cross to another physical node, with an arrow when directed). When a
@@ -107,7 +108,7 @@ export class LogicalGraph {
     let g = this.boxEls.get(n.id);
     if (g === undefined) {
       g = svg('g', { class: `lbox ${n.kind === 'tab' ? 'tab' : 'daemon'}`, 'data-host': n.id });
-      g.append(svg('rect', { class: 'lbox-frame', rx: 12 }), svg('text', { class: 'lbox-title', x: 12, y: 20 }), svg('text', { class: 'lbox-sub', y: 20, 'text-anchor': 'end' }));
+      g.append(svg('rect', { class: 'lbox-frame', rx: 12 }), svg('text', { class: 'lbox-title', x: 12, y: 20 }), svg('text', { class: 'lbox-sub', x: 12, y: 36 }));
       this.gBoxes.append(g);
       this.boxEls.set(n.id, g);
     }
@@ -119,9 +120,8 @@ export class LogicalGraph {
     frame.setAttribute('width', String(r.w));
     frame.setAttribute('height', String(r.h));
     title.textContent = `${n.kind === 'tab' ? 'TAB' : 'DAEMON'} ${nodeName(n)}${n.id === store.self ? ' · this daemon' : ''}`;
-    sub.setAttribute('x', String(r.w - 12));
     const total = l.total?.nodes ?? l.nodes.length;
-    sub.textContent = `${total > l.nodes.length ? `${l.nodes.length} of ${total}` : total} logical node${total === 1 ? '' : 's'} · ${messengers} messenger${messengers === 1 ? '' : 's'} · ${l.stats?.hops ?? 0} hops`;
+    sub.textContent = `${total > l.nodes.length ? `${l.nodes.length} of ${total}` : total} logical node${total === 1 ? '' : 's'} · ${messengers} messenger${messengers === 1 ? '' : 's'}`;
   }
 
   /**

@@ -4,7 +4,7 @@
  * per physical node that hosts logical nodes (side by side, in a grid when there are
  * many), and inside each box its logical nodes, placed by a small force layout
  * (springs along the links between nodes of the same box, repulsion between all of
- * them) seeded on a grid in the order the nodes were listed.
+ * them, a pull to the box's centre) seeded on a grid in the order the nodes were listed.
  *
  * Positions are kept per logical address as fractions of their box, so a node stays
  * where it was when the window is resized or another node appears; the layout runs
@@ -74,7 +74,7 @@ export class LogicalLayout {
   point(address, box) {
     const p = this.at.get(address) ?? { x: 0.5, y: 0.5 };
     const m = MARGIN;
-    return { x: box.x + box.w * (m + p.x * (1 - 2 * m)), y: box.y + 34 + (box.h - 40) * (m + p.y * (1 - 2 * m)) };
+    return { x: box.x + box.w * (m + p.x * (1 - 2 * m)), y: box.y + 46 + (box.h - 52) * (m + p.y * (1 - 2 * m)) };
   }
 }
 
@@ -95,7 +95,7 @@ function relax(nodes, pts, aspect) {
       if (j !== undefined && j > i) springs.push([i, j]);
     }
   });
-  const ideal = 0.9 / Math.sqrt(n);
+  const ideal = 0.75 / Math.sqrt(n);
   const rounds = n > 150 ? ROUNDS / 3 : ROUNDS;
   for (let r = 0; r < rounds; r++) {
     const step = 0.1 * (1 - r / rounds);
@@ -126,6 +126,9 @@ function relax(nodes, pts, aspect) {
       dy[j] -= ey * f;
     }
     for (let i = 0; i < n; i++) {
+      // a pull to the centre, so repulsion does not pile nodes up against the walls
+      dx[i] += (0.5 - pts[i].x) * aspect * 0.6;
+      dy[i] += (0.5 - pts[i].y) * 0.6;
       const len = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) || 1;
       const move = Math.min(len, step);
       pts[i].x = Math.max(0, Math.min(1, pts[i].x + (dx[i] / len) * move / aspect));
