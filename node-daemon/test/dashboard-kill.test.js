@@ -107,8 +107,8 @@ test('POST /api/kill takes the dashboard secret, same origin and JSON, as /api/e
   assert.equal(form.status, 415, form.text);
   const got = await request(a.port, { path: '/api/kill' });
   assert.equal(got.status, 405);
-  assert.ok((await listedOn(a.port, a.id))?.includes(`${serial}@${a.id.slice(0, 8)}`), 'no refused request killed it');
-  assert.equal(await evalOn(a.port, '(process-alive? p)'), '#t');
+  assert.equal(await evalOn(a.port, '(process-alive? p)'), '#t', 'no refused request killed it');
+  await waitFor(async () => Boolean((await listedOn(a.port, a.id))?.includes(`${serial}@${a.id.slice(0, 8)}`)), 5000, 'the process still listed');
 });
 
 test('POST /api/kill: a body naming no pid is 400, an unknown node or process 404, each with the reason', async () => {
@@ -126,6 +126,9 @@ test('POST /api/kill: a body naming no pid is 400, an unknown node or process 40
   assert.match(noProc.json.error, new RegExp(`no process 999999@${a.id} on node ${a.id}`));
   const noRemote = await kill(a.port, { pid: `999999@${b.id.slice(0, 8)}` });
   assert.equal(noRemote.status, 404, noRemote.text);
+  const byAddress = await kill(a.port, { pid: `999999@127.0.0.1:${b.port}` });
+  assert.equal(byAddress.status, 404, byAddress.text);
+  assert.match(byAddress.json.error, new RegExp(`on node ${b.id}`), 'HOST:PORT names the daemon there');
 });
 
 test('POST /api/kill terminates a process of this daemon: 200 once it is no longer listed', async () => {
