@@ -120,6 +120,7 @@ test('the logical view: the shortest-path example\'s logical nodes inside the da
   await apiEval(`(define (waiter) (hop 'node ${JSON.stringify(far)}) (wait-until 'go (lambda (v) v)))
 (inject waiter ${JSON.stringify(a)}) (inject waiter ${JSON.stringify(a)}) (inject waiter ${JSON.stringify(a)})`);
   await dash.locator(`#lgraph g.lnode[data-name="n7-7"][data-messengers="3"]`).waitFor(PRESENT);
+  assert.ok(await dash.locator('#lgraph g.lnode[data-name="n7-7"]').evaluate((e) => e.classList.contains('flash')), 'the node the messengers hopped to flashed');
   assert.match(await box.locator('.lbox-sub').textContent() ?? '', /65 logical nodes · 3 messengers/);
   await dash.click('#view-physical');
   assert.equal(await dash.locator('#lgraph').isHidden(), true);
