@@ -9,7 +9,7 @@
  *     daemon, shows in the logical view: its logical nodes inside the daemon, the links
  *     between them with their weights, the messengers on a node counted
  *   - a worker tab's logical nodes come through the tab's own samples, in a box of
- *     their own
+ *     their own; a process on the tab is killed from its row
  *
  * Nothing sleeps: every wait is for a DOM condition or an answer, with a bound.
  *
@@ -127,7 +127,7 @@ test('the logical view: the shortest-path example\'s logical nodes inside the da
   assert.deepEqual(pageErrors, []);
 });
 
-test('a tab\'s logical nodes are drawn in a box of their own, from the tab\'s samples', async () => {
+test('a tab\'s logical nodes are drawn in a box of their own, from the tab\'s samples; a process of the tab is killed from its row', async () => {
   const tab = await context.newPage();
   await tab.goto(`http://127.0.0.1:${daemon.port}/worker`);
   await dash.bringToFront();
@@ -141,5 +141,15 @@ test('a tab\'s logical nodes are drawn in a box of their own, from the tab\'s sa
   await node.waitFor(PRESENT);
   assert.ok(String(await node.getAttribute('data-address')).startsWith(`@${id}/`), 'held by the tab');
   assert.equal(await dash.locator(`#lgraph g.llink[data-weight="5"][data-name="l"]`).count(), 1);
+  // and a process of the tab is killed from its row, through the daemon
+  await dash.click('#view-physical');
+  const r = await apiEval('(define (tab-victim) (let loop () (recv (x (loop))))) (spawn tab-victim)', id);
+  const m = /#<pid (\d+)@(\w+)>/.exec(r.outputs.at(-1));
+  assert.ok(m);
+  const row = dash.locator(`.node-card[data-node-id=${css(id)}] .proc[data-pid=${css(`${m[1]}@${m[2].slice(0, 8)}`)}]`);
+  await row.waitFor(WAIT);
+  await row.locator('button.kill').click();
+  await row.locator('button.kill.armed').click();
+  await row.waitFor({ state: 'detached', ...WAIT });
   assert.deepEqual(pageErrors, []);
 });
