@@ -8,7 +8,8 @@
  * a badge; the logical links between them as lines labelled with their weights (dashed
  * when they cross to another physical node, with an arrow when directed). When a
  * node's count of messengers grows between two samples, a dot flies to it along a link
- * from a node linked to it (the hop seen), and the node flashes.
+ * from a node linked to it (preferring one whose messengers fell: the hop seen), and
+ * the node flashes.
  *
  * It draws what the samples carry (each node's `logical` field: at most 256 logical
  * nodes and 1024 links per physical node; a box says when it shows fewer than there
@@ -98,9 +99,9 @@ export class LogicalGraph {
       for (const ln of n.logical.nodes) where.set(ln.address, { ...this.layout.point(ln.address, rects[i]), host: n.id });
     });
     for (const [id, el] of this.boxEls) if (!hosts.some((n) => n.id === id)) (el.remove(), this.boxEls.delete(id));
-    const grown = this.drawNodes(hosts, where);
+    const { grown, shrunk } = this.drawNodes(hosts, where);
     this.drawLinks(hosts, where);
-    if (fresh && this.visible) this.fly(grown, hosts, where);
+    if (fresh && this.visible) this.fly(grown, shrunk, hosts, where);
   }
 
   /** @param {any} n @param {import('./logical-layout.js').Rect} r @param {any} store */
@@ -126,11 +127,14 @@ export class LogicalGraph {
 
   /**
    * @param {any[]} hosts @param {Map<string, {x: number, y: number, host: string}>} where
-   * @returns {string[]} the addresses whose messengers grew since the last sample
+   * @returns {{grown: string[], shrunk: Set<string>}} the addresses whose messengers grew
+   *   and fell since the last sample
    */
   drawNodes(hosts, where) {
     /** @type {string[]} */
     const grown = [];
+    /** @type {Set<string>} */
+    const shrunk = new Set();
     const seen = new Set();
     for (const n of hosts) {
       for (const ln of n.logical.nodes) {
@@ -152,6 +156,7 @@ export class LogicalGraph {
         }
         const m = ln.messengers ?? 0;
         if (m > e.messengers) grown.push(ln.address);
+        else if (m < e.messengers) shrunk.add(ln.address);
         e.messengers = m;
         e.x = p.x;
         e.y = p.y;
@@ -163,7 +168,7 @@ export class LogicalGraph {
       }
     }
     for (const [a, e] of this.nodeEls) if (!seen.has(a)) (e.g.remove(), this.nodeEls.delete(a));
-    return grown;
+    return { grown, shrunk };
   }
 
   /** @param {any[]} hosts @param {Map<string, {x: number, y: number, host: string}>} where */
@@ -209,11 +214,13 @@ export class LogicalGraph {
   }
 
   /**
-   * A dot flying to each node whose messengers grew, from a node linked to it, and a
-   * flash of the node.
-   * @param {string[]} grown @param {any[]} hosts @param {Map<string, {x: number, y: number, host: string}>} where
+   * A dot flying to each node whose messengers grew, from a node linked to it (one whose
+   * messengers fell, if there is one: where the hop most likely came from), and a flash
+   * of the node.
+   * @param {string[]} grown @param {Set<string>} shrunk @param {any[]} hosts
+   * @param {Map<string, {x: number, y: number, host: string}>} where
    */
-  fly(grown, hosts, where) {
+  fly(grown, shrunk, hosts, where) {
     /** @type {Map<string, string[]>} address → addresses linking to it */
     const into = new Map();
     for (const n of hosts) for (const ln of n.logical.nodes) for (const k of ln.links) (into.get(k.to) ?? into.set(k.to, []).get(k.to))?.push(ln.address);
@@ -223,7 +230,9 @@ export class LogicalGraph {
       e.g.classList.remove('flash');
       e.g.getBoundingClientRect(); // restart the flash
       e.g.classList.add('flash');
-      const from = (into.get(addr) ?? []).map((a) => where.get(a)).find((p) => p !== undefined);
+      const sources = into.get(addr) ?? [];
+      const source = sources.find((a) => shrunk.has(a) && where.has(a)) ?? sources.find((a) => where.has(a));
+      const from = source === undefined ? undefined : where.get(source);
       if (from === undefined) continue;
       const dot = svg('circle', { class: 'lflight', r: 4, cx: 0, cy: 0 });
       this.gFlights.append(dot);
