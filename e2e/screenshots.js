@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * The README's dashboard screenshots: `node e2e/screenshots.js [OUTDIR]` (default
- * docs/images/). Starts a daemon (an OS process on a free loopback port), opens its
+ * The README's dashboard screenshots: `node e2e/screenshots.js [OUTDIR] [--logical]`
+ * (default docs/images/). Starts a daemon (an OS process on a free loopback port), opens its
  * dashboard and two worker tabs in headless Chromium (one through the dashboard's
  * "Open worker tab" button), runs a small workload from the dashboard's API — processes
  * on every node, one that tours daemon → tab → tab → daemon, ping-pongs across the
@@ -13,10 +13,16 @@
  *   dashboard-repl.png   the REPL after evaluations on the daemon and on a tab
  *   dashboard-link.png   the graph with the round-trip tooltip of a WebRTC link
  *
+ * and then, with two daemons of its own (`--logical` makes only this one):
+ *
+ *   dashboard-logical.png  the graph panel in the logical view: the shortest-path example's 8×8 mesh of
+ *                          logical nodes striped over the two daemons, with messengers
+ *                          wandering over it
+ *
  * Everything is stopped by handle or PID at the end, also on failure.
  */
 import path from 'node:path';
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startDaemon, newToken } from '../node-daemon/test/helpers/daemons.js';
 import { launchChromium } from './helpers/browser.js';
@@ -157,6 +163,93 @@ async function main(outDir) {
 }
 
 /**
+ * Messengers that wander over the shortest-path mesh (its globals n and addr, defined
+ * by the example on the daemon), one jump every 0.7 s to a neighbouring cell, so the
+ * logical view has messengers on its nodes and hops to animate. Each carries the
+ * addresses it needs (no global of the REPL travels).
+ */
+export const WANDERERS = String.raw`
+(define (wanderer a size i j k)
+  (lambda ()
+    (let walk ((i i) (j j) (k k))
+      (recv (after 0.7 #t))
+      (let* ((d (modulo k 4))
+             (ni (max 0 (min (- size 1) (+ i (cond ((= d 0) 1) ((= d 1) -1) (else 0))))))
+             (nj (max 0 (min (- size 1) (+ j (cond ((= d 2) 1) ((= d 3) -1) (else 0)))))))
+        (hop 'node (vector-ref a (+ (* ni size) nj)))
+        (walk ni nj (modulo (+ (* k 37) 11) 1009))))))
+(let start ((m 0))
+  (when (< m 10)
+    (inject (wanderer addr n (modulo (* m 3) n) (modulo (* m 5) n) m) (vector-ref addr (+ (* (modulo (* m 3) n) n) (modulo (* m 5) n))))
+    (start (+ m 1))))
+'wandering
+`;
+
+/** The run of the shortest-path example (after its definitions), in a process of its own. */
+const SHORTEST_PATH_RUN = String.raw`
+(define built #f)
+(define addr #f)
+(spawn (lambda ()
+  (let ((me (self)))
+    (inject-and-wait (build me))
+    (let ((a (recv (('mesh a) a))))
+      (inject-and-wait (lambda () (walker 'dist 0)) (vector-ref a 0))
+      (set! addr a)
+      (set! built #t)))))
+'running
+`;
+
+/**
+ * The logical view's screenshot: two daemons, the shortest-path example run on the
+ * first (its mesh striped over both), wanderers over it.
+ * @param {string} outDir
+ */
+async function logicalScreenshot(outDir) {
+  mkdirSync(outDir, { recursive: true });
+  const token = newToken();
+  const other = await startDaemon({ token, timeoutMs: 30000 });
+  const daemon = await startDaemon({ token, join: [other.url], timeoutMs: 30000 });
+  let chromium = null;
+  try {
+    chromium = await launchChromium();
+    const context = await chromium.browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+    const base = `http://127.0.0.1:${daemon.port}`;
+    const dash = await context.newPage();
+    dash.on('pageerror', (e) => console.error(`# dashboard error: ${e.message}`));
+    await dash.goto(`${base}/`);
+    await dash.waitForSelector(`#graph g.node[data-self="true"]`, { timeout: 15000 });
+    await dash.waitForFunction(() => document.querySelectorAll('#graph g.node[data-kind="daemon"]:not(.unreachable)').length === 2, null, { timeout: 30000 });
+    // the example's definitions, then its run in a process of its own: on tabs it can take
+    // longer than the 10 s an evaluation may
+    const program = readFileSync(path.join(root, 'examples', 'messengers', 'shortest-path.scm'), 'utf8');
+    const defs = await evalOn(daemon.port, program.slice(0, program.indexOf(';;; ---')));
+    if (!defs.ok) throw new Error(`the shortest-path example failed: ${JSON.stringify(defs)}`);
+    const run = await evalOn(daemon.port, SHORTEST_PATH_RUN);
+    if (!run.ok) throw new Error(`the shortest-path example failed: ${JSON.stringify(run)}`);
+    const until = Date.now() + 120000;
+    for (;;) {
+      const r = await evalOn(daemon.port, 'built');
+      if (r.ok && r.outputs.at(-1) === '#t') break;
+      if (Date.now() > until) throw new Error('the shortest-path mesh was not built within 120 s');
+      await dash.waitForTimeout(500);
+    }
+    const w = await evalOn(daemon.port, WANDERERS);
+    if (!w.ok) throw new Error(`the wanderers failed: ${JSON.stringify(w)}`);
+    await dash.click('#view-logical');
+    await dash.waitForFunction(() => document.querySelectorAll('#lgraph g.lbox').length === 2, null, { timeout: 15000 });
+    await dash.waitForTimeout(Number(process.env.FILL_S ?? 8) * 1000); // let the charts and counters move
+    await dash.mouse.move(800, 990); // no tooltip
+    await dash.waitForSelector('#lgraph .lflight', { timeout: 10000 }); // a hop in flight
+    await dash.locator('.graph-panel').screenshot({ path: path.join(outDir, 'dashboard-logical.png') });
+    const kb = Math.round(statSync(path.join(outDir, 'dashboard-logical.png')).size / 1024);
+    console.error(`# dashboard-logical.png: ${kb} KB${kb > 300 ? ' (over the 300 KB the README wants)' : ''}`);
+  } finally {
+    await chromium?.close();
+    await Promise.all([daemon.stop(), other.stop()]);
+  }
+}
+
+/**
  * Type an expression into the dashboard's REPL and wait for its answer.
  * @param {import('playwright-core').Page} page @param {string} code
  */
@@ -171,8 +264,10 @@ export async function replEval(page, code) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const out = path.resolve(process.argv[2] ?? path.join(root, 'docs', 'images'));
-  main(out).then(
+  const args = process.argv.slice(2);
+  const onlyLogical = args.includes('--logical');
+  const out = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(root, 'docs', 'images'));
+  (onlyLogical ? logicalScreenshot(out) : main(out).then(() => logicalScreenshot(out))).then(
     () => process.exit(0),
     (e) => {
       console.error(e);

@@ -8,7 +8,7 @@
  *   405  the route does not take this method (with `allow`)
  *   403  a state-changing request from another origin        (request-checks.js)
  *   403  a route for the daemon's OS user, from another user  (request-checks.js)
- *   401  a route that runs code, without the dashboard secret (request-checks.js)
+ *   401  a route that runs code or kills, without the dashboard secret (request-checks.js)
  *   415  a body of another media type than the route reads   (request-checks.js)
  *   413  a body over the route's bound (by its Content-Length, or as soon as it is over)
  *   400  a body that does not parse
@@ -48,7 +48,7 @@ import { errorText } from '../bounded.js';
  * @property {string[]} methods what it takes (HEAD is listed where GET's headers are answered)
  * @property {{type: 'application/json', max: number, shape: string}} [body] the body it reads: its media type (JSON is the
  *   only one read), its size bound in bytes, and what it holds (said in refusals)
- * @property {boolean} [secret] it runs code: the dashboard secret is required (401 without it)
+ * @property {boolean} [secret] it runs code or stops processes: the dashboard secret is required (401 without it)
  * @property {boolean} [ownUser] it holds or uses a secret (the dashboard's, the mesh token): for the daemon's OS user only, on a loopback connection (403)
  * @property {(ctx: RouteContext) => void | Promise<void>} handle
  */
@@ -157,7 +157,7 @@ async function dispatch(route, ctx, refuse) {
   }
   if (route.secret && !secretPresented(req, ctx.host)) {
     const given = req.headers[SECRET_HEADER] !== undefined;
-    return refuse(401, `${given ? 'wrong' : 'no'} dashboard secret: evaluating on this daemon takes the secret of the dashboard page it serves, in the X-Termite-Eval header${given ? ' (the daemon restarted since the page was loaded? reload it)' : ''}`);
+    return refuse(401, `${given ? 'wrong' : 'no'} dashboard secret: evaluating on this daemon or stopping a process takes the secret of the dashboard page it serves, in the X-Termite-Eval header${given ? ' (the daemon restarted since the page was loaded? reload it)' : ''}`);
   }
   if (route.body) {
     const { type, max, shape } = route.body;

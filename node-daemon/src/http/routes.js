@@ -9,6 +9,8 @@
  *   GET  /api/events       the same, as Server-Sent Events        event-stream.js
  *   POST /api/eval         evaluate Scheme text on a node         dashboard-api.js
  *                          (takes the dashboard secret)
+ *   POST /api/kill         terminate a process of the mesh       process-api.js
+ *                          (takes the dashboard secret)
  *
  * `/` (which holds the dashboard secret), `/api/eval` and `/worker` (which holds the mesh
  * token) answer a loopback connection only from the daemon's own OS user (or root).
@@ -18,8 +20,8 @@
  * Invariants: every request to these paths passes the checks of request-checks.js (Host
  * for all; same origin for POST; the dashboard secret and JSON only for /api/eval) in
  * router.js before any handler runs; refusals under /api are JSON, elsewhere text.
- * Only /api/eval takes the secret: it is the one route that changes anything (it runs
- * code with the daemon's rights). /api/state and /api/events show what every peer of
+ * Only /api/eval and /api/kill take the secret: they are the routes that change
+ * anything (one runs code with the daemon's rights, the other stops processes). /api/state and /api/events show what every peer of
  * the mesh can see (ids, addresses, counts, process names) and EventSource cannot send
  * a header (the secret is never put in a URL).
  */
@@ -27,10 +29,12 @@ import { createRouter } from './router.js';
 import { serveDashboardPage } from './dashboard-page.js';
 import { serveState, serveEval, EVAL_BODY } from './dashboard-api.js';
 import { serveEvents } from './event-stream.js';
+import { serveKill, KILL_BODY } from './process-api.js';
 import { serveWorkerPage, serveAsset } from './browser-assets.js';
 
 const READ = ['GET', 'HEAD'];
 const MAX_EVAL_BODY = 64 * 1024;
+const MAX_KILL_BODY = 4 * 1024;
 
 /** @type {import('./router.js').Family[]} */
 const families = [
@@ -48,6 +52,7 @@ const routes = [
   { path: '/api/state', methods: READ, handle: serveState },
   { path: '/api/events', methods: ['GET'], handle: serveEvents },
   { path: '/api/eval', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_EVAL_BODY, shape: EVAL_BODY }, handle: serveEval },
+  { path: '/api/kill', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_KILL_BODY, shape: KILL_BODY }, handle: serveKill },
   { path: '/worker', methods: READ, ownUser: true, handle: serveWorkerPage },
   { path: '/worker/', methods: READ, ownUser: true, handle: serveWorkerPage },
   { path: '/assets/', prefix: true, methods: READ, handle: serveAsset },

@@ -1,16 +1,19 @@
 // @ts-check
 /**
  * The dashboard page: connects to the daemon's event stream (/api/events; polling
- * /api/state where EventSource is missing), keeps a Store, and renders the graph, the
- * rate charts, the side panels and the REPL from it.
+ * /api/state where EventSource is missing), keeps a Store, and renders the graph (the
+ * physical mesh or the logical network, by the view switch), the rate charts, the side
+ * panels and the REPL from it.
  */
 import './style.css';
 import { Store } from './store.js';
 import { MeshGraph } from './graph.js';
+import { LogicalGraph } from './logical-graph.js';
 import { Chart } from './chart.js';
 import { Repl } from './repl.js';
 import { renderNodes, renderSpaces, renderMigrations, migKey } from './panels.js';
 import { compact, nodeName } from './format.js';
+import { onKillChange } from './kill.js';
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -19,6 +22,37 @@ const store = new Store();
 let selected = null;
 
 const graph = new MeshGraph(/** @type {any} */ ($('graph')), $('tooltip'), { onSelect: select });
+const logical = new LogicalGraph(/** @type {any} */ ($('lgraph')), $('lgraph-empty'));
+
+/**
+ * The graph panel's view: the physical mesh or the logical network (kept in localStorage).
+ * @param {'physical'|'logical'} view
+ */
+function setView(view) {
+  const panel = /** @type {HTMLElement} */ ($('graph').closest('.graph-panel'));
+  panel.dataset.view = view;
+  $('graph').toggleAttribute('hidden', view !== 'physical');
+  $('view-physical').setAttribute('aria-pressed', String(view === 'physical'));
+  $('view-logical').setAttribute('aria-pressed', String(view === 'logical'));
+  logical.show(view === 'logical');
+  try {
+    localStorage.setItem('termite-dashboard-view', view);
+  } catch {
+    // storage refused (private mode): the view is not remembered
+  }
+}
+$('view-physical').addEventListener('click', () => setView('physical'));
+$('view-logical').addEventListener('click', () => setView('logical'));
+setView(localStorageView());
+
+/** @returns {'physical'|'logical'} */
+function localStorageView() {
+  try {
+    return localStorage.getItem('termite-dashboard-view') === 'logical' ? 'logical' : 'physical';
+  } catch {
+    return 'physical';
+  }
+}
 
 const chartsRoot = $('charts');
 const charts = [
@@ -58,6 +92,8 @@ function select(id, how = {}) {
   document.querySelector(`.node-card[data-node-id="${CSS.escape(id)}"]`)?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 }
 
+onKillChange(() => renderNodes($('nodes'), store, selected, select));
+
 /** @param {Set<string>} fresh */
 function renderSide(fresh) {
   renderNodes($('nodes'), store, selected, select);
@@ -72,6 +108,7 @@ function render(fresh) {
   graph.update(store);
   graph.select(selected);
   for (const m of fresh) graph.migrate(m);
+  logical.update(store);
   renderSide(new Set(fresh.map(migKey)));
   const history = store.history;
   const span = history.length > 1 ? history[history.length - 1].t - history[0].t : 0;

@@ -1,10 +1,11 @@
 // @ts-check
 /**
  * The side panels: processes per node (the ones that just arrived highlighted and
- * listed first), tuple spaces with their kind, size and rate of tuples in and out, and
+ * listed first, each with its kill button, kill.js), tuple spaces with their kind, size and rate of tuples in and out, and
  * the stream of recent migrations.
  */
 import { el, nodeName, compact, clock, shortId } from './format.js';
+import { killButton } from './kill.js';
 
 const ROWS = 7;
 const ROWS_SELECTED = 14;
@@ -100,6 +101,7 @@ function procRow(p, n, store, now) {
     el('span', { class: 'pname', text: name.text, title: name.title }),
     arrived ? el('span', { class: 'from', text: `from ${from ? nodeName(from) : shortId(arrived.from)}` }) : p.migrated ? el('span', { class: 'mig-tag', text: 'moved', title: 'this process migrated here' }) : null,
     el('span', { class: `state st-${st.split('-')[0]}`, text: STATE_LABEL[st] ?? st }),
+    ...killButton(String(p.pid), n.id),
   );
 }
 

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * What a dashboard sees of the mesh through this node: its snapshot (the node's
- * processes, spaces and counters, its peers and recent arrivals), snapshots of every
+ * processes, spaces and counters, its peers and recent arrivals, and the logical
+ * network of messengers it hosts, bounded by LOGICAL_LIMITS), snapshots of every
  * node it can reach (STATS requests, each bounded in time: an unreachable node is
  * listed as such), references to every reachable node, and evaluation of Scheme text
  * on a node that accepts it (EVAL; docs/dashboard.md).
@@ -10,6 +11,14 @@
  */
 import { encodeValue, decodeValue } from '@termite/scheme/internal';
 import { R_STATS, R_EVAL } from './frame-vocabulary.js';
+import { logicalNetworkSnapshot } from '../messengers/logical-network.js';
+
+/**
+ * The most of its logical network a node puts in one snapshot: the first 256 logical
+ * nodes and 1024 links (its `total` counts them all), so a sample stays small whatever
+ * a program builds.
+ */
+export const LOGICAL_LIMITS = { nodes: 256, links: 1024 };
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -18,6 +27,8 @@ export function snapshot() {
   const snap = /** @type {any} */ (this.node.snapshot());
   snap.peers = this.mesh.peers().map((p) => ({ id: p.id, transport: p.transport, rttMs: p.rttMs }));
   snap.arrivals = this.arrivals.slice();
+  const logical = logicalNetworkSnapshot(this.node, LOGICAL_LIMITS);
+  if (logical.total.nodes > 0) snap.logical = logical; // only a node that hosts logical nodes says so
   return snap;
 }
 

@@ -317,21 +317,26 @@ export class LogicalNetwork {
 /**
  * A JSON-ready picture of a physical node's logical network, for dashboards: each
  * logical node's address, name (as text), messengers on it and links, and the counters.
- * @param {any} node a TermiteNode
+ * `limits` bounds what is listed (the first `nodes` logical nodes, `links` links over
+ * them all); `total` counts everything.
+ * @param {any} node a TermiteNode @param {{nodes?: number, links?: number}} [limits]
  */
-export function logicalNetworkSnapshot(node) {
+export function logicalNetworkSnapshot(node, limits = {}) {
   const net = networks.get(node);
-  if (net === undefined) return { nodes: [], stats: { hops: 0, creates: 0, deletes: 0, arrivals: 0 } };
+  if (net === undefined) return { nodes: [], stats: { hops: 0, creates: 0, deletes: 0, arrivals: 0 }, total: { nodes: 0, links: 0 } };
   const text = (/** @type {any} */ x) => (x === false ? null : x instanceof Sym ? x.name : typeof x === 'bigint' ? String(x) : x instanceof Flonum ? x.v : typeof x === 'object' ? String(x) : x);
-  return {
-    nodes: [...net.nodes.values()].map((ln) => ({
-      address: ln.addr,
-      name: text(ln.name),
-      messengers: ln.liveResidents(),
-      links: ln.links.map((k) => ({ name: text(k.name), weight: text(k.weight), to: k.to })),
-    })),
-    stats: { ...net.stats },
-  };
+  const maxNodes = limits.nodes ?? Infinity;
+  let linksLeft = limits.links ?? Infinity;
+  let links = 0;
+  const nodes = [];
+  for (const ln of net.nodes.values()) {
+    links += ln.links.length;
+    if (nodes.length >= maxNodes) continue;
+    const shown = ln.links.slice(0, Math.max(0, linksLeft));
+    linksLeft -= shown.length;
+    nodes.push({ address: ln.addr, name: text(ln.name), messengers: ln.liveResidents(), links: shown.map((k) => ({ name: text(k.name), weight: text(k.weight), to: k.to })) });
+  }
+  return { nodes, stats: { ...net.stats }, total: { nodes: net.nodes.size, links } };
 }
 
 /** @type {WeakMap<object, LogicalNetwork>} */
