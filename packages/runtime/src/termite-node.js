@@ -126,6 +126,8 @@ export class TermiteNode {
     this.fullMailboxes = new Set();
     /** the log of deaths of unwatched processes, rate-limited (links-and-signals.js) */
     this.deathLog = { since: -Infinity, lines: 0, unlogged: 0 };
+    /** @type {Array<{pid: string, at: number, text: string}>} the last deaths logged, newest last (RECENT_DEATHS at most), for the dashboard */
+    this.recentDeaths = [];
     /** @type {Map<string, any>} tuple spaces by name */
     this.spaces = new Map();
     /** @type {RemoteOps | null} the distribution layer (remote send, links, spawn, migration), when in a mesh */

@@ -122,3 +122,24 @@ describe('backtraces', () => {
     assert.match(line, /^process \d+ died: car: expected a pair: 2 \(at bt\.scm:1:25\)\n {2}in worker at bt\.scm:1:25\n {2}in \(anonymous procedure\) at bt\.scm:2:29$/, line);
   });
 });
+
+test('the dashboard snapshot keeps the last logged deaths, with their frames, at most 8', async () => {
+  const { createNode: make } = await import('../src/index.js');
+  const node = /** @type {any} */ (await make({ stdout: () => {}, log: () => {} }));
+  try {
+    const r = await node.runProgram(
+      `(define (worker l) (+ 1 (car l)))
+(define ps (let loop ((i 0) (acc '())) (if (= i 10) acc (loop (+ i 1) (cons (spawn (lambda () (worker i))) acc)))))
+(define (any-alive? l) (cond ((null? l) #f) ((process-alive? (car l)) #t) (else (any-alive? (cdr l)))))
+(let wait ((n 0)) (if (and (any-alive? ps) (< n 1000000)) (wait (+ n 1))))`,
+      { file: 'd.scm' },
+    );
+    assert.equal(r.ok, true, r.message);
+    const deaths = node.snapshot().deaths;
+    assert.equal(deaths.length, 8);
+    assert.match(deaths[7].text, /^process \d+ died: car: expected a pair: 9 \(at d\.scm:1:25\)\n {2}in worker at d\.scm:1:25/);
+    assert.match(deaths[7].pid, /^\d+@/);
+  } finally {
+    node.stop();
+  }
+});

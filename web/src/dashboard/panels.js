@@ -85,7 +85,23 @@ function nodeCard(n, store, selected, now) {
   if (shown.length === 0) parts.push(el('div', { class: 'nc-empty', text: 'no processes' }));
   else parts.push(list);
   if (hidden > 0) parts.push(el('div', { class: 'nc-more', text: `+ ${hidden} more` }));
+  const deaths = /** @type {any[]} */ (n.deaths ?? []);
+  if (deaths.length > 0) parts.push(deathList(deaths));
   return parts;
+}
+
+/**
+ * The last processes that died of an uncaught error on a node (no one linked to them),
+ * newest first: the first line of each (what failed, with its values), and its Scheme
+ * frames when opened.
+ * @param {any[]} deaths {pid, at, text} as the node logged them
+ */
+function deathList(deaths) {
+  const items = [...deaths].reverse().map((d) => {
+    const [first, ...frames] = String(d.text).split('\n');
+    return el('details', { class: 'death' }, el('summary', { text: `${clock(d.at)} ${first}` }), el('pre', { text: frames.join('\n') || '(no Scheme frames)' }));
+  });
+  return el('div', { class: 'nc-deaths' }, el('div', { class: 'nc-deaths-head', text: `${deaths.length} died with an error` }), ...items);
 }
 
 /** @param {any} p @param {any} n @param {import('./store.js').Store} store @param {number} now */

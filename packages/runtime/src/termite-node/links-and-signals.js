@@ -234,8 +234,16 @@ function logDeath(node, proc, value) {
     return;
   }
   d.lines++;
-  node.log(deathReport(proc, value));
+  const text = deathReport(proc, value);
+  node.log(text);
+  // the dashboard shows the last few on the node's card, with their frames
+  const recent = node.recentDeaths;
+  recent.push({ pid: `${proc.pid.n}@${proc.pid.node.slice(0, 8)}`, at: Date.now(), text: text.length > 2000 ? `${text.slice(0, 2000)}…` : text });
+  if (recent.length > RECENT_DEATHS) recent.shift();
 }
+
+/** Deaths a node keeps for the dashboard (the lines logged, newest last). */
+export const RECENT_DEATHS = 8;
 
 /**
  * What a process died of, as logged: "process N died: <error, with its values>" and,

@@ -3,7 +3,7 @@
  * What a node shows of itself: its load (an exponentially weighted average of the
  * fraction of time the scheduler spends running processes, time constant ~1 s, for
  * `(node-load)`) and a JSON-able snapshot for the dashboard (processes, spaces,
- * counters; docs/dashboard.md).
+ * counters, the last deaths logged; docs/dashboard.md).
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
@@ -58,5 +58,6 @@ export function snapshot(maxProcesses = 200) {
     spaces,
     counters: { ...this.stats, ...(this.remote?.stats ?? {}) },
     coreBytes: this.core.liveBytes,
+    deaths: this.recentDeaths.slice(), // the last logged deaths of unwatched processes, with their frames
   };
 }
