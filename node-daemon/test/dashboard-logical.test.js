@@ -85,10 +85,15 @@ test('the shortest-path example\'s logical mesh is in the samples of both daemon
   assert.ok(out.some((o) => o.includes('on 2 physical nodes')), out.join('\n'));
   /** @type {Map<string, any>} */
   let nodes = new Map();
+  // a sample taken while the walk ran (samples are shared, 250 ms at most old) may still
+  // count walkers: wait for one taken after it, where every walker has ended
+  const ended = (/** @type {any} */ l) => l.nodes.every((/** @type {any} */ n) => n.messengers === 0);
   await waitFor(async () => {
     nodes = await nodesOf(a.port);
-    return Boolean(nodes.get(a.id)?.logical && nodes.get(b.id)?.logical);
-  }, 5000, 'both daemons report their logical nodes');
+    const la = nodes.get(a.id)?.logical;
+    const lb = nodes.get(b.id)?.logical;
+    return Boolean(la && lb && ended(la) && ended(lb));
+  }, 5000, 'both daemons report their logical nodes, every walker ended');
   /** @type {Map<string, any>} logical node address → {name, links, messengers, host} */
   const all = new Map();
   for (const id of [a.id, b.id]) {
