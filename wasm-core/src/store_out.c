@@ -3,8 +3,10 @@
  * satisfies.
  *
  * Invariants:
- *  - A tuple wakes, in arrival order, every rd waiting for it and the
- *    first in; if an in takes it, it is not stored.
+ *  - A tuple wakes, in arrival order, every rd waiting for it and one in:
+ *    the one whose process has the highest priority, then the earliest
+ *    deadline, then the first to arrive; if an in takes it, it is not
+ *    stored.
  *  - An out allocates everything it needs (deliveries, the tuple, new
  *    chains, the room in the chain table) before it changes anything: a
  *    failure undoes the plan and leaves the space as it was.
@@ -167,8 +169,19 @@ static tm_waiter *sort_by_seq(tm_waiter *l) {
   return merge(sort_by_seq(l), sort_by_seq(right));
 }
 
+/* Whether waiting in a (which arrived after b) is served before b
+ * (L²imbo's QoS): a higher priority of its process (0 before 3), or the
+ * same priority and an earlier deadline; a tie keeps arrival order. */
+static int in_first(const tm_core *c, const tm_waiter *a, const tm_waiter *b) {
+  const tm_proc *pa = &c->sched.procs[a->owner];
+  const tm_proc *pb = &c->sched.procs[b->owner];
+  if (pa->prio != pb->prio) return pa->prio < pb->prio;
+  return pa->deadline < pb->deadline;
+}
+
 /* The waiters the new tuple satisfies, in arrival order: every rd, and
- * the first in (returned in *in_w); later ins are left waiting. */
+ * the in served first (returned in *in_w: by in_first, else the
+ * earliest); other ins are left waiting. */
 static tm_waiter *collect_waiters(tm_core *c, tm_space *sp,
                                   const tm_item *it, tm_waiter **in_w) {
   tm_waiter *list = NULL, *out = NULL, **tail = &out, *w, *next;
@@ -182,12 +195,15 @@ static tm_waiter *collect_waiters(tm_core *c, tm_space *sp,
   }
   if (it->nformal > 0) list = waiters_for_formal(sp, it);
   *in_w = NULL;
-  for (w = sort_by_seq(list); w != NULL; w = next) {
+  list = sort_by_seq(list);
+  for (w = list; w != NULL; w = w->mnext) /* the in served: see in_first */
+    if (w->kind == TM_WAIT_IN && (*in_w == NULL || in_first(c, w, *in_w)))
+      *in_w = w;
+  for (w = list; w != NULL; w = next) {
     next = w->mnext;
     w->listed = 0;
     w->mnext = NULL;
-    if (w->kind == TM_WAIT_IN && *in_w != NULL) continue;
-    if (w->kind == TM_WAIT_IN) *in_w = w;
+    if (w->kind == TM_WAIT_IN && w != *in_w) continue;
     *tail = w;
     tail = &w->mnext;
   }
