@@ -344,7 +344,7 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
   }
 }
 
-/** A tuple must not be a template: no formal among its fields (the core would store it as data). @param {Uint8Array} bytes */
+/** A tuple is a CBOR array (the core checks its fields, formals included: S/Net allows them in tuples). @param {Uint8Array} bytes */
 function checkTuple(bytes) {
   if (bytes.length < 1 || (bytes[0] & 0xe0) !== 0x80) throw new Error('a tuple is a CBOR array of its fields');
 }
