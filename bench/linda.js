@@ -22,6 +22,12 @@
  *   sqlite.insert              rows/s  the reference: the same tuples' bytes inserted alone into
  *                                      the same schema, WAL, the same synchronous setting
  *                                      (node-daemon/src/space-store.js), in this process
+ *   linda.matmul.{element,row}.n{1,2,4}  ms  the S/Net matrix multiplication (bench/programs/
+ *                                      linda-matmul.scm) on a central space of the daemon with
+ *                                      n workers, one on each of n worker daemons; and
+ *   linda.matmul.{element,row}.fit.{a,b}  ms  the S/Net paper's fit t(n) = a/n + b (least
+ *                                      squares over the three medians): a the work that divides,
+ *                                      b what does not (the holder, the coordinator)
  *
  * The daemons are real `termite-node` OS processes (one plain, one with --data DIR); the joined node runs
  * bench/programs/linda-mesh.scm through bench/mesh-node.js. Every OS process started
@@ -41,7 +47,11 @@ import { openSpaceStore } from '../node-daemon/src/space-store.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
 const program = path.join(here, 'programs', 'linda-mesh.scm');
+const matmul = path.join(here, 'programs', 'linda-matmul.scm');
+const MATMUL_WORKERS = [1, 2, 4];
 const prefix = prefixFromArgv();
+/** `node bench/linda.js linda.matmul`: only the matrix multiplication (it takes the longest) */
+const onlyMatmul = prefix.startsWith('linda.matmul');
 const rep = new Reporter(prefix.startsWith('linda') || 'linda'.startsWith(prefix) ? '' : prefix);
 const SCALE = Number(process.env.BENCH_LINDA_SCALE ?? 1);
 const ROUNDS = 3;
@@ -98,6 +108,46 @@ function sqliteInsertRate() {
   }
 }
 
+/**
+ * The matrix multiplication with 1, 2 and 4 workers: four worker daemons joined to the
+ * holder (stopped by PID at the end), the coordinator a joined node.
+ * @param {number} port the holder's
+ */
+async function matmulFigures(port) {
+  /** @type {any[]} */
+  const workers = [];
+  try {
+    for (let k = 0; k < Math.max(...MATMUL_WORKERS); k++) workers.push(await startAndWait([bin, '--port', '0', '--token', token, '--join', `ws://127.0.0.1:${port}`], LISTENING));
+    /** @type {Record<string, string>} */
+    const ports = Object.fromEntries(workers.map((w, k) => [`W${k + 1}`, String(w.m[2])]));
+    const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), matmul, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
+      timeoutMs: 400000,
+      env: { ...process.env, ...ports, HOLDER_PORT: String(port), ROUNDS: String(ROUNDS), DIM_ELEMENT: String(Math.max(4, Math.round(10 * Math.sqrt(SCALE)))), DIM_ROW: String(Math.max(4, Math.round(48 * Math.sqrt(SCALE)))) },
+    });
+    if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
+    keep(r.stdout);
+  } finally {
+    for (const w of workers) await stopChild(w.h);
+  }
+}
+
+/**
+ * Least squares of t(n) = a/n + b over the points given.
+ * @param {number[]} ns @param {number[]} ts
+ */
+function fitInverse(ns, ts) {
+  const xs = ns.map((n) => 1 / n);
+  const mx = xs.reduce((p, x) => p + x, 0) / xs.length;
+  const mt = ts.reduce((p, t) => p + t, 0) / ts.length;
+  let sxx = 0, sxt = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxx += (xs[i] - mx) ** 2;
+    sxt += (xs[i] - mx) * (ts[i] - mt);
+  }
+  const a = sxt / sxx;
+  return { a, b: mt - a * mx };
+}
+
 /** @type {any} */
 let daemon = null;
 /** @type {any} */
@@ -111,7 +161,7 @@ try {
   echo = await startAndWait([path.join(here, 'mesh-raw.js'), 'echo'], /^port (\d+)/m);
   const port = Number(daemon.m[2]);
   rep.comment(`daemon ${daemon.m[1].slice(0, 8)} on 127.0.0.1:${port} (pid ${daemon.h.pid}); daemon with --data (in ${dir}) on port ${durable.m[2]} (pid ${durable.h.pid}); raw echo server pid ${echo.h.pid}`);
-  await guarded('two-node figures', async () => {
+  if (!onlyMatmul) await guarded('two-node figures', async () => {
     const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
       timeoutMs: 240000,
       env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(ROUNDS), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES) },
@@ -119,13 +169,14 @@ try {
     if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
     keep(r.stdout);
   });
-  for (const [bytes, count] of [[256, 3000], [1024, 3000], [8192, 2000]]) {
+  for (const [bytes, count] of onlyMatmul ? [] : [[256, 3000], [1024, 3000], [8192, 2000]]) {
     await guarded(`raw.ws.${bytes}`, async () => {
       const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'ws', String(echo.m[1]), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
       if (r.timedOut || r.code !== 0) throw new Error(r.stderr.slice(-400));
       keep(r.stdout);
     });
   }
+  await guarded('linda.matmul', () => matmulFigures(port));
 } catch (e) {
   rep.comment(`linda figures not measured: ${e instanceof Error ? e.message : e}`);
 } finally {
@@ -133,7 +184,7 @@ try {
   if (daemon) await stopChild(daemon.h);
   if (durable) await stopChild(durable.h);
 }
-await guarded('sqlite.insert', async () => sqliteInsertRate());
+if (!onlyMatmul) await guarded('sqlite.insert', async () => sqliteInsertRate());
 rmSync(dir, { recursive: true, force: true });
 
 /** @param {string} name @param {string} key @param {string} unit @param {string} note */
@@ -172,4 +223,14 @@ const dr = rep.ratio('linda.durable.out', 'sqlite.insert');
 if (Number.isFinite(dr)) {
   rep.bench('linda.durable.out.vs_sqlite.ratio', Number(dr.toFixed(3)), 'x');
   rep.ratioComment('linda.durable.out', 'sqlite.insert', { min: 0.8, label: 'durable outs / SQLite inserts alone' });
+}
+for (const grain of ['element', 'row']) {
+  for (const n of MATMUL_WORKERS) figure(`linda.matmul.${grain}.n${n}`, `linda.matmul.${grain}.n${n}`, 'ms', `${grain} tasks, ${n} worker daemon${n > 1 ? 's' : ''}, central space on the daemon, product checked`);
+  const ts = MATMUL_WORKERS.map((n) => rep.get(`linda.matmul.${grain}.n${n}`));
+  if (ts.every((t) => t !== undefined)) {
+    const { a, b } = fitInverse(MATMUL_WORKERS, /** @type {number[]} */ (ts));
+    rep.bench(`linda.matmul.${grain}.fit.a`, Number(a.toFixed(1)), 'ms');
+    rep.bench(`linda.matmul.${grain}.fit.b`, Number(b.toFixed(1)), 'ms');
+    rep.comment(`linda.matmul.${grain}: t(n) = ${a.toFixed(1)}/n + ${b.toFixed(1)} ms (S/Net's a/n + b, least squares over n = ${MATMUL_WORKERS.join(', ')}); speed-up at 4: ${(/** @type {number} */ (ts[0]) / /** @type {number} */ (ts[2])).toFixed(2)}x`);
+  }
 }

@@ -7,6 +7,7 @@
 ;; in the middle (a tab is closed), the coordinator puts that worker's rows back and the
 ;; product is still right.
 ;;   termite-node run examples/mesh/matrix-tabs.scm --join ws://127.0.0.1:7400 --token T
+;; MATRIX_ON=all puts a worker on every other node, daemons and tabs alike.
 ;; MATRIX_N sets the size (default 24); MATRIX_ROW_DELAY (seconds, default 0) makes each
 ;; worker hold each task that long, to watch the work on the dashboard or close a tab
 ;; in the middle of it.
@@ -39,7 +40,8 @@
 (out space 'b b)
 (let tasks ((i 0)) (if (< i n) (begin (out space 'task i) (tasks (+ i 1)))))
 
-;; The workers: the tabs in the mesh if there are any, otherwise every other node.
+;; The workers: the tabs in the mesh if there are any (and MATRIX_ON is not all),
+;; otherwise every other node.
 ;; MATRIX_WORKERS=k first waits (at most 20 s) until the mesh holds k candidates.
 (define wanted (string->number (or (get-environment-variable "MATRIX_WORKERS") "1")))
 (define (tabs-among nodes)
@@ -47,8 +49,9 @@
     (cond ((null? ns) (reverse acc))
           ((eq? (on (car ns) (lambda () (node-kind))) 'tab) (loop (cdr ns) (cons (car ns) acc)))
           (else (loop (cdr ns) acc)))))
+(define on-all (equal? (get-environment-variable "MATRIX_ON") "all"))
 (define (candidates)
-  (let* ((all (mesh-nodes)) (tabs (tabs-among all)))
+  (let* ((all (mesh-nodes)) (tabs (if on-all '() (tabs-among all))))
     (if (null? tabs) all tabs)))
 (define nodes
   (let wait ((tries 0))

@@ -105,7 +105,8 @@ static int type_ok(int code, uint64_t tag, const uint8_t *f) {
   }
 }
 
-/* A top-level template field: -1 actual, else its code (tag in *tag). */
+/* A top-level field of a template or a stored tuple: -1 actual, else its
+ * code (tag in *tag). */
 static int formal_of(const uint8_t *f, size_t len, uint64_t *tag) {
   size_t hl;
   if (len < 4 || f[0] != 0xd9 || f[1] != 0xa0 || f[2] != 0x20) return -1;
@@ -122,8 +123,12 @@ static int naive_match(const uint8_t *p, const uint8_t *t) {
     uint64_t tag = 0;
     const uint8_t *pf = field(p, i, &pl), *tf = field(t, i, &tl);
     int code = formal_of(pf, pl, &tag);
-    if (code >= 0 ? !type_ok(code, tag, tf)
-                  : (pl != tl || memcmp(pf, tf, pl) != 0))
+    uint64_t ttag = 0;
+    int tcode = formal_of(tf, tl, &ttag); /* S/Net: a formal in the tuple */
+    if (code >= 0 && tcode >= 0) return 0; /* two formals never match */
+    if (tcode >= 0 ? !type_ok(tcode, ttag, pf)
+        : code >= 0 ? !type_ok(code, tag, tf)
+                    : (pl != tl || memcmp(pf, tf, pl) != 0))
       return 0;
   }
   return 1;

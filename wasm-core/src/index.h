@@ -37,6 +37,10 @@ typedef struct tm_chain {
   uint32_t indexed;               /* arity chains: 1 while the tuples of
                                      that arity are also linked into their
                                      field chains (store_out.c) */
+  uint32_t nformal;               /* arity chains: stored tuples holding a
+                                     formal (S/Net); while > 0 a search of
+                                     the group walks this chain with the
+                                     symmetric match (store_find.c) */
 } tm_chain;
 
 /* Arity chains of arities below this are also remembered by arity. */

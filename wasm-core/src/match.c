@@ -7,8 +7,10 @@
  * <n> for tagged. Anything else inside tag 40992 is an unknown formal.
  *
  * Invariants:
- *  - Only top-level template fields are formals; a formal nested in an
- *    actual is data and compares by bytes.
+ *  - Only top-level fields are formals; a formal nested in an actual is
+ *    data and compares by bytes. A top-level formal of a stored tuple
+ *    (S/Net) matches an actual of its type, never a formal
+ *    (tm_match_field_sym).
  *  - A field's type is decided from its first bytes alone (canonical form
  *    makes tags 2/3 the only integer tags and floats exactly f9/fa/fb).
  */

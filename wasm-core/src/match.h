@@ -139,4 +139,23 @@ static inline int tm_match_field_bytes(const tm_tfield *tf, const uint8_t *pb,
   return tf->formal == TM_FORMAL_ANY || tm_match_type(tf->formal, tf->tag, f);
 }
 
+/*
+ * S/Net's rule for a stored tuple holding formals: a formal field of the
+ * tuple matches an actual of its type in the template, and never a formal
+ * (Linda: two formals do not match). f is a field of a stored tuple,
+ * whose formals were checked when it was stored (tm_match_formal), so a
+ * formal is d9 a0 20 <code> or d9 a0 20 82 0b <tag>.
+ */
+static inline int tm_match_field_sym(const tm_tfield *tf, const uint8_t *pb,
+                                     const uint8_t *f, uint32_t flen) {
+  unsigned major;
+  uint64_t tag = 0;
+  if (!tm_match_is_formal(f, flen))
+    return tm_match_field_bytes(tf, pb, f, flen);
+  if (tf->formal != TM_ACTUAL) return 0;
+  if (flen == 4) return tm_match_type((int32_t)f[3], 0, pb + tf->off);
+  tm_cbor_head(f + 5, &major, &tag);
+  return tm_match_type(TM_FORMAL_TAGGED, tag, pb + tf->off);
+}
+
 #endif

@@ -51,6 +51,7 @@ tm_status tm_space_create(tm_core *c, uint32_t *id) {
 void tm_tuple_remove(tm_core *c, tm_space *sp, tm_tuple *t) {
   tm_chain *ach = t->ent[0].chain;
   uint32_t i;
+  if (ach->nformal > 0 && tm_tuple_has_formal(t)) ach->nformal--;
   if (ach->indexed)
     for (i = 1; i <= t->arity; i++) tm_index_unlink(&sp->ix, &t->ent[i]);
   tm_index_unlink(&sp->ix, &t->ent[0]);

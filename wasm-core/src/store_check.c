@@ -68,7 +68,7 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
     const tm_chain *ch = sp->ix.slots[i];
     const tm_entry *e;
     const tm_wlink *l;
-    uint32_t n;
+    uint32_t n, nf = 0;
     if (ch == NULL) continue;
     *bytes += tm_mem_size(sizeof(tm_chain));
     /* counts were verified by tm_index_check; they bound the walks */
@@ -76,7 +76,11 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
       if (e->slot != 0) continue;
       (*nt)++;
       if ((st = check_tuple(c, TUPLE_OF(e), bytes)) != TM_OK) return st;
+      nf += (uint32_t)tm_tuple_has_formal(TUPLE_OF(e));
     }
+    if (nf != ch->nformal)
+      return tm_fail(c, TM_E_CORRUPT, "store: a chain holds %u tuples with "
+                     "formals but counts %u", nf, ch->nformal);
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++, (*nw)++)
       if ((st = check_waiter(c, id, (const tm_waiter *)l, ch)) != TM_OK)
         return st;

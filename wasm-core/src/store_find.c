@@ -11,6 +11,10 @@
  *    collision (another arity, other bytes) is never a match.
  *  - The small path (find_small) decides only what the general path would
  *    decide the same way; anything else falls through to it.
+ *  - A group holding tuples with formals (its arity chain's nformal > 0)
+ *    is searched by walking its arity chain with the symmetric rule
+ *    (tm_match_field_sym): a field chain would miss a formal that matches
+ *    an actual of the template.
  */
 #include <string.h>
 
@@ -41,6 +45,18 @@ static int tuple_matches_bytes(const tm_tfield *tf, const uint8_t *pb,
   return 1;
 }
 
+/* Whether tuple t matches under S/Net's rule (its formals by type). */
+static int tuple_matches_sym(const tm_tfield *tf, const uint8_t *pb,
+                             const tm_tuple *t) {
+  const uint32_t *off = TM_TUPLE_OFF(t);
+  const uint8_t *tb = TM_TUPLE_BYTES(t);
+  uint32_t i;
+  for (i = 0; i < t->arity; i++)
+    if (!tm_match_field_sym(&tf[i], pb, tb + off[i], off[i + 1] - off[i]))
+      return 0;
+  return 1;
+}
+
 /* Compile the template (unless its memo entry already holds it). */
 static tm_status template_compile(tm_core *c, tm_item *it) {
   tm_status st;
@@ -53,9 +69,11 @@ static tm_status template_compile(tm_core *c, tm_item *it) {
 }
 
 /* Compile the template in `it` into it->tf and pick the chain to walk: the
- * arity chain of a group that is not indexed, else the shortest among the
- * arity chain and the chains of the template's actual fields. NULL: no
- * tuple can match. *indexed says which kind of chain it is. */
+ * arity chain of a group that is not indexed or holds formals, else the
+ * shortest among the arity chain and the chains of the template's actual
+ * fields. NULL: no tuple can match. *indexed says how to compare: 0 bytes,
+ * 1 keys (an indexed group), WALK_SYM the symmetric rule. */
+#define WALK_SYM 2
 static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
                             int *indexed, tm_status *st) {
   uint32_t i;
@@ -64,6 +82,10 @@ static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
   if (*st != TM_OK) return NULL;
   best = arity_chain(c, sp, it->arity);
   if (best == NULL || best->count == 0) return NULL;
+  if (best->nformal > 0) { /* S/Net: formals in tuples, walk the group */
+    *indexed = WALK_SYM;
+    return best;
+  }
   *indexed = (int)best->indexed;
   if (!best->indexed) return best; /* a small group: walk it */
   template_keys(c, it);
@@ -85,6 +107,7 @@ static int walk_matches(tm_core *c, const tm_item *it, int indexed,
   (void)c;
 #endif
   if (t->arity != it->arity) return 0; /* a key collision */
+  if (indexed == WALK_SYM) return tuple_matches_sym(it->tf, it->b, t);
   return indexed ? tuple_matches(it->tf, it->b, t)
                  : tuple_matches_bytes(it->tf, it->b, t);
 }
@@ -121,7 +144,7 @@ static inline tm_tuple *find_small(tm_core *c, tm_space *sp,
   if (m == NULL || !m->compiled || m->arity >= TM_INDEX_SMALL) return NULL;
   arity = m->arity;
   g = arity_chain(c, sp, arity);
-  if (g != NULL && g->indexed) return NULL;
+  if (g != NULL && (g->indexed || g->nformal > 0)) return NULL;
   for (e = g != NULL ? g->head : NULL, n = 0; e != NULL && n < g->count;
        e = e->next, n++) {
     tm_tuple *t = TUPLE_OF(e);
@@ -233,7 +256,10 @@ static tm_status count_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
   if ((st = tm_item_parse(c, tmpl, len, 1, &it)) != TM_OK) return st;
   best = best_chain(c, sp, &it, &indexed, &st);
   if (best == NULL) return st;
-  if (all_any(it.tf, it.arity)) { *count = best->count; return TM_OK; }
+  if (indexed != WALK_SYM && all_any(it.tf, it.arity)) {
+    *count = best->count; /* no formal tuple: ?any matches every field */
+    return TM_OK;
+  }
   for (e = best->head, n = 0; e != NULL && n < best->count; e = e->next, n++)
     if (walk_matches(c, &it, indexed, TUPLE_OF(e))) k++;
   *count = k;

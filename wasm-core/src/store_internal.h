@@ -102,6 +102,16 @@ static inline void tuple_free(tm_core *c, tm_space *sp, tm_tuple *t) {
   tm_mem_free_small(c, &sp->bytes, t, tuple_size(t->arity, t->len));
 }
 
+/* Whether a stored tuple holds a formal at the top level (S/Net). */
+static inline int tm_tuple_has_formal(const tm_tuple *t) {
+  const uint32_t *off = TM_TUPLE_OFF(t);
+  uint32_t i;
+  for (i = 0; i < t->arity; i++)
+    if (tm_match_is_formal(TM_TUPLE_BYTES(t) + off[i], off[i + 1] - off[i]))
+      return 1;
+  return 0;
+}
+
 /* Unlink a stored tuple from all its chains and free it. O(arity). */
 TM_INTERNAL void tm_tuple_remove(tm_core *c, tm_space *sp, tm_tuple *t);
 

@@ -3,8 +3,10 @@
  * satisfies.
  *
  * Invariants:
- *  - A tuple wakes, in arrival order, every rd waiting for it and the
- *    first in; if an in takes it, it is not stored.
+ *  - A tuple wakes, in arrival order, every rd waiting for it and one in:
+ *    the one whose process has the highest priority, then the earliest
+ *    deadline, then the first to arrive; if an in takes it, it is not
+ *    stored.
  *  - An out allocates everything it needs (deliveries, the tuple, new
  *    chains, the room in the chain table) before it changes anything: a
  *    failure undoes the plan and leaves the space as it was.
@@ -12,6 +14,9 @@
  *    into its field chains before the new tuple joins it.
  *  - The small path (out_small) stores only what the general path would
  *    store the same way; TM_NOMATCH sends everything else to it.
+ *  - A tuple holding formals (S/Net) is stored like any other and counted
+ *    in its arity chain's nformal; it is matched against every waiter of
+ *    the space with the symmetric rule (tm_match_field_sym).
  */
 #include <string.h>
 
@@ -68,15 +73,17 @@ static inline int scan_small(const uint8_t *in, uint32_t len, uint32_t n,
   return q == len;
 }
 
-/* A tuple holding a formal at the top level: the error for the first. */
-static tm_status formal_in_tuple(tm_core *c, const tm_item *it) {
+/* A tuple holding formals at the top level (S/Net): each must be a known
+ * formal, since a stored formal is matched by its type code. */
+static tm_status check_tuple_formals(tm_core *c, const tm_item *it) {
   uint32_t i;
-  for (i = 0; i < it->arity; i++)
-    if (tm_match_is_formal(it->b + it->off[i], it->off[i + 1] - it->off[i]))
-      break;
-  return tm_fail(c, TM_E_TEMPLATE, "a tuple may not contain a formal "
-                 "(field %u, byte %u); formals belong in templates", i,
-                 it->off[i]);
+  int32_t code;
+  uint64_t tag;
+  for (i = 0; i < it->arity; i++) {
+    tm_status st = tm_match_formal(c, it->b + it->off[i], i, &code, &tag);
+    if (st < 0) return st;
+  }
+  return TM_OK;
 }
 
 /* Keys of the field slots of a tuple into c->keys[1..arity], their chains
@@ -97,11 +104,45 @@ static int waiter_matches(const tm_waiter *w, const tm_item *it,
   const uint8_t *pb = TM_WAITER_BYTES(w);
   uint32_t i;
   if (w->arity != it->arity) return 0;
+  if (it->nformal > 0) { /* S/Net: the tuple's formals match by type */
+    for (i = 0; i < it->arity; i++)
+      if (!tm_match_field_sym(&w->f[i], pb, it->b + it->off[i],
+                              it->off[i + 1] - it->off[i]))
+        return 0;
+    return 1;
+  }
   for (i = 0; i < it->arity; i++)
     if (!tm_match_field(&w->f[i], pb, it->b + it->off[i],
                         it->off[i + 1] - it->off[i], keys[i + 1]))
       return 0;
   return 1;
+}
+
+/* Add w to the unsorted list if it matches and is not listed yet. */
+static void consider_waiter(tm_waiter *w, const tm_item *it,
+                            const uint64_t *keys, tm_waiter **list) {
+  /* `listed` guards against a chain reached twice (key collision) */
+  if (w->listed || !waiter_matches(w, it, keys)) return;
+  w->listed = 1;
+  w->mnext = *list;
+  *list = w;
+}
+
+/* The waiters of every chain of the space that may match a tuple holding
+ * formals: a waiter sits under its first actual, which a formal of the
+ * tuple may match whatever its bytes, so every chain is a candidate.
+ * O(chains + waiters), paid only by outs of tuples with formals. */
+static tm_waiter *waiters_for_formal(tm_space *sp, const tm_item *it) {
+  tm_waiter *list = NULL;
+  uint32_t s, n;
+  tm_wlink *l;
+  for (s = 0; s < sp->ix.cap; s++) {
+    tm_chain *ch = sp->ix.slots[s];
+    if (ch == NULL) continue;
+    for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
+      consider_waiter((tm_waiter *)l, it, NULL, &list);
+  }
+  return list;
 }
 
 /* Merge two seq-ordered lists (mnext links). */
@@ -128,32 +169,41 @@ static tm_waiter *sort_by_seq(tm_waiter *l) {
   return merge(sort_by_seq(l), sort_by_seq(right));
 }
 
+/* Whether waiting in a (which arrived after b) is served before b
+ * (L²imbo's QoS): a higher priority of its process (0 before 3), or the
+ * same priority and an earlier deadline; a tie keeps arrival order. */
+static int in_first(const tm_core *c, const tm_waiter *a, const tm_waiter *b) {
+  const tm_proc *pa = &c->sched.procs[a->owner];
+  const tm_proc *pb = &c->sched.procs[b->owner];
+  if (pa->prio != pb->prio) return pa->prio < pb->prio;
+  return pa->deadline < pb->deadline;
+}
+
 /* The waiters the new tuple satisfies, in arrival order: every rd, and
- * the first in (returned in *in_w); later ins are left waiting. */
-static tm_waiter *collect_waiters(tm_core *c, const tm_item *it,
-                                  tm_waiter **in_w) {
+ * the in served first (returned in *in_w: by in_first, else the
+ * earliest); other ins are left waiting. */
+static tm_waiter *collect_waiters(tm_core *c, tm_space *sp,
+                                  const tm_item *it, tm_waiter **in_w) {
   tm_waiter *list = NULL, *out = NULL, **tail = &out, *w, *next;
   uint32_t k, n;
   tm_wlink *l;
-  for (k = 0; k <= it->arity; k++) {
+  for (k = 0; k <= it->arity && it->nformal == 0; k++) {
     tm_chain *ch = c->chains[k];
     if (ch == NULL) continue;
-    for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++) {
-      w = (tm_waiter *)l;
-      /* `listed` guards against a chain reached twice (key collision) */
-      if (w->listed || !waiter_matches(w, it, c->keys)) continue;
-      w->listed = 1;
-      w->mnext = list;
-      list = w;
-    }
+    for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
+      consider_waiter((tm_waiter *)l, it, c->keys, &list);
   }
+  if (it->nformal > 0) list = waiters_for_formal(sp, it);
   *in_w = NULL;
-  for (w = sort_by_seq(list); w != NULL; w = next) {
+  list = sort_by_seq(list);
+  for (w = list; w != NULL; w = w->mnext) /* the in served: see in_first */
+    if (w->kind == TM_WAIT_IN && (*in_w == NULL || in_first(c, w, *in_w)))
+      *in_w = w;
+  for (w = list; w != NULL; w = next) {
     next = w->mnext;
     w->listed = 0;
     w->mnext = NULL;
-    if (w->kind == TM_WAIT_IN && *in_w != NULL) continue;
-    if (w->kind == TM_WAIT_IN) *in_w = w;
+    if (w->kind == TM_WAIT_IN && w != *in_w) continue;
     *tail = w;
     tail = &w->mnext;
   }
@@ -344,7 +394,8 @@ static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
   uint32_t k;
   if (sp == NULL) return st;
   if ((st = tm_item_parse(c, in, len, 0, &it)) != TM_OK) return st;
-  if (it.nformal > 0) return formal_in_tuple(c, &it);
+  if (it.nformal > 0 && (st = check_tuple_formals(c, &it)) != TM_OK)
+    return st;
   c->keys[0] = tm_arity_key(c, it.arity);
   c->chains[0] = group = arity_chain(c, sp, it.arity);
   if (group != NULL && !group->indexed && group->count < TM_INDEX_MIN &&
@@ -359,6 +410,7 @@ static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
     }
     t->ent[0].slot = 0;
     tm_index_link(&sp->ix, group, &t->ent[0]);
+    if (it.nformal > 0) group->nformal++;
     sp->ntuples++;
     return TM_OK;
   }
@@ -370,7 +422,7 @@ static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
   }
   /* field keys: to link the tuple, or to find the waiters it may wake */
   if (p.nlink > 1 || sp->nwaiters > 0) tuple_keys(c, sp, &it);
-  if (sp->nwaiters > 0) p.woken = collect_waiters(c, &it, &in_w);
+  if (sp->nwaiters > 0) p.woken = collect_waiters(c, sp, &it, &in_w);
   st = plan_blobs(c, &it, &p);
   if (st == TM_OK && in_w == NULL && p.group != NULL) {
     st = index_prepare(c, sp, p.group, it.arity);
@@ -388,6 +440,7 @@ static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
   if (p.tuple != NULL) {
     if (p.group != NULL) index_commit(c, sp, p.group, it.arity);
     commit_store(c, sp, &p);
+    if (it.nformal > 0) p.tuple->ent[0].chain->nformal++;
   }
   tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
   return TM_OK;

@@ -95,7 +95,7 @@ static void a_destroyed_or_unknown_space_is_an_error(tm_core *c) {
   CHECK_EQ(t_count(c, s2), 0);
 }
 
-static void non_arrays_and_formals_in_tuples_are_template_errors(tm_core *c) {
+static void non_arrays_and_unknown_formals_in_tuples_are_errors(tm_core *c) {
   uint32_t s = t_space(c);
   tm_bytes o;
   cb_build(&t, "[s]", "keep");
@@ -109,9 +109,9 @@ static void non_arrays_and_formals_in_tuples_are_template_errors(tm_core *c) {
   cb_hex(&p, "80");
   CHECK_ST(tm_space_out(c, s, p.b, p.n, NULL), TM_E_TEMPLATE);
   CHECK_MSG("at least one field");
-  cb_build(&p, "[sF]", "x", TM_FORMAL_INTEGER);
-  CHECK_ST(tm_space_out(c, s, p.b, p.n, NULL), TM_E_TEMPLATE);
-  CHECK_MSG("may not contain a formal (field 1");
+  cb_build(&p, "[sF]", "x", 12); /* a formal is allowed (S/Net), not this */
+  CHECK_ST(tm_space_out(c, s, p.b, p.n, NULL), TM_E_UNKNOWN_FORMAL);
+  CHECK_MSG("in field 1: code 12");
   CHECK_EQ(t_count(c, s), 1);
 }
 
@@ -323,20 +323,21 @@ static void a_wide_template_grows_the_scratch_space(tm_core *c) {
 }
 
 /* Repeated bytes reuse what validating and compiling them found; the
- * answers are those of a first sight, and a tuple is still refused a
- * formal whatever was remembered of the same bytes as a template. */
+ * answers are those of a first sight, and a tuple's formals are checked
+ * whatever was remembered of the same bytes as a template. */
 static void the_parse_memo_gives_the_answers_of_a_first_sight(tm_core *c) {
   uint32_t s = t_space(c), i, n;
   tm_bytes o;
   /* no input is not an empty entry of the memo */
   CHECK_ST(tm_space_inp(c, s, p.b, 0, &o), TM_E_MALFORMED);
   CHECK_MSG("empty");
-  cb_build(&p, "[sF]", "m", TM_FORMAL_INTEGER);
+  cb_build(&p, "[sF]", "m", 12);
   for (i = 0; i < 3; i++) {
-    CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
-    CHECK_ST(tm_space_out(c, s, p.b, p.n, NULL), TM_E_TEMPLATE);
-    CHECK_MSG("may not contain a formal (field 1, byte 3)");
+    CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_E_UNKNOWN_FORMAL);
+    CHECK_ST(tm_space_out(c, s, p.b, p.n, NULL), TM_E_UNKNOWN_FORMAL);
+    CHECK_MSG("in field 1: code 12");
   }
+  cb_build(&p, "[sF]", "m", TM_FORMAL_INTEGER);
   cb_build(&t, "[si]", "m", 7LL);
   for (i = 0; i < 3; i++) CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
   CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
@@ -458,7 +459,7 @@ static void bytes_the_small_path_does_not_take_get_the_general_answer(
       {"81 1a 00010000", "81 1a00010000", TM_OK},
       {"83 62c3a9 f5 f6", "83 62c3a9 f5 f6", TM_OK}, /* not ASCII */
       {"83 f4 37 1b0000000100000000", "83 f4 37 1b0000000100000000", TM_OK},
-      {"82 d9a020 01 01", NULL, TM_E_TEMPLATE},  /* a formal */
+      {"82 d9a020 0c 01", NULL, TM_E_UNKNOWN_FORMAL}, /* no such formal */
   };
   uint32_t s = t_space(c), i, k;
   tm_bytes o;
@@ -484,7 +485,7 @@ const test_case store_tests[] = {
     {"count counts matches and the stats count all tuples", count_counts_matches_and_stats_count_all},
     {"spaces are independent of each other", spaces_are_independent},
     {"a destroyed or unknown space id is an error", a_destroyed_or_unknown_space_is_an_error},
-    {"non-arrays and formals in tuples are template errors", non_arrays_and_formals_in_tuples_are_template_errors},
+    {"non-arrays and unknown formals in tuples are errors", non_arrays_and_unknown_formals_in_tuples_are_errors},
     {"a tuple with too many fields is a limit error", too_many_fields_is_a_limit_error},
     {"out/in cycles reach a steady state without growth", out_in_cycles_reach_a_steady_state_without_growth},
     {"a space's live bytes follow its tuples", space_live_bytes_follow_the_tuples},

@@ -252,6 +252,34 @@ static void waiters_see_tuples_of_the_small_path(tm_core *c) {
   CHECK_CORE();
 }
 
+/* L²imbo's QoS: of the ins waiting for a tuple, the one whose process has
+ * the highest priority takes it, then the earliest deadline; rds are all
+ * woken whatever their priority. */
+static void the_waiting_in_of_highest_priority_takes_the_tuple(tm_core *c) {
+  uint32_t s = t_space(c), early, urgent, soon, woken = 0;
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_EQ(block_on(c, s, 1, &early), TM_BLOCKED); /* t_run: priority 0 */
+  CHECK_OK(tm_proc_set_priority(c, early, 2));
+  CHECK_EQ(block_on(c, s, 1, &soon), TM_BLOCKED);
+  CHECK_OK(tm_proc_set_priority(c, soon, 2));
+  CHECK_OK(tm_proc_set_deadline(c, soon, 5.0));
+  CHECK_EQ(block_on(c, s, 1, &urgent), TM_BLOCKED);
+  CHECK_OK(tm_proc_set_priority(c, urgent, 1));
+  cb_build(&t, "[si]", "job", 1LL);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 1);
+  CHECK_EQ(t_state(c, urgent), TM_PROC_READY);   /* last to come, first served */
+  CHECK_EQ(t_state(c, early), TM_PROC_WAIT_TUPLE);
+  cb_build(&t, "[si]", "job", 2LL);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(t_state(c, soon), TM_PROC_READY);     /* a deadline before none */
+  CHECK_EQ(t_state(c, early), TM_PROC_WAIT_TUPLE);
+  cb_build(&t, "[si]", "job", 3LL);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(t_state(c, early), TM_PROC_READY);
+  CHECK_CORE();
+}
+
 const test_case wait_tests[] = {
     {"waiters see tuples of the small path", waiters_see_tuples_of_the_small_path},
     {"an in on an empty space blocks its process", an_in_on_an_empty_space_blocks_its_process},
@@ -267,4 +295,5 @@ const test_case wait_tests[] = {
     {"destroying a space interrupts its waiters", destroying_a_space_interrupts_its_waiters},
     {"many waiters with distinct keys are matched selectively", many_waiters_with_distinct_keys_are_matched_selectively},
     {"an uncollected tuple is dropped when the process waits again", an_uncollected_tuple_is_dropped_when_the_process_waits_again},
+    {"the waiting in of highest priority takes the tuple", the_waiting_in_of_highest_priority_takes_the_tuple},
     {NULL, NULL}};

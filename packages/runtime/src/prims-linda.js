@@ -51,17 +51,17 @@ function spaceAndFields(node, args, who) {
 }
 
 /**
- * Check the fields and encode them. A tuple's fields are actuals; a template's fields
- * are actuals or formals, and a formal must be a field of its own: inside a list or a
- * vector it would be compared as data and never match, so it is refused with an error.
- * (A tuple may carry formals inside its fields, as data: a stored template.)
+ * Check the fields and encode them. A template's fields are actuals or formals, and a
+ * formal must be a field of its own: inside a list or a vector it would be compared as
+ * data and never match, so it is refused with an error. A tuple's fields are actuals
+ * or, as the S/Net kernel allows, formals: a formal field of a stored tuple matches any
+ * actual of its type in a template (never a formal); the core applies that rule. (A
+ * formal inside a field of a tuple is data: a stored template.)
  * @param {any[]} fields @param {string} who @param {boolean} template
  */
 function encodeFields(fields, who, template) {
   for (const f of fields) {
-    if (f instanceof Formal) {
-      if (!template) schemeErrorOf('type', who, 'a tuple cannot contain a formal (formals are for templates)', f);
-    } else if (template && (f instanceof Pair || Array.isArray(f))) {
+    if (template && !(f instanceof Formal) && (f instanceof Pair || Array.isArray(f))) {
       const hidden = nestedFormal(f);
       if (hidden !== null) schemeErrorOf('type', who, 'a formal must be a whole field of the template, not inside a list or vector (it would be matched as data)', f);
     }

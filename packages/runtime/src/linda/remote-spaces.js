@@ -4,8 +4,9 @@
  * reached through its reference): the requester's side and the holder's side of the
  * SPACE frames (docs/linda.md, "Across nodes"; frame-vocabulary.js has the numbers).
  *
- *   SPACE_OP    [30, n, op, name, kind, tuple-or-template bytes | #f, timeout-ms | #f]
- *                                          (n = 0: an out that wants no answer)
+ *   SPACE_OP    [30, n, op, name, kind, tuple-or-template bytes | #f, timeout-ms | #f
+ *                (, priority 0..3)]        (n = 0: an out that wants no answer; the
+ *                                          priority of the requester's with-qos, if any)
  *   SPACE_REPLY [31, n, status, payload]   status: 0 value, 1 withdrawn tuple (ACK it),
  *                                          2 read tuple, 3 timed out, 4 error text
  *   SPACE_ACK   [32, n, taken?]            the requester kept the tuple, or gives it back
@@ -22,8 +23,9 @@
  *    decode) it ACKs #f;
  *  - a blocking `in`/`rd` that cannot be served at once waits on the holder in a helper
  *    process (`%space-serve`) blocked in the core, so the matching `out` wakes it like
- *    a local one; when the requester's node goes away its helpers are stopped and a
- *    tuple already handed to one is put back;
+ *    a local one; the helper runs at the requester's priority (with-qos), so the core
+ *    serves it before waiting `in`s of lower priority; when the requester's node goes
+ *    away its helpers are stopped and a tuple already handed to one is put back;
  *  - when the holder goes away, every process waiting on it gets an error raised;
  *  - what a peer can make a holder keep is bounded: MAX_WAITING helpers and
  *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
@@ -50,6 +52,8 @@ export const MAX_WAITING = 10000;
 /** withdrawn tuples a peer may leave unacknowledged */
 export const MAX_UNACKED = 10000;
 const MAX_NAME = 256;
+/** every process's priority (linda/qos.js), and a request's when it carries none */
+const PRIORITY_DEFAULT = 2;
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -116,7 +120,9 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
   const info = { who, space: ref.name, spaceRequest: n };
   st.requests.set(n, { proc, info, to: ref.node, ref, op, dflt, who, byDeadline });
   proc.node.blockExternal(proc, info);
-  d.emit(ref.node, [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs]);
+  const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs];
+  if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority); // QoS travels
+  d.emit(ref.node, frame);
   return unwind(PEND_SUSPEND, proc.waiting);
 }
 
@@ -271,12 +277,14 @@ export function onSpaceFrame(from, f) {
   }
   if (type !== F_SPACE_OP) return refuseSpace(this, from, `unknown frame type ${type}`);
   const [, n, op, name, kind, bytes, timeoutMs] = f;
-  const why = f.length !== 8 ? 'it is not [30, n, op, name, kind, bytes, timeout]'
+  const priority = f.length === 9 ? f[7] : PRIORITY_DEFAULT; // the environment list is last
+  const why = f.length !== 8 && f.length !== 9 ? 'it is not [30, n, op, name, kind, bytes, timeout(, priority)]'
     : !Number.isInteger(op) || OP_NAMES[op] == null ? `unknown operation ${op}`
     : typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME ? `the space name must be a string of 1 to ${MAX_NAME} characters`
     : kind !== 'local' && kind !== 'central' ? 'the space kind must be local or central'
     : op !== OP.make && !(bytes instanceof Uint8Array) ? 'the tuple or template must be a bytevector'
     : timeoutMs !== false && !(typeof timeoutMs === 'number' && timeoutMs >= 0) ? 'the timeout must be #f or a non-negative number of milliseconds'
+    : !Number.isInteger(priority) || priority < 0 || priority > 3 ? 'the priority must be 0, 1, 2 or 3'
     : null;
   if (why !== null) {
     refuseSpace(this, from, `malformed SPACE_OP frame: ${why}`);
@@ -285,7 +293,7 @@ export function onSpaceFrame(from, f) {
   }
   if (n === 0 && op !== OP.out) return refuseSpace(this, from, 'malformed SPACE_OP frame: only an out may go unanswered (request number 0)');
   try {
-    serve(this, from, n, op, name, kind, bytes, timeoutMs);
+    serve(this, from, n, op, name, kind, bytes, timeoutMs, priority);
   } catch (e) {
     const msg = e instanceof SchemeError ? e.payload?.message ?? String(e) : e instanceof Error ? e.message : String(e);
     if (n === 0) return refuseSpace(this, from, `out to the space ${name} refused: ${msg}`); // logged here, an ERROR frame there
@@ -297,9 +305,9 @@ export function onSpaceFrame(from, f) {
 /**
  * Run a request on a space of this node and answer it (or leave a helper waiting).
  * @param {Distribution} d @param {string} from @param {number} n @param {number} op @param {string} name
- * @param {string} kind @param {Uint8Array} bytes @param {number | false} timeoutMs
+ * @param {string} kind @param {Uint8Array} bytes @param {number | false} timeoutMs @param {number} priority
  */
-function serve(d, from, n, op, name, kind, bytes, timeoutMs) {
+function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
   const node = d.node;
   const st = state(d);
   if (op === OP.make) {
@@ -323,7 +331,7 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs) {
       const r = coreCall(() => space.rdpBytes(bytes));
       if (r !== undefined) d.emit(from, [F_SPACE_REPLY, n, S_READ, r]);
       else if (op === OP.rdp) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, false]);
-      else wait(d, st, c, from, n, false, name, bytes, timeoutMs);
+      else wait(d, st, c, from, n, false, name, bytes, timeoutMs, priority);
       return;
     }
     default: { // inp, in
@@ -331,12 +339,12 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs) {
       const r = coreCall(() => space.inpBytes(bytes));
       if (r !== undefined) handOver(d, st, from, n, name, r);
       else if (op === OP.inp) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, false]);
-      else wait(d, st, c, from, n, true, name, bytes, timeoutMs);
+      else wait(d, st, c, from, n, true, name, bytes, timeoutMs, priority);
     }
   }
 }
 
-/** A tuple must not be a template: no formal among its fields (the core would store it as data). @param {Uint8Array} bytes */
+/** A tuple is a CBOR array (the core checks its fields, formals included: S/Net allows them in tuples). @param {Uint8Array} bytes */
 function checkTuple(bytes) {
   if (bytes.length < 1 || (bytes[0] & 0xe0) !== 0x80) throw new Error('a tuple is a CBOR array of its fields');
 }
@@ -381,12 +389,13 @@ function putBack(node, name, bytes) {
 }
 
 /**
- * Leave a helper process blocked in the core on the template; it answers when a tuple
- * comes or the timeout passes.
+ * Leave a helper process blocked in the core on the template, at the requester's
+ * priority; it answers when a tuple comes or the timeout passes.
  * @param {Distribution} d @param {any} st @param {{waiting: number}} c @param {string} from @param {number} n
  * @param {boolean} remove @param {string} name @param {Uint8Array} bytes @param {number | false} timeoutMs
+ * @param {number} priority
  */
-function wait(d, st, c, from, n, remove, name, bytes, timeoutMs) {
+function wait(d, st, c, from, n, remove, name, bytes, timeoutMs, priority) {
   if (timeoutMs === 0) {
     d.emit(from, [F_SPACE_REPLY, n, S_TIMEOUT, false]);
     return;
@@ -398,6 +407,7 @@ function wait(d, st, c, from, n, remove, name, bytes, timeoutMs) {
   st.jobs.set(k, job);
   c.waiting++;
   job.proc = d.node.spawnCall(rtEnv.cell('%space-serve').v, [k]);
+  if (priority !== PRIORITY_DEFAULT) d.node.core.setPriority(job.proc.cpid, priority);
 }
 
 /** @param {any} st @param {string} k @param {any} job */

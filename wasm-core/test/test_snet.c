@@ -1,0 +1,143 @@
+/*
+ * test_snet.c — S/Net's formals inside tuples: a stored formal matches an
+ * actual of its type in a template, never a formal; searches, counts and
+ * waiters see such tuples in small and in indexed groups, and the
+ * bookkeeping (the arity chain's nformal) survives withdrawals.
+ */
+#include "../src/core.h"
+#include "test.h"
+
+static cb t, p;
+
+static void a_formal_in_a_tuple_matches_an_actual_of_its_type(tm_core *c) {
+  uint32_t s = t_space(c), n;
+  tm_bytes o;
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER); /* ("job", ?integer) */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&p, "[ss]", "job", "seven"); /* a string: not an integer */
+  CHECK_ST(tm_space_rdp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[sd]", "job", 7.5); /* a float: not an integer */
+  CHECK_ST(tm_space_rdp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[si]", "job", 7LL);
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 1);
+  CHECK_OK(tm_space_rdp(c, s, p.b, p.n, &o));
+  CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0); /* the stored one */
+  cb_build(&p, "[si]", "job", -123456789LL);
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK_EQ(t_count(c, s), 0);
+  CHECK_CORE();
+}
+
+static void a_formal_never_matches_a_formal(tm_core *c) {
+  uint32_t s = t_space(c), n;
+  tm_bytes o;
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_ST(tm_space_rdp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[sF]", "job", TM_FORMAL_ANY);
+  CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[FF]", TM_FORMAL_ANY, TM_FORMAL_ANY); /* no all-any shortcut */
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 0);
+  cb_build(&p, "[Fi]", TM_FORMAL_STRING, 3LL); /* formal here, actual there */
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 1);
+  CHECK_EQ(t_count(c, s), 1);
+  CHECK_CORE();
+}
+
+static void tagged_and_any_formals_in_tuples(tm_core *c) {
+  uint32_t s = t_space(c);
+  tm_bytes o;
+  cb_build(&t, "[sT]", "sym", (unsigned long long)TM_TAG_SYMBOL);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&t, "[sF]", "any", TM_FORMAL_ANY);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&p, "[ss]", "sym", "text");
+  CHECK_ST(tm_space_rdp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[sy]", "sym", "a-symbol");
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  cb_build(&p, "[s[ii]]", "any", 1LL, 2LL); /* ?any matches any actual */
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK_EQ(t_count(c, s), 0);
+  CHECK_CORE();
+}
+
+static void an_unknown_formal_in_a_tuple_is_refused(tm_core *c) {
+  uint32_t s = t_space(c);
+  cb_build(&t, "[sF]", "x", 12); /* code 12 is no formal */
+  CHECK_ST(tm_space_out(c, s, t.b, t.n, NULL), TM_E_UNKNOWN_FORMAL);
+  CHECK_MSG("code 12");
+  cb_reset(&t);
+  cb_hex(&t, "82 61 78 d9a020 0b"); /* tagged without its tag number */
+  CHECK_ST(tm_space_out(c, s, t.b, t.n, NULL), TM_E_UNKNOWN_FORMAL);
+  CHECK_EQ(t_count(c, s), 0);
+  CHECK_CORE();
+}
+
+/* The oldest match is taken, whether it holds a formal or not, and in an
+ * indexed group (past TM_INDEX_MIN) a formal tuple is still found. */
+static void the_oldest_match_is_taken_in_an_indexed_group(tm_core *c) {
+  uint32_t s = t_space(c), i, n;
+  tm_bytes o;
+  for (i = 0; i < 3 * TM_INDEX_MIN; i++) {
+    cb_build(&t, "[sii]", "A", (long long)i, (long long)(i * 10));
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  }
+  cb_build(&t, "[sFi]", "A", TM_FORMAL_INTEGER, -1LL);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&t, "[sii]", "A", 5000LL, -1LL); /* younger than the formal one */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&p, "[siF]", "A", 5000LL, TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 2);
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "83 6141 d9a020 01 20")); /* ("A", ?integer, -1) */
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "83 6141 191388 20"));    /* ("A", 5000, -1) */
+  CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[siF]", "A", 7LL, TM_FORMAL_INTEGER); /* the index again */
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK_EQ(t_count(c, s), 3 * TM_INDEX_MIN - 1);
+  CHECK_CORE();
+}
+
+/* A waiter registered under its first actual is woken by a tuple whose
+ * formal stands in that field, and a waiting formal by an actual of a
+ * tuple that holds a formal elsewhere; a formal against a formal is not. */
+static void an_out_with_a_formal_wakes_a_matching_waiter(tm_core *c) {
+  uint32_t s = t_space(c), pin, prd, pno, woken = 0;
+  tm_bytes o;
+  cb_build(&p, "[si]", "job", 42LL);
+  pin = t_run(c);
+  CHECK_ST(tm_space_in(c, s, p.b, p.n, pin, 0, INFINITY, &o), TM_BLOCKED);
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  pno = t_run(c);
+  CHECK_ST(tm_space_in(c, s, p.b, p.n, pno, 0, INFINITY, &o), TM_BLOCKED);
+  cb_build(&p, "[Fi]", TM_FORMAL_STRING, 42LL);
+  prd = t_run(c);
+  CHECK_ST(tm_space_rd(c, s, p.b, p.n, prd, 0, INFINITY, &o), TM_BLOCKED);
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 2); /* the in ("job", 42) and the rd (?string, 42) */
+  CHECK_EQ(t_state(c, pin), TM_PROC_READY);
+  CHECK_EQ(t_state(c, prd), TM_PROC_READY);
+  CHECK_EQ(t_state(c, pno), TM_PROC_WAIT_TUPLE); /* formal against formal */
+  CHECK_EQ(t_count(c, s), 0);                    /* the in took it */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 0);
+  CHECK_EQ(t_count(c, s), 1);
+  CHECK_CORE();
+}
+
+const test_case snet_tests[] = {
+    {"a formal in a tuple matches an actual of its type", a_formal_in_a_tuple_matches_an_actual_of_its_type},
+    {"a formal in a tuple never matches a formal", a_formal_never_matches_a_formal},
+    {"tagged and any formals in tuples", tagged_and_any_formals_in_tuples},
+    {"an unknown formal in a tuple is refused", an_unknown_formal_in_a_tuple_is_refused},
+    {"the oldest match is taken, also in an indexed group", the_oldest_match_is_taken_in_an_indexed_group},
+    {"an out with a formal wakes a matching waiter", an_out_with_a_formal_wakes_a_matching_waiter},
+    {NULL, NULL},
+};
