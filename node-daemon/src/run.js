@@ -21,7 +21,6 @@ import { createNode } from '@termite/runtime';
 import { consoleSinks, SchemeError } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
-import { startHost } from './host.js';
 import { exitStatus } from './cli.js';
 
 /**
@@ -46,6 +45,9 @@ export async function runFile(file, options) {
   let host = null;
   try {
     if (options.port !== undefined || options.join.length > 0) {
+      // the mesh, its transports and the HTTP server are loaded only for a mesh node:
+      // a standalone program starts without them
+      const { startHost } = await import('./host.js');
       host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, stdout: (s) => stdout.write(s), log });
     }
   } catch (e) {
