@@ -22,6 +22,7 @@ import { consoleSinks, SchemeError } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
+import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache } from './runtime-cache.js';
 
 /**
  * @param {string} file
@@ -41,6 +42,9 @@ export async function runFile(file, options) {
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
+  // the runtime library compiled by an earlier run, if there is one (runtime-cache.js)
+  const cacheFile = runtimeCacheFile();
+  offerCachedRuntime(cacheFile);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
   try {
@@ -62,6 +66,7 @@ export async function runFile(file, options) {
     return 1;
   }
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
+  saveRuntimeCache(cacheFile);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();
