@@ -22,8 +22,8 @@ import { createNode } from '@termite/runtime';
 import { consoleSinks, SchemeError, formatBacktrace } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
-import { startHost } from './host.js';
 import { exitStatus } from './cli.js';
+import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache } from './runtime-cache.js';
 
 /**
  * @param {string} file
@@ -43,10 +43,16 @@ export async function runFile(file, options) {
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
+  // the runtime library compiled by an earlier run, if there is one (runtime-cache.js)
+  const cacheFile = runtimeCacheFile();
+  offerCachedRuntime(cacheFile);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
   try {
     if (options.port !== undefined || options.join.length > 0) {
+      // the mesh, its transports and the HTTP server are loaded only for a mesh node:
+      // a standalone program starts without them
+      const { startHost } = await import('./host.js');
       host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, stdout: (s) => stdout.write(s), log });
     }
   } catch (e) {
@@ -61,6 +67,7 @@ export async function runFile(file, options) {
     return 1;
   }
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
+  saveRuntimeCache(cacheFile);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();

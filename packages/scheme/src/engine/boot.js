@@ -195,19 +195,26 @@ export const precompiledStats = { used: 0, compiled: 0, rejected: /** @type {str
 function compileContext(inputs) {
   const sorted = (/** @type {string[]} */ xs) => [...xs].sort().join(' ');
   const text = `${WIRE_VERSION}\0${inputs.source}\0${sorted(inputs.prims)}\0${sorted(inputs.syntax)}\0${sorted(inputs.procedures)}`;
-  return `${text.length}:${stringHash(text, 0x9e3779b9)}${stringHash(text, 0x85ebca6b)}`;
+  return `${text.length}:${stringHash2(text)}`;
 }
 
 /**
- * A fast 32-bit hash of a string's code units (FNV-1a with a seed), as 8 hex digits.
- * Not cryptographic: the context check guards against compiling in another context by
- * mistake, not against an adversary (the units arrive with the worker's own code).
- * @param {string} s @param {number} seed
+ * Two fast 32-bit hashes of a string's code units (FNV-1a with two seeds, in one pass:
+ * this runs at every start-up that is offered units, on the runtime sources' text), as
+ * 16 hex digits. Not cryptographic: the context check guards against compiling in
+ * another context by mistake, not against an adversary (the units arrive with the
+ * worker's own code, or from this installation's own cache).
+ * @param {string} s
  */
-function stringHash(s, seed) {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
+function stringHash2(s) {
+  let h1 = (0x811c9dc5 ^ 0x9e3779b9) >>> 0;
+  let h2 = (0x811c9dc5 ^ 0x85ebca6b) >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    const u = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ u, 0x01000193);
+    h2 = Math.imul(h2 ^ u, 0x01000193);
+  }
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

@@ -11,7 +11,7 @@
  *  - Every Scheme procedure is called as `f[CALL](depth, ...args)` with `this === f`.
  *    Values that are not procedures inherit a [CALL] that signals "not a procedure".
  */
-import { Frame, Closure, Box, VOID, UNASSIGNED, Pair, CALL, schemeErrorOf, arrayToList } from '../values.js';
+import { Frame, Closure, Box, VOID, UNASSIGNED, Pair, CALL, Flonum, schemeErrorOf, arrayToList } from '../values.js';
 
 export { CALL };
 
@@ -223,5 +223,5 @@ export const EMPTY = /** @type {any[]} */ (Object.freeze(/** @type {any[]} */ ([
 
 /** What generated code receives as `$` (with the unit's own tables added). */
 export const codeRuntime = {
-  U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY,
+  U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY, Flonum,
 };

@@ -51,7 +51,7 @@ export function generateJs(unit) {
   /** @type {string[]} */
   const out = [];
   out.push(`'use strict';`);
-  out.push(`const {U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY} = $;`);
+  out.push(`const {U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY, Flonum} = $;`);
   unit.consts.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const K${i} = $.K[${i}];`));
   unit.globals.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const G${i} = $.G[${i}];`));
   unit.prims.forEach((/** @type {string} */ name, /** @type {number} */ i) => {

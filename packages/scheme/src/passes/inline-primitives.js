@@ -8,6 +8,11 @@
  *
  * Atoms are identifiers, literals or `gv(Gn)`; an atom is repeated in a template only
  * when it is a plain identifier or literal, so nothing is evaluated twice.
+ *
+ * Numbers: the arithmetic and comparisons of two arguments are open-coded for two
+ * fixnums (JS numbers) and for two flonums (Flonum, a boxed double: the IEEE operation
+ * on `.v`, then one allocation for an arithmetic result, none for a comparison); mixed
+ * and other numbers take the general procedure.
  */
 
 /** An identifier: safe to repeat and to take a property of. @param {string} a */
@@ -32,12 +37,26 @@ const templates = {
     ident(v) && simple(i) ? `(Array.isArray(${v}) && typeof ${i} === 'number' && ${i} >= 0 && ${i} < ${v}.length ? ${v}[${i}] : ${fn}(${v}, ${i}))` : null,
   '+': (args, fn) => (args.length === 2 ? fixnumOp(args, '+', fn) : null),
   '-': (args, fn) => (args.length === 2 ? fixnumOp(args, '-', fn) : null),
+  '*': (args, fn) => (args.length === 2 ? fixnumMul(args, fn) : null),
+  '/': (args, fn) => (args.length === 2 && simple(args[0]) && simple(args[1]) ? `(${flonumOp(args, '/')}${fn}(${args[0]}, ${args[1]}))` : null),
   '<': (args, fn) => (args.length === 2 ? fixnumCmp(args, '<', fn) : null),
   '>': (args, fn) => (args.length === 2 ? fixnumCmp(args, '>', fn) : null),
   '<=': (args, fn) => (args.length === 2 ? fixnumCmp(args, '<=', fn) : null),
   '>=': (args, fn) => (args.length === 2 ? fixnumCmp(args, '>=', fn) : null),
   '=': (args, fn) => (args.length === 2 ? fixnumCmp(args, '===', fn) : null),
 };
+
+/**
+ * The flonum case of `a op b`, as the start of a conditional expression to which the
+ * caller appends the other case: both operands Flonums, the result a new Flonum of the
+ * IEEE operation, as the general procedure computes it (numbers/arithmetic.js). Empty
+ * when an operand is an integer literal (never a flonum).
+ * @param {string[]} args @param {string} op
+ */
+function flonumOp([a, b], op) {
+  if (!ident(a) || !ident(b)) return '';
+  return `${a} instanceof Flonum && ${b} instanceof Flonum ? new Flonum(${a}.v ${op} ${b}.v) : `;
+}
 
 /**
  * `a op b` on two small integers, else the general procedure. Both operands must be
@@ -47,13 +66,27 @@ const templates = {
  */
 function fixnumOp([a, b], op, fn) {
   if (!simple(a) || !simple(b)) return null;
-  return `(typeof ${a} === 'number' && typeof ${b} === 'number' && (${a} ${op} ${b}) <= 4503599627370495 && (${a} ${op} ${b}) >= -4503599627370495 ? ${a} ${op} ${b} : ${fn}(${a}, ${b}))`;
+  return `(typeof ${a} === 'number' && typeof ${b} === 'number' && (${a} ${op} ${b}) <= 4503599627370495 && (${a} ${op} ${b}) >= -4503599627370495 ? ${a} ${op} ${b} : ${flonumOp([a, b], op)}${fn}(${a}, ${b}))`;
 }
 
-/** @param {string[]} args @param {string} op @param {string} fn */
+/**
+ * `a * b` on two small integers (no -0: `+ 0`), or two flonums, else the general procedure.
+ * @param {string[]} args @param {string} fn
+ */
+function fixnumMul([a, b], fn) {
+  if (!simple(a) || !simple(b)) return null;
+  return `(typeof ${a} === 'number' && typeof ${b} === 'number' && (${a} * ${b}) <= 4503599627370495 && (${a} * ${b}) >= -4503599627370495 ? ${a} * ${b} + 0 : ${flonumOp([a, b], '*')}${fn}(${a}, ${b}))`;
+}
+
+/**
+ * A comparison of two small integers or two flonums (IEEE: false when either is NaN, and
+ * 0.0 = -0.0, as `=` and `<` require), else the general procedure.
+ * @param {string[]} args @param {string} op @param {string} fn
+ */
 function fixnumCmp([a, b], op, fn) {
   if (!simple(a) || !simple(b)) return null;
-  return `(typeof ${a} === 'number' && typeof ${b} === 'number' ? ${a} ${op} ${b} : ${fn}(${a}, ${b}))`;
+  const flonums = ident(a) && ident(b) ? `${a} instanceof Flonum && ${b} instanceof Flonum ? ${a}.v ${op} ${b}.v : ` : '';
+  return `(typeof ${a} === 'number' && typeof ${b} === 'number' ? ${a} ${op} ${b} : ${flonums}${fn}(${a}, ${b}))`;
 }
 
 /** Names of the compiler's internal operations (not in the primitive registry). */

@@ -1,0 +1,86 @@
+// @ts-check
+/**
+ * The on-disk cache of the compiled runtime library, for `termite-node run`.
+ *
+ * Compiling the runtime library's Scheme sources (the prelude, the Termite library, ...)
+ * to wire IR is most of a node's start-up. The first run of a checkout compiles them
+ * and writes the units (engine/boot.js precompiledRuntime: CBOR of the wire IR, never
+ * JavaScript) to a file; later runs offer that file to boot (supplyPrecompiledRuntime),
+ * which uses a unit only if it was compiled in the same context — the same source, the
+ * same primitives, procedures and syntax — and passes checkWire; any other unit is
+ * compiled again, and the file is rewritten.
+ *
+ * Invariants:
+ *  - the cache is an optimisation only: a missing, unreadable, stale or corrupt file
+ *    means compiling, never a failure; a failed write is ignored;
+ *  - one file per installation (its name carries a digest of where @termite/scheme is
+ *    installed), so two checkouts on one machine do not overwrite each other's file;
+ *  - the file is written whole (to a temporary name, then renamed), private to the user
+ *    (mode 0600 in a 0700 directory): it is trusted as the installed code is, and the
+ *    unit hashes in it are taken as they are (recomputing them costs most of the gain);
+ *  - where: $TERMITE_CACHE_DIR, else $XDG_CACHE_HOME/termite-mesh, else
+ *    ~/.cache/termite-mesh; TERMITE_CACHE=off turns the cache off.
+ */
+import { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from '@termite/scheme/internal';
+
+/**
+ * The cache file for this installation, or null when the cache is off.
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {string|null}
+ */
+export function runtimeCacheFile(env = process.env) {
+  if (env.TERMITE_CACHE === 'off') return null;
+  const dir = env.TERMITE_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'termite-mesh');
+  const installed = import.meta.resolve('@termite/scheme/internal');
+  return path.join(dir, `runtime-units-${fnv1a(installed)}.cbor`);
+}
+
+/**
+ * Offer the cached units to boot; call before the runtime library is loaded.
+ * @param {string|null} file
+ * @returns {number} how many units were offered (0: none, or no usable file)
+ */
+export function offerCachedRuntime(file) {
+  if (file === null) return 0;
+  let bytes;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return 0; // no cache yet
+  }
+  return supplyPrecompiledRuntime(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+/**
+ * After the runtime library is loaded: write the units to the cache if any of them had
+ * to be compiled (no file yet, or a stale one).
+ * @param {string|null} file
+ * @returns {boolean} whether the file was written
+ */
+export function saveRuntimeCache(file) {
+  if (file === null || precompiledStats.compiled === 0) return false;
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(tmp, precompiledRuntime(), { mode: 0o600 });
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing was written
+    }
+    return false;
+  }
+}
+
+/** FNV-1a of a string's code units, as 8 hex digits (a file name, not a security check). @param {string} s */
+function fnv1a(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
