@@ -172,3 +172,43 @@ test('a shortest-path run whose columns are on A and B is drained from A to B mi
   assert.equal(lines[1], '#t');
   assert.equal(lines[2], '(same #t on-a 0)');
 });
+
+test('a daemon started with --drain-to moves its logical nodes and messengers to that node when it gets SIGTERM, then stops', async () => {
+  const b = await daemon({ token });
+  const a = await daemon({ token, join: [b.url], args: ['--drain-to', b.url] });
+  const prelude = `(define a (make-node "127.0.0.1" ${a.port}))\n(define b (make-node "127.0.0.1" ${b.port}))\n(define me (self))\n`;
+  /** @type {() => void} */
+  let ready = () => {};
+  const isReady = new Promise((resolve) => (ready = () => resolve(undefined)));
+  const run = runProgram(`${prelude}
+(define root-a (on a (lambda () (lnet-root))))
+(spawn
+  (lambda ()
+    (inject-and-wait
+      (lambda ()
+        (create 'node 'x 'physical a)
+        (node-set! 'count 7)
+        (! me (list 'ready (current-lnode)))
+        (wait-until 'go (lambda (v) v))
+        (! me (list 'final (lnode-name) (node-ref 'count) (node-ref 'go) (equal? (current-node) b))))
+      root-a)))
+(define x (recv (('ready addr) addr)))
+(display "ready") (newline)
+;; the test stops a by SIGTERM now: wait (bounded) until it has left the mesh; x is on b
+;; then, which holds it under the same address
+(define others (length (mesh-nodes)))
+(let wait ((i 0))
+  (when (and (< i 1200) (= (length (mesh-nodes)) others))
+    (sleep 0.05)
+    (wait (+ i 1))))
+(on b (lambda () (inject (lambda () (node-set! 'go 'woken)) x)))
+(write (recv (('final . r) r))) (newline)
+`, { token, join: [a.url, b.url], timeoutMs: 60000, onStdout: (out) => { if (out.includes('ready')) ready(); } });
+  const early = await Promise.race([isReady.then(() => null), run]);
+  assert.equal(early, null, `the program ended before it was ready: ${JSON.stringify(early)}`);
+  await a.stop('SIGTERM');
+  assert.match(a.log(), /drained to ws:\/\/127\.0\.0\.1:\d+: 1 processes moved, \d+ stayed, 0 failed; 2 logical nodes moved/);
+  const r = await run;
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.split('\n').slice(0, -1), ['ready', '(x 7 woken #t)']);
+});
