@@ -14,8 +14,9 @@
  * Invariants:
  *  - nothing is rewritten in a process that cannot resume elsewhere: one waiting for
  *    another node (a remote call, a migration), for a tuple, in `sleep`, in a `?` with a
- *    timeout, for room to send, or a JavaScript process; those are listed with the
- *    reason, never silently left;
+ *    timeout, for room to send, a JavaScript process, or one whose end this node's host
+ *    waits for (`onExit`: the REPL's process, a program's main process); those are
+ *    listed with the reason, never silently left;
  *  - a rewritten process that was waiting is woken with its wait cancelled and resumes
  *    exactly as rewritten (W_SEND: "continue where the slice ended"); a selective receive
  *    it was in resumes with `rescan`, which makes `%scan` look at its mailbox from the
@@ -79,6 +80,11 @@ export function prepareDrain(node, caller, tag, messengerState) {
     if (p === caller) continue;
     if (p.handler !== null) {
       staying.push([p.pid, 'a JavaScript process']);
+      continue;
+    }
+    if (p.onExit !== null) {
+      // its end is awaited here by the host (the REPL's process, a program's main one)
+      staying.push([p.pid, 'watched by this node (the REPL\'s or a program\'s main process)']);
       continue;
     }
     const step = pendingStep(p);
