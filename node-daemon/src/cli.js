@@ -32,6 +32,8 @@ Options:
   --node URL          ps and kill: the node to look at (default ws://127.0.0.1:7400)
   --continue-alone    run and repl: go on as a node of its own when a --join fails (else exit 1)
   --data DIR          directory for the node's key pair and code cache
+  --drain-to URL      daemon: on SIGTERM or SIGINT, first move this node's processes and logical
+                      nodes to the node at ws://HOST:PORT (drain-node), then stop
   --max-processes N   live processes on this node (default 500000)
   --max-processes-per-peer N
                       live processes descending from one peer's remote spawns (default 100000)
@@ -61,6 +63,7 @@ Options:
  * @property {boolean} continueAlone run/repl go on when a --join fails (else exit status 1)
  * @property {string|undefined} token
  * @property {string|undefined} data
+ * @property {string|undefined} [drainTo] the daemon drains itself to this node (ws://HOST:PORT) before it stops
  * @property {string[]} allowOrigin origins whose pages may open the mesh WebSocket (besides the daemon's own)
  * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
  * @property {boolean} trustTabs peers that join from a browser are not restricted (--trust-tabs)
@@ -99,6 +102,7 @@ export function parseCommandLine(argv) {
         node: { type: 'string', default: 'ws://127.0.0.1:7400' },
         token: { type: 'string' },
         data: { type: 'string' },
+        'drain-to': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true, default: [] },
         'restricted-peer': { type: 'string', multiple: true, default: [] },
         'trust-tabs': { type: 'boolean', default: false },
@@ -124,6 +128,8 @@ export function parseCommandLine(argv) {
   for (const url of /** @type {string[]} */ (values.join)) {
     if (!/^wss?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--join expects ws://HOST:PORT, got ${url}`);
   }
+  const drainTo = /** @type {string|undefined} */ (values['drain-to']);
+  if (drainTo !== undefined && !/^wss?:\/\/[A-Za-z0-9.-]+:\d{1,5}\/?$/.test(drainTo)) throw new UsageError(`--drain-to expects ws://HOST:PORT, got ${drainTo}`);
   for (const o of /** @type {string[]} */ (values['allow-origin'])) {
     if (!/^https?:\/\/[^/\s?#]+\/?$/.test(o)) throw new UsageError(`--allow-origin expects http://HOST[:PORT] or https://HOST[:PORT], got ${o}`);
   }
@@ -136,6 +142,7 @@ export function parseCommandLine(argv) {
     node: /** @type {string} */ (values.node),
     token: /** @type {string|undefined} */ (values.token) ?? process.env.TERMITE_TOKEN,
     data: /** @type {string|undefined} */ (values.data),
+    drainTo,
     allowOrigin: /** @type {string[]} */ (values['allow-origin']),
     restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
     trustTabs: /** @type {boolean} */ (values['trust-tabs']),

@@ -9,6 +9,32 @@ import { startHost } from './host.js';
 import { consoleSinks } from '@termite/scheme';
 import { BufferedOutput } from './output.js';
 
+/** How long a drain before stopping may take. */
+const DRAIN_MS = 90_000;
+
+/**
+ * --drain-to: move this node's processes and logical nodes to the node at `url`
+ * (`drain-node`, docs/processes.md) and log what moved; bounded by DRAIN_MS.
+ * @param {any} host @param {string} url @param {(s: string) => void} log
+ */
+async function drainTo(host, url, log) {
+  const [, h, p] = /** @type {RegExpExecArray} */ (/^wss?:\/\/([A-Za-z0-9.-]+):(\d+)/.exec(url));
+  log(`draining to ${url}`);
+  const program = `(let ((r (drain-node (make-node "${h}" ${Number(p)}))))
+    (string-append (number->string (length (cdr (assq 'moved r)))) " processes moved, "
+                   (number->string (length (cdr (assq 'stayed r)))) " stayed, "
+                   (number->string (length (cdr (assq 'failed r)))) " failed; "
+                   (number->string (cdr (assq 'logical-nodes r))) " logical nodes moved"))`;
+  let timer;
+  const r = await Promise.race([
+    host.node.runProgram(program, { file: 'drain' }),
+    new Promise((resolve) => (timer = setTimeout(() => resolve({ ok: false, message: `not done within ${DRAIN_MS / 1000} s` }), DRAIN_MS))),
+  ]);
+  clearTimeout(timer);
+  const text = typeof r.value?.text === 'function' ? r.value.text() : String(r.value); // a Scheme string (string-append makes it mutable)
+  log(r.ok ? `drained to ${url}: ${text}` : `drain to ${url} failed: ${r.message}`);
+}
+
 /**
  * @param {import('./cli.js').CliOptions} options
  * @returns {Promise<number>}
@@ -50,7 +76,8 @@ export async function startDaemon(options) {
   if (!options.token) log(`mesh token (generated; pass --token to choose one): ${host.token}`);
   stderr.flush();
   const code = await new Promise((resolve) => {
-    const stop = (/** @type {string} */ sig) => {
+    const stop = async (/** @type {string} */ sig) => {
+      if (options.drainTo !== undefined) await drainTo(host, options.drainTo, log);
       log(`${sig} received: stopping`);
       host.stop().then(() => resolve(0), () => resolve(1));
     };

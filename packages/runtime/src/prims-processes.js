@@ -146,7 +146,7 @@ function receiveCode(/** @type {number} */ _d, /** @type {any} */ timeout, /** @
   const timeoutAt = n >= 1 ? node.now() + seconds(timeout, '?') : Infinity;
   const msg = node.core.receiveOrWait(proc.cpid, timeoutAt);
   if (msg === BLOCKED) {
-    proc.waiting = n === 2 ? { kind: W_RECEIVE, hasDefault: true, dflt } : PLAIN_RECEIVE;
+    proc.waiting = n === 2 ? { kind: W_RECEIVE, hasDefault: true, dflt } : n === 1 ? TIMED_RECEIVE : PLAIN_RECEIVE;
     return unwind(PEND_SUSPEND, proc.waiting);
   }
   if (msg !== TIMED_OUT) return msg;
@@ -155,6 +155,7 @@ function receiveCode(/** @type {number} */ _d, /** @type {any} */ timeout, /** @
 }
 defineBuiltin('?', receiveCode, 0, 2);
 const PLAIN_RECEIVE = Object.freeze({ kind: W_RECEIVE, hasDefault: false, dflt: null });
+const TIMED_RECEIVE = Object.freeze({ kind: W_RECEIVE, hasDefault: false, dflt: null, timed: true }); // a drain leaves it (distribution/drain.js)
 const SCAN = Object.freeze({ kind: W_SCAN });
 
 /** `(%mbox-peek cursor)` → #(seq message) for the oldest message with seq ≥ cursor, or #f. */

@@ -17,6 +17,8 @@ export const MESSENGERS_PROCEDURES = [
   'node-ref', 'node-set!', 'node-update!', 'node-ref-at', 'wait-until', 'm-send', 'm-recv',
   // virtual time
   'virtual-time', 'sched-time-abs', 'sched-time-delta',
+  // draining a physical node
+  'drain-node',
 ];
 
 /** Define (termite messengers). Idempotent. */

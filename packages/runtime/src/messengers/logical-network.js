@@ -84,6 +84,8 @@ export class LogicalNode {
     /** @type {Map<string, VarWaiter[]>|null} predicate waits by variable name */
     this.varWaiters = null;
     this.waiterCount = 0;
+    /** never deleted when left empty: a physical node's root, here or where a drain moved it */
+    this.permanent = false;
   }
 
   /** Residents that are still alive (a killed messenger never departed). */
@@ -116,6 +118,8 @@ export class LogicalNetwork {
     /** @type {Map<string, number>} logical nodes this node placed on each physical node (create's balancing) */
     this.placed = new Map();
     this.rootAddr = '';
+    /** @type {Map<string, string>} logical nodes a drain moved away → the physical node id they went to */
+    this.moved = new Map();
     /** how many hops, creates and deletes ran here (dashboard, benchmarks) */
     this.stats = { hops: 0, creates: 0, deletes: 0, arrivals: 0 };
   }
@@ -133,6 +137,16 @@ export class LogicalNetwork {
     this.nodes.set(ln.addr, ln);
     this.stats.creates++;
     return ln;
+  }
+
+  /**
+   * The id of the physical node holding `addr`: this one, where a drain moved it, or the
+   * one its address names.
+   * @param {string} addr
+   */
+  physicalIdOf(addr) {
+    if (this.nodes.has(addr)) return this.node.id;
+    return this.moved.get(addr) ?? addr.slice(1, addr.lastIndexOf('/'));
   }
 
   /** @param {any} addr @param {string} who @returns {LogicalNode} */
@@ -169,7 +183,7 @@ export class LogicalNetwork {
    * @param {LogicalNode} ln @param {any} except
    */
   deleteIfEmpty(ln, except) {
-    if (ln.links.length > 0 || ln.addr === this.rootAddr) return false;
+    if (ln.links.length > 0 || ln.addr === this.rootAddr || ln.permanent) return false;
     ln.residents.delete(except);
     if (ln.liveResidents() > 0) return false;
     this.nodes.delete(ln.addr);

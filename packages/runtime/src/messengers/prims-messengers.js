@@ -16,6 +16,8 @@ import { VOID, Sym, Pair, arrayToList, schemeErrorOf, stringText } from '../sche
 import { NodeRef } from '../termite-values.js';
 import { current } from '../prims-processes.js';
 import { networkOf, keyOf, WILDCARD } from './logical-network.js';
+import { exportNodes, adoptNodes } from './lnet-transfer.js';
+import { prepareDrain } from '../distribution/drain.js';
 
 /** @param {string} who */
 function here(who) {
@@ -43,13 +45,22 @@ const patternOf = (x, who) => (x === WILDCARD ? undefined : keyOf(x, who));
 
 definePrimitive('%lnet-root', 0, 0, () => here('inject').net.root().addr);
 definePrimitive('%lnet-address?', 1, 1, (/** @type {any} */ x) => { x = stringText(x); return typeof x === 'string' && x[0] === '@' && x.lastIndexOf('/') > 1; });
-definePrimitive('%lnet-local?', 1, 1, (/** @type {any} */ addr) => physicalOf(addr, 'hop') === current('hop').node.id);
+/** Whether addr is held by this physical node (or names it and was not moved away by a drain). */
+definePrimitive('%lnet-local?', 1, 1, (/** @type {any} */ addr) => {
+  const node = current('hop').node;
+  const id = physicalOf(addr, 'hop');
+  const net = networkOf(node);
+  const a = stringText(addr);
+  if (net.nodes.has(a)) return true;
+  return id === node.id && !net.moved.has(a);
+});
 definePrimitive('%lnet-exists?', 1, 1, (/** @type {any} */ addr) => here('hop').net.nodes.has(stringText(addr)));
 
 /** `(%lnet-physical addr)`: the NodeRef of the physical node holding addr. */
 definePrimitive('%lnet-physical', 1, 1, (/** @type {any} */ addr) => {
-  const id = physicalOf(addr, 'hop');
+  physicalOf(addr, 'hop');
   const node = current('hop').node;
+  const id = networkOf(node).physicalIdOf(stringText(addr));
   if (id === node.id) return node.ref;
   return node.remote !== null && node.remote.nodeRefOf ? node.remote.nodeRefOf(id) : new NodeRef(id, null, null);
 });
@@ -104,7 +115,7 @@ definePrimitive('%lnet-match', 5, 5, (/** @type {any} */ nodePat, /** @type {any
     if (n !== undefined && k.toNameKey !== n) continue;
     if (l !== undefined && k.nameKey !== l) continue;
     if (w !== undefined && k.weightKey !== w) continue;
-    if (p !== null && k.to.slice(1, k.to.lastIndexOf('/')) !== p) continue;
+    if (p !== null && net.physicalIdOf(k.to) !== p) continue;
     out.push([k.to, k.name, k.weight]);
   }
   if (move && out.length === 1 && net.nodes.has(out[0][0])) {
@@ -290,4 +301,45 @@ definePrimitive('%lnet-describe', 0, 0, () => {
     ]);
   }
   return arrayToList(out);
+});
+
+// ------------------------------------------------------------------ draining (lnet-transfer.js, distribution/drain.js)
+
+/** `(%lnet-moved addr)`: the physical node a drain moved addr to (a NodeRef), or #f. */
+definePrimitive('%lnet-moved', 1, 1, (/** @type {any} */ addr) => {
+  const node = current('hop').node;
+  const a = stringText(addr);
+  const net = networkOf(node);
+  if (net.nodes.has(a)) return false;
+  const id = net.moved.get(a);
+  if (id === undefined) return false;
+  return node.remote !== null && node.remote.nodeRefOf ? node.remote.nodeRefOf(id) : new NodeRef(id, null, null);
+});
+
+/** `(%drain-export! target-id)`: every logical node of this physical node, taken off it for that node. */
+definePrimitive('%drain-export!', 1, 1, (/** @type {any} */ id) => {
+  if (typeof id !== 'string') return schemeErrorOf('type', 'drain-node', 'expected a node id', id);
+  return arrayToList(exportNodes(here('drain-node').net, id));
+});
+
+/** `(%lnet-adopt! nodes)`: put exported logical nodes into this physical node's table; how many. */
+definePrimitive('%lnet-adopt!', 1, 1, (/** @type {any} */ nodes) => {
+  const { net } = here('drain-node');
+  const before = net.nodes.size;
+  waiterSerial = Math.max(waiterSerial, adoptNodes(net, nodes));
+  return net.nodes.size - before;
+});
+
+/**
+ * `(%drain-prepare! tag)`: set every process of this node that can move up to wait for
+ * the drain's go (tag); #(moving-pids (#(pid reason) ...)).
+ */
+definePrimitive('%drain-prepare!', 1, 1, (/** @type {any} */ tag) => {
+  const { proc, net } = here('drain-node');
+  const messengerState = (/** @type {any} */ p) => {
+    const st = net.messengers.get(p);
+    return st === undefined ? false : [st.addr, st.link, st.weight, st.me];
+  };
+  const { moving, staying } = prepareDrain(proc.node, proc, tag, messengerState);
+  return [arrayToList(moving), arrayToList(staying)];
 });

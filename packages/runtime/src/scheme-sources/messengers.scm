@@ -284,14 +284,24 @@
 ;; What a copy or the original does on arriving at d (on d's physical node). A node
 ;; deleted while the messenger was on its way: the messenger ends, with a log line.
 ;; (No guard here: a guard costs a continuation capture, and every copy arrives.)
-(define (%arrive how from d me)
-  (if (%msgr-try-arrive (vector-ref d 0) (vector-ref d 1) (vector-ref d 2) me)
-      (when (eq? how 'delete) (%lnet-unlink! (vector-ref d 0) from (vector-ref d 1)))
-      (begin
-        (%log (string-append "(messengers: a messenger arrived at a logical node that no longer exists, and ended: "
-                             (vector-ref d 0) ")"))
-        (%me-give-back me)
-        ((vector-ref me 4) 'given))))
+;; A node a drain moved away meanwhile: the messenger follows it (a few moves at most).
+(define (%arrive how from d me) (%arrive-within how from d me 8))
+
+(define (%arrive-within how from d me moves)
+  (cond ((%msgr-try-arrive (vector-ref d 0) (vector-ref d 1) (vector-ref d 2) me)
+         (when (eq? how 'delete) (%lnet-unlink! (vector-ref d 0) from (vector-ref d 1))))
+        ((and (> moves 0) (%lnet-moved (vector-ref d 0)))
+         (guard (e (#t (%log (string-append "(messengers: a messenger could not follow its logical node and ended: "
+                                            (%condition-text e) ")"))
+                       (%me-give-back me)
+                       ((vector-ref me 4) 'given)))
+           (migrate (%lnet-moved (vector-ref d 0))))
+         (%arrive-within how from d me (- moves 1)))
+        (else
+         (%log (string-append "(messengers: a messenger arrived at a logical node that no longer exists, and ended: "
+                              (vector-ref d 0) ")"))
+         (%me-give-back me)
+         ((vector-ref me 4) 'given))))
 
 ;; A copy for each destination: a process resuming k there. The copies for one other
 ;; physical node go in one remote spawn (the paper sends one Messenger per route).
@@ -403,9 +413,15 @@
 ;; (node-ref-at address name [default]): a node variable of any logical node.
 (define (node-ref-at addr name . default)
   (let ((dflt (if (pair? default) (car default) #f)))
-    (if (%lnet-local? addr)
-        (%node-var-ref-at addr name dflt)
-        (on (%lnet-physical addr) (lambda () (%node-var-ref-at addr name dflt))))))
+    (%at addr (lambda () (%node-var-ref-at addr name dflt)))))
+
+;; Run thunk on the physical node holding addr; where a drain moved it from, again from
+;; there (a few moves at most).
+(define (%at addr thunk) (%at-within addr thunk 8))
+(define (%at-within addr thunk moves)
+  (if (or (%lnet-local? addr) (= moves 0))
+      (thunk)
+      (on (%lnet-physical addr) (lambda () (%at-within addr thunk (- moves 1))))))
 
 ;; The writer re-checks each waiter's predicate on the value it wrote; whoever takes a
 ;; waiter off the list (the writer here, or the waiter itself) is the one who wakes it.
@@ -432,9 +448,7 @@
 ;; (m-send address value): into the mailbox of a logical node, here or on another
 ;; physical node (a clear error when it does not exist).
 (define (m-send addr value)
-  (if (%lnet-local? addr)
-      (%m-post addr value)
-      (on (%lnet-physical addr) (lambda () (%m-post addr value))))
+  (%at addr (lambda () (%m-post addr value)))
   (if #f #f))
 
 (define (%m-post addr value)
@@ -456,3 +470,54 @@
                        (if (%lnode-untake addr tag)
                            (if (and (pair? opts) (pair? (cdr opts))) (cadr opts) (raise 'timeout))
                            (recv ((,tag v) v)))))))))
+
+;;; ------------------------------------------------------------ draining a physical node
+;; (drain-node target): move this physical node's logical nodes (their variables,
+;; mailboxes, links and waiters, under the same addresses) and every process of it that
+;; can move (messengers among them, back on their logical nodes) to the node target.
+;; Returns ((moved pid ...) (stayed #(pid reason) ...) (failed (pid reason) ...)
+;; (logical-nodes . n)). The logical nodes go first, in one remote call; then each
+;; process, set up by %drain-prepare! to wait for the go, migrates itself.
+(define (drain-node target)
+  (unless (node? target) (error "drain-node: expected a node" target))
+  (when (equal? (%node-id target) (%node-id (current-node))) (error "drain-node: the target is this node" target))
+  (let* ((tag (make-tag))
+         (nodes (%drain-export! (%node-id target)))
+         (plan (%drain-prepare! tag))
+         (moving (vector-ref plan 0))
+         (go (lambda (v) (for-each (lambda (p) (! p (list tag v))) moving))))
+    (guard (e (#t (%lnet-adopt! nodes) (go #f) (raise e)))
+      (unless (null? nodes) (on target (lambda () (%lnet-adopt! nodes)))))
+    (go target)
+    (let loop ((left (length moving)) (moved '()) (failed '()))
+      (if (= left 0)
+          (%drain-report moved (vector-ref plan 1) failed nodes)
+          (recv ((,tag 'moved p) (loop (- left 1) (cons p moved) failed))
+                ((,tag 'failed p why) (loop (- left 1) moved (cons (list p why) failed)))
+                (after 60 (%drain-report moved (vector-ref plan 1)
+                                         (cons (list left "processes did not report within 60 s") failed) nodes)))))))
+
+(define (%drain-report moved stayed failed nodes)
+  (list (cons 'moved (reverse moved)) (cons 'stayed stayed) (cons 'failed (reverse failed))
+        (cons 'logical-nodes (length nodes))))
+
+;; What a process drain-node set up to move runs next (distribution/drain.js): wait for
+;; the go — the target, or #f when the drain was called off — migrate, put a messenger
+;; (st: #(address link weight me)) back on its logical node, tell the drainer, and do what
+;; it was about to do: return x, call x with args, or receive with ?.
+(define (%drain-resume tag drainer st how x args)
+  (let* ((target (recv ((,tag target) target)))
+         (failure (and target
+                       (begin (when st (%msgr-depart))
+                              (guard (e (#t (%condition-text e))) (migrate target) #f)))))
+    (when (and st (not (%msgr-try-arrive (vector-ref st 0) (vector-ref st 1) (vector-ref st 2) (vector-ref st 3))))
+      (when target (! drainer (list tag 'failed (self) (or failure "its logical node was not there"))))
+      (%log (string-append "(messengers: a drain could not move a messenger, which ended: "
+                           (or failure "its logical node was not there") ")"))
+      (%me-give-back (vector-ref st 3))
+      ((vector-ref (vector-ref st 3) 4) 'given))
+    (when target (! drainer (if failure (list tag 'failed (self) failure) (list tag 'moved (self)))))
+    (case how
+      ((return) x)
+      ((call) (apply x args))
+      (else (?)))))

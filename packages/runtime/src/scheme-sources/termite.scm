@@ -8,7 +8,8 @@
 ;;; ------------------------------------------------------------ selective receive
 ;; Scan the mailbox from the oldest message; a message nobody wants stays where it is.
 ;; (%mbox-wait cursor deadline) blocks until a message with seq >= cursor arrives (#t)
-;; or the deadline passes (#f).
+;; or the deadline passes (#f); it answers `rescan` in a process a drain moved while it
+;; waited (its mailbox's sequence numbers are the new node's): look again from the oldest.
 (define (%scan accept deadline on-timeout)
   (let loop ((cursor 0))
     (let ((m (%mbox-peek cursor)))
@@ -17,9 +18,10 @@
             (if r
                 (begin (%mbox-take (vector-ref m 0)) r)
                 (loop (+ (vector-ref m 0) 1))))
-          (if (%mbox-wait cursor deadline)
-              (loop cursor)
-              (on-timeout))))))
+          (let ((woke (%mbox-wait cursor deadline)))
+            (cond ((eq? woke #t) (loop cursor))
+                  (woke (loop 0))
+                  (else (on-timeout))))))))
 
 ;; recv: the expander passes a matcher returning #f or the clause's body as a thunk.
 (define (%recv matcher timeout after)
