@@ -20,6 +20,20 @@ test('string-ref rotating over near-identical long astral strings stays fast', (
   assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
 });
 
+test('string-ref over a copy equal to a cached long string is O(1) per call after the first', () => {
+  // Two distinct string objects with the same content: the first call with the copy
+  // compares every unit (===); the cache then keeps the copy, so the next 200,000 calls
+  // match at once. Before, each of them compared the whole string again (O(n²): seconds).
+  const n = 200_000;
+  const original = 'a'.repeat(n - 1) + 'b';
+  const copy = ['a'.repeat(n - 1), 'b'].join('');
+  stringRef(original, 0);
+  const started = Date.now();
+  for (let i = 0; i < n; i++) stringRef(copy, i);
+  assert.equal(stringRef(copy, n - 1), Char.of(0x62));
+  assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+});
+
 test('offsets, lengths and substrings agree with the string iterator on mixed strings', () => {
   const pieces = ['a', 'λ', '😀', '\ue000', '𐐀', 'z'];
   for (let n = 0; n < 300; n += 7) {

@@ -75,6 +75,10 @@ function offsets(s) {
   for (let i = 0; i < offsetCache.length; i++) {
     const e = offsetCache[i];
     if (e.fp === fp && e.s === s) {
+      // keep the object asked for: an equal but distinct string matched by comparing every
+      // unit, and the next call with the same object then matches at once (V8 compares
+      // the pointers first), so a loop over a copy is not O(n) per call
+      e.s = s;
       if (i > 0) {
         offsetCache.splice(i, 1);
         offsetCache.unshift(e);
