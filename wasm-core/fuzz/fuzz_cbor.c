@@ -9,7 +9,8 @@
  *    equality of bytes);
  *  - if the canonical item is an array that is a valid tuple, storing it
  *    and reading it back with itself as the template returns the same
- *    bytes, and the store stays consistent.
+ *    bytes (unless it holds a formal field, which never matches a formal),
+ *    and the store stays consistent.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,18 +36,35 @@ static void setup(void) {
   if (tm_space_create(core, &space) != TM_OK) abort();
 }
 
-/* Store the canonical array as a tuple and read it back by itself. */
+/* Whether the bytes hold the head of tag 40992 (a Linda formal) anywhere: a
+ * necessary condition for a tuple with a formal field. */
+static int holds_formal_tag(const uint8_t *b, size_t n) {
+  size_t i;
+  for (i = 0; i + 2 < n; i++)
+    if (b[i] == 0xd9 && b[i + 1] == 0xa0 && b[i + 2] == 0x20) return 1;
+  return 0;
+}
+
+/* Store the canonical array as a tuple and read it back by itself (a tuple
+ * holding a formal field is not found by itself: see below). */
 static void round_trip(const uint8_t *b, size_t n) {
   tm_bytes o;
   tm_status st = tm_space_out(core, space, b, n, NULL);
   if (st != TM_OK) {
-    if (st != TM_E_TEMPLATE && st != TM_E_LIMIT && st != TM_E_NOMEM)
+    if (st != TM_E_TEMPLATE && st != TM_E_UNKNOWN_FORMAL && st != TM_E_LIMIT && st != TM_E_NOMEM)
       fail("out of a canonical array failed unexpectedly");
     return;
   }
   memcpy(first, b, n); /* b may live in the transfer area */
   st = tm_space_inp(core, space, first, n, &o);
   if (st == TM_E_NOMEM) return;
+  if (st == TM_NOMATCH && holds_formal_tag(first, n)) {
+    /* S/Net: a formal stored in a tuple never matches a formal, so a tuple
+     * holding one is not found by itself; start again from an empty space */
+    if (tm_space_destroy(core, space) != TM_OK || tm_space_create(core, &space) != TM_OK)
+      fail("space could not be made again");
+    return;
+  }
   if (st != TM_OK || o.len != n || memcmp(o.bytes, first, n) != 0)
     fail("a tuple was not found by itself as a template");
 }
