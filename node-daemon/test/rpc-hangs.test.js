@@ -6,7 +6,11 @@
  * with "not alive" (the daemon answers the link for a process it no longer has); a
  * process on a daemon that dies while the caller waits ends the call with its error;
  * a daemon killed while the caller waits for its process ends the call with "its node
- * … is unreachable". Every case ends within its bound, not at the test's time limit.
+ * … is unreachable". A process on a daemon that returns without answering — also after
+ * migrating to another daemon, or migrating there from the caller's node — ends the
+ * call with "ended before it answered", promptly and with no timeout given; a normal end
+ * kills or signals no ordinary process linked to it, on either side. Every case ends
+ * within its bound, not at the test's time limit.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
