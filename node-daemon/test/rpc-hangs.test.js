@@ -14,7 +14,9 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { startDaemon, runProgram, newToken, health } from './helpers/daemons.js';
+import { hostilePeer } from './helpers/peer.js';
+import { Pid } from '@termite/runtime';
 
 /** @type {Array<{stop: (s?: any) => Promise<void>}>} */
 const started = [];
@@ -163,4 +165,26 @@ test('a process of the caller\'s node that migrates away while the caller waits:
   assert.equal(r.status, 0, r.stderr);
   // it may end there before the link from its monitor arrives: "not alive" then
   assert.match(r.stdout, /^from-there \n"the process (ended before it answered|is not alive)" \nquick #t \nmailbox-empty \n$/);
+});
+
+test('an EXITED frame that is malformed is refused; one for a process that is not a relay changes nothing', async () => {
+  const token = newToken();
+  const d = await startDaemon({ token });
+  started.push(d);
+  const peer = await hostilePeer(d, token);
+  try {
+    const EXITED = 9;
+    peer.send([EXITED, d.id, 1, 'not-a-pid', []]);
+    await peer.errorFrame(/^malformed EXITED frame$/);
+    // for a process that does not exist, and for one that is not a monitor's relay (the
+    // daemon's serial 1, whatever it is): dropped, nothing refused, the daemon serves on
+    peer.send([EXITED, d.id, 987654, new Pid(peer.id, 1), []]);
+    peer.send([EXITED, d.id, 1, new Pid(peer.id, 1), []]);
+    const r = await runProgram(`(display (!? (remote-spawn (make-node "127.0.0.1" ${d.port}) (lambda () (let ((m (?))) (! (car m) (list (cadr m) 'served))))) 'x))`, { token, join: [d.url], timeoutMs: BOUND_MS });
+    assert.equal(r.stdout, 'served', r.stderr);
+    assert.equal((await health(d.url)).ok, true);
+    assert.doesNotMatch(d.log(), /refused: (?!malformed EXITED)|handler threw/);
+  } finally {
+    await peer.stop();
+  }
 });
