@@ -105,7 +105,7 @@ test('a process on another node that returns without answering: the call fails a
   ].join('\n'));
 });
 
-test('a process on another node that migrates while the caller waits, then returns: the call fails at once', async () => {
+test('a process on another node that migrates while the caller waits (to a third node, or to the caller\'s), then returns: the call fails at once', async () => {
   const token = newToken();
   const d1 = await startDaemon({ token });
   started.push(d1);
@@ -119,9 +119,15 @@ test('a process on another node that migrates while the caller waits, then retur
 (define t0 (current-second))
 (show (message-of (lambda () (!? p 'hello))))
 (show (? 5 'no-move-notice))
-(show 'quick (< (- (current-second) t0) 4))`, { token, join: [d1.url, d2.url], timeoutMs: BOUND_MS });
+(show 'quick (< (- (current-second) t0) 4))
+;; to the caller's own node: the relay is local there
+(define home (current-node))
+(define h (remote-spawn d1 (lambda () (?) (migrate home) 'bye)))
+(define t1 (current-second))
+(show (message-of (lambda () (!? h 'hello))))
+(show 'quick (< (- (current-second) t1) 4))`, { token, join: [d1.url, d2.url], timeoutMs: BOUND_MS });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, `"the process ended before it answered" \n(moved "${d2.id}") \nquick #t \n`);
+  assert.equal(r.stdout, `"the process ended before it answered" \n(moved "${d2.id}") \nquick #t \n"the process ended before it answered" \nquick #t \n`);
 });
 
 test('a normal end reaches no ordinary linked process on another node: it is not killed nor signalled', async () => {
