@@ -226,6 +226,7 @@ export class Distribution {
   send = oneWay.send;
   sendHead = oneWay.sendHead;
   signal = oneWay.signal;
+  exited = oneWay.exited;
   link = oneWay.link;
   unlink = oneWay.unlink;
   terminate = oneWay.terminate;

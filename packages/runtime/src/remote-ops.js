@@ -31,6 +31,7 @@
  * @property {(from: Pid, to: Pid) => void} link `from` (elsewhere) gets an outbound link to local `to`
  * @property {(from: Pid, to: Pid) => void} unlink
  * @property {(pid: Pid, payload: any) => void} signal an exit signal for a process elsewhere
+ * @property {(to: Pid, from: Pid) => void} exited `from` (here), linked to `to` (elsewhere), returned normally
  * @property {(pid: Pid) => void} terminate `terminate!` of a process elsewhere
  * @property {(proc: Process) => void} processEnded a process that lived on other nodes
  *   (proc.visited) ended here: they drop what they keep for it

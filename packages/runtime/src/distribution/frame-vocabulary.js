@@ -16,6 +16,8 @@
  *     GONE   [7, pid-node, pid-n]               the process ended: drop forwarding entries
  *     ERROR  [8, message]                       a frame from the receiver was refused (undecodable, malformed,
  *                                               unknown type, code it named unobtainable); logged, never answered
+ *     EXITED [9, to-node, to-n, from]          `from`, linked to `to`, returned normally: only a monitor's
+ *                                               relay takes it (a normal end kills no linked process)
  *     SPACE_OP, SPACE_REPLY, SPACE_ACK, SPACE_CANCEL [30..33, ...]  operations on tuple spaces held by other
  *                                               nodes: ../linda/remote-spaces.js has their shapes
  *   requests (mesh.request; remote-requests.js), answered [#t value versions] or [#f error-message versions]:
@@ -35,9 +37,9 @@
  */
 import { CborWriter, CodecError } from '@termite/scheme/internal';
 
-export const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8;
+export const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8, F_EXITED = 9;
 /** Frame names (for messages) and their lengths on the wire (the environment versions included). */
-export const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4]];
+export const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4], null, ['EXITED', 5]];
 /** The environment list of a frame with no procedure in it (encode's small path). */
 export const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
 export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;

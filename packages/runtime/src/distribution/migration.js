@@ -16,6 +16,8 @@
  *    accepted it, and resumes it with an error raised if that failed;
  *  - no message is lost to a move: messages that arrived while the state was in flight
  *    follow it, in order, after the mailbox that went with it;
+ *  - no link is lost to a move: links made while the state was in flight follow it (a
+ *    LINK each), and monitors of callers here become relays linked from it there;
  *  - a process's visited list names each node once (a process hopping back and forth
  *    would otherwise ship a list growing by one id per hop);
  *  - `arrivals` keeps the last ARRIVALS_KEPT processes that arrived, numbered: a
@@ -27,7 +29,8 @@
 import { CodecError } from '@termite/scheme/internal';
 import { threadToData, threadFromData, ErrorObject, VOID, arrayToList } from '@termite/scheme';
 import { Pid, NodeRef } from '../termite-values.js';
-import { F_SEND, F_GONE, F_MOVED, R_MIGRATE, key } from './frame-vocabulary.js';
+import { F_SEND, F_GONE, F_MOVED, F_LINK, R_MIGRATE, key } from './frame-vocabulary.js';
+import { targetMoved } from '../termite-node/monitors.js';
 
 /** How many recent arrivals a node keeps for dashboards (Distribution#arrivals). */
 export const ARRIVALS_KEPT = 32;
@@ -45,6 +48,8 @@ export const ARRIVALS_KEPT = 32;
 export async function migrate(proc, ref) {
   let to;
   let seen = 0;
+  /** @type {Pid[]} */
+  let shippedLinks = [];
   try {
     to = await this.resolveNode(ref);
     if (to === this.node.id) {
@@ -53,6 +58,7 @@ export async function migrate(proc, ref) {
     }
     const { state, shippedUpTo } = this.processState(proc);
     seen = shippedUpTo;
+    shippedLinks = [.../** @type {Pid[]} */ (state[3])];
     if (this.restricted.size !== 0 && proc.pid.node === this.node.id) this.noteCarried(proc.pid, state);
     await this.call(to, [R_MIGRATE, state]);
   } catch (e) {
@@ -83,6 +89,10 @@ export async function migrate(proc, ref) {
   this.forwarding.set(k, to);
   this.location.set(k, to);
   for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
+  // links made while it was moving (a `!?`'s monitor) follow it too, and so do the
+  // monitors of callers on this node
+  for (const l of proc.links ?? []) if (!shippedLinks.includes(l)) this.emit(to, [F_LINK, proc.pid.node, proc.pid.n, l]);
+  targetMoved(this.node, proc);
   // its birth node hears where it went from here (it believes that from this node only:
   // it sends the process's messages here), so it knows where it is when the process
   // comes home — a restricted peer may move a process in only from where it is known

@@ -31,10 +31,11 @@ import { encodeSmallValue, encodeSmallBetween, encodeAnyValue } from '@termite/s
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { Pid, serialHeadSize, serialAt } from '../termite-values.js';
 import {
-  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
+  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
   NOT_READY, sendHeadBytes, key,
 } from './frame-vocabulary.js';
 import { F_SPACE_OP, F_SPACE_CANCEL } from '../linda/remote-spaces.js';
+import { linkedEndedNormally } from '../termite-node/links-and-signals.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -135,6 +136,15 @@ export function signal(pid, payload) {
   this.emit(this.whereIs(pid), [F_SIGNAL, pid.node, pid.n, payload]);
 }
 
+/**
+ * `from`, a process of this node linked to `to` (elsewhere), returned normally: `to`'s
+ * node tells a monitor's relay and nothing else (linkedEndedNormally).
+ * @param {Pid} to @param {Pid} from @this {Distribution}
+ */
+export function exited(to, from) {
+  this.emit(this.whereIs(to), [F_EXITED, to.node, to.n, from]);
+}
+
 /** `from` (remote) gets an outbound link to `to`. @param {Pid} from @param {Pid} to @this {Distribution} */
 export function link(from, to) {
   this.watch(from, to);
@@ -145,6 +155,22 @@ export function link(from, to) {
 export function unlink(from, to) {
   this.watchers.get(key(from.node, from.n))?.delete(key(to.node, to.n));
   this.emit(this.whereIs(from), [F_UNLINK, from.node, from.n, to]);
+}
+
+/**
+ * An EXITED: `from`, elsewhere, linked to the local `proc`, returned normally. `proc`
+ * need not hear of `from`'s node any more; a monitor's relay gives its notice, any other
+ * process is left alone (linkedEndedNormally).
+ * @param {Distribution} d @param {Pid} from @param {import('../termite-node/process.js').Process} proc
+ */
+function linkedExited(d, from, proc) {
+  const k = key(from.node, from.n);
+  const set = d.watchers.get(k);
+  if (set !== undefined) {
+    set.delete(key(proc.pid.node, proc.pid.n));
+    if (set.size === 0) d.watchers.delete(k);
+  }
+  linkedEndedNormally(d.node, proc);
 }
 
 /** @param {Pid} pid @this {Distribution} */
@@ -259,7 +285,7 @@ export function handleFrame(from, f, bytes) {
     return;
   }
   if (f.length !== shape[1] || typeof pnode !== 'string' || !Number.isInteger(pn) ||
-      ((type === F_LINK || type === F_UNLINK) && !(f[3] instanceof Pid)) || (type === F_MOVED && typeof f[3] !== 'string')) {
+      ((type === F_LINK || type === F_UNLINK || type === F_EXITED) && !(f[3] instanceof Pid)) || (type === F_MOVED && typeof f[3] !== 'string')) {
     this.refuse(from, `malformed ${shape[0]} frame`);
     return;
   }
@@ -295,6 +321,7 @@ export function handleFrame(from, f, bytes) {
     return; // a message to a process that is gone is dropped (send and pray)
   }
   if (this.restricted.size !== 0 && this.restricted.has(from) && !this.mayTake(from, type, pid, proc, f)) return; // capabilities.js
+  if (type === F_EXITED) return linkedExited(this, f[3], proc);
   switch (type) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy

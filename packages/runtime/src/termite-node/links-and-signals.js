@@ -15,13 +15,16 @@
  *    exits (`trapExits`) hands them to its host and lives on;
  *  - a process ends once (`finish`): it leaves the process table before its links fire
  *    and its onExit is told;
+ *  - a normal end raises nothing and signals no one; it only reaches monitors' relays
+ *    linked from the process (at once here; an EXITED frame per link to another node),
+ *    so a `!?` to a process elsewhere that returns without answering fails at once;
  *  - the death of a process no one watches is logged, at most DEATH_LINES a second:
  *    beyond, deaths are counted and the count is logged with the next line (a fork
  *    bomb whose processes die at the process limit cannot flood the log).
  *
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
-import { ErrorObject, Pair } from '../scheme-data.js';
+import { ErrorObject, Pair, Sym } from '../scheme-data.js';
 import { describeError, uncaughtBacktrace, formatBacktrace, writeString } from '@termite/scheme';
 import { targetEnded, relaySignal } from './monitors.js';
 
@@ -117,10 +120,38 @@ export function finish(proc, died, value) {
     const terminated = value instanceof ErrorObject && value.kind === 'terminated';
     if (links.length === 0 && proc.onExit === null && !terminated) logDeath(this, proc, value);
     for (const to of links) this.signal(to, value, proc.pid);
+  } else {
+    for (const to of links) endedNormallyTo(this, to, proc.pid);
   }
   targetEnded(proc, died, value);
   if (proc.onExit) proc.onExit({ ok: !died, value });
 }
+
+/**
+ * `from` returned normally and had a link to `to`: nothing is raised anywhere, but a
+ * monitor's relay standing for a caller of `from` must hear of it — here at once,
+ * elsewhere through an EXITED frame (one per link to another node, at a normal end
+ * only). A `to` of this node that is dead is left alone.
+ * @param {TermiteNode} node @param {Pid} to @param {Pid} from
+ */
+function endedNormallyTo(node, to, from) {
+  const p = node.local(to);
+  if (p !== null) linkedEndedNormally(node, p);
+  else if (node.remote !== null && (to.node !== node.id || node.remote.isForwarded(to))) node.remote.exited(to, from);
+}
+
+/**
+ * A process `proc` of this node was linked from one that returned normally (here or on
+ * another node): a monitor's relay turns it into its notice, (%down tag normal); any
+ * other process — one that traps exits included — is neither killed nor signalled.
+ * @param {TermiteNode} node @param {Process} proc
+ */
+export function linkedEndedNormally(node, proc) {
+  if (proc.handler !== null && proc.alive) relaySignal(proc, NORMAL);
+}
+
+/** The reason of a normal end, as a monitor's notice says it. */
+const NORMAL = Sym.intern('normal');
 
 /**
  * `terminate!`: end a process that may not cooperate. Its links receive a

@@ -14,8 +14,12 @@
  *  - a target elsewhere: an inbound link from it to a relay — a handler process of this
  *    node that stands for the watcher — so the distribution layer's links do the work:
  *    its death by an exception, `terminate!`, a GONE answer (not alive: 'noproc) and its
- *    node's failure all reach the relay as an exit signal (relaySignal). A remote
- *    target that returns normally sends no signal: the caller's timeout covers it.
+ *    node's failure all reach the relay as an exit signal (relaySignal); a normal
+ *    return reaches it as an EXITED frame, which only a relay takes
+ *    (linkedEndedNormally, links-and-signals.js). The link travels with a target that
+ *    migrates (it is in the process's state), so its end is seen wherever it runs;
+ *  - a local target that migrates away: its monitors become relays linked from it
+ *    where it went (targetMoved, called by the migration once it has left).
  *
  * Invariants: a monitor delivers at most one notice, and none once it is removed
  * (`demonitor`); removing it unlinks and ends its relay, so an answered call leaves
@@ -102,6 +106,25 @@ export function targetEnded(proc, died, value) {
   if (set === undefined) return;
   byTarget.delete(proc);
   for (const m of set) down(m, died ? value : Sym.intern('normal'));
+}
+
+/**
+ * A local process migrated to another node (its forwarding entry is set): its monitors
+ * now watch it there, each through a relay linked from it, as for a target elsewhere.
+ * @param {TermiteNode} node @param {Process} proc
+ */
+export function targetMoved(node, proc) {
+  const set = byTarget.get(proc);
+  if (set === undefined) return;
+  byTarget.delete(proc);
+  for (const m of set) {
+    if (!m.active) continue;
+    m.local = null;
+    const relay = node.spawnHandler(() => {});
+    m.relay = relay;
+    byRelay.set(relay, m);
+    node.addLink(m.target, relay.pid);
+  }
 }
 
 /**
