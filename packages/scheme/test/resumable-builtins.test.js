@@ -56,11 +56,13 @@ const CASES = [
   ['vector->list', `(length (vector->list vec))`, N],
   ['vector-copy', `(vector-length (vector-copy vec 1))`, N - 1],
   ['vector-fill!', `(begin (vector-fill! vec 3 5) (vector-ref vec ${N - 1}))`, 3],
+  ['list->string', `(string-length (list->string chars))`, N],
 ];
 const SETUP = `
 (define big (append (make-list ${N - 1} 7) (list 8)))
 (define alist (append (make-list ${N} (cons 1 1)) (list (cons 2 9))))
-(define vec (make-vector ${N} 1))`;
+(define vec (make-vector ${N} 1))
+(define chars (make-list ${N} #\\a))`;
 
 for (const [name, expr, want] of CASES) {
   test(`${name} over ${N.toLocaleString('en')} elements is cut into chunks the scheduler can preempt between`, () => {
