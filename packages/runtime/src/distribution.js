@@ -302,6 +302,7 @@ export class Distribution {
   mayAct = capabilities.mayAct;
   mayTake = capabilities.mayTake;
   maySpace = capabilities.maySpace;
+  mayMakeSpace = capabilities.mayMakeSpace;
   checkMentions = capabilities.checkMentions;
   checkRequest = capabilities.checkRequest;
   mayPublish = capabilities.mayPublish;

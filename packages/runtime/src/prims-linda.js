@@ -23,7 +23,7 @@ import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.j
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
-import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './linda/space-table.js';
+import { coreSpace, declareSpace, putTuple, noteWithdrawn, spaceTable } from './linda/space-table.js';
 import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
 import { qosWait, deadlineError } from './linda/qos.js';
 
@@ -32,10 +32,34 @@ export { coreSpace };
 const TAG_LIST = 40962;
 
 /**
- * Split `(op [space] field ...)` arguments.
- * @param {any} node @param {any[]} args @param {string} who
+ * Refuse a process that a restricted peer spawned (`proc.peer`) a space of this node that
+ * was not given to that peer (distribution/capabilities.js). The node's own processes
+ * (`peer` null) pay one comparison.
+ * @param {any} proc @param {string} name @param {string} who
  */
-function spaceAndFields(node, args, who) {
+function confine(proc, name, who) {
+  if (proc.peer === null || proc.node.remote == null || proc.node.remote.maySpace(proc.peer, name)) return;
+  schemeErrorOf('capability', who, `a restricted peer's process may not use the space ${name}, which was not given to it`, Sym.intern(name));
+}
+
+/**
+ * The same for making or naming a space (`make-space`): a new name becomes the peer's.
+ * @param {any} proc @param {string} name @param {string} who
+ */
+function confineMake(proc, name, who) {
+  if (proc.peer === null || proc.node.remote == null) return;
+  if (!proc.node.remote.mayMakeSpace(proc.peer, name, spaceTable(proc.node).info.has(name))) {
+    schemeErrorOf('capability', who, `a restricted peer's process may not use the space ${name}, which was not given to it`, Sym.intern(name));
+  }
+}
+
+/**
+ * Split `(op [space] field ...)` arguments, the space checked against what the calling
+ * process may use.
+ * @param {any} proc the calling process @param {any[]} args @param {string} who
+ */
+function spaceAndFields(proc, args, who) {
+  const node = proc.node;
   let name = 'default';
   let kind = 'local';
   let fields = args;
@@ -47,6 +71,7 @@ function spaceAndFields(node, args, who) {
     fields = args.slice(1);
   }
   if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+  confine(proc, name, who);
   return { space: coreSpace(node, name, kind), fields, name };
 }
 
@@ -139,8 +164,9 @@ function lindaProcedure(who, op, template, local) {
 }
 
 lindaProcedure('out', OP.out, false, (args) => {
-  const node = current('out').node;
-  const { space, fields, name } = spaceAndFields(node, args, 'out');
+  const proc = current('out');
+  const node = proc.node;
+  const { space, fields, name } = spaceAndFields(proc, args, 'out');
   const bytes = encodeFields(fields, 'out', false);
   coreCall('out', () => putTuple(node, name, space, bytes));
   node.poke();
@@ -150,8 +176,9 @@ lindaProcedure('out', OP.out, false, (args) => {
 /** @param {string} who @param {boolean} remove */
 function probe(who, remove) {
   lindaProcedure(who, remove ? OP.inp : OP.rdp, true, (args) => {
-    const node = current(who).node;
-    const { space, fields, name } = spaceAndFields(node, args, who);
+    const proc = current(who);
+    const node = proc.node;
+    const { space, fields, name } = spaceAndFields(proc, args, who);
     const bytes = encodeFields(fields, who, true);
     const r = coreCall(who, () => (remove ? space.inpBytes(bytes) : space.rdpBytes(bytes)));
     if (r === undefined) return false;
@@ -163,8 +190,8 @@ probe('inp', true);
 probe('rdp', false);
 
 lindaProcedure('tuple-count', OP.count, true, (args) => {
-  const node = current('tuple-count').node;
-  const { space, fields } = spaceAndFields(node, args, 'tuple-count');
+  const proc = current('tuple-count');
+  const { space, fields } = spaceAndFields(proc, args, 'tuple-count');
   return coreCall('tuple-count', () => space.countBytes(encodeFields(fields, 'tuple-count', true)));
 });
 
@@ -188,7 +215,7 @@ function blocking(who, remove, timed) {
       dflt = args[1];
       args = args.slice(2);
     }
-    const { space, fields, name } = spaceAndFields(node, args, who);
+    const { space, fields, name } = spaceAndFields(proc, args, who);
     const bytes = encodeFields(fields, who, true);
     const q = qosWait(proc, timeoutAt);
     const r = coreCall(who, () => (remove ? space.inBytes(proc.cpid, bytes, { timeoutAt: q.timeoutAt }) : space.rdBytes(proc.cpid, bytes, { timeoutAt: q.timeoutAt })));
@@ -313,10 +340,12 @@ definePrimitive('space-kind', 1, 1, (/** @type {any} */ s) => {
  * keeps its kind). `make-space` (scheme-sources/distribution.scm) builds on this.
  */
 definePrimitive('%make-space', 2, 2, (/** @type {any} */ name, /** @type {any} */ kind) => {
-  const node = current('make-space').node;
+  const proc = current('make-space');
+  const node = proc.node;
   const text = spaceName(name, 'make-space');
-  const k = declareSpace(node, text, spaceKind(kind, 'make-space'));
-  return new SpaceRef(node.id, text, k);
+  const k = spaceKind(kind, 'make-space');
+  confineMake(proc, text, 'make-space');
+  return new SpaceRef(node.id, text, declareSpace(node, text, k));
 });
 
 /** `(%make-space-on node-id name kind)`: the same on another node (it answers the kind the space has). */
@@ -325,7 +354,10 @@ defineBuiltin('%make-space-on', function (/** @type {number} */ _d, /** @type {a
   const text = spaceName(name, 'make-space');
   const k = spaceKind(kind, 'make-space');
   if (typeof id !== 'string') schemeErrorOf('type', 'make-space', 'expected a node', id);
-  if (id === proc.node.id) return new SpaceRef(id, text, declareSpace(proc.node, text, k));
+  if (id === proc.node.id) {
+    confineMake(proc, text, 'make-space');
+    return new SpaceRef(id, text, declareSpace(proc.node, text, k));
+  }
   return requestRemote(proc, 'make-space', new SpaceRef(id, text, k), OP.make, null, false, false);
 }, 3, 0);
 

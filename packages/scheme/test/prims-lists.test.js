@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pair, Char, SchemeError, list } from '../src/values.js';
 import { primitives } from '../src/engine/registry.js';
+import { runBuiltin } from '../src/engine/resumable.js';
+import { builtinUnit } from '../src/engine/builtins.js';
 import '../src/primitives/prims-lists.js';
 import '../src/primitives/prims-strings.js';
 import '../src/primitives/prims-vectors.js';
@@ -12,6 +14,7 @@ import '../src/primitives/prims-vectors.js';
 /** @param {string} name @param {...any} args */
 function call(name, ...args) {
   const p = primitives.get(name);
+  if (!p && builtinUnit.lamsByName.has(name)) return runBuiltin(name, args); // a resumable builtin
   assert.ok(p, `${name} is registered`);
   return p.fn(...args);
 }

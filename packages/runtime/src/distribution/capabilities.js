@@ -8,7 +8,9 @@
  *    to that peer — or the peer spawned it (directly, or a descendant: `proc.peer`);
  *    only such processes may it send to, signal, link to, unlink from or kill;
  *  - a Linda space of this node: this node wrote a reference to it (a SpaceRef) to that
- *    peer (`maySpace`, for whatever serves Linda operations to peers);
+ *    peer, or the peer (or a process it spawned) made it (`maySpace`, `mayMakeSpace`:
+ *    asked by the SPACE_OP handler, linda/remote-spaces.js, and by the local Linda
+ *    operations of a process with `proc.peer`, prims-linda.js);
  *  - a program environment's definitions (ENV): this node sent it a procedure of that
  *    environment (its id was in the frame's environment list);
  *  - a published service (SERVICE, and `remote-service` of this node by a process the
@@ -217,6 +219,22 @@ export function mayTake(from, type, pid, proc, f) {
  */
 export function maySpace(from, name) {
   return !this.restricted.has(from) || (this.givenSpaces.get(from)?.has(name) ?? false);
+}
+
+/**
+ * Whether `from` may make (or name, through `make-space`) this node's space `name`: it
+ * is not restricted, or the space was given to it, or no such space exists yet — then
+ * the space is new, made by it, and counts as given to it from now on. (An existing
+ * space it was not given stays out of reach: naming it is no way in.)
+ * @param {string} from @param {string} name @param {boolean} exists whether the node has a space of that name
+ * @this {Distribution}
+ */
+export function mayMakeSpace(from, name, exists) {
+  if (!this.restricted.has(from)) return true;
+  if (this.givenSpaces.get(from)?.has(name) ?? false) return true;
+  if (exists) return false;
+  remember(spacesOf(this, from), name);
+  return true;
 }
 
 /**

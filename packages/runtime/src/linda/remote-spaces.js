@@ -39,7 +39,7 @@ import { VOID, schemeErrorOf } from '../scheme-data.js';
 import { SpaceRef } from '../termite-values.js';
 import { current } from '../prims-processes.js';
 import { W_TUPLE } from '../termite-node/process.js';
-import { coreSpace, declareSpace, putTuple, noteWithdrawn } from './space-table.js';
+import { coreSpace, declareSpace, putTuple, noteWithdrawn, spaceTable } from './space-table.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
 import { deadlineError } from './qos.js';
 
@@ -310,6 +310,11 @@ export function onSpaceFrame(from, f) {
 function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
   const node = d.node;
   const st = state(d);
+  // a restricted peer reaches only the spaces it was given or made (distribution/capabilities.js)
+  if (d.restricted.size > 0 && d.restricted.has(from)) {
+    const allowed = op === OP.make ? d.mayMakeSpace(from, name, spaceTable(node).info.has(name)) : d.maySpace(from, name);
+    if (!allowed) throw new Error(`${from.slice(0, 12)} is a restricted peer and the space ${name} was not given to it`);
+  }
   if (op === OP.make) {
     const k = declareSpace(node, name, kind);
     d.emit(from, [F_SPACE_REPLY, n, S_VALUE, k]);

@@ -12,7 +12,7 @@ import { primitives } from './registry.js';
 import { rtEnv } from './linker.js';
 import { R, CALL, arity, unwind, charge, built, PEND_CAPTURE, PEND_EXIT } from './engine.js';
 import { ESCAPE, DIE, driverHooks } from './driver.js';
-import { Closure, ErrorObject, listToArray, schemeErrorOf } from '../values.js';
+import { Closure, ErrorObject, Pair, schemeErrorOf } from '../values.js';
 import { originHere } from './backtrace.js';
 import { parameterLambda, parameterCode } from '../primitives/prims-control.js';
 
@@ -88,10 +88,33 @@ function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any
   if (arguments.length < 3) return arity(this, arguments.length - 1);
   if (!(f instanceof Closure)) schemeErrorOf('type', 'apply', 'not a procedure', f);
   const last = rest.pop();
-  const args = rest.length === 0 ? listToArray(last, 'apply') : rest.concat(listToArray(last, 'apply'));
-  if (args.length > MAX_APPLY_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_APPLY_ARGUMENTS})`, args.length);
+  const args = spreadArguments(rest, last);
   charge(built(args.length)); // spreading them, and the callee's work over them
   return f[CALL](d + 1, ...args);
+}
+
+/**
+ * The arguments of `apply`: `first` then the elements of the list `last`. The list is
+ * walked no further than MAX_APPLY_ARGUMENTS elements, so a huge list is refused after a
+ * bounded walk; cyclic and improper lists are errors as for list->vector.
+ * @param {any[]} first @param {any} last
+ */
+function spreadArguments(first, last) {
+  const args = first;
+  let slow = last;
+  let l = last;
+  let n = 0;
+  while (l instanceof Pair) {
+    if (args.length === MAX_APPLY_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_APPLY_ARGUMENTS})`, MAX_APPLY_ARGUMENTS + 1);
+    args.push(l.car);
+    l = l.cdr;
+    if ((++n & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === l && l instanceof Pair) schemeErrorOf('type', 'apply', 'expected a proper list, got a cyclic list', last);
+    }
+  }
+  if (l !== null) schemeErrorOf('type', 'apply', 'expected a proper list', last);
+  return args;
 }
 
 /** `(%capture)` → the raw continuation of its caller's caller, once the stack is unwound. */

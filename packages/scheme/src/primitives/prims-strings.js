@@ -9,6 +9,7 @@
  * procedure that reads a string accepts both (`checkString` gives the text of either);
  * `string-set!`, `string-fill!` and `string-copy!` change an `MString`'s code points and
  * signal "cannot mutate an immutable string" (kind 'immutable') on a JS string.
+ * `list->string` walks its list in chunks (a resumable builtin, engine/resumable.js).
  * Isolation of processes is kept by the runtime's copy (an `MString` in a message is
  * copied) and by the codec (an `MString` travels by value).
  *
@@ -25,6 +26,7 @@ import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { foldcaseString } from './unicode.js';
+import { CHUNK, more, defineResumable, defineStep } from '../engine/resumable.js';
 
 // ---------------------------------------------------------------------------------------
 // Code-point indexing.
@@ -241,24 +243,31 @@ function stringToList(s, start, end) {
   return l;
 }
 
+const listToStringStep = defineStep('list->string', 4, (/** @type {any} */ l, /** @type {any} */ parts, /** @type {any} */ x, /** @type {any} */ slow) => {
+  if (!Array.isArray(parts) || Object.isFrozen(parts)) schemeErrorOf('type', 'list->string', 'bad resumption state', parts);
+  return listToStringFrom(l, parts, x, slow);
+});
+
 /**
- * The characters of a proper list of characters, as a string.
- * @param {string} who @param {any} l
+ * The characters of a proper list of characters, as a string: resumable (engine/resumable.js),
+ * at most CHUNK characters a call, the characters so far in `parts` (a vector of strings).
+ * @param {any} l @param {string[]} parts @param {any} x @param {any} slow
  */
-function listToString(who, l) {
-  /** @type {string[]} */
-  const parts = [];
-  let slow = l;
-  let x = l;
+function listToStringFrom(l, parts, x, slow) {
+  const stop = parts.length + CHUNK;
   for (; x instanceof Pair; x = x.cdr) {
-    parts.push(charText(who, x.car));
+    if (parts.length === stop) {
+      charge(walked(CHUNK));
+      return more(listToStringStep, [l, parts, x, slow]);
+    }
+    parts.push(charText('list->string', x.car));
     if ((parts.length & 1) === 0) {
       slow = slow.cdr;
-      if (slow === x.cdr) schemeErrorOf('type', who, 'expected a proper list, got a cyclic list', l);
+      if (slow === x.cdr) schemeErrorOf('type', 'list->string', 'expected a proper list, got a cyclic list', l);
     }
   }
-  if (x !== null) typeError(who, 'a proper list of characters', l);
-  return join(who, parts);
+  if (x !== null) typeError('list->string', 'a proper list of characters', l);
+  return fresh(join('list->string', parts));
 }
 
 /** @param {any} s @param {any} start @param {any} end */
@@ -416,7 +425,7 @@ definePrimitive('string-ref', 2, 2, stringRef);
 definePrimitive('substring', 3, 3, substring);
 definePrimitive('string-append', 0, -1, stringAppend);
 definePrimitive('string->list', 1, 3, stringToList);
-definePrimitive('list->string', 1, 1, (/** @type {any} */ l) => fresh(listToString('list->string', l)));
+defineResumable('list->string', 1, 0, (/** @type {any} */ l) => listToStringFrom(l, [], l, l));
 definePrimitive('string-copy', 1, 3, stringCopy);
 definePrimitive('string->vector', 1, 3, stringToVector);
 definePrimitive('vector->string', 1, 3, (/** @type {any} */ v, /** @type {any} */ a, /** @type {any} */ b) => fresh(vectorToString(v, a, b)));

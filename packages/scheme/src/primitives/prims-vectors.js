@@ -5,6 +5,8 @@
  *
  * Vector literals are frozen (values.js freezeLiteral): vector-set!, vector-fill! and
  * vector-copy! into one signal "cannot mutate a literal constant" (kind 'immutable').
+ * make-vector, vector->list, list->vector, vector-copy and vector-fill! are resumable
+ * builtins, in resumable-vectors.js.
  * A Uint8Array cannot be frozen, so bytevector literals are remembered in a weak set
  * (values.js isFrozenBytevector) and bytevector-u8-set! and bytevector-copy! check it.
  */
@@ -13,6 +15,7 @@ import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
+import './resumable-vectors.js';
 
 // ---------------------------------------------------------------------------------------
 // §6.8 Vectors
@@ -30,13 +33,6 @@ function checkMutableVector(who, v) {
   return v;
 }
 
-/** @param {any} k @param {any} [fill] */
-function makeVector(k, fill) {
-  const n = checkLength('make-vector', k);
-  charge(built(n));
-  return new Array(n).fill(absent(fill) ? false : fill);
-}
-
 /** @param {any} v @param {any} k */
 function vectorRef(v, k) {
   checkVector('vector-ref', v);
@@ -48,41 +44,6 @@ function vectorSet(v, k, x) {
   checkMutableVector('vector-set!', v);
   v[checkIndex('vector-set!', k, v.length)] = x;
   return VOID;
-}
-
-/** @param {any} v @param {any} start @param {any} end */
-function vectorToList(v, start, end) {
-  checkVector('vector->list', v);
-  const [a, b] = checkRange('vector->list', start, end, v.length);
-  charge(built(b - a));
-  let l = null;
-  for (let i = b - 1; i >= a; i--) l = new Pair(v[i], l);
-  return l;
-}
-
-/** @param {any} l */
-function listToVector(l) {
-  const out = [];
-  let slow = l;
-  let x = l;
-  for (; x instanceof Pair; x = x.cdr) {
-    out.push(x.car);
-    if ((out.length & 1) === 0) {
-      slow = slow.cdr;
-      if (slow === x.cdr) schemeErrorOf('type', 'list->vector', 'expected a proper list, got a cyclic list', l);
-    }
-  }
-  charge(built(out.length));
-  if (x !== null) typeError('list->vector', 'a proper list', l);
-  return out;
-}
-
-/** @param {any} v @param {any} start @param {any} end */
-function vectorCopy(v, start, end) {
-  checkVector('vector-copy', v);
-  const [a, b] = checkRange('vector-copy', start, end, v.length);
-  charge(built(b - a));
-  return v.slice(a, b);
 }
 
 /**
@@ -117,27 +78,13 @@ function vectorAppend(...vs) {
   return [].concat(...vs);
 }
 
-/** @param {any} v @param {any} x @param {any} start @param {any} end */
-function vectorFill(v, x, start, end) {
-  checkMutableVector('vector-fill!', v);
-  const [a, b] = checkRange('vector-fill!', start, end, v.length);
-  charge(built(b - a));
-  v.fill(x, a, b);
-  return VOID;
-}
-
 definePrimitive('vector?', 1, 1, (/** @type {any} */ x) => Array.isArray(x), { pure: true });
-definePrimitive('make-vector', 1, 2, makeVector);
 definePrimitive('vector', 0, -1, (/** @type {any[]} */ ...xs) => xs);
 definePrimitive('vector-length', 1, 1, (/** @type {any} */ v) => checkVector('vector-length', v).length, { pure: true });
 definePrimitive('vector-ref', 2, 2, vectorRef, { pure: true });
 definePrimitive('vector-set!', 3, 3, vectorSet);
-definePrimitive('vector->list', 1, 3, vectorToList);
-definePrimitive('list->vector', 1, 1, listToVector);
-definePrimitive('vector-copy', 1, 3, vectorCopy);
 definePrimitive('vector-copy!', 3, 5, vectorCopyBang);
 definePrimitive('vector-append', 0, -1, vectorAppend);
-definePrimitive('vector-fill!', 2, 4, vectorFill);
 
 // ---------------------------------------------------------------------------------------
 // §6.9 Bytevectors
