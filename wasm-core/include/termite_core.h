@@ -281,8 +281,11 @@ TM_API tm_status tm_space_destroy(tm_core *core, uint32_t space);
  * the tuple (which is then not stored). Woken processes become ready with
  * reason TM_WAKE_TUPLE and collect the bytes with tm_proc_take_tuple().
  * *woken (may be NULL) receives the number of processes woken.
+ * A top-level field may be a formal (S/Net): it matches any actual of its
+ * type in a template, and never a formal.
  * Errors: TM_E_NO_SPACE, TM_E_MALFORMED, TM_E_LIMIT, TM_E_TEMPLATE (not an
- * array, empty, too many fields, formal at the top level), TM_E_NOMEM.
+ * array, empty, too many fields), TM_E_UNKNOWN_FORMAL (a formal field of no
+ * known type), TM_E_NOMEM.
  */
 TM_API tm_status tm_space_out(tm_core *core, uint32_t space,
                               const uint8_t *tuple, size_t len,
