@@ -5,6 +5,8 @@
  *
  *   - a process spawned on the daemon is listed with a kill button; one click only arms
  *     it (the process lives on), the second click terminates it and its row goes away
+ *   - a process that dies of an uncaught error is listed on the daemon's card with the
+ *     offending value, and its Scheme frames show when the entry is opened
  *   - the shortest-path example (examples/messengers/shortest-path.scm), run on the
  *     daemon, shows in the logical view: its logical nodes inside the daemon, the links
  *     between them with their weights, the messengers on a node counted
@@ -90,6 +92,16 @@ test('the kill button: a first click arms it, the second terminates the process 
   await row.locator('button.kill.armed').click();
   await row.waitFor({ state: 'detached', ...WAIT });
   assert.deepEqual((await apiEval('(process-alive? victim)')).outputs, ['#f']);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a process that dies of an uncaught error is listed on its node\'s card, with the offending value and, opened, its Scheme frames', async () => {
+  await apiEval('(define (dash-crasher l) (+ 1 (car l))) (spawn (lambda () (dash-crasher 2)))');
+  const death = dash.locator(`.node-card[data-node-id=${css(daemon.id)}] .nc-deaths .death`).filter({ hasText: 'car: expected a pair: 2' });
+  await death.first().waitFor(WAIT);
+  assert.match(/** @type {string} */ (await death.first().locator('summary').textContent()), /process \d+ died: car: expected a pair: 2/);
+  await death.first().locator('summary').click();
+  assert.match(/** @type {string} */ (await death.first().locator('pre').textContent()), /in dash-crasher at /);
   assert.deepEqual(pageErrors, []);
 });
 

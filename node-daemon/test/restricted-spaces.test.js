@@ -20,7 +20,7 @@ import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
 
 const SPACE_OP = 30, SPACE_REPLY = 31;
 const OP = { out: 1, inp: 2, rdp: 3, count: 6, make: 7 };
-const S_VALUE = 0, S_READ = 2, S_ERROR = 4;
+const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_ERROR = 4;
 
 const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} */
@@ -46,11 +46,11 @@ after(async () => {
 
 /**
  * `who` asks the daemon for a space operation; resolves with the reply [status, value].
- * @param {typeof tab} who @param {number} op @param {string} name @param {any[] | null} fields
+ * @param {typeof tab} who @param {number} op @param {string} name @param {any[] | null} fields @param {string} [kind]
  */
-async function spaceOp(who, op, name, fields) {
+async function spaceOp(who, op, name, fields, kind = 'local') {
   const n = ++requests;
-  who.send([SPACE_OP, n, op, name, 'local', fields === null ? false : encodeValue(fields, { stringsAsText: true }), false, []]);
+  who.send([SPACE_OP, n, op, name, kind, fields === null ? false : encodeValue(fields, { stringsAsText: true }), false, []]);
   const f = await who.frame((x) => x[0] === SPACE_REPLY && x[1] === n, `the reply to space request ${n}`);
   return [f[2], f[2] === S_READ ? writeString(decodeValue(f[3])) : f[3]];
 }
@@ -77,6 +77,17 @@ test('a restricted peer cannot read, take, count or write a space of the daemon 
   assert.deepEqual(await spaceOp(peer, OP.rdp, secret, ['key', 42]), [S_READ, '#("key" 42)']);
   assert.deepEqual(await spaceOp(peer, OP.count, secret, ['planted', 1]), [S_VALUE, 0]);
   assert.ok(await health(d.url), 'the daemon still answers /health');
+});
+
+test('a central space is shared with the whole mesh by its maker: a restricted peer may use it without being given it', async () => {
+  const shared = `${tag}-shared`;
+  assert.deepEqual(await spaceOp(peer, OP.make, shared, null, 'central'), [S_VALUE, 'central']);
+  assert.deepEqual(await spaceOp(peer, OP.out, shared, ['task', 1], 'central'), [S_VALUE, true]);
+  assert.deepEqual(await spaceOp(tab, OP.rdp, shared, ['task', 1], 'central'), [S_READ, '#("task" 1)']);
+  assert.equal((await spaceOp(tab, OP.inp, shared, ['task', 1], 'central'))[0], S_TAKEN);
+  assert.deepEqual(await spaceOp(tab, OP.out, shared, ['result', 1], 'central'), [S_VALUE, true]);
+  assert.deepEqual(await spaceOp(peer, OP.count, shared, ['task', 1], 'central'), [S_VALUE, 0]);
+  assert.deepEqual(await spaceOp(peer, OP.count, shared, ['result', 1], 'central'), [S_VALUE, 1]);
 });
 
 test('a space a restricted peer makes is its own: it may use it, and the owner of the daemon too', async () => {

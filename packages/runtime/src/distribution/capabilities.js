@@ -43,6 +43,7 @@
 import { Closure, Frame } from '@termite/scheme';
 import { Pid, SpaceRef } from '../termite-values.js';
 import { FRAMES, R_SPAWN, R_MIGRATE, R_ENV, R_SERVICE, key } from './frame-vocabulary.js';
+import { kindOf } from '../linda/space-table.js';
 
 /** Pids (and spaces, and environments) one restricted peer keeps from this node (the oldest forgotten first). */
 export const MAX_GIVEN = 65536;
@@ -211,14 +212,18 @@ export function mayTake(from, type, pid, proc, f) {
 
 /**
  * Whether `from` may use this node's Linda space `name` (whatever serves Linda
- * operations to other nodes asks this before each): it is not restricted, or this node
- * wrote a reference to that space (a SpaceRef) in a frame, request or answer to it.
- * Processes a restricted peer spawned here count as that peer (`proc.peer`).
+ * operations to other nodes asks this before each): it is not restricted, or the space
+ * is central, or this node wrote a reference to that space (a SpaceRef) in a frame,
+ * request or answer to it. Processes a restricted peer spawned here count as that peer
+ * (`proc.peer`). A central space is shared with the whole mesh by the choice of whoever
+ * made it (`(make-space NAME 'central)`): a tab that is handed a reference to it by any
+ * node — a program elsewhere that spawns work on tabs — may use it, as a worker must;
+ * local spaces, the default space included, stay reachable only when given.
  * @param {string} from @param {string} name
  * @this {Distribution}
  */
 export function maySpace(from, name) {
-  return !this.restricted.has(from) || (this.givenSpaces.get(from)?.has(name) ?? false);
+  return !this.restricted.has(from) || (this.givenSpaces.get(from)?.has(name) ?? false) || kindOf(this.node, name) === 'central';
 }
 
 /**
@@ -232,6 +237,7 @@ export function maySpace(from, name) {
 export function mayMakeSpace(from, name, exists) {
   if (!this.restricted.has(from)) return true;
   if (this.givenSpaces.get(from)?.has(name) ?? false) return true;
+  if (exists && kindOf(this.node, name) === 'central') return true; // shared with the mesh
   if (exists) return false;
   remember(spacesOf(this, from), name);
   return true;
