@@ -99,3 +99,28 @@ export const SHOW = `(define (show . xs)
         (begin (write (car xs)) (if (pair? (cdr xs)) (display " ")) (loop (cdr xs)))))
   (newline))
 `;
+
+/**
+ * The event loop's turns while something runs on a node: `samples` gaps between 1 ms
+ * interval ticks, after `warmup` ticks, sorted ascending (the preemption tests' measure).
+ * @param {number} samples @param {number} warmup
+ * @returns {Promise<number[]>}
+ */
+export async function eventLoopGaps(samples, warmup) {
+  /** @type {number[]} */
+  const gaps = [];
+  let ticks = 0;
+  let last = performance.now();
+  await new Promise((resolve) => {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      if (++ticks > warmup) gaps.push(now - last);
+      last = now;
+      if (gaps.length >= samples) {
+        clearInterval(timer);
+        resolve(undefined);
+      }
+    }, 1);
+  });
+  return gaps.sort((a, b) => a - b);
+}

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNode } from '../src/index.js';
+import { eventLoopGaps } from './harness.js';
 
 /** The bound on the median event-loop turn stated in docs/processes.md (ms). */
 const MEDIAN_BOUND_MS = 20;
@@ -31,23 +32,8 @@ async function lagUnder(thunk) {
   const node = /** @type {any} */ (await createNode({ stdout: () => {}, log: (s) => log.push(s), limits: { maxProcessHeap: HEAP } }));
   try {
     node.spawnScheme(thunk);
-    /** @type {number[]} */
-    const gaps = [];
-    let ticks = 0;
-    let last = performance.now();
-    await new Promise((resolve) => {
-      const timer = setInterval(() => {
-        const now = performance.now();
-        // the first turns include building the list (make-list is resumable too, but its garbage collection is not)
-        if (++ticks > 40) gaps.push(now - last);
-        last = now;
-        if (gaps.length >= SAMPLES) {
-          clearInterval(timer);
-          resolve(undefined);
-        }
-      }, 1);
-    });
-    gaps.sort((a, b) => a - b);
+    // the first turns include building the list (make-list is resumable too, but its garbage collection is not)
+    const gaps = await eventLoopGaps(SAMPLES, 40);
     assert.deepEqual(log.filter((l) => /died/.test(l)), [], 'the looping process did not die');
     return { p50: gaps[Math.floor(gaps.length / 2)], max: gaps[gaps.length - 1], slices: node.stats.slices };
   } finally {

@@ -11,6 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNode } from '../src/index.js';
+import { eventLoopGaps } from './harness.js';
 
 /** The bound on the median event-loop turn stated in docs/processes.md (ms). */
 const MEDIAN_BOUND_MS = 20;
@@ -38,22 +39,7 @@ async function lagUnder(thunks) {
   const node = /** @type {any} */ (await createNode({ stdout: () => {}, log: (s) => log.push(s) }));
   try {
     for (const t of thunks) node.spawnScheme(t);
-    /** @type {number[]} */
-    const gaps = [];
-    let ticks = 0;
-    let last = performance.now();
-    await new Promise((resolve) => {
-      const timer = setInterval(() => {
-        const now = performance.now();
-        if (++ticks > 5) gaps.push(now - last);
-        last = now;
-        if (gaps.length >= SAMPLES) {
-          clearInterval(timer);
-          resolve(undefined);
-        }
-      }, 1);
-    });
-    gaps.sort((a, b) => a - b);
+    const gaps = await eventLoopGaps(SAMPLES, 5);
     assert.ok(node.stats.slices > 10, `the attacking processes ran only ${node.stats.slices} slices`);
     assert.deepEqual(log.filter((l) => /died/.test(l)), [], 'no attacking process died');
     return { p50: gaps[Math.floor(gaps.length / 2)], max: gaps[gaps.length - 1], slices: node.stats.slices };
