@@ -454,7 +454,8 @@ function actedFrameRefusal(d, owner, inner) {
     const [, , op, name] = inner;
     if (typeof name !== 'string') return null; // onSpaceFrame says what is wrong
     const ok = op === OP.make ? d.mayMakeSpace(owner, name, spaceTable(d.node).info.has(name)) : d.maySpace(owner, name);
-    return ok ? null : `a process of ${who} (a restricted peer) may not use the space ${name.slice(0, 100)}, which was not given to that peer`;
+    const opName = Object.keys(OP).find((k) => /** @type {any} */ (OP)[k] === op) ?? op;
+    return ok ? null : `${opName}: a process of ${who} (a restricted peer) may not use the space ${name.slice(0, 100)}, which was not given to that peer`;
   }
   if (typeof inner[1] !== 'string' || !Number.isInteger(inner[2])) return null; // handleFrame says what is wrong
   const pid = new Pid(inner[1], inner[2]);
