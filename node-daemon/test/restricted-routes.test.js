@@ -152,3 +152,54 @@ test('a process the tab spawned on A reaches B only as the tab: no confused depu
   assert.equal((await health(a.url)).ok, true);
   assert.equal((await health(b.url)).ok, true);
 });
+
+// a process that reports what B's default space gives it after it moved to `node`, and
+// what a process it spawns on the node it was spawned on gets from that node's default space
+const MOVER = unitOf(`(lambda (v) (lambda ()
+  (define (try thunk) (guard (e (#t (list 'refused (error-object-message e)))) (thunk)))
+  (define node (vector-ref v 0)) (define report (vector-ref v 1)) (define report-here (vector-ref v 2))
+  (remote-spawn (current-node) (lambda () (! report-here (try (lambda () (rdp (default-space) "${tag}-key" ?any))))))
+  (migrate node)
+  (! report (try (lambda () (rdp (default-space) "${tag}-key" ?any))))))`);
+
+/**
+ * `who` spawns the mover on A; resolves with what its remote spawn on A reported (from A)
+ * and what it reported after it migrated to B (from B).
+ * @param {typeof tab} who @param {any[]} fromB
+ */
+async function runMover(who, fromB) {
+  const report = new Pid(who.id, 3000 + ++envs), here = new Pid(who.id, 3000 + ++envs);
+  who.units.set(MOVER.hash, ['mover', MOVER.data, false]);
+  const thunk = closureRef(MOVER.hash, `${tag}-mover-${envs}`, MOVER.lambdas.findIndex((l) => l.nfree === 1), [[new NodeRef(b.id, null, null), report, here]]);
+  const answer = await who.request([R.SPAWN, thunk, null, false, []]);
+  assert.equal(answer[0], true, String(answer[1]));
+  const onA = await who.frame((x) => x[0] === F.SEND && x[2] === here.n, 'the report of the process spawned on A');
+  const onB = await frameIn(fromB, (x) => x[0] === F.SEND && x[1] === who.id && x[2] === report.n, 'the report of the process moved to B');
+  return [writeString(onA[3]), writeString(onB[3])];
+}
+
+test('what a process of the tab spawns on A itself, or takes to B by migrating, is still the tab\'s', async () => {
+  peerA.send([SPACE_OP, 3, OP_OUT, 'default', 'local', encodeValue([`${tag}-key`, 3], { stringsAsText: true }), false, []]);
+  await frameIn(peerA.frames, (f) => f[0] === SPACE_REPLY && f[1] === 3 && f[2] === S_VALUE, 'the out on A');
+  const local = '(refused "a restricted peer\'s process may not use the space default, which was not given to it")';
+  assert.deepEqual(await runMover(tab, tabFromB), [local, local]);
+  // from an unrestricted peer, both read the tuple
+  const [onA, onB] = await runMover(peerA, peerAFromB);
+  assert.match(onA, /^\("[^"]+-key" 3\)$/);
+  assert.match(onB, /^\("[^"]+-key" \d\)$/);
+});
+
+test('an AS frame from a restricted peer is refused: a tab acts for no other node', async () => {
+  const hidden = await echoOnB();
+  // the tab claims, in an AS frame routed to B, to act for peerA (an unrestricted peer)
+  tab.mesh.send(b.id, encodeValue([10, peerA.id, false, [F.SEND, hidden.node, hidden.n, [new Pid(peerB.id, 5), 'posing']], []]));
+  tab.mesh.send(b.id, encodeValue([99, []]));
+  await frameIn(tabFromB, (f) => f[0] === F.ERROR && /^unknown frame type 99$/.test(String(f[1])), 'the frames before the probe handled');
+  assert.ok(tabFromB.some((f) => f[0] === F.ERROR && String(f[1]) === `Error: AS frame refused: ${tab.id.slice(0, 12)} is a restricted peer and acts for no other node`), 'B refused the AS frame');
+  // and a malformed one from an unrestricted peer is refused with its reason
+  peerB.send([10, 'x', 'not a boolean', [F.SEND, hidden.node, hidden.n, 1], []]);
+  await peerB.errorFrame(/^Error: malformed AS frame$/);
+  peerB.send([F.SEND, hidden.node, hidden.n, [new Pid(peerB.id, 6), 'after'], []]);
+  await waitFor(() => echoed(6, 'after'), 10_000, 'the echo after');
+  assert.equal(echoed(5, 'posing'), false, 'the posing SEND reached no one');
+});
