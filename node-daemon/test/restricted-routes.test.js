@@ -12,6 +12,10 @@
  *    wrapped, naming the tab) and refuses them; a process it remote-spawns on B from A is
  *    the tab's there (a capability error from B's default space). The same program
  *    spawned by an unrestricted peer of A does all of it.
+ *  - What such a process spawns on A itself, and the process itself once it migrated to
+ *    B, are still the tab's (a capability error from the default space of each).
+ *  - An AS frame (a process acting for a peer) from a restricted peer is refused, so a tab
+ *    cannot pose as a daemon's deputy; a malformed one is refused with its reason.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
