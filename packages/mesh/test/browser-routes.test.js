@@ -11,7 +11,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { admittedRaw, nodeFactory, nextEvent, nextMessage, within } from './helpers.js';
-import { encodeMsg, encodeRoute } from '../src/frames.js';
+import { encodeMsg, encodeRoute, decodeFrame } from '../src/frames.js';
 
 const nodes = nodeFactory();
 after(() => nodes.stopAll());
@@ -88,4 +88,17 @@ test('the mark is kept by every hop: B, two hops from the tab, reports it too', 
   const e = await reported;
   assert.equal(e.via, b.id);
   await got;
+});
+
+test('the mark is a sixth field of ROUTE, true when present; anything else there is refused', () => {
+  const id = 'a'.repeat(32), src = 'b'.repeat(32), inner = encodeMsg(new Uint8Array([1]));
+  const plain = /** @type {any} */ (decodeFrame(encodeRoute(id, src, 3, inner)));
+  const marked = /** @type {any} */ (decodeFrame(encodeRoute(id, src, 3, inner, true)));
+  assert.equal(plain.browser, undefined);
+  assert.equal(marked.browser, true);
+  assert.deepEqual([marked.dst, marked.src, marked.hopsLeft, [...marked.inner]], [id, src, 3, [...inner]]);
+  assert.equal(encodeRoute(id, src, 3, inner, true).length, encodeRoute(id, src, 3, inner).length + 1);
+  const bad = encodeRoute(id, src, 3, inner, true);
+  bad[bad.length - 1] = 0x01; // an integer where the flag goes
+  assert.throws(() => decodeFrame(bad), /ROUTE browser flag/);
 });
