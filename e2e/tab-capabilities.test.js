@@ -7,7 +7,10 @@
  * daemon refuses them (the tab receives the refusal as an ERROR and logs it) and the
  * process gets nothing and stays alive; a pid the daemon did give the tab (inside a
  * closure it spawned there) reaches the process. A daemon started with --trust-tabs
- * takes the same forged SEND.
+ * takes the same forged SEND. Across daemons (B joined the tab's daemon A): the tab's
+ * forged SEND routed through A to a process of B is refused by B, and a process the tab
+ * spawned on A, holding a pid of B that B never gave the tab, has its `!` refused by B
+ * (it acts there as the tab, not as A), while A's own process reaches it.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -118,4 +121,51 @@ test('with --trust-tabs, a tab is a daemon peer: the same forged SEND is deliver
   await waitFor(async () => (await tabLog(tab)).includes('refused a frame from this node: unknown frame type 99'), 10000, 'the frames before the probe handled');
   assert.equal(await apiEval(d, "(begin (! victim (list 'count (self))) (recv (n n) (after 5 'timeout)))"), '1');
   assert.ok(!(await tabLog(tab)).includes('is a restricted peer'));
+});
+
+/** The count of messages B's victim got (it answers (count from) with it). @param {import('../node-daemon/test/helpers/daemons.js').Daemon} d */
+const countOn = (d) => apiEval(d, "(begin (! victim (list 'count (self))) (recv (n n) (after 5 'timeout)))");
+
+/**
+ * Daemons A (with a tab) and B (joined to A, with a counter process `victim` published as
+ * the service `victim`); the tab reaches B through A.
+ */
+async function twoDaemonsWithTab() {
+  const { d: a, tab } = await daemonWithTab([]);
+  const b = await startDaemon({ token, join: [a.url] });
+  daemons.push(b);
+  const printed = await apiEval(b, `(define victim (spawn (lambda () (let loop ((n 0)) (recv (('count from) (! from n) (loop n)) (_ (loop (+ n 1))))))))
+(publish-service 'victim victim)
+victim`);
+  const m = /#<pid (\d+)@/.exec(printed);
+  assert.ok(m, `not a pid: ${printed}`);
+  const worker = tab.page.workers()[0];
+  await waitFor(() => worker.evaluate((id) => /** @type {any} */ (self).termite.mesh.isReachable(id), b.id), 15000, 'the tab reaching B through A');
+  return { a, b, tab, serial: Number(m[1]) };
+}
+
+test('a tab reaching a second daemon through its own is restricted there: its routed SEND is refused', async () => {
+  const { b, tab, serial } = await twoDaemonsWithTab();
+  await forge(tab, b.id, [[1, b.id, serial, 'routed-intrusion'], [99]]);
+  const why = `SEND to process ${serial} refused: ${tab.id.slice(0, 12)} is a restricted peer and was not given that pid`;
+  await waitFor(async () => (await tabLog(tab)).includes(`${b.id.slice(0, 12)} refused a frame from this node: ${why}`), 10000, 'B\'s refusal of the routed SEND in the tab\'s log');
+  await waitFor(async () => (await tabLog(tab)).includes(`${b.id.slice(0, 12)} refused a frame from this node: unknown frame type 99`), 10000, 'the frames before the probe handled');
+  assert.ok(b.log().includes(`frame from ${tab.id.slice(0, 12)} refused: ${why}`), 'B logs the refusal');
+  assert.equal(await countOn(b), '0');
+});
+
+test('a process the tab spawned on its daemon acts on the second daemon as the tab, not as its daemon', async () => {
+  const { a, b, tab } = await twoDaemonsWithTab();
+  // A hands the tab a thunk holding B's victim; the tab spawns on A a process that sends to it
+  await apiEval(a, `${FIND_NODE}
+(define tab (find-node "${tab.id}"))
+(define v (remote-service 'victim (find-node "${b.id}")))
+(define here (current-node))
+(remote-spawn tab (lambda () (remote-spawn here (lambda () (! v 'deputy-intrusion)))))`);
+  const who = tab.id.slice(0, 12);
+  await waitFor(() => a.log().includes(`${b.id.slice(0, 12)} refused a frame from this node: SEND to process`) && a.log().includes(`from a process of ${who} refused: ${who} is a restricted peer and was not given that pid`), 15000, 'B refusing the deputy\'s SEND (A logs it)');
+  assert.equal(await countOn(b), '0');
+  // A's own process reaches it
+  await apiEval(a, "(! v 'from-a)");
+  await waitFor(async () => (await countOn(b)) === '1', 10000, 'the message from A\'s own process');
 });

@@ -37,6 +37,8 @@ const FILES = [
   'node-daemon/test/admission-flood.test.js',
   'node-daemon/test/slowloris.test.js',
   'node-daemon/test/hostile.test.js',
+  'packages/mesh/test/browser-routes.test.js',
+  'node-daemon/test/restricted-routes.test.js',
   'node-daemon/test/dashboard-api.test.js',
   'node-daemon/test/cli.test.js',
 ];

@@ -11,7 +11,12 @@
  * - a frame that cannot go on (hop limit used up, no route, next queue full) is
  *   answered to its source: RES_ERR for a request (so request() fails at once),
  *   ERROR otherwise, nothing for an error (no error storms);
- * - a routed MSG reaches the message handlers by the same call as a direct one.
+ * - a routed MSG reaches the message handlers by the same call as a direct one;
+ * - the browser mark travels: a ROUTE received from a browser peer, or marked so by an
+ *   earlier hop, is forwarded marked, and its destination reports its source as a
+ *   browser origin (`onBrowserOrigin`, once per source while remembered) before it
+ *   receives the inner frame; a marked ROUTE naming as its source this node or a node
+ *   linked here as a daemon is refused (a page posing as a daemon).
  */
 import { T, ROUTABLE, decodeFrame, encodeError, encodeResErr, encodeRoute, msgPayload, peekType, typeName } from './frames.js';
 import { HopLimitError, MalformedFrameError, QueueFullError, UnreachableError } from './errors.js';
@@ -28,7 +33,14 @@ import { isNodeId } from './identity.js';
  * @property {(from: string, f: import('./frames.js').Frame, link: Link | null) => void} receiveEndToEnd
  *   gets every other routed end-to-end frame
  * @property {import('./logger.js').Logger} logger the route log
+ * @property {(peerId: string) => boolean} isBrowserPeer whether a direct peer joined from a browser
+ * @property {(peerId: string) => boolean} isDaemonPeer whether a node is a direct peer that did not
+ * @property {(id: string, via: string) => void} onBrowserOrigin a routed frame for this node came
+ *   into the mesh from a browser at `id`
  */
+
+/** Browser origins a node remembers having reported (beyond, it forgets them all and reports again). */
+const MAX_ORIGINS = 4096;
 
 export class Forwarding {
   #localId;
@@ -41,6 +53,14 @@ export class Forwarding {
   #receiveEndToEnd;
   /** @type {import('./logger.js').Logger} */
   #log;
+  /** @type {ForwardingInit['isBrowserPeer']} */
+  #isBrowserPeer;
+  /** @type {ForwardingInit['isDaemonPeer']} */
+  #isDaemonPeer;
+  /** @type {ForwardingInit['onBrowserOrigin']} */
+  #onBrowserOrigin;
+  /** sources of marked frames already reported @type {Set<string>} */
+  #origins = new Set();
 
   /** @param {ForwardingInit} init */
   constructor(init) {
@@ -50,6 +70,9 @@ export class Forwarding {
     this.#receiver = init.receiver;
     this.#receiveEndToEnd = init.receiveEndToEnd;
     this.#log = init.logger;
+    this.#isBrowserPeer = init.isBrowserPeer;
+    this.#isDaemonPeer = init.isDaemonPeer;
+    this.#onBrowserOrigin = init.onBrowserOrigin;
   }
 
   /**
@@ -61,6 +84,9 @@ export class Forwarding {
       link.reportBad(new MalformedFrameError(`ROUTE with an invalid node id (dst ${JSON.stringify(f.dst).slice(0, 80)}, src ${JSON.stringify(f.src).slice(0, 80)})`), T.ROUTE);
       return;
     }
+    // the mark is set by the first hop that knows the source's side is a browser
+    const browser = f.browser === true || this.#isBrowserPeer(link.peerId);
+    if (browser && !this.#browserSource(link, f)) return;
     if (f.dst === this.#localId) {
       const p = msgPayload(f.inner);
       if (p !== null) {
@@ -79,9 +105,28 @@ export class Forwarding {
       this.#routeError(f, new UnreachableError(f.dst, `no route from ${this.#localId}`));
       return;
     }
-    if (!next.sendFrame(encodeRoute(f.dst, f.src, f.hopsLeft - 1, f.inner), f.src)) {
+    if (!next.sendFrame(encodeRoute(f.dst, f.src, f.hopsLeft - 1, f.inner, browser), f.src)) {
       this.#routeError(f, new QueueFullError(f.dst, next.queuedBytes, next.maxQueueBytes));
     }
+  }
+
+  /**
+   * A ROUTE that came into the mesh from a browser: refused (false) when it names as its
+   * source this node or a daemon linked here (a page cannot be one); else, when it is
+   * for this node, its source is reported as a browser origin first.
+   * @param {Link} link @param {import('./frames.js').RouteFrame} f
+   */
+  #browserSource(link, f) {
+    if (f.src === this.#localId || this.#isDaemonPeer(f.src)) {
+      link.reportBad(new MalformedFrameError(`ROUTE from a browser names ${f.src.slice(0, 12)} as its source, a node linked to ${this.#localId.slice(0, 12)} as a daemon`), T.ROUTE);
+      return false;
+    }
+    if (f.dst !== this.#localId || f.src === link.peerId || this.#origins.has(f.src)) return true;
+    if (this.#origins.size >= MAX_ORIGINS) this.#origins.clear();
+    this.#origins.add(f.src);
+    this.#log.info('browser origin', { id: f.src, via: link.peerId });
+    this.#onBrowserOrigin(f.src, link.peerId);
+    return true;
   }
 
   /**

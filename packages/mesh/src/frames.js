@@ -75,7 +75,7 @@ export const MAX_GOSSIP_ENTRIES = 1024;
  * @typedef {{type: 7 | 8, id: number, payload: Uint8Array}} ReqFrame
  * @typedef {{type: 9, id: number, name: string, message: string}} ResErrFrame
  * @typedef {{type: 10, msgId: number, index: number, total: number, part: Uint8Array}} ChunkFrame
- * @typedef {{type: 11, dst: string, src: string, hopsLeft: number, inner: Uint8Array}} RouteFrame
+ * @typedef {{type: 11, dst: string, src: string, hopsLeft: number, inner: Uint8Array, browser?: boolean}} RouteFrame
  * @typedef {{type: 12, seq: number, entries: Array<[string, string | null]>}} GossipFrame
  * @typedef {{type: 13, session: string, kind: string, a: string | null, b: string | null}} SignalFrame
  * @typedef {{type: 14 | 15, epoch: number}} SwitchFrame
@@ -255,16 +255,19 @@ function idBytes(id) {
 }
 
 /**
- * ROUTE: `[1, 11, dst, src, hopsLeft, inner]`, inner being an encoded frame.
+ * ROUTE: `[1, 11, dst, src, hopsLeft, inner]`, inner being an encoded frame; `[…,
+ * inner, true]` when the frame came into the mesh from a browser (a hop received it
+ * from a browser peer: forwarding.js), so the destination knows its source as one.
  * @param {string} dst @param {string} src @param {number} hopsLeft @param {Uint8Array} inner
+ * @param {boolean} [browser]
  */
-export function encodeRoute(dst, src, hopsLeft, inner) {
+export function encodeRoute(dst, src, hopsLeft, inner, browser = false) {
   const d = idBytes(dst);
   const s = idBytes(src);
   const n = inner.length;
-  const size = 3 + headSize(d.length) + d.length + headSize(s.length) + s.length + headSize(hopsLeft) + headSize(n) + n;
+  const size = 3 + headSize(d.length) + d.length + headSize(s.length) + s.length + headSize(hopsLeft) + headSize(n) + n + (browser ? 1 : 0);
   const out = new Uint8Array(size);
-  out[0] = 0x86; // array(6)
+  out[0] = browser ? 0x87 : 0x86; // array(7) or array(6)
   out[1] = VERSION;
   out[2] = T.ROUTE;
   let at = writeHead(out, 3, MAJOR_TEXT, d.length);
@@ -274,6 +277,7 @@ export function encodeRoute(dst, src, hopsLeft, inner) {
   at = writeHead(out, at + s.length, 0, hopsLeft);
   at = writeHead(out, at, MAJOR_BYTES, n);
   out.set(inner, at);
+  if (browser) out[at + n] = 0xf5; // true
   return out;
 }
 
@@ -423,8 +427,9 @@ function decodeChunk(r, fields) {
 
 /** @param {Reader} r @param {number} fields @returns {RouteFrame} */
 function decodeRoute(r, fields) {
-  expectFields(T.ROUTE, fields, 4);
-  return { type: T.ROUTE, dst: r.text('ROUTE destination', 128), src: r.text('ROUTE source', 128), hopsLeft: r.uint('ROUTE hops left'), inner: r.bytes('ROUTE inner frame') };
+  if (fields !== 5) expectFields(T.ROUTE, fields, 4); // the fifth: from a browser
+  const f = { type: T.ROUTE, dst: r.text('ROUTE destination', 128), src: r.text('ROUTE source', 128), hopsLeft: r.uint('ROUTE hops left'), inner: r.bytes('ROUTE inner frame') };
+  return /** @type {RouteFrame} */ (fields === 5 ? { ...f, browser: r.bool('ROUTE browser flag') } : f);
 }
 
 /** @param {Reader} r @param {number} fields @returns {GossipFrame} */

@@ -129,6 +129,9 @@ export class MeshNode {
     this.#paths = new Paths({ options: o, localId: this.id, peers, router, timers: this.#timers, events, logger: this.routeLog });
     this.#forwarding = new Forwarding({
       localId: this.id, hopLimit: o.hopLimit, paths: this.#paths, receiver: this, logger: this.routeLog,
+      isBrowserPeer: (id) => this.#browserPeers.has(id),
+      isDaemonPeer: (id) => peers.has(id) && !this.#browserPeers.has(id),
+      onBrowserOrigin: (id, via) => this.#events.emit('peer:browser', { id, via }),
       receiveEndToEnd: (from, f, link) => this.#onEndToEnd(from, f, link),
     });
     this.#gossip = new Gossip({ localId: this.id, peers, router, paths: this.#paths, events, isStarted });

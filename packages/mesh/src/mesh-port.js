@@ -54,7 +54,10 @@
  *   QueueFullError, message naming the destination);
  * - 'peer:refused': a handshake failed (we refused, or were refused: byPeer);
  * - 'routes': what routes() returns may have changed (a neighbour's gossip, or a
- *   neighbour gone).
+ *   neighbour gone);
+ * - 'peer:browser': a node with no direct link here (`id`) reached this node through
+ *   `via` from a browser (a routed frame marked so by the hop that received it from a
+ *   browser peer), emitted before that frame is received (forwarding.js).
  * @typedef {{
  *   'peer:up': {id: string, transport: string, address: string, direction: string, browser?: boolean},
  *   'peer:down': {id: string, reason: string},
@@ -65,6 +68,7 @@
  *   'peer:error': {id: string, name: string, message: string, fatal: boolean},
  *   'peer:refused': {address: string, transport: string, reason: string, message: string, byPeer: boolean},
  *   'routes': {via: string},
+ *   'peer:browser': {id: string, via: string},
  * }} MeshEvents
  */
 

@@ -88,10 +88,11 @@ export function bytes(n, seed = 0) {
 
 /**
  * An admitted raw connection to `url`, with a queue of the frames it receives.
- * @param {string} url
+ * @param {string} url @param {import('../src/transports/ws-common.js').WebSocketInit} [init]
+ *   transport options (`origin`: dial as a browser page)
  */
-export async function admittedRaw(url) {
-  const conn = await webSocketTransport()({ logger: createMemoryLogger() }).dial(url);
+export async function admittedRaw(url, init = {}) {
+  const conn = await webSocketTransport(init)({ logger: createMemoryLogger() }).dial(url);
   const identity = await createIdentity();
   await runHandshake(conn, {
     identity, tokenKey: await deriveTokenKey(TOKEN), role: ROLE_DIALER, maxMessageBytes: 1 << 20, listenUrl: null,

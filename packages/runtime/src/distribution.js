@@ -77,7 +77,8 @@ export { DEFAULT_DENIED };
  * @property {Set<string>} [evalPeers] peers that may ask this node to evaluate text (EVAL)
  * @property {Iterable<string>} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned (capabilities.js)
  * @property {boolean} [restrictBrowserPeers] every peer that joins from a browser (the mesh's
- *   'link:up' event says `browser`) is a restricted peer too (default false; a daemon sets it
+ *   'link:up' event says `browser`; or 'peer:browser', for one that reaches this node through
+ *   another; or an AS frame's flag) is a restricted peer too (default false; a daemon sets it
  *   unless `--trust-tabs`)
  */
 
@@ -126,6 +127,8 @@ export class Distribution {
     this.carried = new Map();
     /** @type {Set<string>} restricted peers named so because they joined from a browser, oldest first (capabilities.js) */
     this.browserPeers = new Set();
+    /** whether a peer that joined from a browser — directly, or as the mesh or an AS frame says — is restricted */
+    this.restrictsBrowsers = opts.restrictBrowserPeers === true;
     /** refuseUngiven's window: when the last refusal was logged, and how many since */
     this.capabilityRefusals = { since: -Infinity, count: 0 };
     /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
@@ -175,6 +178,8 @@ export class Distribution {
     mesh.on('peer:up', (e) => this.notePeer(e.id));
     // before any frame of the link is read (the mesh emits it as it admits the link)
     if (opts.restrictBrowserPeers === true) mesh.on('link:up', (e) => { if (e.browser === true) this.restrictBrowserPeer(e.id); });
+    // a tab that reaches this node through another: before its first routed frame is read
+    if (opts.restrictBrowserPeers === true) mesh.on('peer:browser', (e) => this.restrictBrowserPeer(e.id));
     mesh.on('peer:down', (e) => (this.peerDown(e.id, e.reason), this.spacesPeerDown(e.id, e.reason)));
     mesh.on('routes', () => (this.routesChanged(), this.spacesRoutesChanged()));
     this.watchRefusals(mesh);
@@ -308,6 +313,11 @@ export class Distribution {
   mayPublish = capabilities.mayPublish;
   refuseUngiven = capabilities.refuseUngiven;
   restrictBrowserPeer = capabilities.restrictBrowserPeer;
+  actingFor = capabilities.actingFor;
+  actFrame = capabilities.actFrame;
+  actRequest = capabilities.actRequest;
+  onActedFrame = capabilities.onActedFrame;
+  answerActed = capabilities.answerActed;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

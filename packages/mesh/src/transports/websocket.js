@@ -142,6 +142,7 @@ export class WebSocketTransport {
     this.maxMessageBytes = init.maxMessageBytes ?? DEFAULT_WS_MAX_MESSAGE_BYTES;
     this.hardLimitBytes = init.hardLimitBytes ?? 4 * this.maxMessageBytes;
     this.dialTimeoutMs = init.dialTimeoutMs;
+    this.origin = init.origin;
     this.log = components.logger.child('websocket');
   }
 
@@ -153,7 +154,7 @@ export class WebSocketTransport {
   async dial(url, options = {}) {
     throwIfAborted(options.signal);
     checkWsUrl(url);
-    const ws = new WebSocket(url, { maxPayload: this.hardLimitBytes, perMessageDeflate: false });
+    const ws = new WebSocket(url, { maxPayload: this.hardLimitBytes, perMessageDeflate: false, ...(this.origin === undefined ? {} : { origin: this.origin }) });
     const conn = new WsConnection(ws, 'outbound', url, this.maxMessageBytes, this.hardLimitBytes);
     return guardedDial(url, (resolve, reject) => {
       ws.once('open', () => resolve(conn));

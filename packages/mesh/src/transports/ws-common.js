@@ -20,6 +20,9 @@ export const DEFAULT_DIAL_TIMEOUT_MS = 10_000;
  *   maxMessageBytes and this, the mesh answers FrameTooLargeError and carries
  *   on. Node only. (default 4 × maxMessageBytes)
  * @property {number} [dialTimeoutMs] (default 10000)
+ * @property {string} [origin] an `Origin` header on the upgrades this node dials, as a
+ *   browser page sends (Node only; the node it dials then knows it as a browser peer:
+ *   tests use it to play a tab). (default none)
  */
 
 /** @param {string} url */

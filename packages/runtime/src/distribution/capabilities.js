@@ -25,6 +25,17 @@
  * (`checkMentions`), so a peer cannot forge a capability by writing it into a value for
  * one of this node's processes to use.
  *
+ * No confused deputy: a process of a restricted peer (`proc.peer`) that acts on another
+ * node — `!`, a signal, a link, a kill, a Linda operation on a space held there, a
+ * remote spawn, a migration, a service lookup — does not act as this node there. Its
+ * frame or request goes wrapped in AS, naming the peer (`actFrame`, `actRequest`), and
+ * the receiver checks it as if the peer had sent it (`onActedFrame`, `answerActed`): it
+ * reaches there only what that node gave the peer, and what it starts or moves in there
+ * is the peer's. (Checking here, before sending, could not work: only the node that owns
+ * a pid or a space knows whether it gave it to the peer.) The receiver restricts the peer
+ * by its own rules; the wrapper's `browser` flag says the peer joined from a browser,
+ * so a daemon that restricts tabs restricts it.
+ *
  * Invariants:
  *  - nothing here runs for an unrestricted peer: the callers test `restricted.size`
  *    first, so the daemon-to-daemon path costs one comparison per frame;
@@ -36,14 +47,21 @@
  *    searched to at most CHECK_LIMIT values, and refused beyond (it cannot be checked);
  *    a search follows a closure's free values and a frame's saved values, not code;
  *  - a refused frame costs one log line and one ERROR frame a second at most, with the
- *    count refused since then; a refused request is answered with the reason.
+ *    count refused since then; a refused request is answered with the reason;
+ *  - a frame or request acted for a peer is wrapped only when its sender is a process
+ *    whose owner is restricted here and it goes to another node than the owner's; AS is
+ *    refused from a restricted peer (a peer acts for no other).
  *
  * These functions are Distribution's methods (`this` is the Distribution).
  */
 import { Closure, Frame } from '@termite/scheme';
+import { R } from '@termite/scheme/internal';
 import { Pid, SpaceRef } from '../termite-values.js';
-import { FRAMES, R_SPAWN, R_MIGRATE, R_ENV, R_SERVICE, key } from './frame-vocabulary.js';
-import { kindOf } from '../linda/space-table.js';
+import {
+  FRAMES, F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_EXITED, F_AS, R_SPAWN, R_MIGRATE, R_ENV, R_SERVICE, R_AS, key,
+} from './frame-vocabulary.js';
+import { kindOf, spaceTable } from '../linda/space-table.js';
+import { F_SPACE_OP, F_SPACE_REPLY, S_ERROR, OP } from '../linda/remote-spaces.js';
 
 /** Pids (and spaces, and environments) one restricted peer keeps from this node (the oldest forgotten first). */
 export const MAX_GIVEN = 65536;
@@ -331,4 +349,157 @@ export function mayPublish(peer, name) {
  */
 export function refuseUngiven(from, why) {
   this.refuseOncePerSecond(this.capabilityRefusals, 'frames from restricted peers refused', from, why);
+}
+
+// ------------------------------------------------------------ acting for a peer
+
+/** One-way frames by which a process acts on another node (wrapped in AS for a restricted peer's). */
+const ACTS = new Set([F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_EXITED, F_SPACE_OP]);
+/** Requests by which it acts (CODE, ENV and STATS are this node's own needs, not acts). */
+const ACTED_REQUESTS = new Set([R_SPAWN, R_MIGRATE, R_SERVICE]);
+
+/**
+ * The restricted peer whose process `proc` (default: the running one) is, or null.
+ * @param {any} [proc]
+ * @returns {string | null}
+ * @this {Distribution}
+ */
+export function actingFor(proc = null) {
+  const p = proc ?? /** @type {any} */ (R.thread)?.owner;
+  const peer = p?.peer;
+  return typeof peer === 'string' && this.restricted.has(peer) ? peer : null;
+}
+
+/**
+ * A one-way frame about to go to `to`: wrapped in AS when the running process acts for
+ * a restricted peer and `to` is another node than that peer's. Called only while some
+ * peer is restricted.
+ * @param {string} to @param {any[]} frame
+ * @this {Distribution}
+ */
+export function actFrame(to, frame) {
+  if (!ACTS.has(frame[0])) return frame;
+  const owner = this.actingFor(null);
+  return owner === null || owner === to ? frame : [F_AS, owner, this.browserPeers.has(owner), frame];
+}
+
+/**
+ * A request about to go to `to`, made for the restricted peer `owner` (null: for this
+ * node): wrapped in AS unless it goes to the owner's node.
+ * @param {string} to @param {any[]} req @param {string | null} owner
+ * @this {Distribution}
+ */
+export function actRequest(to, req, owner) {
+  return owner === null || owner === to || !ACTED_REQUESTS.has(req[0]) ? req : [R_AS, owner, this.browserPeers.has(owner), req];
+}
+
+/**
+ * Unwrap an AS (frame or request) from `from`: its inner frame, with the environment
+ * list of the AS appended (the shape every handler reads), and whether its owner is
+ * restricted here. A daemon that restricts tabs (`restrictBrowserPeers`) restricts an
+ * owner the sender says joined from a browser. Throws when malformed or when `from` is
+ * itself restricted (a peer acts for no other: it could name one to have it restricted).
+ * @param {string} from @param {any[]} f @param {Set<number>} types the inner types allowed
+ * @returns {{owner: string, inner: any[], restricted: boolean}}
+ * @this {Distribution}
+ */
+function unwrapActed(from, f, types) {
+  const [type, owner, browser, inner] = f;
+  const what = type === F_AS ? 'AS frame' : 'AS request';
+  if (f.length !== 5 || typeof owner !== 'string' || owner.length === 0 || owner.length > 128 || typeof browser !== 'boolean' ||
+      !Array.isArray(inner) || !types.has(inner[0])) throw new Error(`malformed ${what}`);
+  if (this.restricted.has(from)) throw new Error(`${what} refused: ${from.slice(0, 12)} is a restricted peer and acts for no other node`);
+  inner.push(f[4]);
+  if (owner === this.node.id) return { owner, inner, restricted: false };
+  if (browser && this.restrictsBrowsers) this.restrictBrowserPeer(owner);
+  return { owner, inner, restricted: this.restricted.has(owner) };
+}
+
+/**
+ * An AS frame from `from`: its inner frame is handled as from `from` (answers, MOVED,
+ * forwarding go to it) once it passed the checks of a frame from its owner, when the
+ * owner is restricted here. A refusal is an ERROR frame to `from` and a log line (once a
+ * second); a refused SPACE_OP that waits for an answer is answered with the reason.
+ * @param {string} from @param {any[]} f @param {Uint8Array} bytes
+ * @this {Distribution}
+ */
+export function onActedFrame(from, f, bytes) {
+  let acted;
+  try {
+    acted = unwrapActed.call(this, from, f, ACTS);
+  } catch (e) {
+    this.refuse(from, e);
+    return;
+  }
+  const { owner, inner } = acted;
+  const why = acted.restricted ? actedFrameRefusal(this, owner, inner) : null;
+  if (why === null) {
+    this.handleFrame(from, inner, bytes);
+    return;
+  }
+  if (inner[0] === F_SPACE_OP && Number.isSafeInteger(inner[1]) && inner[1] > 0) this.emit(from, [F_SPACE_REPLY, inner[1], S_ERROR, why]);
+  this.refuseUngiven(from, why);
+}
+
+/**
+ * Why the restricted peer `owner` may not have `inner` (a one-way frame one of its
+ * processes sent through another node) handled here, or null. A frame for a process
+ * not here is not checked here: it is forwarded, still wrapped, or dropped.
+ * @param {Distribution} d @param {string} owner @param {any[]} inner
+ * @returns {string | null}
+ */
+function actedFrameRefusal(d, owner, inner) {
+  const who = owner.slice(0, 12);
+  if (inner[0] === F_SPACE_OP) {
+    const [, , op, name] = inner;
+    if (typeof name !== 'string') return null; // onSpaceFrame says what is wrong
+    const ok = op === OP.make ? d.mayMakeSpace(owner, name, spaceTable(d.node).info.has(name)) : d.maySpace(owner, name);
+    const opName = Object.keys(OP).find((k) => /** @type {any} */ (OP)[k] === op) ?? op;
+    return ok ? null : `${opName}: a process of ${who} (a restricted peer) may not use the space ${name.slice(0, 100)}, which was not given to that peer`;
+  }
+  if (typeof inner[1] !== 'string' || !Number.isInteger(inner[2])) return null; // handleFrame says what is wrong
+  const pid = new Pid(inner[1], inner[2]);
+  const proc = d.node.local(pid);
+  if (proc === null) return null;
+  const what = `${FRAMES[inner[0]]?.[0] ?? inner[0]} to process ${pid.n} from a process of ${who}`;
+  if (!d.mayReach(owner, pid, proc)) return `${what} refused: ${who} is a restricted peer and was not given that pid`;
+  return inner.length < 5 ? null : d.checkMentions(owner, inner[3], what);
+}
+
+/**
+ * The answer to an AS request from `from`: a SPAWN, MIGRATE or SERVICE made by a
+ * process of `owner` on `from`. When `owner` is restricted here it is checked as if
+ * `owner` asked (a MIGRATE: what the process carries, not where it comes from — `from`
+ * is where it is); what it spawns or moves in here is `owner`'s (its quota, its
+ * rights), and what the answer hands out counts as given to `owner`.
+ * @param {string} from @param {any[]} req
+ * @this {Distribution}
+ */
+export function answerActed(from, req) {
+  const { owner, inner, restricted } = unwrapActed.call(this, from, req, ACTED_REQUESTS);
+  if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner);
+  /** @type {any} */
+  let value;
+  if (inner[0] === R_SPAWN) value = this.acceptSpawn(owner, inner[1], inner[2], inner[3]);
+  else if (inner[0] === R_MIGRATE) {
+    if (restricted) checkActedMigration(this, owner, inner[1]);
+    value = this.acceptMigration(from, inner[1], owner);
+  } else value = this.answerNow(from, inner);
+  if (restricted) this.give(owner, value);
+  return value;
+}
+
+/**
+ * Throw when a process of the restricted peer `owner`, migrating here from another node,
+ * carries a pid or space of this node that `owner` may not reach (its own pid, and those
+ * it left this node with, excepted).
+ * @param {Distribution} d @param {string} owner @param {any} state
+ */
+function checkActedMigration(d, owner, state) {
+  const pid = Array.isArray(state) ? state[0] : null;
+  if (!(pid instanceof Pid)) return; // acceptMigration says what is wrong
+  const also = new Set(d.carried.get(key(pid.node, pid.n)));
+  if (pid.node === d.node.id) also.add(pid.n);
+  const why = d.checkMentions(owner, state, `MIGRATE of process ${pid.n} for ${owner.slice(0, 12)}`, also);
+  if (why !== null) throw new Error(why);
 }

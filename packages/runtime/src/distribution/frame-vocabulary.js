@@ -18,6 +18,11 @@
  *                                               unknown type, code it named unobtainable); logged, never answered
  *     EXITED [9, to-node, to-n, from]          `from`, linked to `to`, returned normally: only a monitor's
  *                                               relay takes it (a normal end kills no linked process)
+ *     AS     [10, owner, browser?, frame]         `frame` (one of the above, without its environment
+ *                                               list, or a SPACE_OP) sent by a process of the
+ *                                               restricted peer `owner` (browser?: it joined from a
+ *                                               browser): the receiver checks it as if `owner` sent it
+ *                                               (capabilities.js)
  *     SPACE_OP, SPACE_REPLY, SPACE_ACK, SPACE_CANCEL [30..33, ...]  operations on tuple spaces held by other
  *                                               nodes: ../linda/remote-spaces.js has their shapes
  *   requests (mesh.request; remote-requests.js), answered [#t value versions] or [#f error-message versions]:
@@ -30,6 +35,8 @@
  *     EVAL    [26, text]                        evaluate Scheme text in the node's REPL environment
  *                                               (JSON text: {ok, outputs}); only for nodes that
  *                                               enable it (the daemon's dashboard)
+ *     AS      [27, owner, browser?, request]    a SPAWN, MIGRATE or SERVICE made by a process of the
+ *                                               restricted peer `owner`, checked as if `owner` asked
  *
  * Invariants: the numbers are the wire format (other nodes and e2e tests use them); a
  * SEND frame written by sendHeadBytes + message + NO_ENVS_BYTES is byte for byte the
@@ -37,12 +44,12 @@
  */
 import { CborWriter, CodecError } from '@termite/scheme/internal';
 
-export const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8, F_EXITED = 9;
+export const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8, F_EXITED = 9, F_AS = 10;
 /** Frame names (for messages) and their lengths on the wire (the environment versions included). */
 export const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4], null, ['EXITED', 5]];
 /** The environment list of a frame with no procedure in it (encode's small path). */
 export const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
-export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26;
+export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26, R_AS = 27;
 
 /** The encoding of NO_ENVS, the last item of a SEND frame with no procedure in it. */
 export const NO_ENVS_BYTES = new Uint8Array([0x80]);

@@ -60,7 +60,7 @@ export async function migrate(proc, ref) {
     seen = shippedUpTo;
     shippedLinks = [.../** @type {Pid[]} */ (state[3])];
     if (this.restricted.size !== 0 && proc.pid.node === this.node.id) this.noteCarried(proc.pid, state);
-    await this.call(to, [R_MIGRATE, state]);
+    await this.call(to, [R_MIGRATE, state], true, this.restricted.size === 0 ? null : this.actingFor(proc));
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     this.node.resumeExternal(proc, { raise: new ErrorObject(`cannot migrate: ${msg}`, arrayToList([ref]), 'migrate', 'migrate') });
@@ -128,8 +128,13 @@ export function processState(proc) {
   return { state: [proc.pid, thread, mailbox, proc.links ?? [], visited], shippedUpTo: last };
 }
 
-/** @param {string} from @param {any} state @this {Distribution} */
-export function acceptMigration(from, state) {
+/**
+ * @param {string} from @param {any} state
+ * @param {string} [peer] whose the process is here (its quota, its rights): `from`, or the
+ *   restricted peer a process acts for (capabilities.js, answerActed)
+ * @this {Distribution}
+ */
+export function acceptMigration(from, state, peer = from) {
   if (!Array.isArray(state) || state.length !== 5 || !(state[0] instanceof Pid)) throw new CodecError('malformed process state');
   const [pid, thread, mailbox, links, visited] = state;
   if (!Array.isArray(mailbox) || !Array.isArray(links) || !links.every((l) => l instanceof Pid) || !Array.isArray(visited)) {
@@ -141,7 +146,7 @@ export function acceptMigration(from, state) {
   if (mailbox.length > max) {
     throw new Error(`its mailbox holds ${mailbox.length} messages, over the limit of ${max} messages a mailbox may hold on node ${this.node.id.slice(0, 12)}`);
   }
-  const proc = this.node.adopt(pid, threadFromData(thread, null), from);
+  const proc = this.node.adopt(pid, threadFromData(thread, null), peer);
   proc.visited = visited;
   proc.links = links.length > 0 ? links : null;
   try {

@@ -31,7 +31,7 @@ import { encodeSmallValue, encodeSmallBetween, encodeAnyValue } from '@termite/s
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { Pid, serialHeadSize, serialAt } from '../termite-values.js';
 import {
-  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
+  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, F_AS, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
   NOT_READY, sendHeadBytes, key,
 } from './frame-vocabulary.js';
 import { F_SPACE_OP, F_SPACE_CANCEL } from '../linda/remote-spaces.js';
@@ -79,7 +79,10 @@ export function encode(frame) {
  */
 export function emit(to, frame, pid = null) {
   let bytes;
-  if (this.restricted.size !== 0) this.give(to, frame);
+  if (this.restricted.size !== 0) {
+    this.give(to, frame);
+    frame = this.actFrame(to, frame); // a restricted peer's process acts as that peer (capabilities.js)
+  }
   try {
     bytes = this.encode(frame);
   } catch (e) {
@@ -103,7 +106,10 @@ export function emit(to, frame, pid = null) {
  */
 export function send(pid, msg) {
   const to = this.whereIs(pid);
-  if (this.restricted.size !== 0) this.give(to, msg);
+  if (this.restricted.size !== 0) {
+    this.give(to, msg);
+    if (this.actingFor(null) !== null) return this.emit(to, [F_SEND, pid.node, pid.n, msg], pid); // wrapped there
+  }
   // the common case in one pass, the pid's part of the frame encoded once per pid
   let bytes = null;
   const head = this.sendHead(pid);
@@ -274,11 +280,9 @@ export function handleFrame(from, f, bytes) {
     return;
   }
   const [type, pnode, pn] = f;
-  if (type === F_ERROR) {
-    this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
-    return;
-  }
+  if (type === F_ERROR) return void this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
   if (type >= F_SPACE_OP && type <= F_SPACE_CANCEL) return this.onSpaceFrame(from, f); // linda/remote-spaces.js
+  if (type === F_AS) return void this.onActedFrame(from, f, bytes); // for a restricted peer's process: capabilities.js
   const shape = FRAMES[type];
   if (!Number.isInteger(type) || shape == null) {
     this.refuse(from, `unknown frame type ${type}`);

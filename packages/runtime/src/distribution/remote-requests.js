@@ -19,7 +19,7 @@
  * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
-import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, NOT_READY, answerValue } from './frame-vocabulary.js';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -98,6 +98,7 @@ export function answerRestricted(from, value) {
 
 /** The answer to any request but R_EVAL. @param {string} from @param {any[]} req @this {Distribution} */
 export function answerNow(from, req) {
+  if (req[0] === R_AS) return this.answerActed(from, req); // for a restricted peer's process (capabilities.js)
   // a restricted peer may ask only for what it was given (capabilities.js)
   if (this.restricted.size !== 0 && this.restricted.has(from)) this.checkRequest(from, req);
   switch (req[0]) {
@@ -118,11 +119,15 @@ export function answerNow(from, req) {
 /**
  * Send a request, decode the answer (fetching code it needs from the same node).
  * @param {string} to @param {any[]} req @param {boolean} [wait] see decodeFetching
+ * @param {string | null} [owner] the restricted peer whose process makes it (capabilities.js, actRequest)
  * @this {Distribution}
  */
-export function call(to, req, wait = true) {
+export function call(to, req, wait = true, owner = null) {
   let bytes;
-  if (this.restricted.size !== 0) this.give(to, req);
+  if (this.restricted.size !== 0) {
+    this.give(to, req);
+    req = this.actRequest(to, req, owner);
+  }
   try {
     bytes = this.encode(req);
   } catch (e) {

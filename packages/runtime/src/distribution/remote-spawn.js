@@ -25,22 +25,28 @@ import { R_SPAWN, R_SERVICE } from './frame-vocabulary.js';
  * @this {Distribution}
  */
 export function remoteSpawn(ref, thunk, params, linkTo) {
+  // the restricted peer the calling process acts for (capabilities.js), read while it runs
+  const owner = this.restricted.size === 0 ? null : this.actingFor(null);
   const to = this.knownNode(ref);
-  if (to === null) return this.resolveNode(ref).then((id) => this.spawnOn(id, thunk, params, linkTo));
-  return this.spawnOn(to, thunk, params, linkTo);
+  if (to === null) return this.resolveNode(ref).then((id) => this.spawnOn(id, thunk, params, linkTo, owner));
+  return this.spawnOn(to, thunk, params, linkTo, owner);
 }
 
-/** @param {string} to @param {any} thunk @param {any} params @param {Pid|false} linkTo @returns {Promise<Pid>} @this {Distribution} */
-export function spawnOn(to, thunk, params, linkTo) {
+/**
+ * @param {string} to @param {any} thunk @param {any} params @param {Pid|false} linkTo
+ * @param {string | null} [owner] the restricted peer the caller acts for: the process is its
+ * @returns {Promise<Pid>} @this {Distribution}
+ */
+export function spawnOn(to, thunk, params, linkTo, owner = null) {
   if (to === this.node.id) {
-    const p = this.node.spawn(thunk, { params });
+    const p = this.node.spawn(thunk, { params, peer: owner });
     if (linkTo) {
       this.node.addLink(p.pid, linkTo);
       this.node.addLink(linkTo, p.pid);
     }
     return Promise.resolve(p.pid);
   }
-  return this.call(to, [R_SPAWN, thunk, params, linkTo]).then((/** @type {unknown} */ pid) => {
+  return this.call(to, [R_SPAWN, thunk, params, linkTo], true, owner).then((/** @type {unknown} */ pid) => {
     if (!(pid instanceof Pid)) throw new CodecError('spawn answered something that is not a pid');
     if (linkTo) {
       this.node.addLink(linkTo, pid);
@@ -79,5 +85,5 @@ export async function remoteService(name, ref, peer = null) {
     if (!pid) throw new Error(`no service named ${name} on this node`);
     return pid;
   }
-  return this.call(to, [R_SERVICE, name]);
+  return this.call(to, [R_SERVICE, name], true, peer !== null && this.restricted.has(peer) ? peer : null);
 }

@@ -46,7 +46,7 @@ import { deadlineError } from './qos.js';
 export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32, F_SPACE_CANCEL = 33;
 export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
 const OP_NAMES = [null, 'out', 'inp', 'rdp', 'in', 'rd', 'count', 'make'];
-const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_TIMEOUT = 3, S_ERROR = 4;
+export const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_TIMEOUT = 3, S_ERROR = 4;
 /** helpers a peer may keep waiting on this node */
 export const MAX_WAITING = 10000;
 /** withdrawn tuples a peer may leave unacknowledged */
