@@ -45,21 +45,21 @@ export function findShared(root, onCode) {
  * findShared for values without code whose lists neither loop nor merge (the common
  * case), with no identity lookup for a list's pairs after its first: only the objects
  * reached otherwise than as a cdr (entries: the root, elements, fields, a dotted tail)
- * are recorded. Why that is exact: a pair after the first of its list is reached twice
- * only through a cdr of another list (then the two lists end in the same last pair,
- * found by recording each list's last pair) or as an entry too (found by a second walk
- * of the lists, looking each pair up among the entries: a pair never recorded has no
- * identity hash, so that lookup is cheap). A list that loops (Brent's cycle finding
- * meets the tortoise), two lists that merge, and any procedure or continuation (their
- * code must be reported once) answer UNDECIDED: findSharedExact decides.
+ * are recorded, and each list's last pair. Why that is exact: every entry that is a
+ * pair has its list walked, so a pair reached twice — through two cdrs, or through a
+ * cdr and as an entry — lies on two walked lists, and two lists that share a pair share
+ * their last pair (from the first shared pair on they are the same list): recording
+ * last pairs finds every such case. Once none is found, the walked lists are disjoint,
+ * every object is reached once per reference to it, and a repeat among the entries is
+ * exactly a shared object. A list that loops (Brent's cycle finding meets the tortoise),
+ * two lists that share a pair, and any procedure or continuation (their code must be
+ * reported once) answer UNDECIDED: findSharedExact decides.
  * @param {any} root
  * @returns {Set<any> | null | typeof UNDECIDED}
  */
 function findSpineShared(root) {
   const entries = new Seen();
   const ends = new Seen();
-  /** @type {Pair[]} */
-  const heads = [];
   /** @type {Set<any> | null} */
   let shared = null;
   const stack = [root];
@@ -83,16 +83,7 @@ function findSpineShared(root) {
       continue;
     }
     const last = walkSpine(x, stack);
-    if (last === null) return UNDECIDED;
-    // a list of one pair ends where another list ends only as that list's inside,
-    // which the second walk finds: only longer lists' last pairs are recorded
-    if (last !== x) {
-      if (ends.add(last)) return UNDECIDED;
-      heads.push(x);
-    }
-  }
-  for (const h of heads) {
-    for (let p = h.cdr; p instanceof Pair; p = p.cdr) if (entries.has(p)) (shared ??= new Set()).add(p);
+    if (last === null || ends.add(last)) return UNDECIDED;
   }
   return shared;
 }
