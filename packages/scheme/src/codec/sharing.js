@@ -42,6 +42,17 @@ export function findShared(root, onCode) {
 }
 
 /**
+ * Whether `root` is made only of lists, vectors, bytevectors, mutable strings and
+ * immutable values (atoms, leaf extensions) with no object reached twice: then a copy
+ * of it needs no memo (copy.js in the runtime, a message between two processes). False
+ * when unsure (anything else, or lists that loop or merge).
+ * @param {any} root
+ */
+export function sharesNothing(root) {
+  return findSpineShared(root, true) === null;
+}
+
+/**
  * findShared for values without code whose lists neither loop nor merge (the common
  * case), with no identity lookup for a list's pairs after its first: only the objects
  * reached otherwise than as a cdr (entries: the root, elements, fields, a dotted tail)
@@ -53,11 +64,12 @@ export function findShared(root, onCode) {
  * every object is reached once per reference to it, and a repeat among the entries is
  * exactly a shared object. A list that loops (Brent's cycle finding meets the tortoise),
  * two lists that share a pair, and any procedure or continuation (their code must be
- * reported once) answer UNDECIDED: findSharedExact decides.
- * @param {any} root
+ * reported once) answer UNDECIDED: findSharedExact decides. With `plainOnly`, so does
+ * any object other than a pair, vector, bytevector, mutable string or leaf extension.
+ * @param {any} root @param {boolean} [plainOnly]
  * @returns {Set<any> | null | typeof UNDECIDED}
  */
-function findSpineShared(root) {
+function findSpineShared(root, plainOnly = false) {
   const entries = new Seen();
   const ends = new Seen();
   /** @type {Set<any> | null} */
@@ -69,6 +81,7 @@ function findSpineShared(root) {
     if (x instanceof Closure || x instanceof Frame) return UNDECIDED;
     const ext = extensionOf(x);
     if (ext !== undefined && ext.leaf === true) continue;
+    if (plainOnly && !(x instanceof Pair || Array.isArray(x) || x instanceof MString || x instanceof Uint8Array) && (ext !== undefined || isShareable(x))) return UNDECIDED;
     if (!isShareable(x)) {
       if (x instanceof Record || x instanceof ErrorObject) continue;
       if (ext) for (const f of ext.encode(x)) stack.push(f);
