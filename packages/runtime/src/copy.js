@@ -10,6 +10,10 @@
  * continuation frames, memory ports. Sharing and cycles inside a message are preserved (a memo of what was
  * copied); the copy is iterative, so a long list costs no recursion.
  *
+ * A bigger message in which no object is reached twice and that holds only lists,
+ * vectors, bytevectors and strings (the codec's sharesNothing: a long list of numbers)
+ * is copied with no memo lookups at all.
+ *
  * Small messages (the common case) take a fast path with a tiny linear memo instead of
  * a Map: a bounded
  * recursive copy that gives up — and falls back to the general copy — when the message
@@ -17,7 +21,7 @@
  */
 import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-data.js';
 import { Char, Special, RecordType, MString, Compnum } from '@termite/scheme';
-import { ParamKey, charge } from '@termite/scheme/internal';
+import { ParamKey, charge, sharesNothing } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 
 /**
@@ -136,7 +140,8 @@ function needsCopy(x) {
  * @param {any} root
  */
 function graphCopy(root) {
-  const memo = new Map();
+  // a message that shares nothing (a long list of numbers...) is copied with no lookups
+  const memo = sharesNothing(root) ? new NoMemo() : new Map();
   try {
     return graphCopyWith(memo, root);
   } finally {
@@ -144,7 +149,15 @@ function graphCopy(root) {
   }
 }
 
-/** graphCopy's work, with its memo of what was copied. @param {Map<any, any>} memo @param {any} root */
+/** The memo of a message in which no object is reached twice: nothing to look up; it counts the copies (the charge). */
+class NoMemo {
+  size = 0;
+  get() { return undefined; }
+  has() { return false; }
+  set() { this.size++; return this; }
+}
+
+/** graphCopy's work, with its memo of what was copied. @param {Map<any, any>|NoMemo} memo @param {any} root */
 function graphCopyWith(memo, root) {
   /** @type {(() => void)[]} */
   const fill = [];
@@ -217,7 +230,7 @@ function graphCopyWith(memo, root) {
  * graphCopy of a pair: a list's spine is copied in one loop (a long list is the
  * commonest big message): each pair not met before gets its copy at once, linked to the
  * next; only the cars (and a last cdr) that are themselves mutable wait in `fill`.
- * @param {Pair} x @param {Map<any, any>} memo @param {(() => void)[]} fill
+ * @param {Pair} x @param {Map<any, any>|NoMemo} memo @param {(() => void)[]} fill
  * @param {(x: any) => any} copy graphCopy's copy of any value
  */
 function copySpine(x, memo, fill, copy) {

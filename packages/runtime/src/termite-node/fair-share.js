@@ -8,9 +8,9 @@
  *
  * How (rounds of quotas, deficits carried over): each group counts the reductions its
  * processes did (`spent`, charges of primitives included). A process that comes up to
- * run after a yield (not woken by a message, a tuple, a timer or an answer: those run at
- * once) while its group's count is at its QUOTA or more is put back at the end of the
- * run queue without running (`core.yield`), provided that more than one group ran in
+ * run (after a yield, or woken by a message, a tuple, a timer or an answer) while its
+ * group's count is at its QUOTA or more is put back at the end of the run queue
+ * without running (`core.yield`), provided that more than one group ran in
  * this round or the last one. A round ends when every ready process was put back in a
  * row (counted against the core's ready count) or when the scheduler's run ends (≤ 8 ms);
  * then every group's count goes down by QUOTA — or, when everything ready was put back,
@@ -29,8 +29,10 @@
  *    the loop's cost is an addition and two comparisons a slice;
  *  - a group is in `owing` exactly while its count is above zero; `roundGroups` holds the
  *    groups that ran in the current round, each once (`ranIn`);
- *  - a woken process is never put back (its wake reason would be lost): interactive
- *    processes keep their latency; only processes that used up their slice wait.
+ *  - a process woken by a message (a tuple, a timeout, an answer) is put back like one
+ *    that used up its slice, after taking its wake-up: a peer whose processes wake each
+ *    other with messages gets its share, no more; a process of a group under its quota
+ *    runs at once when woken (interactive processes keep their latency).
  *
  * These functions are TermiteNode's methods (`this` is the node).
  */
@@ -92,16 +94,20 @@ export function charged(g, used) {
 /**
  * runReady found `proc` over its group's quota: put it back, and end the round when
  * every ready process was put back in a row. Returns false when the process should
- * run after all (its group is the only one running lately, or it is a handler).
- * @param {Process} proc @this {TermiteNode}
+ * run after all (its group is the only one running lately, or it is a handler). A
+ * process the core woke (a message, a tuple, a timeout, an answer: `reason`) takes its
+ * wake-up first (scheduler.js prepareWake: the message received, the answer set), so
+ * it resumes with it when it comes up again, like a process that used up its slice.
+ * @param {Process} proc @param {string} reason why the core made it ready @this {TermiteNode}
  */
-export function putBack(proc) {
+export function putBack(proc, reason) {
   const g = proc.group;
   if (this.roundGroups.length < 2 && this.lastRoundGroups < 2) {
     this.forgive(g); // alone: no debt
     return false;
   }
   if (proc.handler !== null) return false;
+  if (proc.waiting !== null) this.prepareWake(proc, proc, reason);
   if (this.putBacks === 0) {
     this.putBackLimit = this.core.processStats().ready + 1;
     this.leastPutBack = g.spent;

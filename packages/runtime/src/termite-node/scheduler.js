@@ -250,7 +250,7 @@ export function runReady(start) {
     }
     // its owner's group had its share of this round (fair-share.js): to the back of the queue
     const g = proc.group;
-    if (g.spent >= QUOTA && proc.waiting === null && this.putBack(proc)) continue;
+    if (g.spent >= QUOTA && this.putBack(proc, core.wakeReason)) continue;
     R.fuel = FUEL; // what a process that runs no slice (a handler) leaves spent: nothing
     R.over = 0;
     this.runProcess(proc, core.wakeReason);

@@ -26,14 +26,13 @@ import { extensionOf } from './registry.js';
 import { codeRefOf, isCodeRef } from './code-ref.js';
 
 /** @typedef {import('./writer.js').CborWriter} CborWriter */
-/** @typedef {import('./sharing.js').SeenCounts} SeenCounts */
 
 /**
  * Emit in preorder with an explicit work stack. Numbers, text, booleans, shared marks,
  * extension values, lists, vectors, atoms and bytevectors (what messages are made of)
  * are written here; code (emitCode) and the other structures (emitStructure) by the
  * functions after it.
- * @param {any} root @param {CborWriter} w @param {SeenCounts | null} shared
+ * @param {any} root @param {CborWriter} w @param {Set<any> | null} shared
  */
 export function emit(root, w, shared) {
   /** @type {Map<any, number>} */
@@ -65,7 +64,7 @@ export function emit(root, w, shared) {
       continue;
     }
     // objects with identity (only findShared's objects can be shared: atoms below never are)
-    if (shared !== null && shared.get(x) === 2) {
+    if (shared !== null && shared.has(x)) {
       const m = marks.get(x);
       if (m !== undefined) {
         w.tag(TAG_SHAREDREF);
@@ -113,13 +112,14 @@ export function emit(root, w, shared) {
 
 /**
  * A list, as one flat array up to its first shared pair (which becomes the tail of an
- * improper list): the head is written, the elements pushed on the work stack.
- * @param {Pair} x @param {CborWriter} w @param {any[]} work @param {SeenCounts | null} shared
+ * improper list): the head is written, then its leading atoms, the other elements
+ * pushed on the work stack.
+ * @param {Pair} x @param {CborWriter} w @param {any[]} work @param {Set<any> | null} shared
  */
 function emitList(x, w, work, shared) {
   const elems = [x.car];
   let p = x.cdr;
-  while (p instanceof Pair && (shared === null || shared.get(p) !== 2)) {
+  while (p instanceof Pair && (shared === null || !shared.has(p))) {
     elems.push(p.car);
     p = p.cdr;
   }
@@ -131,13 +131,23 @@ function emitList(x, w, work, shared) {
     w.array(elems.length + 1);
     work.push(p);
   }
-  for (let i = elems.length - 1; i >= 0; i--) work.push(elems[i]);
+  // the leading numbers, text and booleans written now (a list of atoms, the common
+  // big message, never touches the work stack); the rest pushed, to be written in order
+  let k = 0;
+  for (; k < elems.length; k++) {
+    const e = elems[k];
+    if (typeof e === 'number') w.int(e);
+    else if (typeof e === 'string') w.text(e);
+    else if (typeof e === 'boolean') w.bool(e);
+    else break;
+  }
+  for (let i = elems.length - 1; i >= k; i--) work.push(elems[i]);
 }
 
 /**
  * A closure, a chain of continuation frames, one frame's body, or a code reference;
  * false if x is none of these.
- * @param {any} x @param {CborWriter} w @param {any[]} work @param {SeenCounts | null} shared
+ * @param {any} x @param {CborWriter} w @param {any[]} work @param {Set<any> | null} shared
  */
 function emitCode(x, w, work, shared) {
   if (x instanceof Closure) {
@@ -153,7 +163,7 @@ function emitCode(x, w, work, shared) {
     // a chain of frames, flat until a shared frame (which becomes the tail)
     const frames = [x];
     let f = x.next;
-    while (f !== null && (shared === null || shared.get(f) !== 2)) {
+    while (f !== null && (shared === null || !shared.has(f))) {
       frames.push(f);
       f = f.next;
     }

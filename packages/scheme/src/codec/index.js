@@ -31,3 +31,4 @@ export { registerValueCodec, internRecordType } from './registry.js';
 export { encodeValue, encodeAnyValue, encodeSmallValue, encodeSmallBetween } from './encode.js';
 export { decodeValue } from './decode.js';
 export { CborWriter, SlabWriter } from './writer.js';
+export { sharesNothing } from './sharing.js';

@@ -15,7 +15,8 @@
  * eqv? is eq? plus numbers compared with numbers.numEqv (same exactness, same value; it
  * tells 0.0 from -0.0), plus classes registered with `{eqv: true}`.
  *
- * equal? compares pairs, vectors, strings and bytevectors by content and everything else
+ * equal? (its walk here; the Scheme procedure is resumable-equal.js, which runs it a
+ * bounded number of steps a call) compares pairs, vectors, strings and bytevectors by content and everything else
  * with eqv? (records, procedures, error objects are compared by identity), except instances of
  * classes registered with `registerEquality`, which compare by what they denote (pids, tags,
  * node references: docs/processes.md § Pids and tags, docs/mesh.md § Pids and node
@@ -154,9 +155,38 @@ function unionFind(sets, a, b) {
 }
 
 /** Steps compared in fast mode before switching to slow mode (Adams & Dybvig's k0). */
-const FAST_BUDGET = 400;
+export const FAST_BUDGET = 400;
 /** Steps compared in slow mode before returning to fast mode (their kb, negated). */
-const SLOW_STEPS = 40;
+export const SLOW_STEPS = 40;
+/** The pseudo-random seed of the fast budgets drawn after slow steps. */
+export const SEED = 0x2545f491;
+/** Vectors longer than this are compared a run of this many elements at a time (`runs`). */
+const VECTOR_RUN = 64;
+
+/** The steps the last bounded comparison took (equalStepsUsed). */
+let used = 0;
+
+/** How many steps the last call of equalWithin took (what a caller's own bound counts). */
+export const equalStepsUsed = () => used;
+
+/**
+ * What a bounded comparison (equalWithin, spineWithin, stackWithin) left to do when its
+ * budget ran out and it answered null: the resumable equal? keeps it in its step's
+ * state. `spine` true: the spine walk at x, y (tortoise `slow`, n pairs walked so far);
+ * false: the general walk's work stack, vector runs, union-find sets and mode counter.
+ */
+export const pending = {
+  spine: false,
+  /** @type {any} */ x: null,
+  /** @type {any} */ y: null,
+  /** @type {any} */ slow: null,
+  n: 0,
+  /** @type {any[]} */ stack: [],
+  /** @type {any[][]|null} */ runs: null,
+  /** @type {Map<object, UfNode>|null} */ sets: null,
+  k: 0,
+  seed: 0,
+};
 
 /**
  * R7RS equal?: a bisimulation check, so it terminates on cyclic data, on an explicit stack.
@@ -173,27 +203,104 @@ const SLOW_STEPS = 40;
  * Trees and DAGs run almost entirely in fast mode; cycles are cut by the slow steps. Any
  * leaf mismatch answers #f at once. Pending work is a JS array (a, b, a, b, ...), so
  * 1,000,000-element lists and 100,000-deep nesting use heap memory, not the JS stack.
+ * This is the unbounded form, for JS callers; Scheme's equal? is the resumable one
+ * (resumable-equal.js), the same walk at most CHUNK steps a call.
  * @param {any} a @param {any} b
  * @returns {boolean}
  */
 export function isEqual(a, b) {
-  if (a === b) return true;
-  let steps = 0;
-  if (a instanceof Pair) {
-    // the commonest big case, two lists of numbers, symbols, ...: their spines first
-    steps = spinePrefix(a, b);
-    a = restA;
-    b = restB;
-    restA = restB = null;
-    if (a === b) return compared(true, steps);
+  return /** @type {boolean} */ (equalWithin(a, b, Infinity));
+}
+
+/**
+ * equal? of a and b in at most `budget` steps (charged to the running slice): the
+ * answer, or null when the budget ran out first (what is left is in `pending`).
+ * @param {any} a @param {any} b @param {number} budget
+ * @returns {boolean|null}
+ */
+export function equalWithin(a, b, budget) {
+  if (a === b) {
+    used = 0;
+    return true;
   }
-  /** @type {any[]} */
-  const stack = [a, b];
-  /** @type {Map<object, UfNode>|null} */
-  let sets = null;
-  let k = FAST_BUDGET;
-  let seed = 0x2545f491;
-  while (stack.length > 0) {
+  // the commonest big case, two lists of numbers, symbols, ...: their spines first
+  if (a instanceof Pair) return spineWithin(a, b, a, 0, budget);
+  return stackWithin([a, b], null, null, FAST_BUDGET, SEED, budget);
+}
+
+/**
+ * Walk two lists' spines while their cars are the same value or eqv? non-objects
+ * (numbers, strings, booleans): such a prefix is equal whatever follows, so the
+ * comparison goes on from where the walk stops with the general walk, with no stack
+ * and no bookkeeping. Stops at a cycle in the first list (the tortoise `slow` meets
+ * it), so it always ends; a tortoise that is not a pair (a forged state) just ends it.
+ * @param {any} x @param {any} y @param {any} slow @param {number} n pairs walked so far
+ * @param {number} budget
+ * @returns {boolean|null}
+ */
+export function spineWithin(x, y, slow, n, budget) {
+  const n0 = n;
+  const stop = n + budget;
+  while (x instanceof Pair && y instanceof Pair && x !== y) {
+    const xa = x.car;
+    const ya = y.car;
+    if (xa !== ya && (typeof xa === 'object' || typeof ya === 'object' || !isEqv(xa, ya))) break;
+    if (n === stop) {
+      charge(n - n0);
+      used = n - n0;
+      pending.spine = true;
+      pending.x = x;
+      pending.y = y;
+      pending.slow = slow;
+      pending.n = n;
+      return null;
+    }
+    x = x.cdr;
+    y = y.cdr;
+    n++;
+    if ((n & 1) === 0) {
+      slow = slow.cdr;
+      if (slow === x || !(slow instanceof Pair)) break;
+    }
+  }
+  charge(n - n0);
+  if (x === y) {
+    used = n - n0;
+    return true;
+  }
+  const answer = stackWithin([x, y], null, null, FAST_BUDGET, SEED, budget - (n - n0));
+  used += n - n0;
+  return answer;
+}
+
+/**
+ * The general walk, at most `budget` steps: `stack` the pairs of values still to compare
+ * (a, b, a, b, ...), `runs` the long vectors compared a run at a time ([x, y, next
+ * index]), `sets` the union-find of slow mode, `k` and `seed` the mode counter and its
+ * generator.
+ * @param {any[]} stack @param {any[][]|null} runs @param {Map<object, UfNode>|null} sets
+ * @param {number} k @param {number} seed @param {number} budget
+ * @returns {boolean|null}
+ */
+export function stackWithin(stack, runs, sets, k, seed, budget) {
+  let steps = 0;
+  for (;;) {
+    if (stack.length === 0) {
+      if (runs === null || runs.length === 0) return compared(true, steps);
+      nextRun(stack, runs);
+      continue;
+    }
+    if (steps >= budget) {
+      charge(steps);
+      used = steps;
+      pending.spine = false;
+      pending.stack = stack;
+      pending.runs = runs;
+      pending.sets = sets;
+      pending.k = k;
+      pending.seed = seed;
+      return null;
+    }
     steps++;
     const y = stack.pop();
     const x = stack.pop();
@@ -206,7 +313,7 @@ export function isEqual(a, b) {
     if (xPair ? !(y instanceof Pair) : !Array.isArray(y) || x.length !== y.length) return compared(false, steps);
     if (k > 0) {
       k--;
-    } else if (k === -SLOW_STEPS) {
+    } else if (k <= -SLOW_STEPS) {
       seed ^= seed << 13;
       seed ^= seed >>> 17;
       seed ^= seed << 5;
@@ -221,44 +328,36 @@ export function isEqual(a, b) {
     }
     if (xPair) {
       stack.push(x.cdr, y.cdr, x.car, y.car);
-    } else {
+    } else if (x.length <= VECTOR_RUN) {
       for (let i = x.length - 1; i >= 0; i--) stack.push(x[i], y[i]);
+    } else {
+      (runs ??= []).push([x, y, 0]);
     }
   }
-  return compared(true, steps);
 }
 
-/** Where spinePrefix stopped: the first positions of the two lists it did not settle. */
-/** @type {any} */ let restA = null;
-/** @type {any} */ let restB = null;
-
 /**
- * Walk two lists' spines while their cars are the same value or eqv? non-objects
- * (numbers, strings, booleans): such a prefix is equal whatever follows, so isEqual
- * goes on from where it stops (restA, restB), with no stack and no bookkeeping.
- * Stops at a cycle in `a` (tortoise and hare), so it always ends. Returns the steps.
- * @param {Pair} a @param {any} b
+ * Move the next run of the last vector pair in `runs` onto `stack` (the entry dropped
+ * once finished). An entry that is not [vector, vector of the same length, index within
+ * them] (a forged state) is dropped and compares as unequal (a vector against #f).
+ * @param {any[]} stack @param {any[][]} runs
  */
-function spinePrefix(a, b) {
-  /** @type {any} */ let x = a;
-  /** @type {any} */ let y = b;
-  /** @type {any} */ let slow = a;
-  let n = 0;
-  while (x instanceof Pair && y instanceof Pair && x !== y) {
-    const xa = x.car;
-    const ya = y.car;
-    if (xa !== ya && (typeof xa === 'object' || typeof ya === 'object' || !isEqv(xa, ya))) break;
-    x = x.cdr;
-    y = y.cdr;
-    n++;
-    if ((n & 1) === 0) {
-      slow = slow.cdr;
-      if (slow === x) break;
-    }
+function nextRun(stack, runs) {
+  const r = runs[runs.length - 1];
+  const ok = Array.isArray(r) && r.length === 3 && Array.isArray(r[0]) && Array.isArray(r[1]) && r[0].length === r[1].length &&
+    typeof r[2] === 'number' && Number.isInteger(r[2]) && r[2] >= 0 && r[2] <= r[0].length;
+  if (!ok) {
+    runs.pop();
+    stack.push(runs, false);
+    return;
   }
-  restA = x;
-  restB = y;
-  return n;
+  const x = r[0];
+  const y = r[1];
+  const i = r[2];
+  const end = Math.min(x.length, i + VECTOR_RUN);
+  for (let j = end - 1; j >= i; j--) stack.push(x[j], y[j]);
+  if (end === x.length) runs.pop();
+  else r[2] = end;
 }
 
 /**
@@ -268,9 +367,9 @@ function spinePrefix(a, b) {
  */
 function compared(answer, steps) {
   charge(steps);
+  used = steps;
   return answer;
 }
 
 definePrimitive('eq?', 2, 2, (/** @type {any} */ a, /** @type {any} */ b) => a === b, { pure: true });
 definePrimitive('eqv?', 2, 2, isEqv, { pure: true });
-definePrimitive('equal?', 2, 2, isEqual, { pure: true });

@@ -9,7 +9,10 @@
  * procedure that reads a string accepts both (`checkString` gives the text of either);
  * `string-set!`, `string-fill!` and `string-copy!` change an `MString`'s code points and
  * signal "cannot mutate an immutable string" (kind 'immutable') on a JS string.
- * `list->string` walks its list in chunks (a resumable builtin, engine/resumable.js).
+ * `list->string` and `string->list` work in chunks (resumable builtins,
+ * engine/resumable.js). A primitive that makes a string (`make-string`, `string-append`,
+ * ...) is refused one longer than the per-call build limit allows (engine.js `built`,
+ * 16 characters an element); the copy itself is one call, ~2.5 ns a character.
  * Isolation of processes is kept by the runtime's copy (an `MString` in a message is
  * copied) and by the codec (an `MString` travels by value).
  *
@@ -26,7 +29,7 @@ import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { foldcaseString } from './unicode.js';
-import { CHUNK, more, defineResumable, defineStep } from '../engine/resumable.js';
+import { CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
 
 // ---------------------------------------------------------------------------------------
 // Code-point indexing.
@@ -159,6 +162,12 @@ export function compareStrings(a, b) {
 /** @param {number} u a UTF-16 unit; surrogates (astral characters) rank above all BMP units */
 const unitRank = (u) => (u < 0xd800 ? u : u < 0xe000 ? u + 0x2000 : u - 0x800);
 
+/**
+ * Characters counted as one element by the per-call build limit (engine.js `built`, an
+ * element ~40 bytes), as a power of two: 16 UTF-16 units, 32 bytes.
+ */
+const CHARS_PER_ELEMENT_LOG2 = 4;
+
 /** The longest string V8 can build (2^29 - 24 units). */
 const MAX_STRING = 2 ** 29 - 24;
 
@@ -201,6 +210,7 @@ function join(who, parts) {
   let n = 0;
   for (const p of parts) n += p.length;
   if (n > MAX_STRING) schemeErrorOf('range', who, 'string too long', n);
+  built(n >>> CHARS_PER_ELEMENT_LOG2); // the per-call build limit, refused before the copy
   charge(walked(n >>> 3) + parts.length);
   return parts.join('');
 }
@@ -213,6 +223,7 @@ function makeString(k, c) {
   const n = checkLength('make-string', k);
   const ch = absent(c) ? ' ' : charText('make-string', c);
   if (n * ch.length > MAX_STRING) schemeErrorOf('range', 'make-string', 'string too long', k);
+  built((n * ch.length) >>> CHARS_PER_ELEMENT_LOG2); // the per-call build limit
   charge(walked(n >>> 3));
   // as text: the code points are made on the first string-set! (one pass either way),
   // and a string made only to be read is never converted
@@ -232,15 +243,33 @@ function stringRef(s, k) {
   return Char.of(/** @type {number} */ (s.codePointAt(t[i])));
 }
 
-/** @param {any} s @param {any} start @param {any} end */
-function stringToList(s, start, end) {
-  s = checkString('string->list', s);
-  const [a, b] = unitRange('string->list', s, start, end);
-  charge(built(b - a));
-  const chars = [...s.slice(a, b)];
-  let l = null;
-  for (let i = chars.length - 1; i >= 0; i--) l = new Pair(Char.of(/** @type {number} */ (chars[i].codePointAt(0))), l);
-  return l;
+const stringToListStep = defineStep('string->list', 4, (/** @type {any} */ s, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ l) => {
+  const i = stateCount('string->list', a);
+  const j = stateCount('string->list', b);
+  if (typeof s !== 'string' || i > j || j > s.length) schemeErrorOf('type', 'string->list', 'bad resumption state', a, b);
+  return stringToListFrom(s, i, j, l);
+});
+
+/**
+ * Cons the characters of the UTF-16 units s[a..b) onto l, from the end: at most CHUNK
+ * characters a call (resumable, engine/resumable.js).
+ * @param {string} s @param {number} a @param {number} b @param {any} l
+ */
+function stringToListFrom(s, a, b, l) {
+  let i = b;
+  let m = 0;
+  for (; i > a && m < CHUNK; m++) {
+    const u = s.charCodeAt(i - 1);
+    if (isLow(u) && i - 2 >= a && isHigh(s.charCodeAt(i - 2))) {
+      l = new Pair(Char.of(/** @type {number} */ (s.codePointAt(i - 2))), l);
+      i -= 2;
+    } else {
+      l = new Pair(Char.of(u), l);
+      i--;
+    }
+  }
+  charge(built(m));
+  return i > a ? more(stringToListStep, [s, a, i, l]) : l;
 }
 
 const listToStringStep = defineStep('list->string', 4, (/** @type {any} */ l, /** @type {any} */ parts, /** @type {any} */ x, /** @type {any} */ slow) => {
@@ -424,7 +453,11 @@ definePrimitive('string-length', 1, 1, (/** @type {any} */ s) => (s instanceof M
 definePrimitive('string-ref', 2, 2, stringRef);
 definePrimitive('substring', 3, 3, substring);
 definePrimitive('string-append', 0, -1, stringAppend);
-definePrimitive('string->list', 1, 3, stringToList);
+defineResumable('string->list', 1, 2, (/** @type {any} */ s, /** @type {any} */ start, /** @type {any} */ end) => {
+  const text = checkString('string->list', s);
+  const [a, b] = unitRange('string->list', text, start, end);
+  return stringToListFrom(text, a, b, null);
+});
 defineResumable('list->string', 1, 0, (/** @type {any} */ l) => listToStringFrom(l, [], l, l));
 definePrimitive('string-copy', 1, 3, stringCopy);
 definePrimitive('string->vector', 1, 3, stringToVector);

@@ -5,8 +5,8 @@
  *
  * Vector literals are frozen (values.js freezeLiteral): vector-set!, vector-fill! and
  * vector-copy! into one signal "cannot mutate a literal constant" (kind 'immutable').
- * make-vector, vector->list, list->vector, vector-copy and vector-fill! are resumable
- * builtins, in resumable-vectors.js.
+ * make-vector, vector->list, list->vector, vector-copy, vector-fill!, vector-copy! and
+ * vector-append are resumable builtins, in resumable-vectors.js.
  * A Uint8Array cannot be frozen, so bytevector literals are remembered in a weak set
  * (values.js isFrozenBytevector) and bytevector-u8-set! and bytevector-copy! check it.
  */
@@ -59,32 +59,11 @@ function copyArgs(who, to, at, from, start, end) {
   return [t, a, b];
 }
 
-/** @param {any} to @param {any} at @param {any} from @param {any} start @param {any} end */
-function vectorCopyBang(to, at, from, start, end) {
-  checkMutableVector('vector-copy!', to);
-  checkVector('vector-copy!', from);
-  const [t, a, b] = copyArgs('vector-copy!', to, at, from, start, end);
-  charge(built(b - a));
-  if (to === from) to.copyWithin(t, a, b);
-  else for (let i = a; i < b; i++) to[t + i - a] = from[i];
-  return VOID;
-}
-
-/** @param {any[]} vs */
-function vectorAppend(...vs) {
-  let n = 0;
-  for (const v of vs) n += checkVector('vector-append', v).length;
-  charge(built(n));
-  return [].concat(...vs);
-}
-
 definePrimitive('vector?', 1, 1, (/** @type {any} */ x) => Array.isArray(x), { pure: true });
 definePrimitive('vector', 0, -1, (/** @type {any[]} */ ...xs) => xs);
 definePrimitive('vector-length', 1, 1, (/** @type {any} */ v) => checkVector('vector-length', v).length, { pure: true });
 definePrimitive('vector-ref', 2, 2, vectorRef, { pure: true });
 definePrimitive('vector-set!', 3, 3, vectorSet);
-definePrimitive('vector-copy!', 3, 5, vectorCopyBang);
-definePrimitive('vector-append', 0, -1, vectorAppend);
 
 // ---------------------------------------------------------------------------------------
 // §6.9 Bytevectors

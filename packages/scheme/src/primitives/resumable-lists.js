@@ -16,7 +16,8 @@
 import { Pair, VOID, schemeErrorOf } from '../values.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
-import { isEqual, isEqv } from './prims-equivalence.js';
+import { equalWithin, equalStepsUsed, isEqv } from './prims-equivalence.js';
+import { continueEqual } from './resumable-equal.js'; // also defines equal? itself
 import { absent, typeError, immutableError, checkLength, isExactInt } from './prims-errors.js';
 
 /** @param {string} who @param {any} l @returns {never} */
@@ -103,36 +104,73 @@ defineResumable('list-set!', 3, 0, (/** @type {any} */ l, /** @type {any} */ k, 
 /** @param {any} a @param {any} b */
 const isEq = (a, b) => a === b;
 
-/** The searches, by mode: [name, sameness, whether the list is an association list]. */
+/**
+ * The searches, by mode: [name, sameness, whether the list is an association list];
+ * sameness null: equal?, compared by a bounded walk (resumable-equal.js) so that one
+ * long comparison is cut into calls too.
+ */
 const SEARCHES = /** @type {const} */ ([
-  ['memq', isEq, false], ['memv', isEqv, false], ['member', isEqual, false],
-  ['assq', isEq, true], ['assv', isEqv, true], ['assoc', isEqual, true],
+  ['memq', isEq, false], ['memv', isEqv, false], ['member', null, false],
+  ['assq', isEq, true], ['assv', isEqv, true], ['assoc', null, true],
 ]);
 
-const searchStep = defineStep('memq', 6, (/** @type {any} */ mode, /** @type {any} */ x, /** @type {any} */ l, /** @type {any} */ p, /** @type {any} */ n, /** @type {any} */ slow) => {
+/** @param {any} mode */
+function searchMode(mode) {
   if (!(stateCount('memq', mode) < SEARCHES.length)) schemeErrorOf('type', 'memq', 'bad resumption state', mode);
-  return searchFrom(mode, x, l, p, stateCount('memq', n), slow);
+  return mode;
+}
+
+/** @param {any} slow */
+function tortoise(slow) {
+  if (!(slow instanceof Pair)) schemeErrorOf('type', 'memq', 'bad resumption state', slow);
+  return slow;
+}
+
+const searchStep = defineStep('memq', 6, (/** @type {any} */ mode, /** @type {any} */ x, /** @type {any} */ l, /** @type {any} */ p, /** @type {any} */ n, /** @type {any} */ slow) =>
+  searchFrom(searchMode(mode), x, l, p, stateCount('memq', n), tortoise(slow)));
+
+/**
+ * Where a search goes on after the equal? comparison of the element at `p` was cut
+ * into calls: `answer` is that comparison's.
+ */
+const afterEqualStep = defineStep('member', 7, (/** @type {any} */ answer, /** @type {any} */ mode, /** @type {any} */ x, /** @type {any} */ l, /** @type {any} */ p, /** @type {any} */ n, /** @type {any} */ slow) => {
+  if (typeof answer !== 'boolean' || SEARCHES[searchMode(mode)][1] !== null || !(p instanceof Pair)) schemeErrorOf('type', 'member', 'bad resumption state', answer, mode);
+  const isAss = SEARCHES[mode][2];
+  if (answer) return isAss ? p.car : p;
+  return searchNext(mode, x, l, p, stateCount('member', n), tortoise(slow), 0);
 });
 
 /**
  * The first tail of `l` (from `p` on) whose car matches `x`, or for an association list
- * the first entry whose car does; #f when none does.
+ * the first entry whose car does; #f when none does. `n` counts the elements passed
+ * (the tortoise's pace); `work` bounds what this call does: one an element, plus the
+ * steps of equal? comparisons (which charge for themselves).
  * @param {number} mode @param {any} x @param {any} l @param {any} p @param {number} n @param {any} slow
+ * @param {number} [work]
  */
-function searchFrom(mode, x, l, p, n, slow) {
+function searchFrom(mode, x, l, p, n, slow, work = 0) {
   const [who, same, isAss] = SEARCHES[mode];
   const n0 = n;
-  const stop = n + CHUNK;
   for (; p instanceof Pair; p = p.cdr) {
-    if (n === stop) {
-      charge(walked(CHUNK));
+    if (work >= CHUNK) {
+      charge(walked(n - n0));
       return more(searchStep, [mode, x, l, p, n, slow]);
     }
     const e = p.car;
-    if (isAss) {
-      if (!(e instanceof Pair)) typeError(who, 'an association list (a list of pairs)', e);
-      if (same(x, e.car)) return found(n - n0, e);
-    } else if (same(x, e)) return found(n - n0, p);
+    if (isAss && !(e instanceof Pair)) typeError(who, 'an association list (a list of pairs)', e);
+    const y = isAss ? e.car : e;
+    if (same !== null) {
+      if (same(x, y)) return found(n - n0 + 1, isAss ? e : p);
+    } else {
+      const answer = equalWithin(x, y, CHUNK - work);
+      work += equalStepsUsed();
+      if (answer === null) {
+        charge(walked(n - n0));
+        return continueEqual(afterEqualStep, [mode, x, l, p, n, slow]);
+      }
+      if (answer) return found(n - n0 + 1, isAss ? e : p);
+    }
+    work++;
     if ((++n & 1) === 0) {
       slow = slow.cdr;
       if (slow === p.cdr) cyclic(who, l);
@@ -141,6 +179,18 @@ function searchFrom(mode, x, l, p, n, slow) {
   charge(walked(n - n0));
   if (p !== null) typeError(who, 'a proper list', l);
   return false;
+}
+
+/**
+ * Go on with the search after the element at `p` did not match.
+ * @param {number} mode @param {any} x @param {any} l @param {Pair} p @param {number} n @param {any} slow @param {number} work
+ */
+function searchNext(mode, x, l, p, n, slow, work) {
+  if ((++n & 1) === 0) {
+    slow = slow.cdr;
+    if (slow === p.cdr) cyclic(SEARCHES[mode][0], l);
+  }
+  return searchFrom(mode, x, l, p.cdr, n, slow, work + 1);
 }
 
 /** A search's answer, after charging for the n elements it walked. @param {number} n @param {any} answer */
@@ -273,8 +323,11 @@ defineResumable('append', 0, -1, (/** @type {any[]} */ ...ls) => {
 
 // ------------------------------------------------------------------ make-list
 
-const makeListStep = defineStep('make-list', 3, (/** @type {any} */ left, /** @type {any} */ v, /** @type {any} */ l) =>
-  makeListFrom(stateCount('make-list', left), v, l));
+const makeListStep = defineStep('make-list', 3, (/** @type {any} */ left, /** @type {any} */ v, /** @type {any} */ l) => {
+  const n = stateCount('make-list', left);
+  built(n); // the cap the first call checked: a forged state cannot go past it
+  return makeListFrom(n, v, l);
+});
 
 /** Cons `left` more copies of `v` onto `l`. @param {number} left @param {any} v @param {any} l */
 function makeListFrom(left, v, l) {

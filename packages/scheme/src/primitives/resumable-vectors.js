@@ -2,13 +2,15 @@
 /**
  * The vector procedures whose work grows with their argument, made resumable
  * (engine/resumable.js): make-vector, vector->list, list->vector, vector-copy,
- * vector-fill!. Each does at most CHUNK elements per call and continues through its
+ * vector-fill!, vector-copy!, vector-append. Each does at most CHUNK elements per call and continues through its
  * `%<name>/step` builtin.
  *
  * Invariants: a vector being built is an ordinary vector in the state (grown by push, never
  * holey), so a thread stopped between chunks serializes; a step re-checks the vectors and
  * bounds it is given (a program may call a step by name) and never writes into a literal
- * constant; answers and errors are those of the single-call versions.
+ * constant; a step that builds re-checks the per-call build limit (engine.js `built`)
+ * against what it has built and has left, as the first call did, so a forged state
+ * cannot build more; answers and errors are those of the single-call versions.
  */
 import { Pair, VOID, schemeErrorOf } from '../values.js';
 import { charge, built } from '../engine/engine.js';
@@ -41,8 +43,12 @@ function stateRange(who, v, a, b) {
 
 // ------------------------------------------------------------------ make-vector
 
-const makeVectorStep = defineStep('make-vector', 3, (/** @type {any} */ out, /** @type {any} */ left, /** @type {any} */ fill) =>
-  makeVectorFrom(checkMutableVector('make-vector', out), stateCount('make-vector', left), fill));
+const makeVectorStep = defineStep('make-vector', 3, (/** @type {any} */ out, /** @type {any} */ left, /** @type {any} */ fill) => {
+  const v = checkMutableVector('make-vector', out);
+  const n = stateCount('make-vector', left);
+  built(v.length + n); // the cap the first call checked: a forged state cannot go past it
+  return makeVectorFrom(v, n, fill);
+});
 
 /** Push `left` more copies of `fill` onto `out`. @param {any[]} out @param {number} left @param {any} fill */
 function makeVectorFrom(out, left, fill) {
@@ -158,4 +164,95 @@ defineResumable('vector-fill!', 2, 2, (/** @type {any} */ v, /** @type {any} */ 
   checkMutableVector('vector-fill!', v);
   const [a, b] = checkRange('vector-fill!', start, end, v.length);
   return vectorFillFrom(v, x, a, b);
+});
+
+// ------------------------------------------------------------------ vector-copy!
+
+const vectorCopyIntoStep = defineStep('vector-copy!', 5, (/** @type {any} */ to, /** @type {any} */ at, /** @type {any} */ from, /** @type {any} */ a, /** @type {any} */ b) => {
+  const [i, j] = stateRange('vector-copy!', checkVector('vector-copy!', from), a, b);
+  const t = stateCount('vector-copy!', at);
+  if (t + (j - i) > checkMutableVector('vector-copy!', to).length) schemeErrorOf('type', 'vector-copy!', 'bad resumption state', at);
+  return vectorCopyIntoFrom(to, t, from, i, j);
+});
+
+/**
+ * Copy from[a..b) into to[t..): at most CHUNK elements a call, from the end when the
+ * two are the same vector and the destination is after the source (so an overlapping
+ * copy reads nothing it already wrote, as R7RS asks).
+ * @param {any[]} to @param {number} t @param {any[]} from @param {number} a @param {number} b
+ */
+function vectorCopyIntoFrom(to, t, from, a, b) {
+  const m = b - a > CHUNK ? CHUNK : b - a;
+  charge(built(m));
+  if (to === from) {
+    if (t > a) {
+      to.copyWithin(t + (b - a) - m, b - m, b);
+      return b - m > a ? more(vectorCopyIntoStep, [to, t, from, a, b - m]) : VOID;
+    }
+    to.copyWithin(t, a, a + m);
+  } else {
+    for (let i = 0; i < m; i++) to[t + i] = from[a + i];
+  }
+  return a + m < b ? more(vectorCopyIntoStep, [to, t + m, from, a + m, b]) : VOID;
+}
+
+/**
+ * Check the arguments of vector-copy! and return [at, start, end].
+ * @param {any[]} to @param {any} at @param {any[]} from @param {any} start @param {any} end
+ * @returns {[number, number, number]}
+ */
+function copyArgs(to, at, from, start, end) {
+  const [a, b] = checkRange('vector-copy!', start, end, from.length);
+  const [t] = checkRange('vector-copy!', at, undefined, to.length);
+  if (to.length - t < b - a) schemeErrorOf('range', 'vector-copy!', 'not enough room in the destination', at, b - a, to.length);
+  return [t, a, b];
+}
+
+defineResumable('vector-copy!', 3, 2, (/** @type {any} */ to, /** @type {any} */ at, /** @type {any} */ from, /** @type {any} */ start, /** @type {any} */ end) => {
+  checkMutableVector('vector-copy!', to);
+  checkVector('vector-copy!', from);
+  const [t, a, b] = copyArgs(to, at, from, start, end);
+  return vectorCopyIntoFrom(to, t, from, a, b);
+});
+
+// ------------------------------------------------------------------ vector-append
+
+const vectorAppendStep = defineStep('vector-append', 4, (/** @type {any} */ vs, /** @type {any} */ i, /** @type {any} */ j, /** @type {any} */ out) => {
+  if (!Array.isArray(vs)) schemeErrorOf('type', 'vector-append', 'bad resumption state', vs);
+  const k = stateCount('vector-append', i);
+  const v = checkMutableVector('vector-append', out);
+  built(v.length); // what it built so far is within the first call's limit
+  return vectorAppendFrom(vs, k, stateCount('vector-append', j), v);
+});
+
+/**
+ * Push the elements of vs[i] from j on, then of the vectors after it, onto `out`.
+ * @param {any[]} vs @param {number} i @param {number} j @param {any[]} out
+ */
+function vectorAppendFrom(vs, i, j, out) {
+  let work = 0;
+  for (; i < vs.length; i++, j = 0) {
+    const v = checkVector('vector-append', vs[i]);
+    if (j > v.length) schemeErrorOf('type', 'vector-append', 'bad resumption state', j);
+    const m = Math.min(v.length - j, CHUNK - work);
+    for (let k = j; k < j + m; k++) out.push(v[k]);
+    work += m + 1;
+    if (work >= CHUNK) {
+      charge(built(work));
+      return more(vectorAppendStep, [vs, j + m < v.length ? i : i + 1, j + m < v.length ? j + m : 0, out]);
+    }
+  }
+  charge(built(work));
+  return out;
+}
+
+defineResumable('vector-append', 0, -1, (/** @type {any[]} */ ...vs) => {
+  let n = 0;
+  for (const v of vs) n += checkVector('vector-append', v).length;
+  if (n <= CHUNK) {
+    charge(built(n));
+    return [].concat(...vs);
+  }
+  built(n); // refuses more than the host allows in one call before anything is built
+  return vectorAppendFrom(vs, 0, 0, []);
 });
