@@ -34,7 +34,8 @@ import {
   F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
   NOT_READY, sendHeadBytes, key,
 } from './frame-vocabulary.js';
-import { F_SPACE_OP, F_SPACE_CANCEL } from '../linda/remote-spaces.js';
+import { F_SPACE_OP } from '../linda/remote-spaces.js';
+import { F_DTS } from '../linda/dts-protocol.js';
 import { linkedEndedNormally } from '../termite-node/links-and-signals.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
@@ -278,7 +279,7 @@ export function handleFrame(from, f, bytes) {
     this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
     return;
   }
-  if (type >= F_SPACE_OP && type <= F_SPACE_CANCEL) return this.onSpaceFrame(from, f); // linda/remote-spaces.js
+  if (type >= F_SPACE_OP && type <= F_DTS) return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
   const shape = FRAMES[type];
   if (!Number.isInteger(type) || shape == null) {
     this.refuse(from, `unknown frame type ${type}`);

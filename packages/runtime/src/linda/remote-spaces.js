@@ -30,7 +30,8 @@
  *  - what a peer can make a holder keep is bounded: MAX_WAITING helpers and
  *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
  *
- * The frame handlers are Distribution's methods (`this` is the Distribution).
+ * The frame handlers are Distribution's methods (`this` is the Distribution). The DTS
+ * frame (34, distributed spaces) arrives here too and goes to dts-protocol.js.
  */
 import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv, R } from '@termite/scheme/internal';
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
@@ -42,6 +43,7 @@ import { W_TUPLE } from '../termite-node/process.js';
 import { coreSpace, declareSpace, putTuple, noteWithdrawn, spaceTable } from './space-table.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
 import { deadlineError } from './qos.js';
+import { F_DTS, onDtsFrame, dtsPeerDown } from './dts-protocol.js';
 
 export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32, F_SPACE_CANCEL = 33;
 export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
@@ -213,6 +215,7 @@ export function spaceRequestAbandoned(info) {
  * @this {Distribution}
  */
 export function spacesPeerDown(id, reason) {
+  dtsPeerDown(this, id); // distributed spaces: its tuples pass to their heir
   const st = this.spaceState;
   if (st === undefined) return;
   for (const [n, req] of st.requests) {
@@ -237,6 +240,10 @@ export function spacesPeerDown(id, reason) {
  * @this {Distribution}
  */
 export function spacesRoutesChanged() {
+  const all = /** @type {any} */ (this.node).dtsReplicas;
+  if (all !== undefined) {
+    for (const rep of all.values()) for (const m of [...rep.members]) if (!this.mesh.isReachable(m)) dtsPeerDown(this, m);
+  }
   const st = this.spaceState;
   if (st === undefined) return;
   /** @type {Set<string>} */
@@ -256,6 +263,7 @@ export function spacesRoutesChanged() {
  */
 export function onSpaceFrame(from, f) {
   const type = f[0];
+  if (type === F_DTS) return onDtsFrame.call(this, from, f); // distributed spaces: dts-protocol.js
   if (!Number.isSafeInteger(f[1]) || f[1] < 0) return refuseSpace(this, from, 'malformed SPACE frame: its request number is not a non-negative integer');
   if (type === F_SPACE_REPLY) {
     if (f.length !== 5 || !Number.isInteger(f[2]) || f[2] < S_VALUE || f[2] > S_ERROR || ((f[2] === S_TAKEN || f[2] === S_READ) && !(f[3] instanceof Uint8Array))) {

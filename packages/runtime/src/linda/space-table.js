@@ -29,7 +29,7 @@
 
 /**
  * @typedef {object} SpaceInfo
- * @property {string} kind 'local' or 'central'
+ * @property {string} kind 'local', 'central' or 'distributed'
  * @property {boolean} durable whether its tuples are logged in the node's store
  * @property {number} outs tuples put in (since the node started)
  * @property {number} ins tuples withdrawn
