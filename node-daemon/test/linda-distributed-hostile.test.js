@@ -6,7 +6,7 @@
  * daemon lacks (ACCESS → REPAIR_REQ), takes the ownership of the daemon's tuple
  * (CHOWN_REQ → CHOWN_ACK) and withdraws it (DELETE); malformed or forged DTS frames are
  * refused with their reason (an ERROR frame) and change nothing; a restricted peer may
- * withdraw only tuples it owns; the daemon keeps serving.
+ * withdraw only tuples it owns, and what it announces is its own; the daemon keeps serving.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,9 +101,12 @@ test('a restricted peer uses a distributed space, but announces only its own tup
   const other = seen.find((t) => t[1] !== tab.id);
   assert.ok(other, 'a tuple the tab does not own');
   const bytes = encodeValue(['t', 1], { stringsAsText: true });
-  await refused(tab, [DTS, D.OUT, 'hs', `${tab.id}/b/1`, peer.id, bytes, []], /a restricted peer's tuple is its own/);
+  await refused(tab, [DTS, D.OUT, 'hs', `${peer.id}/b/7`, peer.id, bytes, []], /only the node that made a tuple announces it/);
   await refused(tab, [DTS, D.DELETE, 'hs', other[0], false, []], /a restricted peer withdraws only tuples it owns/);
-  tab.send([DTS, D.OUT, 'hs', `${tab.id}/b/2`, tab.id, bytes, []]);
-  const after = (await tuplesSeenBy(tab)).map((t) => t[2]).sort();
-  assert.deepEqual(after, [...seen.map((t) => t[2]), '#("t" 1)'].sort());
+  // a tuple it says another node owns is taken as its own
+  tab.send([DTS, D.OUT, 'hs', `${tab.id}/b/2`, peer.id, bytes, []]);
+  const after = await tuplesSeenBy(tab);
+  assert.deepEqual(after.map((t) => t[2]).sort(), [...seen.map((t) => t[2]), '#("t" 1)'].sort());
+  assert.equal(after.find((t) => t[2] === '#("t" 1)')?.[1], tab.id);
+  assert.ok(after.some((t) => t[0] === other[0]), 'the tuple it may not withdraw is still there');
 });

@@ -29,7 +29,8 @@
  *  - frames about a space that is not a distributed space of this node are refused
  *    (nothing is created for a peer but its membership); a restricted peer (a tab) may
  *    use a distributed space like a central one (capabilities.js maySpace), and may
- *    announce only tuples it made and withdraw only tuples it owns;
+ *    announce only tuples it made (owned by itself, or by the node it tells), repair only
+ *    with those, and withdraw only tuples it owns;
  *  - malformed frames are refused with their reason (a log line and an ERROR frame, at
  *    most once a second), and the node keeps serving.
  *
@@ -189,8 +190,9 @@ function handle(d, rep, from, sub, f, refuse) {
   switch (sub) {
     case D_OUT:
       if (creatorOf(f[3]) !== from) return refuse(`OUT of ${refuseWhy(rep, f[3])}: only the node that made a tuple announces it`);
-      if (restricted && f[4] !== from) return refuse(`OUT of ${refuseWhy(rep, f[3])}: a restricted peer's tuple is its own`);
-      learn(d, rep, f[3], f[4], f[5]);
+      // a restricted peer may name this node the owner (the RPC optimisation) or itself;
+      // another owner it names is not believed: the tuple is taken as its own
+      learn(d, rep, f[3], restricted && f[4] !== self ? from : f[4], f[5]);
       return;
     case D_IN:
       rep.noteRemoteIn(from, f[3], f[4]);
