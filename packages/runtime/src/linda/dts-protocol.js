@@ -255,7 +255,7 @@ function handle(d, rep, from, sub, f, refuse) {
  * @param {any} d @param {Replica} rep @param {string} id @param {string} owner @param {Uint8Array} bytes
  */
 function learn(d, rep, id, owner, bytes) {
-  if (rep.add(id, owner, bytes)) d.node.poke();
+  if (rep.add(id, owner, bytes)) d.node.pokeAfterTask(); // a waiter woken by a frame runs at the end of this task
   const waiting = rep.pendingChown.get(id);
   if (waiting !== undefined) {
     rep.pendingChown.delete(id);
