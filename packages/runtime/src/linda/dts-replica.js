@@ -19,6 +19,7 @@
  *  - what a peer can make a replica keep is bounded: MAX_TUPLES tuples, MAX_MEMBERS
  *    members, MAX_REMOTE_INS announced `in`s per peer (the oldest dropped first).
  */
+import { scratchSpace, clearScratch } from './waiter-records.js';
 
 export const LIVE = 1, HELD = 2;
 /** tuples one replica caches (an OUT beyond is refused) */
@@ -216,7 +217,7 @@ export class Replica {
       }
       return null;
     } finally {
-      scratch.inpBytes(bytes);
+      clearScratch(this.node, scratch, bytes);
     }
   }
 
@@ -227,10 +228,4 @@ export class Replica {
     for (const [id, t] of this.tuples) out.push([id, t.owner, t.bytes]);
     return out;
   }
-}
-
-/** The node's scratch core space (matching one tuple against templates). @param {any} node */
-function scratchSpace(node) {
-  if (node.dtsScratch === undefined) node.dtsScratch = node.core.createSpace();
-  return node.dtsScratch;
 }
