@@ -14,6 +14,11 @@
  *                                      a response tuple) with that many payload bytes
  *   raw.ws.{256,1024,8192}     rt/s    the references: the same bytes echoed over a bare `ws`
  *                                      socket (bench/mesh-raw.js)
+ *   linda.distributed.rd       µs      an `rd` on the joined node of a tuple the daemon put in a
+ *                                      distributed space: served from the joined node's replica
+ *                                      (beside linda.central.rtt.2node: target ≤ 0.1×)
+ *   linda.distributed.rpc.256.2node rt/s RPC by tuples on a distributed space (the RPC
+ *                                      optimisation: each tuple owned by the node waiting for it)
  *   linda.central.rtt.durable.2node µs the same round trip on a durable central space (a
  *                                      second daemon, with --data: an out and an in are then
  *                                      also an insert and a delete in SQLite)
@@ -197,6 +202,8 @@ function figure(name, key, unit, note) {
 
 figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'daemon + joined node, in this run (the reference of linda.central.rtt.2node)');
 figure('linda.central.rtt.2node', 'linda.central.rtt.2node', 'us', 'out then in of one tuple on a central space of the other node');
+figure('linda.distributed.rd', 'linda.distributed.rd', 'us', 'rd of a tuple of a distributed space made on the other node, from this node\'s replica');
+figure('linda.distributed.rpc.256.2node', 'linda.distributed.rpc.256.2node', 'rt/s', 'request and response tuples on a distributed space, server on the daemon; 256 payload bytes');
 figure('linda.central.rtt.durable.2node', 'linda.central.rtt.durable.2node', 'us', 'the same on a durable central space (an SQLite insert and delete each)');
 for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
   figure(`linda.rpc.${n}.2node`, `linda.rpc.${n}.2node`, 'rt/s', `request tuple, server on the holder, response tuple; ${b} payload bytes`);
@@ -211,6 +218,17 @@ if (pp !== undefined && rtt !== undefined) {
   const r = rtt / (1e6 / pp);
   rep.bench('linda.central.rtt.2node.vs_pingpong.ratio', Number(r.toFixed(3)), 'x');
   rep.comment(`ratio linda.central.rtt.2node / pingpong.ws.2node round trip = ${r.toFixed(2)} (target <= 1.2; an out and an in are two round trips: the out returns once the holder has the tuple)`);
+}
+const drd = rep.get('linda.distributed.rd');
+if (drd !== undefined && rtt !== undefined) {
+  const r = drd / rtt;
+  rep.bench('linda.distributed.rd.vs_central_rtt.ratio', Number(r.toFixed(4)), 'x');
+  rep.comment(`ratio linda.distributed.rd / linda.central.rtt.2node = ${r.toFixed(4)} (target <= 0.1: an rd from the replica never leaves the node)`);
+}
+const drpc = rep.ratio('linda.distributed.rpc.256.2node', 'raw.ws.256');
+if (Number.isFinite(drpc)) {
+  rep.bench('linda.distributed.rpc.256.2node.vs_raw.ratio', Number(drpc.toFixed(3)), 'x');
+  rep.ratioComment('linda.distributed.rpc.256.2node', 'raw.ws.256', { min: 0.6, label: 'RPC by tuples on a distributed space / bare ws' });
 }
 for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
   const r = rep.ratio(`linda.rpc.${n}.2node`, `raw.ws.${b}`);

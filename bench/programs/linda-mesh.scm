@@ -10,6 +10,11 @@
 ;;                                  (in s 'resp i ?bytes) here (L2imbo's Table 1)
 ;;   linda.central.rtt.durable.2node  us  the same on a durable central space (the --data daemon)
 ;;   linda.durable.out        outs/s  outs into a durable central space, timed on that daemon
+;;   linda.distributed.rd     us    (rd ds 'shared 1 ?bytes) of a tuple the daemon put in a
+;;                                  distributed space, served from this node's replica
+;;   linda.distributed.rpc.256.2node  rt/s  RPC by tuples on a distributed space: the server on
+;;                                  the daemon announces its in, so each request is owned by it,
+;;                                  and each response by this node (the RPC optimisation)
 (define peer (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
 (define durable-peer (make-node "127.0.0.1" (string->number (get-environment-variable "DURABLE_PORT"))))
 (define rounds (string->number (or (get-environment-variable "ROUNDS") "3")))
@@ -43,10 +48,21 @@
   (let ((bv (make-bytevector size 7)))
     (lambda (n) (do ((i 0 (+ i 1))) ((= i n)) (out s 'req i bv) (in s 'resp i ?bytes)))))
 
+;; a distributed space made on the daemon, with a tuple there; this node joins it
+(define ds (on peer (lambda () (let ((d (make-space 'bench-dts 'distributed))) (out d 'shared 1 (make-bytevector 64 3)) d))))
+(rd ds 'shared 1 ?bytes)
+(define (rd-dist n) (do ((i 0 (+ i 1))) ((= i n)) (rd ds 'shared 1 ?bytes)))
+(remote-spawn peer (lambda () (let loop () (let ((r (in ds 'req ?integer ?bytes))) (out ds 'resp (cadr r) (caddr r)) (loop)))))
+(define (rpc-dist size)
+  (let ((bv (make-bytevector size 7)))
+    (lambda (n) (do ((i 0 (+ i 1))) ((= i n)) (out ds 'req i bv) (in ds 'resp i ?bytes)))))
+
 ;; interleaved, so that each figure and its reference see the same load
 (do ((pass 0 (+ pass 1))) ((= pass 2))
   (timed-rounds "pingpong.ws.2node" (count 3000) ping-pong rate)
-  (timed-rounds "linda.central.rtt.2node" (count 1000) out-in micros))
+  (timed-rounds "linda.central.rtt.2node" (count 1000) out-in micros)
+  (timed-rounds "linda.distributed.rd" (count 20000) rd-dist micros))
+(timed-rounds "linda.distributed.rpc.256.2node" (count 1000) (rpc-dist 256) rate)
 (timed-rounds "linda.rpc.256.2node" (count 1000) (rpc 256) rate)
 (timed-rounds "linda.rpc.1k.2node" (count 1000) (rpc 1024) rate)
 (timed-rounds "linda.rpc.8k.2node" (count 600) (rpc 8192) rate)

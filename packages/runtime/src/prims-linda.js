@@ -26,6 +26,8 @@ import { resolveCode } from './code.js';
 import { coreSpace, declareSpace, putTuple, noteWithdrawn, spaceTable } from './linda/space-table.js';
 import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
 import { qosWait, deadlineError } from './linda/qos.js';
+import { readyReplica, dtsOut, dtsTake, dtsRead } from './linda/dts-operations.js';
+import { ensureReplica } from './linda/dts-protocol.js';
 
 export { coreSpace };
 
@@ -65,7 +67,7 @@ function spaceAndFields(proc, args, who) {
   let fields = args;
   if (args.length > 0 && args[0] instanceof SpaceRef) {
     const ref = args[0];
-    if (ref.node !== node.id) schemeErrorOf('internal', who, 'a space of another node reached a local operation', ref);
+    if (ref.node !== node.id && ref.kind !== 'distributed') schemeErrorOf('internal', who, 'a space of another node reached a local operation', ref);
     name = ref.name;
     kind = ref.kind;
     fields = args.slice(1);
@@ -152,6 +154,7 @@ function lindaProcedure(who, op, template, local) {
     const first = args[0];
     if (first instanceof SpaceRef) {
       const proc = current(who);
+      if (first.kind === 'distributed') return distributedOp(proc, who, op, args);
       if (first.node !== proc.node.id) {
         const fields = args.slice(1);
         if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
@@ -161,6 +164,36 @@ function lindaProcedure(who, op, template, local) {
     }
     return local(args);
   }, 1, -1);
+}
+
+/**
+ * A non-blocking operation on a distributed space (linda/dts-operations.js): out, inp,
+ * rdp and tuple-count run on this node's replica (joined first if it is new here).
+ * @param {any} proc @param {string} who @param {number} op @param {any[]} args
+ */
+function distributedOp(proc, who, op, args) {
+  const ref = args[0];
+  const fields = args.slice(1);
+  if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+  confine(proc, ref.name, who);
+  if (op === OP.out) {
+    if (fields.some((f) => f instanceof Formal)) schemeErrorOf('type', who, 'a tuple of a distributed space cannot hold formals (its replicas remove it by its bytes)', ref);
+    const bytes = encodeFields(fields, who, false);
+    let rep;
+    try {
+      rep = ensureReplica(proc.node, ref.name, ref.node);
+    } catch (e) {
+      return schemeErrorOf('linda', who, e instanceof Error ? e.message : String(e), ref);
+    }
+    dtsOut(proc, rep, bytes);
+    return VOID;
+  }
+  const rep = readyReplica(proc, ref, who, args);
+  if ('suspended' in rep) return rep.suspended;
+  const bytes = encodeFields(fields, who, true);
+  if (op === OP.count) return coreCall(who, () => rep.space.countBytes(bytes));
+  const t = { who, ref, bytes, probe: true, timeoutAt: 0, dflt: false, byDeadline: false, req: 0, decode: decodeTuple };
+  return op === OP.inp ? dtsTake(proc, rep, t) : dtsRead(proc, rep, t);
 }
 
 lindaProcedure('out', OP.out, false, (args) => {
@@ -206,6 +239,7 @@ function blocking(who, remove, timed) {
     const node = proc.node;
     if (proc.signalled) throw new SchemeError(proc.takeSignal());
     const at = timed ? 2 : 0;
+    if (args[at] instanceof SpaceRef && args[at].kind === 'distributed') return distributedBlocking(proc, who, remove, timed, args);
     if (args[at] instanceof SpaceRef && args[at].node !== node.id) return remoteBlocking(proc, who, remove, timed, args);
     let timeoutAt = Infinity;
     let dflt = false;
@@ -270,6 +304,25 @@ function remoteBlocking(proc, who, remove, timed, args) {
   return requestRemote(proc, who, args[timed ? 2 : 0], remove ? OP.in : OP.rd, encodeFields(fields, who, true), timeoutMs, timed ? args[1] : false, q.byDeadline);
 }
 
+/**
+ * A blocking operation on a distributed space (linda/dts-operations.js), under the
+ * process's deadline like a local one.
+ * @param {any} proc @param {string} who @param {boolean} remove @param {boolean} timed @param {any[]} args
+ */
+function distributedBlocking(proc, who, remove, timed, args) {
+  if (timed && args.length < 4) schemeErrorOf('arity', who, 'expected seconds, a default and at least one field');
+  const ref = args[timed ? 2 : 0];
+  const fields = args.slice(timed ? 3 : 1);
+  if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+  confine(proc, ref.name, who);
+  const bytes = encodeFields(fields, who, true);
+  const q = qosWait(proc, timed ? proc.node.now() + seconds(args[0], who) : Infinity);
+  const rep = readyReplica(proc, ref, who, args);
+  if ('suspended' in rep) return rep.suspended;
+  const t = { who, ref, bytes, probe: false, timeoutAt: q.timeoutAt, dflt: timed ? args[1] : false, byDeadline: q.byDeadline, req: 0, decode: decodeTuple };
+  return remove ? dtsTake(proc, rep, t) : dtsRead(proc, rep, t);
+}
+
 blocking('in', true, false);
 blocking('rd', false, false);
 blocking('in-timeout', true, true);
@@ -310,8 +363,7 @@ function spaceName(name, who) {
 /** @param {any} kind @param {string} who */
 function spaceKind(kind, who) {
   const k = kind instanceof Sym ? kind.name : null;
-  if (k === 'distributed') schemeErrorOf('linda', who, 'distributed (replicated) spaces are not implemented yet: use a central space', kind);
-  if (k !== 'local' && k !== 'central') schemeErrorOf('type', who, "expected the kind 'local or 'central", kind);
+  if (k !== 'local' && k !== 'central' && k !== 'distributed') schemeErrorOf('type', who, "expected the kind 'local, 'central or 'distributed", kind);
   return k;
 }
 
@@ -345,8 +397,21 @@ definePrimitive('%make-space', 2, 2, (/** @type {any} */ name, /** @type {any} *
   const text = spaceName(name, 'make-space');
   const k = spaceKind(kind, 'make-space');
   confineMake(proc, text, 'make-space');
+  if (k === 'distributed') return makeDistributed(node, text, node.id);
   return new SpaceRef(node.id, text, declareSpace(node, text, k));
 });
+
+/**
+ * The reference of a distributed space: its replica here (made with `home` as its home
+ * if new); a space of this node of that name with another kind keeps its kind.
+ * @param {any} node @param {string} name @param {string} home
+ */
+function makeDistributed(node, name, home) {
+  const had = spaceTable(node).info.get(name);
+  if (had !== undefined && had.kind !== 'distributed') return new SpaceRef(node.id, name, had.kind);
+  const rep = ensureReplica(node, name, home);
+  return new SpaceRef(rep.home, name, 'distributed');
+}
 
 /** `(%make-space-on node-id name kind)`: the same on another node (it answers the kind the space has). */
 defineBuiltin('%make-space-on', function (/** @type {number} */ _d, /** @type {any} */ id, /** @type {any} */ name, /** @type {any} */ kind) {
@@ -356,8 +421,10 @@ defineBuiltin('%make-space-on', function (/** @type {number} */ _d, /** @type {a
   if (typeof id !== 'string') schemeErrorOf('type', 'make-space', 'expected a node', id);
   if (id === proc.node.id) {
     confineMake(proc, text, 'make-space');
+    if (k === 'distributed') return makeDistributed(proc.node, text, id);
     return new SpaceRef(id, text, declareSpace(proc.node, text, k));
   }
+  if (k === 'distributed') return new SpaceRef(id, text, 'distributed'); // joined on first use
   return requestRemote(proc, 'make-space', new SpaceRef(id, text, k), OP.make, null, false, false);
 }, 3, 0);
 

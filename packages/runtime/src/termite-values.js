@@ -76,14 +76,14 @@ export class NodeRef {
 }
 
 /** The kinds of tuple space a reference may name (docs/linda.md, "Kinds of space"). */
-export const SPACE_KINDS = ['local', 'central'];
+export const SPACE_KINDS = ['local', 'central', 'distributed'];
 
 /**
  * A reference to a tuple space: its home (the node holding it), its name there and its
  * kind. Equality is by home and name: the kind describes the space, it does not name it.
  */
 export class SpaceRef {
-  /** @param {string} node the node holding the space @param {string} name @param {string} [kind] 'local' or 'central' */
+  /** @param {string} node the node holding the space @param {string} name @param {string} [kind] 'local', 'central' or 'distributed' */
   constructor(node, name, kind = 'local') {
     this.node = node;
     this.name = name;

@@ -4,7 +4,8 @@
  * (node-daemon/test/linda-central.test.js runs them between real daemons): kinds, the
  * reference's codec, hostile references and frames refused with their reason (the
  * node keeps serving), the acknowledgement that makes a remote withdrawal final or
- * puts the tuple back, and a SpaceStore replayed into the core. The mesh here is a
+ * puts the tuple back, remote waits kept as waiter records answered by the matching
+ * out, and a SpaceStore replayed into the core. The mesh here is a
  * stand-in that records the frames Distribution gives it.
  */
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, writeString } from '@termite/scheme/internal';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
-import { SpaceRef } from '../src/termite-values.js';
+import { SpaceRef, Formal } from '../src/termite-values.js';
 import { attachSpaceStore, coreSpace } from '../src/linda/space-table.js';
 
 const TAG_SPACE = 40983;
@@ -116,13 +117,22 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       unreachable.add('peer');
       dist.spacesRoutesChanged();
       assert.equal(q.size, 1, 'no route to it any more: put back');
-      // a blocked in whose requesting process ended: CANCEL stops the holder's helper
+      // a blocked in whose requesting process ended: CANCEL drops the holder's waiter record
       unreachable.clear();
       const never = encodeValue(['never', 0]);
       dist.onSpaceFrame('peer', [30, 14, 4, 'q', 'central', never, false, []]);
-      assert.equal(dist.spaceState.jobs.size, 1, 'a helper waits for it');
-      const helper = [...dist.spaceState.jobs.values()][0].proc;
+      assert.equal(dist.spaceState.jobs.size, 1, 'a waiter record waits for it');
+      const job = [...dist.spaceState.jobs.values()][0];
+      assert.equal(job.proc, null, 'no helper process for a wait with no timeout');
+      assert.equal(node.spaceTable.records.get('q')?.length, 1);
       dist.onSpaceFrame('peer', [33, 14, []]);
+      assert.equal(dist.spaceState.jobs.size, 0);
+      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      // with a timeout it waits in a helper process, which CANCEL stops
+      dist.onSpaceFrame('peer', [30, 16, 4, 'q', 'central', never, 60000, []]);
+      const helper = [...dist.spaceState.jobs.values()][0].proc;
+      assert.ok(helper !== null && helper.alive, 'a helper waits for it');
+      dist.onSpaceFrame('peer', [33, 16, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
       assert.equal(helper.alive, false, 'the helper is stopped');
       dist.onSpaceFrame('peer', [33, 'x', []]);
@@ -199,4 +209,34 @@ test('with-qos: an operation past its deadline fails with a clear error; earlies
       (message-of (lambda () (with-qos 1 -1 (lambda () 1)))))`);
     assert.ok(r.ok, r.message);
     assert.equal(writeString(r.value), '("in: the operation passed its deadline (with-qos) before a tuple matched" own-timeout plain-default (c b a) "a priority is 0 (first), 1, 2 or 3 (last)" "expected a non-negative timeout in seconds")');
+  }));
+
+test('remote waits with no timeout are waiter records, answered by the matching out itself: every rd a copy, one in by priority then arrival', () =>
+  withNode(async ({ node, run }) => {
+    const { sent, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      const sym = (await run(`'r`)).value;
+      const tpl = encodeValue([sym, 7]);
+      const any = encodeValue([sym, new Formal(1)]);
+      dist.onSpaceFrame('a', [30, 1, 4, 'w', 'central', any, false, 3, []]);  // in, priority 3
+      dist.onSpaceFrame('b', [30, 2, 4, 'w', 'central', any, false, 1, []]);  // in, priority 1: served first
+      dist.onSpaceFrame('c', [30, 3, 5, 'w', 'central', tpl, false, []]);     // rd of (r 7)
+      dist.onSpaceFrame('c', [30, 4, 5, 'w', 'central', any, false, []]);     // rd of (r ?integer)
+      assert.equal(dist.spaceState.jobs.size, 4);
+      assert.ok([...dist.spaceState.jobs.values()].every((j) => j.proc === null), 'no helper process');
+      sent.length = 0;
+      const r = await run(`(out (make-space 'w 'central) 'r 7) 'done`);
+      assert.ok(r.ok, r.message);
+      const replies = sent.filter((s) => s.frame[0] === 31).map((s) => [s.to, s.frame[1], s.frame[2], writeString(decodeValue(s.frame[3]))]);
+      assert.deepEqual(replies.sort(), [['b', 2, 1, '#(r 7)'], ['c', 3, 2, '#(r 7)'], ['c', 4, 2, '#(r 7)']].sort(), 'both readers and the priority-1 taker');
+      assert.equal(coreSpace(node, 'w').size, 0, 'withdrawn for b (until its ACK)');
+      assert.equal(dist.spaceState.jobs.size, 1, 'a still waits');
+      dist.onSpaceFrame('b', [32, 2, false, []]); // b gives it back: it goes to the next taker
+      const again = sent.filter((s) => s.frame[0] === 31 && s.to === 'a');
+      assert.equal(again.length, 1, 'a put-back tuple is offered to the records');
+      assert.equal(dist.spaceState.jobs.size, 0);
+    } finally {
+      node.remote = null;
+    }
   }));

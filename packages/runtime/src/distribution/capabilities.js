@@ -241,7 +241,7 @@ export function mayTake(from, type, pid, proc, f) {
  * @this {Distribution}
  */
 export function maySpace(from, name) {
-  return !this.restricted.has(from) || (this.givenSpaces.get(from)?.has(name) ?? false) || kindOf(this.node, name) === 'central';
+  return !this.restricted.has(from) || (this.givenSpaces.get(from)?.has(name) ?? false) || kindOf(this.node, name) !== 'local'; // central and distributed: shared
 }
 
 /**
@@ -255,7 +255,7 @@ export function maySpace(from, name) {
 export function mayMakeSpace(from, name, exists) {
   if (!this.restricted.has(from)) return true;
   if (this.givenSpaces.get(from)?.has(name) ?? false) return true;
-  if (exists && kindOf(this.node, name) === 'central') return true; // shared with the mesh
+  if (exists && kindOf(this.node, name) !== 'local') return true; // central and distributed: shared with the mesh
   if (exists) return false;
   remember(spacesOf(this, from), name);
   return true;

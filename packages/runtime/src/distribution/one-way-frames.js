@@ -34,7 +34,8 @@ import {
   F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, F_AS, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
   NOT_READY, sendHeadBytes, key,
 } from './frame-vocabulary.js';
-import { F_SPACE_OP, F_SPACE_CANCEL } from '../linda/remote-spaces.js';
+import { F_SPACE_OP } from '../linda/remote-spaces.js';
+import { F_DTS } from '../linda/dts-protocol.js';
 import { linkedEndedNormally } from '../termite-node/links-and-signals.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
@@ -281,7 +282,7 @@ export function handleFrame(from, f, bytes) {
   }
   const [type, pnode, pn] = f;
   if (type === F_ERROR) return void this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
-  if (type >= F_SPACE_OP && type <= F_SPACE_CANCEL) return this.onSpaceFrame(from, f); // linda/remote-spaces.js
+  if (type >= F_SPACE_OP && type <= F_DTS) return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
   if (type === F_AS) return void this.onActedFrame(from, f, bytes); // for a restricted peer's process: capabilities.js
   const shape = FRAMES[type];
   if (!Number.isInteger(type) || shape == null) {

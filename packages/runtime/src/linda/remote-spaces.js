@@ -21,16 +21,18 @@
  *    process is alive and still waiting in that very request (`proc.waiting.info`), and
  *    ACKs #t only then; otherwise (dead, killed, interrupted, or a reply it cannot
  *    decode) it ACKs #f;
- *  - a blocking `in`/`rd` that cannot be served at once waits on the holder in a helper
- *    process (`%space-serve`) blocked in the core, so the matching `out` wakes it like
- *    a local one; the helper runs at the requester's priority (with-qos), so the core
- *    serves it before waiting `in`s of lower priority; when the requester's node goes
- *    away its helpers are stopped and a tuple already handed to one is put back;
+ *  - a blocking `in`/`rd` that cannot be served at once and waits with no timeout is a
+ *    waiter record at the holder (waiter-records.js), answered by the matching `out`
+ *    itself, remote ones by priority then arrival; one with a timeout (or a deadline)
+ *    waits in a helper process (`%space-serve`) blocked in the core, at the requester's
+ *    priority, so the core's timer ends it; when the requester's node goes away its
+ *    records and helpers are stopped and a tuple already handed to a helper is put back;
  *  - when the holder goes away, every process waiting on it gets an error raised;
  *  - what a peer can make a holder keep is bounded: MAX_WAITING helpers and
  *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
  *
- * The frame handlers are Distribution's methods (`this` is the Distribution).
+ * The frame handlers are Distribution's methods (`this` is the Distribution). The DTS
+ * frame (34, distributed spaces) arrives here too and goes to dts-protocol.js.
  */
 import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv, R } from '@termite/scheme/internal';
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
@@ -39,9 +41,11 @@ import { VOID, schemeErrorOf } from '../scheme-data.js';
 import { SpaceRef } from '../termite-values.js';
 import { current } from '../prims-processes.js';
 import { W_TUPLE } from '../termite-node/process.js';
-import { coreSpace, declareSpace, putTuple, noteWithdrawn, spaceTable } from './space-table.js';
+import { coreSpace, declareSpace, putTuple, putBackTuple, noteWithdrawn, spaceTable, kindOf } from './space-table.js';
+import { addRecord, dropRecord } from './waiter-records.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
 import { deadlineError } from './qos.js';
+import { F_DTS, onDtsFrame, dtsPeerDown } from './dts-protocol.js';
 
 export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32, F_SPACE_CANCEL = 33;
 export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
@@ -213,6 +217,7 @@ export function spaceRequestAbandoned(info) {
  * @this {Distribution}
  */
 export function spacesPeerDown(id, reason) {
+  dtsPeerDown(this, id); // distributed spaces: its tuples pass to their heir
   const st = this.spaceState;
   if (st === undefined) return;
   for (const [n, req] of st.requests) {
@@ -237,6 +242,10 @@ export function spacesPeerDown(id, reason) {
  * @this {Distribution}
  */
 export function spacesRoutesChanged() {
+  const all = /** @type {any} */ (this.node).dtsReplicas;
+  if (all !== undefined) {
+    for (const rep of all.values()) for (const m of [...rep.members]) if (!this.mesh.isReachable(m)) dtsPeerDown(this, m);
+  }
   const st = this.spaceState;
   if (st === undefined) return;
   /** @type {Set<string>} */
@@ -256,6 +265,7 @@ export function spacesRoutesChanged() {
  */
 export function onSpaceFrame(from, f) {
   const type = f[0];
+  if (type === F_DTS) return onDtsFrame.call(this, from, f); // distributed spaces: dts-protocol.js
   if (!Number.isSafeInteger(f[1]) || f[1] < 0) return refuseSpace(this, from, 'malformed SPACE frame: its request number is not a non-negative integer');
   if (type === F_SPACE_REPLY) {
     if (f.length !== 5 || !Number.isInteger(f[2]) || f[2] < S_VALUE || f[2] > S_ERROR || ((f[2] === S_TAKEN || f[2] === S_READ) && !(f[3] instanceof Uint8Array))) {
@@ -315,6 +325,7 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
     const allowed = op === OP.make ? d.mayMakeSpace(from, name, spaceTable(node).info.has(name)) : d.maySpace(from, name);
     if (!allowed) throw new Error(`${from.slice(0, 12)} is a restricted peer and the space ${name} was not given to it`);
   }
+  if (kindOf(node, name) === 'distributed') throw new Error(`the space ${name} is distributed here: its operations run on each node's replica`);
   if (op === OP.make) {
     const k = declareSpace(node, name, kind);
     d.emit(from, [F_SPACE_REPLY, n, S_VALUE, k]);
@@ -389,8 +400,7 @@ function onAck(d, from, n, taken) {
 
 /** A withdrawn tuple goes back (it is still in the log of a durable space). @param {any} node @param {string} name @param {Uint8Array} bytes */
 function putBack(node, name, bytes) {
-  coreSpace(node, name).outBytes(bytes);
-  node.poke();
+  putBackTuple(node, name, bytes);
 }
 
 /**
@@ -408,9 +418,21 @@ function wait(d, st, c, from, n, remove, name, bytes, timeoutMs, priority) {
   if (c.waiting >= MAX_WAITING) throw new Error(`this peer has ${MAX_WAITING} operations waiting on this node's spaces`);
   const k = `${from}/${n}`;
   const timeoutAt = timeoutMs === false ? Infinity : d.node.now() + timeoutMs;
-  const job = { from, n, remove, name, bytes, timeoutAt, proc: /** @type {any} */ (null) };
+  const job = { from, n, remove, name, bytes, timeoutAt, proc: /** @type {any} */ (null), record: /** @type {any} */ (null) };
   st.jobs.set(k, job);
   c.waiting++;
+  if (timeoutMs === false) {
+    // no timeout: a waiter record, answered by the matching out itself (waiter-records.js)
+    job.record = addRecord(d.node, {
+      name, template: bytes, remove, priority,
+      answer: (r) => {
+        endJob(st, k, job);
+        if (remove) handOver(d, st, from, n, name, r);
+        else d.emit(from, [F_SPACE_REPLY, n, S_READ, r]);
+      },
+    });
+    return;
+  }
   job.proc = d.node.spawnCall(rtEnv.cell('%space-serve').v, [k]);
   if (priority !== PRIORITY_DEFAULT) d.node.core.setPriority(job.proc.cpid, priority);
 }
@@ -428,6 +450,7 @@ function endJob(st, k, job) {
  */
 function stopJob(d, st, k, job) {
   endJob(st, k, job);
+  if (job.record !== null) return dropRecord(d.node, job.record); // a record holds no tuple
   const proc = job.proc;
   if (proc.waiting !== null && proc.waiting.kind === W_TUPLE) {
     const bytes = d.node.core.takeTupleBytes(proc.cpid);

@@ -11,9 +11,12 @@
  *    requester's node acknowledges it, linda/remote-spaces.js);
  *  - at start (attachSpaceStore) the log is replayed into the core in the order it was
  *    written, so the oldest tuple is still the one an `in` takes first;
+ *  - a tuple that enters a space through putTuple or putBackTuple is offered to the
+ *    space's waiter records (waiter-records.js) once the core has served its own waiters;
  *  - a space's kind is set when it is made and never changes (a later make of the same
  *    name with another kind gets the kind it already has, see declareSpace).
  */
+import { serveRecords } from './waiter-records.js';
 
 /**
  * The durable log of central spaces, implemented outside the runtime (SQLite in the
@@ -29,7 +32,7 @@
 
 /**
  * @typedef {object} SpaceInfo
- * @property {string} kind 'local' or 'central'
+ * @property {string} kind 'local', 'central' or 'distributed'
  * @property {boolean} durable whether its tuples are logged in the node's store
  * @property {number} outs tuples put in (since the node started)
  * @property {number} ins tuples withdrawn
@@ -38,7 +41,7 @@
 /**
  * The node's space table, made on first use.
  * @param {any} node a TermiteNode
- * @returns {{info: Map<string, SpaceInfo>, store: SpaceStore | null, durable: number}}
+ * @returns {{info: Map<string, SpaceInfo>, store: SpaceStore | null, durable: number, records?: Map<string, any[]>}}
  */
 export function spaceTable(node) {
   if (node.spaceTable === undefined) node.spaceTable = { info: new Map(), store: null, durable: 0 };
@@ -91,7 +94,7 @@ export function kindOf(node, name) {
 export function putTuple(node, name, space, bytes) {
   const t = node.spaceTable;
   const info = t === undefined ? undefined : t.info.get(name);
-  if (info === undefined) return space.outBytes(bytes);
+  if (info === undefined) return void space.outBytes(bytes);
   if (info.durable) {
     t.store.append(name, bytes);
     try {
@@ -104,6 +107,20 @@ export function putTuple(node, name, space, bytes) {
     space.outBytes(bytes);
   }
   info.outs++;
+  if (t.records !== undefined && t.records.size !== 0) serveRecords(node, name, space, bytes);
+}
+
+/**
+ * A withdrawn tuple goes back into its space (it is still in the log of a durable
+ * space), and to a waiter record it matches.
+ * @param {any} node @param {string} name @param {Uint8Array} bytes
+ */
+export function putBackTuple(node, name, bytes) {
+  const space = coreSpace(node, name);
+  space.outBytes(bytes);
+  const t = node.spaceTable;
+  if (t !== undefined && t.records !== undefined && t.records.size !== 0) serveRecords(node, name, space, bytes);
+  node.poke();
 }
 
 /**

@@ -1,0 +1,324 @@
+// @ts-check
+/**
+ * The Linda operations of a process on a distributed space (L²imbo's DTS; docs/linda.md,
+ * "Distributed spaces"): each runs on this node's replica (dts-replica.js) and speaks the
+ * DTS protocol (dts-protocol.js) only when it must.
+ *
+ *  - `out`: a new id, cached here, one OUT to each member. Its owner is this node — or,
+ *    the RPC optimisation, the node whose announced waiting `in` it matches;
+ *  - `rd`, `rdp`, `rd-timeout`, `space-count`: answered from the replica (a blocking `rd`
+ *    that finds nothing asks the members once with RD, then waits in the core);
+ *  - `in`, `inp`, `in-timeout`: the oldest match in the replica is withdrawn at once if
+ *    this node owns it (a DELETE to each member); otherwise its owner is asked
+ *    (CHOWN_REQ) and the process waits for the answer; with no match an `in` announces
+ *    itself to the members (IN) and waits in the core as a reader of the replica, looking
+ *    again when a matching tuple arrives.
+ *
+ * Invariants:
+ *  - a process withdraws only a tuple this node owns, and only while it still waits for
+ *    it (a tuple whose ownership arrives for a process that has gone back stays in the
+ *    replica, owned by this node);
+ *  - a replica made away from its home is joined before it is used: the first operation
+ *    waits for the home's state (REPAIR_ACK), or for the home to be gone;
+ *  - no core `in` ever waits on a replica (only readers), so an arriving tuple is never
+ *    handed to a process the protocol has not let withdraw it.
+ */
+import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv } from '@termite/scheme/internal';
+import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
+import { BLOCKED } from '@termite/core';
+import { Sym } from '../scheme-data.js';
+import { current } from '../prims-processes.js';
+import { W_TUPLE } from '../termite-node/process.js';
+import { noteWithdrawn, spaceTable } from './space-table.js';
+import { deadlineError } from './qos.js';
+import { Replica, HELD } from './dts-replica.js';
+import { ensureReplica, toMembers, dtsPeerDown, F_DTS, D_OUT, D_IN, D_RD, D_CHOWN_REQ, D_DELETE } from './dts-protocol.js';
+
+const CLOCK_NEVER = 3;
+/** distinguishes this run's tuple ids from those of an earlier run of the same node */
+const BOOT = Date.now().toString(36);
+/** matches looked at by one withdrawal before it waits (each ends in a withdrawal or a request, so few) */
+const MAX_TRIES = 1000;
+
+/**
+ * @typedef {object} Take a withdrawal in progress
+ * @property {string} who @property {any} ref @property {Uint8Array} bytes
+ * @property {boolean} probe inp: never wait for a match
+ * @property {number} timeoutAt @property {any} dflt @property {boolean} byDeadline
+ * @property {number} req the announced IN's number (0: not announced)
+ * @property {(bytes: Uint8Array) => any} decode
+ */
+
+/** @param {any} node */
+function dtsState(node) {
+  if (node.dtsSerial === undefined) node.dtsSerial = { tuple: 0, req: 0 };
+  return node.dtsSerial;
+}
+
+/** A core error as a Scheme error naming the operation. @template T @param {string} who @param {() => T} f @returns {T} */
+function coreCall(who, f) {
+  try {
+    return f();
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new SchemeError(new ErrorObject(msg, null, 'linda', who));
+  }
+}
+
+/**
+ * Suspend the running process until `wake` (returned with the suspension value) is
+ * called; `onResume(th)` then sets its thread up.
+ * @param {any} proc @param {(th: any, reason: string) => void} onResume
+ */
+function suspend(proc, onResume) {
+  const node = proc.node;
+  const w = { kind: W_TUPLE, resume: onResume };
+  proc.waiting = w;
+  node.core.sleep(proc.cpid, 1e300, { clock: CLOCK_NEVER });
+  const wake = () => {
+    if (!proc.alive || proc.waiting !== w) return false;
+    node.core.interrupt(proc.cpid);
+    node.pokeAfterTask();
+    return true;
+  };
+  return { w, wake };
+}
+
+/** Call the builtin `name` with `args` when the thread resumes. @param {any} th @param {string} name @param {any[]} args */
+function callOnResume(th, name, args) {
+  th.act = 0; // ACT_CALL
+  th.clo = rtEnv.cell(name).v;
+  th.args = args;
+}
+
+/** @param {any} th @param {any} value */
+function raiseOnResume(th, value) {
+  callOnResume(th, 'raise', [value]);
+}
+
+/**
+ * The replica of a distributed space, ready for the calling process: or, while it joins,
+ * the process waits and then calls `who` again with `args` (the value to return then).
+ * @param {any} proc @param {any} ref @param {string} who @param {any[]} args
+ * @returns {Replica | {suspended: any}}
+ */
+export function readyReplica(proc, ref, who, args) {
+  let rep;
+  try {
+    rep = ensureReplica(proc.node, ref.name, ref.node);
+  } catch (e) {
+    throw new SchemeError(new ErrorObject(`${who}: ${e instanceof Error ? e.message : e}`, arrayToList([ref]), 'linda', who));
+  }
+  if (rep.ready) return rep;
+  const { wake } = suspend(proc, (th) => {
+    if (rep.failed !== undefined) raiseOnResume(th, new ErrorObject(`${who}: ${rep.failed}`, arrayToList([ref]), 'linda', who));
+    else callOnResume(th, who, args);
+  });
+  rep.joinWaiters.push(wake);
+  return { suspended: unwind(PEND_SUSPEND, proc.waiting) };
+}
+
+/**
+ * `out` on a distributed space.
+ * @param {any} proc @param {Replica} rep @param {Uint8Array} bytes
+ */
+export function dtsOut(proc, rep, bytes) {
+  const node = proc.node;
+  const st = dtsState(node);
+  const id = `${node.id}/${BOOT}/${++st.tuple}`;
+  const owner = rep.claimRemoteIn(bytes) ?? node.id;
+  coreCall('out', () => rep.add(id, owner, bytes));
+  const info = spaceTable(node).info.get(rep.name);
+  if (info !== undefined) info.outs++;
+  toMembers(node.remote, rep, [F_DTS, D_OUT, rep.name, id, owner, bytes]);
+  node.poke();
+}
+
+/**
+ * `rd`, `rdp`, `rd-timeout` on a distributed space: from the replica (the value, or the
+ * suspension of a process that waits in the core as a reader).
+ * @param {any} proc @param {Replica} rep @param {Take} t
+ */
+export function dtsRead(proc, rep, t) {
+  const node = proc.node;
+  const r = coreCall(t.who, () => rep.space.rdpBytes(t.bytes));
+  if (r !== undefined) return t.decode(r);
+  if (t.probe) return false;
+  if (t.timeoutAt <= node.now()) return timedOut(t.who, rep, t.dflt, t.byDeadline);
+  toMembers(node.remote, rep, [F_DTS, D_RD, rep.name, t.bytes]);
+  const got = rep.space.rdBytes(proc.cpid, t.bytes, { timeoutAt: t.timeoutAt });
+  if (got === undefined) return timedOut(t.who, rep, t.dflt, t.byDeadline);
+  if (got !== BLOCKED) return t.decode(got);
+  proc.waiting = {
+    kind: W_TUPLE,
+    resume: (/** @type {any} */ th, /** @type {string} */ reason) => {
+      if (reason === 'tuple') {
+        const bytes = node.core.takeTupleBytes(proc.cpid);
+        try {
+          th.val = t.decode(bytes);
+          th.act = 1; // ACT_RETURN
+        } catch (e) {
+          raiseOnResume(th, new ErrorObject(`${t.who}: a tuple of the space ${rep.name} could not be decoded here: ${e instanceof Error ? e.message : e}`, arrayToList([t.ref]), 'linda', t.who));
+        }
+        return;
+      }
+      if (reason !== 'timeout') return raiseOnResume(th, Sym.intern('interrupted'));
+      if (t.byDeadline) return raiseOnResume(th, deadlineError(t.who));
+      th.act = 1;
+      th.val = t.dflt;
+    },
+  };
+  return unwind(PEND_SUSPEND, proc.waiting);
+}
+
+/** The value of an operation that timed out (or raises, at the process's deadline). @param {string} who @param {Replica} rep @param {any} dflt @param {boolean} byDeadline */
+function timedOut(who, rep, dflt, byDeadline) {
+  if (byDeadline) throw new SchemeError(deadlineError(who));
+  return dflt;
+}
+
+/**
+ * `in`, `inp`, `in-timeout` on a distributed space: the value, or the suspension.
+ * @param {any} proc @param {Replica} rep @param {Take} t
+ */
+export function dtsTake(proc, rep, t) {
+  const node = proc.node;
+  const d = node.remote;
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const r = coreCall(t.who, () => rep.space.rdpBytes(t.bytes));
+    if (r === undefined) break;
+    const id = rep.pick(r);
+    if (id === null) {
+      rep.space.inpBytes(r); // a copy nobody accounts for (cannot happen): dropped
+      continue;
+    }
+    const tu = rep.tuples.get(id);
+    if (tu?.owner === node.id) return withdraw(proc, rep, id, t);
+    if (d == null) throw new SchemeError(new ErrorObject(`${t.who}: the owner of a matching tuple of ${rep.name} is another node, and this node is in no mesh`, arrayToList([t.ref]), 'linda', t.who));
+    // an owner that cannot be reached is gone: its tuples pass to their heir, maybe this node
+    for (let i = 0; i < 3 && !d.mesh.isReachable(rep.tuples.get(id)?.owner) && rep.tuples.get(id)?.owner !== node.id; i++) dtsPeerDown(d, /** @type {string} */ (rep.tuples.get(id)?.owner));
+    const owner = rep.tuples.get(id)?.owner;
+    if (owner === node.id) return withdraw(proc, rep, id, t);
+    if (!d.mesh.isReachable(owner)) throw new SchemeError(new ErrorObject(`${t.who}: the owner of a matching tuple of ${rep.name} (${String(owner).slice(0, 12)}) is unreachable`, arrayToList([t.ref]), 'node-down', t.who));
+    return acquire(proc, rep, id, t);
+  }
+  if (t.probe) return cancelIn(node, rep, t, false);
+  if (t.timeoutAt <= node.now()) return expire(node, rep, t);
+  if (t.req === 0 && rep.members.size > 0) {
+    t.req = ++dtsState(node).req;
+    toMembers(d, rep, [F_DTS, D_IN, rep.name, t.req, t.bytes]);
+  }
+  const got = rep.space.rdBytes(proc.cpid, t.bytes, { timeoutAt: t.timeoutAt });
+  if (got === undefined) return expire(node, rep, t);
+  if (got !== BLOCKED) return dtsTake(proc, rep, t);
+  proc.waiting = {
+    kind: W_TUPLE,
+    resume: (/** @type {any} */ th, /** @type {string} */ reason) => {
+      if (reason === 'tuple') {
+        node.core.takeTupleBytes(proc.cpid); // a reader's copy: look again, as a taker
+        return callOnResume(th, '%dts-take', [rep, t]);
+      }
+      cancelIn(node, rep, t, false);
+      if (reason !== 'timeout') return raiseOnResume(th, Sym.intern('interrupted'));
+      if (t.byDeadline) return raiseOnResume(th, deadlineError(t.who));
+      th.act = 1; // ACT_RETURN
+      th.val = t.dflt;
+    },
+  };
+  return unwind(PEND_SUSPEND, proc.waiting);
+}
+
+/** A withdrawal whose time is up: the default, or the deadline's error. @param {any} node @param {Replica} rep @param {Take} t */
+function expire(node, rep, t) {
+  cancelIn(node, rep, t, false);
+  return timedOut(t.who, rep, t.dflt, t.byDeadline);
+}
+
+/** The announced IN is withdrawn (members drop it); returns `value`. @param {any} node @param {Replica} rep @param {Take} t @param {any} value */
+function cancelIn(node, rep, t, value) {
+  if (t.req !== 0) toMembers(node.remote, rep, [F_DTS, D_DELETE, rep.name, false, t.req]);
+  t.req = 0;
+  return value;
+}
+
+/**
+ * Withdraw tuple `id`, owned by this node: decoded (if it cannot be, it stays), removed
+ * from the replica, a DELETE to each member.
+ * @param {any} proc @param {Replica} rep @param {string} id @param {Take} t
+ */
+function withdraw(proc, rep, id, t) {
+  const node = proc.node;
+  const tu = rep.hold(id);
+  let value;
+  try {
+    value = t.decode(tu.bytes);
+  } catch (e) {
+    rep.release(id);
+    throw new SchemeError(new ErrorObject(`${t.who}: a tuple of the space ${rep.name} could not be decoded here (left in the space): ${e instanceof Error ? e.message : e}`, arrayToList([t.ref]), 'linda', t.who));
+  }
+  rep.remove(id);
+  noteWithdrawn(node, rep.name, tu.bytes);
+  toMembers(node.remote, rep, [F_DTS, D_DELETE, rep.name, id, t.req === 0 ? false : t.req]);
+  t.req = 0;
+  return value;
+}
+
+/**
+ * Ask the owner of tuple `id` for it; the process waits. Granted while the process still
+ * waits: it withdraws the tuple; granted after it went back: the tuple stays here,
+ * owned by this node; refused (withdrawn elsewhere, or owned by a node that cannot be
+ * reached): the process looks again.
+ * @param {any} proc @param {Replica} rep @param {string} id @param {Take} t
+ */
+function acquire(proc, rep, id, t) {
+  const node = proc.node;
+  const tu = rep.hold(id);
+  /** @type {{done: boolean, value: any, error: any}} */
+  const result = { done: false, value: undefined, error: undefined };
+  const { w, wake } = suspend(proc, (th) => {
+    if (!result.done) return callOnResume(th, '%dts-take', [rep, t]);
+    if (result.error !== undefined) return raiseOnResume(th, result.error);
+    th.act = 1; // ACT_RETURN
+    th.val = result.value;
+  });
+  const a = {
+    asked: tu.owner,
+    hops: 0,
+    settle: (/** @type {boolean} */ granted) => {
+      if (!granted) return void wake();
+      const t2 = rep.tuples.get(id);
+      if (t2 === undefined || t2.state !== HELD) return void wake();
+      t2.owner = node.id;
+      if (!proc.alive || proc.waiting !== w) return rep.release(id);
+      result.done = true;
+      try {
+        result.value = withdraw(proc, rep, id, t);
+      } catch (e) {
+        result.error = e instanceof SchemeError ? e.payload : e;
+      }
+      wake();
+    },
+  };
+  rep.acquiring.set(id, a);
+  node.remote.emit(tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+  return unwind(PEND_SUSPEND, w);
+}
+
+/** `(%dts-take replica take)`: a withdrawal looking again (after a wake-up). */
+defineBuiltin('%dts-take', function (/** @type {number} */ _d, /** @type {any} */ rep, /** @type {any} */ t) {
+  const proc = current(t.who);
+  if (proc.signalled) throw new SchemeError(proc.takeSignal());
+  return dtsTake(proc, rep, t);
+}, 2, 0);
+
+/** The distributed spaces' counters for the node's snapshot. @param {any} node */
+export function dtsStats(node) {
+  const all = node.dtsReplicas;
+  if (all === undefined) return { replicas: 0, tuples: 0, acquiring: 0 };
+  let tuples = 0, acquiring = 0;
+  for (const rep of all.values()) {
+    tuples += rep.size;
+    acquiring += rep.acquiring.size;
+  }
+  return { replicas: all.size, tuples, acquiring };
+}

@@ -1,0 +1,231 @@
+// @ts-check
+/**
+ * One node's replica of a distributed tuple space (L²imbo's DTS, docs/linda.md,
+ * "Distributed spaces"): the tuples it caches, who owns each, the tuples it knows were
+ * withdrawn (tombstones), the nodes it shares the space with, and the waiting `in`s
+ * other members announced (for the RPC optimisation). The protocol that keeps replicas
+ * converging is in dts-protocol.js; the operations of the processes in dts-operations.js.
+ *
+ * Invariants:
+ *  - the core space is the matcher: every tuple in state LIVE has exactly one copy in
+ *    the core space (stored by its bytes), and no other tuple has one — a tuple being
+ *    acquired (HELD: this node asked its owner for it) is out of the core, so no other
+ *    process of this node takes it meanwhile;
+ *  - tuples with the same bytes are interchangeable in the core: removing "a tuple with
+ *    these bytes" removes the copy of any of them, so the bookkeeping picks which id
+ *    left (its own first);
+ *  - a withdrawn id is remembered (at most MAX_TOMBSTONES, the oldest forgotten first)
+ *    and never comes back: an OUT or REPAIR_ACK naming it is ignored;
+ *  - what a peer can make a replica keep is bounded: MAX_TUPLES tuples, MAX_MEMBERS
+ *    members, MAX_REMOTE_INS announced `in`s per peer (the oldest dropped first).
+ */
+import { scratchSpace, clearScratch } from './waiter-records.js';
+
+export const LIVE = 1, HELD = 2;
+/** tuples one replica caches (an OUT beyond is refused) */
+export const MAX_TUPLES = 100000;
+/** withdrawn ids a replica remembers */
+export const MAX_TOMBSTONES = 100000;
+/** nodes one replica shares its space with */
+export const MAX_MEMBERS = 1024;
+/** waiting `in`s one peer may announce per space */
+export const MAX_REMOTE_INS = 10000;
+
+/** @typedef {{owner: string, bytes: Uint8Array, state: number}} DtsTuple */
+
+/** The key of a tuple's bytes in byBytes. @param {Uint8Array} b */
+function bytesKey(b) {
+  let s = '';
+  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode.apply(null, /** @type {any} */ (b.subarray(i, i + 8192)));
+  return s;
+}
+
+export class Replica {
+  /**
+   * @param {any} node the TermiteNode @param {string} name @param {string} home the node that made the space
+   * @param {any} space its core space
+   */
+  constructor(node, name, home, space) {
+    this.node = node;
+    this.name = name;
+    this.home = home;
+    this.space = space;
+    /** @type {Map<string, DtsTuple>} */
+    this.tuples = new Map();
+    /** @type {Map<string, Set<string>>} the ids of the tuples with these bytes */
+    this.byBytes = new Map();
+    /** @type {Set<string>} withdrawn ids (insertion order: the oldest first) */
+    this.deleted = new Set();
+    /** @type {Set<string>} the other nodes sharing the space */
+    this.members = new Set();
+    /** @type {Set<string>} members that went away (told about this replica when they come back) */
+    this.departed = new Set();
+    /** @type {Map<string, {from: string, req: number, template: Uint8Array}>} announced waiting ins, by `from/req` */
+    this.remoteIns = new Map();
+    /** @type {Map<string, number>} announced ins per peer */
+    this.remoteInsPerPeer = new Map();
+    /** @type {Map<string, any>} ids this node asked the owner for, and who waits for the answer */
+    this.acquiring = new Map();
+    /** @type {Map<string, string[]>} ownership requests for ids this node does not know yet */
+    this.pendingChown = new Map();
+    /** whether the home's state has arrived (a replica made elsewhere joins first) */
+    this.ready = home === node.id;
+    /** @type {string | undefined} why the join was refused */
+    this.failed = undefined;
+    /** @type {Array<() => void>} processes waiting for the join */
+    this.joinWaiters = [];
+  }
+
+  /** The ids known live or held. */
+  get size() {
+    return this.tuples.size;
+  }
+
+  /**
+   * Add a tuple this replica did not know (from an out here, an OUT or a REPAIR_ACK):
+   * false when it is known already, was withdrawn, or the replica is full.
+   * @param {string} id @param {string} owner @param {Uint8Array} bytes
+   */
+  add(id, owner, bytes) {
+    const had = this.tuples.get(id);
+    if (had !== undefined) {
+      had.owner = owner; // the newer word on its owner
+      return false;
+    }
+    if (this.deleted.has(id)) return false;
+    if (this.tuples.size >= MAX_TUPLES) throw new Error(`the replica of ${this.name} holds ${MAX_TUPLES} tuples`);
+    this.space.outBytes(bytes);
+    this.tuples.set(id, { owner, bytes, state: LIVE });
+    const k = bytesKey(bytes);
+    let ids = this.byBytes.get(k);
+    if (ids === undefined) this.byBytes.set(k, (ids = new Set()));
+    ids.add(id);
+    return true;
+  }
+
+  /**
+   * The id of a live tuple with these bytes, this node's own first; null if none.
+   * @param {Uint8Array} bytes
+   */
+  pick(bytes) {
+    const ids = this.byBytes.get(bytesKey(bytes));
+    if (ids === undefined) return null;
+    /** @type {string | null} */
+    let other = null;
+    for (const id of ids) {
+      const t = /** @type {DtsTuple} */ (this.tuples.get(id));
+      if (t.state !== LIVE) continue;
+      if (t.owner === this.node.id) return id;
+      if (other === null) other = id;
+    }
+    return other;
+  }
+
+  /** Take a live tuple's copy out of the core (it is being withdrawn or acquired). @param {string} id */
+  hold(id) {
+    const t = /** @type {DtsTuple} */ (this.tuples.get(id));
+    if (t.state === LIVE) this.space.inpBytes(t.bytes);
+    t.state = HELD;
+    return t;
+  }
+
+  /** A held tuple goes back into the core (its acquisition failed, or its taker left). @param {string} id */
+  release(id) {
+    const t = this.tuples.get(id);
+    if (t === undefined || t.state !== HELD) return;
+    t.state = LIVE;
+    this.space.outBytes(t.bytes);
+    this.node.poke();
+  }
+
+  /**
+   * The tuple was withdrawn (here or elsewhere): forgotten, its id remembered. Returns
+   * the tuple, or undefined if it was not known.
+   * @param {string} id
+   */
+  remove(id) {
+    const t = this.tuples.get(id);
+    this.tomb(id);
+    if (t === undefined) return undefined;
+    if (t.state === LIVE) this.space.inpBytes(t.bytes);
+    this.tuples.delete(id);
+    const k = bytesKey(t.bytes);
+    const ids = this.byBytes.get(k);
+    ids?.delete(id);
+    if (ids !== undefined && ids.size === 0) this.byBytes.delete(k);
+    return t;
+  }
+
+  /** @param {string} id */
+  tomb(id) {
+    if (this.deleted.has(id)) return;
+    this.deleted.add(id);
+    if (this.deleted.size > MAX_TOMBSTONES) this.deleted.delete(/** @type {string} */ (this.deleted.values().next().value));
+  }
+
+  /**
+   * Record a waiting `in` a member announced (dropping that peer's oldest beyond the bound).
+   * @param {string} from @param {number} req @param {Uint8Array} template
+   */
+  noteRemoteIn(from, req, template) {
+    const n = this.remoteInsPerPeer.get(from) ?? 0;
+    if (n >= MAX_REMOTE_INS) {
+      for (const [k, r] of this.remoteIns) {
+        if (r.from === from) {
+          this.dropRemoteIn(k);
+          break;
+        }
+      }
+    }
+    this.remoteIns.set(`${from}/${req}`, { from, req, template });
+    this.remoteInsPerPeer.set(from, (this.remoteInsPerPeer.get(from) ?? 0) + 1);
+  }
+
+  /** @param {string} k */
+  dropRemoteIn(k) {
+    const r = this.remoteIns.get(k);
+    if (r === undefined) return;
+    this.remoteIns.delete(k);
+    const n = (this.remoteInsPerPeer.get(r.from) ?? 1) - 1;
+    if (n <= 0) this.remoteInsPerPeer.delete(r.from);
+    else this.remoteInsPerPeer.set(r.from, n);
+  }
+
+  /**
+   * The RPC optimisation: the first announced `in` that matches a new tuple (its
+   * requester will own the tuple), removed; null if none. Matched by the core in a
+   * scratch space of the node. Skipped when a process of this node waits on the space
+   * (it is served first, as an owner).
+   * @param {Uint8Array} bytes
+   */
+  claimRemoteIn(bytes) {
+    if (this.remoteIns.size === 0 || this.space.waiters > 0) return null;
+    const scratch = scratchSpace(this.node);
+    scratch.outBytes(bytes);
+    try {
+      for (const [k, r] of this.remoteIns) {
+        let hit;
+        try {
+          hit = scratch.rdpBytes(r.template);
+        } catch {
+          hit = undefined; // a template the core refuses matches nothing
+        }
+        if (hit !== undefined) {
+          this.dropRemoteIn(k);
+          return r.from;
+        }
+      }
+      return null;
+    } finally {
+      clearScratch(this.node, scratch, bytes);
+    }
+  }
+
+  /** Every live tuple as [id, owner, bytes] (for a REPAIR_ACK). */
+  liveTuples() {
+    /** @type {any[]} */
+    const out = [];
+    for (const [id, t] of this.tuples) out.push([id, t.owner, t.bytes]);
+    return out;
+  }
+}
