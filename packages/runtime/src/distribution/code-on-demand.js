@@ -12,6 +12,8 @@
  *    the unit waits for that one;
  *  - a unit is instantiated only after its IR matched its hash and passed checkWire;
  *  - decoding is bounded (256 rounds of missing units per value);
+ *  - a unit that requires a library, or is a library's code, runs only once that library
+ *    was installed by code-libraries/ (signed, trusted, checked);
  *  - a value whose code belongs to a program environment still being copied here is
  *    not ready until the copy is (program-environments.js), except for the answer that
  *    brings that copy (`wait` false), which must not wait for itself;
@@ -120,17 +122,13 @@ export async function obtainUnit(from, hash, envId) {
 /** @param {string} from @param {string} hash @param {string} envId @this {Distribution} */
 export async function fetchAndInstantiate(from, hash, envId) {
   const wire = await this.fetchWire(from, hash);
-  for (const ns of wire.requires) {
-    if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) throw new LinkError(`unit ${hash.slice(0, 12)} needs library ${ns.slice(4)}, which this node lacks`);
-  }
+  // a library it needs is installed first (code-libraries/: signed record, policy)
+  for (const ns of wire.requires) if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) await this.obtainLibrary(from, ns);
   if (envId.startsWith('lib:')) {
-    if (!libraryEnvs.has(envId)) {
-      const env = new Environment(envId);
-      libraryEnvs.set(envId, env);
-      const inst = instantiate(wire, hash, env, { deny: this.denied });
-      registerUnitInstance(inst);
-      await this.runToEnd(inst.top, `library ${envId.slice(4)}`);
-    }
+    if (libraryEnvs.has(envId)) return;
+    await this.obtainLibrary(from, envId);
+    const rec = await this.libraryRecordOf(envId);
+    if (rec === null || rec.unit !== hash) throw new LinkError(`unit ${hash.slice(0, 12)} is not the code of library ${envId.slice(4)}`);
     return;
   }
   const environments = this.node.environments;
