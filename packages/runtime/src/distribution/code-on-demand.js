@@ -121,16 +121,17 @@ export async function obtainUnit(from, hash, envId) {
 
 /** @param {string} from @param {string} hash @param {string} envId @this {Distribution} */
 export async function fetchAndInstantiate(from, hash, envId) {
-  const wire = await this.fetchWire(from, hash);
-  // a library it needs is installed first (code-libraries/: signed record, policy)
-  for (const ns of wire.requires) if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) await this.obtainLibrary(from, ns);
   if (envId.startsWith('lib:')) {
+    // a library's own code: installed whole, policy first (code-libraries/), or not at all
     if (libraryEnvs.has(envId)) return;
     await this.obtainLibrary(from, envId);
     const rec = await this.libraryRecordOf(envId);
     if (rec === null || rec.unit !== hash) throw new LinkError(`unit ${hash.slice(0, 12)} is not the code of library ${envId.slice(4)}`);
     return;
   }
+  const wire = await this.fetchWire(from, hash);
+  // a library it needs is installed first (code-libraries/: signed record, policy)
+  for (const ns of wire.requires) if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) await this.obtainLibrary(from, ns);
   const environments = this.node.environments;
   let env = environments.get(envId);
   const fresh = env === undefined;
