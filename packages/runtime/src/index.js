@@ -33,7 +33,7 @@ export { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
 export { runProgramOn, publishLibrary } from './program.js';
-export { LibraryRegistry, LibraryRefused, signedBytes } from './code-libraries/library-registry.js';
+export { LibraryRegistry, LibraryRefused, signedBytes, libraryStoreIn } from './code-libraries/library-registry.js';
 /** @typedef {import('./code-libraries/library-registry.js').LibraryOptions} LibraryOptions */
 /** @typedef {import('./code-libraries/library-registry.js').LibraryStore} LibraryStore */
 /** @typedef {import('./code-libraries/library-registry.js').LibraryRecord} LibraryRecord */

@@ -59,6 +59,7 @@ export function obtainLibrary(from, ns, depth = 0) {
  */
 export async function installLibrary(from, key, depth) {
   const reg = this.libraries;
+  const started = Date.now();
   const [name, version] = splitKey(key);
   let record = await reg.stored(key);
   const fromStore = record !== null;
@@ -89,7 +90,7 @@ export async function installLibrary(from, key, depth) {
     throw e;
   }
   await reg.keep(record, publisher, fromStore ? null : from, fromStore);
-  this.log(`installed library ${name} version ${version} (publisher ${publisher}, ${fromStore ? "from this node's store" : `fetched from ${from.slice(0, 12)}`})`);
+  this.log(`installed library ${name} version ${version} (publisher ${publisher}, ${fromStore ? "from this node's store" : `fetched from ${from.slice(0, 12)}`}) in ${Date.now() - started} ms`);
 }
 
 /**

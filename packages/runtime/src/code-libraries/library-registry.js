@@ -186,6 +186,23 @@ export class LibraryRegistry {
   }
 }
 
+/**
+ * A LibraryStore kept in a code cache (a tab's IndexedDB): each record under the
+ * SHA-256 of "termite-mesh library " + key, a name no unit's hash can take.
+ * @param {{get(hash: string): Promise<Uint8Array|null>, put(hash: string, bytes: Uint8Array): Promise<void>}} cache
+ * @returns {LibraryStore}
+ */
+export function libraryStoreIn(cache) {
+  const name = async (/** @type {string} */ key) => {
+    const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`termite-mesh library ${key}`)));
+    return Array.from(d, (x) => x.toString(16).padStart(2, '0')).join('');
+  };
+  return {
+    get: async (key) => cache.get(await name(key)),
+    put: async (key, bytes) => cache.put(await name(key), bytes),
+  };
+}
+
 /** @param {Uint8Array} b */
 function b64(b) {
   let s = '';
