@@ -220,7 +220,7 @@ async function main() {
     const port = Number(/** @type {RegExpExecArray} */ (/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(daemon.stderr()))[1]);
     // no --join: the link opens at the first `on`, after the driver compiled (compiling
     // 400K of library source blocks this process longer than a peer waits for heartbeats)
-    host = await startHost({ host: '127.0.0.1', port: 0, join: [], token, data: undefined, publisher: publisherDir, stdout: (s) => (driverOut += s), log: () => {} });
+    host = await startHost({ host: '127.0.0.1', port: 0, join: [], token, data: undefined, publisher: publisherDir, peerTimeoutMs: 30_000, stdout: (s) => (driverOut += s), log: () => {} });
     // a first install of 400K takes longer than a request's default 5 s on a loaded machine
     host.distribution.timeoutMs = 120_000;
     for (const size of Object.keys(SIZES).reverse()) {

@@ -123,7 +123,11 @@ export async function obtainUnit(from, hash, envId) {
 export async function fetchAndInstantiate(from, hash, envId) {
   if (envId.startsWith('lib:')) {
     // a library's own code: installed whole, policy first (code-libraries/), or not at all
-    if (libraryEnvs.has(envId)) return;
+    if (libraryEnvs.has(envId)) {
+      // loaded here, yet not this unit: one name and version must name one content
+      const here = await this.libraryRecordOf(envId);
+      throw new LinkError(`library ${envId.slice(4)} here is other code${here ? ` (unit ${here.unit.slice(0, 12)})` : ''} than the code received (unit ${hash.slice(0, 12)}): a name and version must name one content`);
+    }
     await this.obtainLibrary(from, envId);
     const rec = await this.libraryRecordOf(envId);
     if (rec === null || rec.unit !== hash) throw new LinkError(`unit ${hash.slice(0, 12)} is not the code of library ${envId.slice(4)}`);
