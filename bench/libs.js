@@ -23,13 +23,18 @@
  *                                        requests sent before it included)
  *   libs.hot_update.lost             count  requests without their answer (must be 0)
  *
- * The programs are generated (as the paper's were adapted): a library of N small
- * procedures chained by tail calls, ~4K, ~40K and ~400K bytes of source, whose `main`
- * runs the chain REPS times, so run time grows with size as in the paper. The second
- * daemon is a real `termite-node` OS process (stopped by its PID); this process is the
- * start node (node-daemon/src/host.js, publishing with its own publisher key). Every
- * loop is bounded by a count.
- * Env: BENCH_LIBS_REPS (default 10) the chain runs per main.
+ * The programs are generated (the paper used three real programs turned into libraries):
+ * a library of N small procedures chained by tail calls, ~4K, ~40K and ~400K bytes of
+ * source, whose `main` runs the whole chain once (every procedure runs: most of a real
+ * program's code is cold) and then a kernel loop of KERNEL × N iterations (its hot
+ * part), so run time grows with size as in the paper. Each FIRST-INSTALL sample is
+ * taken on a fresh daemon (a real `termite-node` OS process, stopped by its PID, without
+ * --data), whose first call installs the library; the steady calls follow on the first
+ * one. This process is the start node (node-daemon/src/host.js, publishing with its own
+ * publisher key, which the daemons trust); it joins each daemon only when the driver
+ * runs, after compiling it (compiling 400K of source holds this process longer than a
+ * peer waits for heartbeats). Every loop is bounded by a count.
+ * Env: BENCH_LIBS_KERNEL (default 50) kernel iterations per procedure of the library.
  */
 import path from 'node:path';
 import os from 'node:os';
@@ -40,11 +45,11 @@ import { Reporter, prefixFromArgv, startChild, runChild, waitFor, median, summar
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
-const REPS = Number(process.env.BENCH_LIBS_REPS ?? 10);
+const KERNEL = Number(process.env.BENCH_LIBS_KERNEL ?? 50);
 /** size name → number of procedures (about 105 bytes of source each) */
 const SIZES = { '4k': 38, '40k': 380, '400k': 3800 };
-/** first-install samples (each a distinct version, so each is a first install) */
-const VERSIONS = { '4k': 5, '40k': 5, '400k': 3 };
+/** first-install samples: each on a fresh daemon, which has never seen the library */
+const SAMPLES = { '4k': 5, '40k': 5, '400k': 3 };
 const STEADY_CALLS = 7;
 
 /**
@@ -57,7 +62,8 @@ function body(n) {
     const work = `(let loop ((i 0) (a x)) (if (< i 8) (loop (+ i 1) (modulo (+ (* a 31) i ${k}) 1000003)) a))`;
     out.push(`(define (f${k} x) ${k + 1 < n ? `(f${k + 1} ${work})` : work})`);
   }
-  out.push('(define (main reps) (let rep ((k 0) (acc 0)) (if (< k reps) (rep (+ k 1) (f0 (+ acc k))) acc)))');
+  out.push('(define (kernel n) (let loop ((i 0) (a 1)) (if (< i n) (loop (+ i 1) (modulo (+ (* a 31) i) 1000003)) a)))');
+  out.push(`(define (main x) (+ (f0 x) (kernel ${KERNEL * n})))`);
   return out.join('\n');
 }
 
@@ -80,7 +86,7 @@ function biwaChild(file, rounds) {
     const errors = [];
     const interp = new B.Interpreter((/** @type {any} */ e) => errors.push(String(e?.message ?? e)));
     const t0 = performance.now();
-    value = interp.evaluate(`${text}\n(main ${REPS})`);
+    value = interp.evaluate(`${text}\n(main 1)`);
     ms.push(performance.now() - t0);
     if (errors.length > 0) throw new Error(errors.join('; '));
   }
@@ -90,20 +96,18 @@ function biwaChild(file, rounds) {
 // ---- FIRST-INSTALL, STEADY-STATE: two nodes ------------------------------------------
 
 /**
- * The start node's driver: each version's main called once on the daemon (first
- * installs), then the first version's STEADY_CALLS times; one line per call.
- * @param {string} size @param {number} versions @param {number} port
+ * The start node's driver for one version: its main called once on the daemon (the
+ * first install), then, with `steady`, STEADY_CALLS times more; one line per call.
+ * @param {string} size @param {number} v @param {number} port @param {boolean} steady
  */
-function driver(size, versions, port) {
-  const imports = Array.from({ length: versions }, (_, i) => `(prefix (gen s${size}@1.0.${i + 1}) v${i + 1}:)`).join(' ');
-  const calls = Array.from({ length: versions }, (_, i) => `(timed 'first (lambda () (on there (lambda () (v${i + 1}:main ${REPS})))))`).join('\n');
-  return `(import (scheme base) (scheme write) (scheme time) (termite) ${imports})
+function driver(size, v, port, steady) {
+  return `(import (scheme base) (scheme write) (scheme time) (termite) (gen s${size}@1.0.${v}))
 (define there (make-node "127.0.0.1" ${port}))
 (define (timed what thunk)
   (let* ((t0 (current-jiffy)) (v (thunk)) (t1 (current-jiffy)))
     (write (list what (/ (* 1000. (- t1 t0)) (jiffies-per-second)) v)) (newline)))
-${calls}
-(let loop ((i 0)) (when (< i ${STEADY_CALLS}) (timed 'steady (lambda () (on there (lambda () (v1:main ${REPS}))))) (loop (+ i 1))))`;
+(timed 'first (lambda () (on there (lambda () (main 1)))))
+(let loop ((i 0)) (when (< i ${steady ? STEADY_CALLS : 0}) (timed 'steady (lambda () (on there (lambda () (main 1))))) (loop (+ i 1))))`;
 }
 
 /** The hot update driver: a client at full rate, an update in the middle. @param {number} port @param {number} n */
@@ -140,6 +144,27 @@ const SVC = (/** @type {string} */ v) => `(define-library (svc counter@${v})
 /** @param {string} text lines "(what ms value)" @returns {{what: string, ms: number, value: string}[]} */
 const parseLines = (text) => [...text.matchAll(/^\((\w+) ([\d.e+-]+) (\S+)\)$/gm)].map((m) => ({ what: m[1], ms: Number(m[2]), value: m[3] }));
 
+/**
+ * INTERPRETED: BiwaScheme runs each program in a child process. Returns its answers.
+ * @param {Reporter} rep @param {Record<string, string>} programs
+ */
+async function interpreted(rep, programs) {
+  /** @type {Record<string, string>} */
+  const expected = {};
+  for (const size of Object.keys(SIZES)) {
+    const r = await runChild(process.execPath, [fileURLToPath(import.meta.url), '--biwa-child', programs[size], size === '400k' ? '3' : '5'], { timeoutMs: 300_000 });
+    const line = r.stdout.split('\n').find((l) => l.startsWith('result '));
+    if (r.code !== 0 || !line) {
+      rep.comment(`libs.interpreted.${size}: BiwaScheme failed (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      continue;
+    }
+    const res = JSON.parse(line.slice(7));
+    expected[size] = String(res.value);
+    rep.bench(`libs.interpreted.${size}`, median(res.ms), 'ms', { stats: summarize(res.ms) });
+  }
+  return expected;
+}
+
 /** What the running driver printed. */
 let driverOut = '';
 
@@ -157,19 +182,19 @@ async function runDriver(host, text, file, libDir) {
 /**
  * The figures of one size from its driver's lines and the daemon's log.
  * @param {Reporter} rep @param {string} size @param {string} text @param {string|undefined} expected BiwaScheme's answer
- * @param {string} daemonLog
+ * @param {string[][]} installs each daemon's install times
  */
-function report(rep, size, text, expected, daemonLog) {
-  const versions = VERSIONS[/** @type {keyof typeof VERSIONS} */ (size)];
+function report(rep, size, text, expected, installs) {
+  const samples = SAMPLES[/** @type {keyof typeof SAMPLES} */ (size)];
   const lines = parseLines(text);
   const wrong = lines.filter((l) => expected !== undefined && l.value !== expected);
   if (wrong.length > 0) rep.comment(`libs.*.${size}: ${wrong.length} answers differ from BiwaScheme's ${expected} (got ${wrong[0].value})`);
   const first = lines.filter((l) => l.what === 'first').map((l) => l.ms);
   const steady = lines.filter((l) => l.what === 'steady').map((l) => l.ms);
-  rep.bench(`libs.first_install.${size}`, median(first), 'ms', { stats: summarize(first), note: `${first.length} versions, each installed for the first time` });
+  rep.bench(`libs.first_install.${size}`, median(first), 'ms', { stats: summarize(first), note: `${first.length} daemons, each installing it for the first time` });
   rep.bench(`libs.steady.${size}`, median(steady), 'ms', { stats: summarize(steady) });
-  const installs = [...daemonLog.matchAll(new RegExp(`installed library \\(gen s${size}\\) .* in (\\d+) ms`, 'g'))];
-  rep.bench(`libs.fetches.${size}`, installs.length, 'count', { note: `${versions} versions called ${versions + STEADY_CALLS} times in all: installed once per version; the daemon's install times ${installs.map((m) => m[1]).join(', ')} ms` });
+  const most = Math.max(...installs.map((i) => i.length));
+  rep.bench(`libs.fetches.${size}`, most, 'count', { note: `installs on the daemon called ${1 + STEADY_CALLS} times (1 = once per node, not per message); the daemons' install times ${installs.flat().join(', ')} ms` });
   rep.ratioComment(`libs.interpreted.${size}`, `libs.steady.${size}`, size === '400k' ? { min: 100, label: '(STEADY-STATE speed-up)' } : { label: '(STEADY-STATE speed-up)' });
 }
 
@@ -186,65 +211,80 @@ async function main() {
     const text = body(n);
     programs[size] = path.join(tmp, `program-${size}.scm`);
     writeFileSync(programs[size], text);
-    for (let v = 1; v <= VERSIONS[/** @type {keyof typeof VERSIONS} */ (size)]; v++) writeFileSync(path.join(libDir, 'gen', `s${size}@1.0.${v}.sld`), library(size, v, text));
-    rep.comment(`${size}: ${n} procedures, ${Buffer.byteLength(library(size, 1, text))} bytes of library source, main runs the chain ${REPS} times`);
+    writeFileSync(path.join(libDir, 'gen', `s${size}@1.0.1.sld`), library(size, 1, text));
+    rep.comment(`${size}: ${n} procedures, ${Buffer.byteLength(library(size, 1, text))} bytes of library source; main runs the chain once, then ${KERNEL * n} kernel iterations`);
   }
   for (const v of ['1.0', '2.0']) writeFileSync(path.join(libDir, 'svc', `counter@${v}.sld`), SVC(v));
 
-  // INTERPRETED
-  /** @type {Record<string, string>} */
-  const expected = {};
-  for (const size of Object.keys(SIZES)) {
-    const r = await runChild(process.execPath, [fileURLToPath(import.meta.url), '--biwa-child', programs[size], size === '400k' ? '3' : '5'], { timeoutMs: 300_000 });
-    const line = r.stdout.split('\n').find((l) => l.startsWith('result '));
-    if (r.code !== 0 || !line) {
-      rep.comment(`libs.interpreted.${size}: BiwaScheme failed (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-      continue;
-    }
-    const res = JSON.parse(line.slice(7));
-    expected[size] = String(res.value);
-    rep.bench(`libs.interpreted.${size}`, median(res.ms), 'ms', { stats: summarize(res.ms) });
-  }
-
+  const expected = await interpreted(rep, programs);
   // two nodes: this process publishes; the daemon trusts its publisher key
   const { startHost } = await import('../node-daemon/src/host.js');
   const { loadOrCreateIdentity } = await import('@termite/mesh');
   const publisherDir = path.join(tmp, 'publisher');
   const publisher = await loadOrCreateIdentity(publisherDir);
   const token = `bench-${Math.random().toString(36).slice(2)}`;
-  const daemon = startChild(process.execPath, [bin, '--port', '0', '--token', token, '--trust', publisher.id]);
   /** @type {any} */
   let host = null;
   try {
-    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(daemon.stderr()), 20_000);
-    const port = Number(/** @type {RegExpExecArray} */ (/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(daemon.stderr()))[1]);
-    // no --join: the link opens at the first `on`, after the driver compiled (compiling
-    // 400K of library source blocks this process longer than a peer waits for heartbeats)
     host = await startHost({ host: '127.0.0.1', port: 0, join: [], token, data: undefined, publisher: publisherDir, peerTimeoutMs: 30_000, stdout: (s) => (driverOut += s), log: () => {} });
     // a first install of 400K takes longer than a request's default 5 s on a loaded machine
     host.distribution.timeoutMs = 120_000;
     for (const size of Object.keys(SIZES).reverse()) {
-      const text = await runDriver(host, driver(size, VERSIONS[/** @type {keyof typeof VERSIONS} */ (size)], port), path.join(tmp, `driver-${size}.scm`), libDir);
-      if (text.startsWith('failed:')) rep.comment(`libs.*.${size}: the driver ${text}`);
-      else report(rep, size, text, expected[size], daemon.stderr());
+      let text = '';
+      /** @type {string[][]} */
+      const installs = [];
+      for (let s = 1; s <= SAMPLES[/** @type {keyof typeof SAMPLES} */ (size)]; s++) {
+        const d = await receiver(token, publisher.id);
+        try {
+          text += await runDriver(host, driver(size, 1, d.port, s === 1), path.join(tmp, `driver-${size}.scm`), libDir);
+        } finally {
+          await d.handle.stop();
+        }
+        installs.push(d.installs);
+      }
+      if (text.includes('failed:')) rep.comment(`libs.*.${size}: a driver ${text}`);
+      report(rep, size, text, expected[size], installs);
     }
     rep.ratioComment('libs.first_install.400k', 'libs.steady.400k', { label: '(first install / steady)' });
     if (rep.get('libs.first_install.400k') !== undefined) rep.comment(`libs.first_install.400k target <= 2000 ms: ${/** @type {number} */ (rep.get('libs.first_install.400k')) <= 2000 ? 'met' : 'NOT met'}`);
 
     // hot update under load
-    const n = 4000;
-    const text = await runDriver(host, hotDriver(port, n), path.join(tmp, 'hot.scm'), libDir);
-    const hot = parseLines(text).find((l) => l.what === 'hot');
-    if (!hot) rep.comment(`libs.hot_update: the driver ${text}`);
-    else {
-      rep.bench('libs.hot_update', Number(hot.value), 'ms', { note: `${n / 2} requests sent before the update were answered first` });
-      rep.bench('libs.hot_update.lost', hot.ms, 'count', { note: `${n} requests at full rate` });
+    const d = await receiver(token, publisher.id);
+    try {
+      const n = 4000;
+      const text = await runDriver(host, hotDriver(d.port, n), path.join(tmp, 'hot.scm'), libDir);
+      const hot = parseLines(text).find((l) => l.what === 'hot');
+      if (!hot) rep.comment(`libs.hot_update: the driver ${text}`);
+      else {
+        rep.bench('libs.hot_update', Number(hot.value), 'ms', { note: `${n / 2} requests sent before the update were answered first` });
+        rep.bench('libs.hot_update.lost', hot.ms, 'count', { note: `${n} requests at full rate` });
+      }
+    } finally {
+      await d.handle.stop();
     }
   } finally {
     if (host) await host.stop();
-    await daemon.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * A fresh receiving daemon trusting `publisher`: its handle, port, and the install
+ * times it logs (ms, one per library installed).
+ * @param {string} token @param {string} publisher
+ */
+async function receiver(token, publisher) {
+  /** @type {string[]} */
+  const installs = [];
+  const handle = startChild(process.execPath, [bin, '--port', '0', '--token', token, '--trust', publisher], {
+    onLine: (line) => {
+      const m = /installed library \(gen .* in (\d+) ms/.exec(line);
+      if (m) installs.push(m[1]);
+    },
+  });
+  await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(handle.stderr()), 20_000);
+  const port = Number(/** @type {RegExpExecArray} */ (/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(handle.stderr()))[1]);
+  return { handle, port, installs };
 }
 
 if (process.argv[2] === '--biwa-child') biwaChild(process.argv[3], Number(process.argv[4]));
