@@ -34,6 +34,7 @@ const SCRIPTS = [
   { file: 'linda.js', limitS: 600 }, // tuple spaces across nodes: linda.central.*, linda.rpc.*, linda.durable.*, beside pingpong.ws.2node, raw.ws.*, sqlite.insert
   { file: 'mesh.js', limitS: 900 }, // the mesh: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
   { file: 'messengers.js', limitS: 900 }, // (termite messengers): messengers.*, beside pingpong.local, pingpong.800.ws.2node, sequential.*
+  { file: 'libs.js', limitS: 900 }, // versioned libraries: libs.interpreted.*, libs.first_install.*, libs.steady.*, libs.hot_update*
   { file: 'browser.js', limitS: 420 }, // browsers: pingpong.*.browser, raw.*.browser, *.tabs, first_migration.browser, tabs.joined
 ];
 

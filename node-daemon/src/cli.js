@@ -48,7 +48,12 @@ Options:
                       whose pids it was given or that it spawned (repeatable)
   --trust-tabs        treat browser tabs as daemon peers (by default every peer that joins from a
                       browser page is a restricted peer, as --restricted-peer names one)
-  --lib DIR           directory to search for libraries (repeatable)
+  --lib DIR           directory to search for libraries (repeatable); a daemon publishes the
+                      versioned libraries (define-library (foo bar@1.2) ...) of its .sld files
+  --trust ID          install libraries signed by this publisher (a node id or public key;
+                      repeatable; also one a line in DATA/trust)
+  --publisher DIR     sign the libraries this node publishes with the key in DIR/identity.json
+                      (created if missing) instead of the node key
   --trace-pass P      print the IR after compiler pass P (repeatable; "all" for every pass)
   --time-passes       print the time each compiler pass takes
   --help              this text
@@ -68,6 +73,8 @@ Options:
  * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
  * @property {boolean} trustTabs peers that join from a browser are not restricted (--trust-tabs)
  * @property {string[]} lib
+ * @property {string[]} trust publishers whose libraries this node installs (--trust)
+ * @property {string|undefined} publisher directory of a separate publisher key (--publisher)
  * @property {string[]} tracePass
  * @property {boolean} timePasses
  * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number, maxProcessHeap?: number}} limits the node's limits (--max-*)
@@ -107,6 +114,8 @@ export function parseCommandLine(argv) {
         'restricted-peer': { type: 'string', multiple: true, default: [] },
         'trust-tabs': { type: 'boolean', default: false },
         lib: { type: 'string', multiple: true, default: [] },
+        trust: { type: 'string', multiple: true, default: [] },
+        publisher: { type: 'string' },
         'trace-pass': { type: 'string', multiple: true, default: [] },
         'time-passes': { type: 'boolean', default: false },
         'max-processes': { type: 'string' },
@@ -147,6 +156,8 @@ export function parseCommandLine(argv) {
     restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
     trustTabs: /** @type {boolean} */ (values['trust-tabs']),
     lib: /** @type {string[]} */ (values.lib),
+    trust: /** @type {string[]} */ (values.trust),
+    publisher: /** @type {string|undefined} */ (values.publisher),
     tracePass: /** @type {string[]} */ (values['trace-pass']),
     timePasses: /** @type {boolean} */ (values['time-passes']),
     limits: {

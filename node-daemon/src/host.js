@@ -30,6 +30,7 @@ import { randomBytes } from 'node:crypto';
 import { createMeshNode, createIdentity, loadOrCreateIdentity, createLogger } from '@termite/mesh';
 import { createNode, Distribution, NodeEvaluator, attachSpaceStore } from '@termite/runtime';
 import { openSpaceStore } from './space-store.js';
+import { libraryOptions, publishDirectories } from './library-store.js';
 import { hostAllowed } from './http/request-checks.js';
 import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, peerLeftLine } from './join-feedback.js';
 
@@ -49,6 +50,9 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
  * @property {boolean} [logPeers] log a line when a peer joins or leaves (the daemon)
+ * @property {string[]} [publish] library directories whose versioned libraries this node publishes (the daemon's --lib)
+ * @property {string[]} [trust] publishers whose libraries this node installs (--trust)
+ * @property {string} [publisher] directory of a publisher key kept apart from the node key (--publisher)
  */
 
 /**
@@ -153,7 +157,13 @@ async function startParts(host, server) {
     evaluate: (text) => evaluator.evalText(text, { timeoutMs: 10000 }),
     restrictedPeers: opts.restrictedPeers,
     restrictBrowserPeers: opts.trustTabs !== true,
+    libraries: await libraryOptions({ identity, data: opts.data, trust: opts.trust, publisher: opts.publisher }),
   });
+  const publishDirs = [...(opts.publish ?? []), ...(opts.data && opts.publish ? [path.join(opts.data, 'libraries')] : [])];
+  if (publishDirs.length > 0) {
+    const keys = await publishDirectories(node, publishDirs, opts.log);
+    if (keys.length > 0) opts.log(`publishing libraries ${keys.join(' ')} as ${host.distribution.libraries.publisher.id}`);
+  }
   if (opts.logPeers) {
     mesh.on('peer:up', (/** @type {any} */ e) => opts.log(peerJoinedLine(e)));
     mesh.on('peer:down', (/** @type {any} */ e) => opts.log(peerLeftLine(e)));

@@ -18,6 +18,7 @@ export { dashboardPage, dashboardHtml } from './dashboard-page.js';
  * @property {string} token
  * @property {string} join ws:// URL of the daemon
  * @property {string} daemonId
+ * @property {string[]} [trust] library publishers the tab installs from (those its daemon trusts)
  * @property {string} workerUrl
  * @property {string} pageScriptUrl
  */
@@ -88,7 +89,7 @@ const WORKER_PAGE_STYLE = `<style>
 
 /** @param {WorkerPageConfig} config */
 export function workerPageHtml(config) {
-  const cfg = { token: config.token, join: config.join, daemonId: config.daemonId, workerUrl: config.workerUrl };
+  const cfg = { token: config.token, join: config.join, daemonId: config.daemonId, workerUrl: config.workerUrl, trust: config.trust ?? [] };
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -34,6 +34,8 @@ export function serveWorkerPage({ req, res, host }) {
     token: host.token,
     join: `ws://${authority}/`,
     daemonId: host.identity.id,
+    // a tab installs the libraries of the publishers its daemon trusts
+    trust: [...(host.distribution?.libraries.trusted ?? [])],
     workerUrl: '/assets/js/worker.js',
     pageScriptUrl: '/assets/js/worker-page.js',
   });

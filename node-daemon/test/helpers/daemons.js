@@ -89,7 +89,8 @@ export function stopChild(child, signal) {
  * `source` is the program's text, or `{file}` to run a file as it is; `onStdout` sees
  * the output so far each time more arrives (to act in the middle of a run).
  * @param {string | {file: string}} source
- * @param {{token: string, join?: string[], env?: Record<string, string>, timeoutMs?: number, onStdout?: (all: string) => void}} opts
+ * @param {{token: string, join?: string[], env?: Record<string, string>, timeoutMs?: number, onStdout?: (all: string) => void, args?: string[]}} opts
+ *   args: more command-line options (--lib, --publisher)
  * @returns {Promise<{status: number|null, stdout: string, stderr: string}>}
  */
 export function runProgram(source, opts) {
@@ -98,6 +99,7 @@ export function runProgram(source, opts) {
   if (typeof source === 'string') writeFileSync(file, source);
   const args = [bin, 'run', file, '--token', opts.token, '--port', '0'];
   for (const j of opts.join ?? []) args.push('--join', j);
+  args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let stdout = '';
   let stderr = '';

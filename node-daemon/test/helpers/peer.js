@@ -17,7 +17,7 @@ import { loadTermiteLibrary } from '@termite/runtime';
 loadTermiteLibrary(); // the value codecs of pids, nodes, tags; the runtime units' code
 
 export const F = { SEND: 1, SIGNAL: 2, LINK: 3, UNLINK: 4, KILL: 5, MOVED: 6, GONE: 7, ERROR: 8 };
-export const R = { SPAWN: 20, MIGRATE: 21, CODE: 22, ENV: 23, SERVICE: 24, STATS: 25 };
+export const R = { SPAWN: 20, MIGRATE: 21, CODE: 22, ENV: 23, SERVICE: 24, STATS: 25, LIB: 27 };
 
 /**
  * Await `p` for at most `ms`.
@@ -55,10 +55,11 @@ export function unitOf(text, variant) {
 
 /**
  * The hostile peer's answer to a request of the daemon (recorded in `asked`): the units
- * it serves for CODE, an empty environment for ENV, a refusal for anything else.
- * @param {Map<string, any[]>} units @param {any[]} asked @param {Uint8Array} bytes
+ * it serves for CODE, the library records it serves for LIB, an empty environment for
+ * ENV, a refusal for anything else.
+ * @param {Map<string, any[]>} units @param {Map<string, any[]>} libs @param {any[]} asked @param {Uint8Array} bytes
  */
-function answerRequest(units, asked, bytes) {
+function answerRequest(units, libs, asked, bytes) {
   const req = decodeValue(bytes);
   asked.push(req);
   if (req[0] === R.CODE) {
@@ -66,6 +67,7 @@ function answerRequest(units, asked, bytes) {
     return encodeValue(shipped ? [true, shipped, []] : [false, `this peer does not have unit ${String(req[1]).slice(0, 16)}`, []]);
   }
   if (req[0] === R.ENV) return encodeValue([true, [0, []], []]);
+  if (req[0] === R.LIB && libs.has(String(req[1]))) return encodeValue([true, libs.get(String(req[1])), []]);
   return encodeValue([false, `request ${req[0]} is not served here`, []]);
 }
 
@@ -102,7 +104,9 @@ export async function hostilePeer(daemon, token, init = {}) {
     meshErrors.push(e);
     notify();
   });
-  mesh.onRequest((from, bytes) => answerRequest(units, asked, bytes));
+  /** @type {Map<string, any[]>} library key → record data served to LIB requests */
+  const libs = new Map();
+  mesh.onRequest((from, bytes) => answerRequest(units, libs, asked, bytes));
   await mesh.start();
   await mesh.connect(daemon.url);
 
@@ -119,7 +123,7 @@ export async function hostilePeer(daemon, token, init = {}) {
   }
 
   return {
-    mesh, id: mesh.id, units, asked, frames, meshErrors, logs: logger.entries,
+    mesh, id: mesh.id, units, libs, asked, frames, meshErrors, logs: logger.entries,
     /** Send bytes, or a value to encode, as a one-way Termite frame. @param {any} v */
     send(v) {
       if (!mesh.send(daemon.id, v instanceof Uint8Array ? v : encodeValue(v))) throw new Error('the mesh refused to send');

@@ -6,7 +6,10 @@
  * heartbeatIntervalMs, and lets each link expire its stale reassemblies.
  *
  * Invariants: a silent link is closed within peerTimeoutMs × 9/8; the check runs
- * only between start() and stop().
+ * only between start() and stop(). A check that runs more than peerTimeoutMs / 2 after
+ * the previous one finds this node stalled (a long synchronous task, such as compiling
+ * a large library): what peers sent meanwhile is still unread, so it closes nothing
+ * and the next check judges.
  */
 
 /**
@@ -25,6 +28,8 @@ export class Heartbeats {
   #log;
   /** @type {ReturnType<typeof setInterval> | null} */
   #tick = null;
+  /** when the last check ran */
+  #lastCheck = 0;
 
   /** @param {HeartbeatsInit} init */
   constructor(init) {
@@ -35,6 +40,7 @@ export class Heartbeats {
 
   start() {
     const checkMs = Math.min(this.#o.heartbeatIntervalMs, Math.max(20, this.#o.peerTimeoutMs / 8));
+    this.#lastCheck = Date.now();
     this.#tick = setInterval(() => this.#check(), checkMs);
   }
 
@@ -46,10 +52,12 @@ export class Heartbeats {
   #check() {
     const now = Date.now();
     const { heartbeatIntervalMs: every, peerTimeoutMs: timeout } = this.#o;
+    const stalled = now - this.#lastCheck > timeout / 2;
+    this.#lastCheck = now;
     for (const p of [...this.#peers.values()]) {
       for (const l of [...p.links]) {
         const silent = now - l.lastSeen;
-        if (silent > timeout) {
+        if (silent > timeout && !stalled) {
           this.#log.warn('heartbeat timeout', { peer: p.id, transport: l.transport, silentMs: silent });
           l.close(`heartbeat timeout: nothing received for ${silent} ms`);
           continue;

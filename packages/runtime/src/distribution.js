@@ -28,6 +28,7 @@
  *   distribution/remote-spawn.js        remote spawn, services
  *   distribution/dashboard-sampling.js  snapshots of this node and of the mesh, EVAL on a node
  *   distribution/capabilities.js        restricted peers: the pids given to them, what they may act on
+ *   code-libraries/                     versioned libraries: records, install policy, installing on demand
  *
  * The class below holds all of the layer's state (one object per node: the state of
  * each mechanism is listed with it) and names its methods; each method is a function of
@@ -49,6 +50,8 @@ import * as spawning from './distribution/remote-spawn.js';
 import * as sampling from './distribution/dashboard-sampling.js';
 import * as capabilities from './distribution/capabilities.js';
 import * as remoteSpaces from './linda/remote-spaces.js';
+import * as libraryInstall from './code-libraries/library-install.js';
+import { LibraryRegistry } from './code-libraries/library-registry.js';
 import { DEFAULT_DENIED } from './distribution/received-code.js';
 import { SEND_HEADS } from './distribution/frame-vocabulary.js';
 
@@ -76,6 +79,8 @@ export { DEFAULT_DENIED };
  * @property {((text: string) => Promise<any>)|null} [evaluate] REPL evaluation of this node (dashboards)
  * @property {Set<string>} [evalPeers] peers that may ask this node to evaluate text (EVAL)
  * @property {Iterable<string>} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned (capabilities.js)
+ * @property {import('./code-libraries/library-registry.js').LibraryOptions} [libraries] publishing
+ *   and installing versioned libraries: the publisher key, trusted publishers, the store
  * @property {boolean} [restrictBrowserPeers] every peer that joins from a browser (the mesh's
  *   'link:up' event says `browser`; or 'peer:browser', for one that reaches this node through
  *   another; or an AS frame's flag) is a restricted peer too (default false; a daemon sets it
@@ -148,6 +153,11 @@ export class Distribution {
     this.denied = opts.denied ?? DEFAULT_DENIED;
     /** @type {Map<string, Promise<any>>} code fetches in flight by hash */
     this.fetching = new Map();
+    /** @type {Map<string, Promise<void>>} library installs in flight by namespace (code-libraries/) */
+    this.libFetching = new Map();
+    /** this node's published and installed libraries, and its install policy */
+    this.libraries = new LibraryRegistry(opts.libraries);
+    /** @type {any} */ (node).libraries = this.libraries;
     /** @type {Map<any, any>} runtime units as values from other nodes see them (see receivedCode) */
     this.guardedUnits = new Map();
     // program environments
@@ -283,6 +293,12 @@ export class Distribution {
   unitData = codeOnDemand.unitData;
   receivedCode = received.receivedCode;
   policy = received.policy;
+
+  // versioned libraries installed on demand (code-libraries/library-install.js)
+  obtainLibrary = libraryInstall.obtainLibrary;
+  installLibrary = libraryInstall.installLibrary;
+  libraryData = libraryInstall.libraryData;
+  libraryRecordOf = libraryInstall.libraryRecordOf;
 
   // program environments (distribution/program-environments.js)
   stale = environments.stale;

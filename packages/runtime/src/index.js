@@ -32,7 +32,11 @@ export { TermiteNode, Process } from './termite-node.js';
 export { Pid, Tag, NodeRef, SpaceRef, Formal } from './termite-values.js';
 export { copyMessage } from './copy.js';
 export { resolveCode, registerUnitInstance, hasCode } from './code.js';
-export { runProgramOn } from './program.js';
+export { runProgramOn, publishLibrary } from './program.js';
+export { LibraryRegistry, LibraryRefused, signedBytes, libraryStoreIn } from './code-libraries/library-registry.js';
+/** @typedef {import('./code-libraries/library-registry.js').LibraryOptions} LibraryOptions */
+/** @typedef {import('./code-libraries/library-registry.js').LibraryStore} LibraryStore */
+/** @typedef {import('./code-libraries/library-registry.js').LibraryRecord} LibraryRecord */
 export { trapExits, describeExit } from './termite-node/links-and-signals.js';
 export { NodeEvaluator } from './repl.js';
 export { Distribution, DEFAULT_DENIED } from './distribution.js';

@@ -2,6 +2,7 @@
 /**
  * Running a program on a node: its libraries are instantiated once per node, the
  * program in a fresh environment, and its top level becomes the node's main process.
+ * Its libraries are registered as this node's (publishLibrary).
  * The promise resolves when the main process returns (other processes may still run:
  * `termite-node run` exits at that point) or dies.
  */
@@ -22,6 +23,16 @@ function programEnvId(units) {
 }
 
 /**
+ * A library a program loaded here: its code can be sent (CODE) and, when it has a
+ * version and this node a publisher key, its signed record too (LIB, code-libraries/).
+ * @param {import('./termite-node.js').TermiteNode} node @param {any} inst @param {any} u
+ */
+export function publishLibrary(node, inst, u) {
+  registerUnitInstance(inst);
+  /** @type {any} */ (node).libraries?.publish(String(u.ns ?? `lib:${u.name}`).slice(4), u.hash, u.requires);
+}
+
+/**
  * @param {import('./termite-node.js').TermiteNode} node
  * @param {string} text
  * @param {{file?: string, libraryPath?: string[], readFile?: (p: string) => string|null, trace?: any, onTrace?: any, onTime?: any}} [opts]
@@ -31,7 +42,7 @@ export async function runProgramOn(node, text, opts = {}) {
   let program;
   try {
     const units = compileProgramText(text, opts);
-    program = linkProgram(units, { envId: programEnvId(units) });
+    program = linkProgram(units, { envId: programEnvId(units), onLibrary: (inst, u) => publishLibrary(node, inst, u) });
     registerUnitInstance(program);
     node.environments.set(program.env.id, program.env);
   } catch (e) {

@@ -83,7 +83,8 @@ export function compileProgramText(text, opts = {}) {
  * Instantiate compiled units: each library once per node (its body runs), then the
  * program in a fresh environment. Returns the program's top-level thunk.
  * @param {CompiledUnit[]} units
- * @param {{envId?: string}} [opts]
+ * @param {{envId?: string, onLibrary?: (inst: any, unit: CompiledUnit) => void}} [opts]
+ *   onLibrary: told of each library instantiated here (a host registers and publishes it)
  */
 export function linkProgram(units, opts = {}) {
   boot();
@@ -97,6 +98,7 @@ export function linkProgram(units, opts = {}) {
       const inst = instantiate(u.wire, u.hash, env);
       const r = runToCompletion(new Thread(inst.top, []));
       if (!r.ok) throw new Error(`library ${u.name} failed to load: ${writeString(r.error)}`);
+      opts.onLibrary?.(inst, u);
     } else {
       const env = new Environment(opts.envId ?? `prog:${u.hash}`);
       program = instantiate(u.wire, u.hash, env);

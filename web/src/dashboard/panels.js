@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The side panels: processes per node (the ones that just arrived highlighted and
- * listed first, each with its kill button, kill.js), tuple spaces with their kind, size and rate of tuples in and out, and
+ * listed first, each with its kill button, kill.js, and the node's versioned libraries), tuple spaces with their kind, size and rate of tuples in and out, and
  * the stream of recent migrations.
  */
 import { el, nodeName, compact, clock, shortId } from './format.js';
@@ -87,7 +87,24 @@ function nodeCard(n, store, selected, now) {
   if (hidden > 0) parts.push(el('div', { class: 'nc-more', text: `+ ${hidden} more` }));
   const deaths = /** @type {any[]} */ (n.deaths ?? []);
   if (deaths.length > 0) parts.push(deathList(deaths));
+  const libraries = /** @type {any[]} */ (n.libraries ?? []);
+  if (libraries.length > 0) parts.push(libraryList(libraries));
   return parts;
+}
+
+/**
+ * The versioned libraries a node published or installed: name, version, and where it
+ * came from (its publisher, and the node it was fetched from).
+ * @param {any[]} libraries {name, version, origin, publisher, from}
+ */
+function libraryList(libraries) {
+  const items = libraries.map((l) => el(
+    'li',
+    { class: 'lib', title: `publisher ${l.publisher}${l.from ? `, fetched from ${l.from}` : ''}` },
+    el('span', { class: 'lib-name', text: `${l.name}@${l.version}` }),
+    el('span', { class: 'lib-origin', text: l.origin === 'published' ? 'published here' : l.origin === 'store' ? 'installed (store)' : `installed from ${shortId(String(l.from ?? ''))}` }),
+  ));
+  return el('div', { class: 'nc-libs' }, el('div', { class: 'nc-libs-head', text: `${libraries.length} ${libraries.length === 1 ? 'library' : 'libraries'}` }), el('ul', { class: 'libs' }, ...items));
 }
 
 /**

@@ -27,6 +27,7 @@ const config = {
   token: fragment.get('token') ?? embedded.token,
   join: params.get('join') ?? embedded.join ?? `ws://${location.host}/`,
   daemonId: params.get('join') ? null : embedded.daemonId ?? null,
+  trust: params.get('join') ? [] : embedded.trust ?? [],
   webrtc: params.get('webrtc') !== '0' && typeof RTCPeerConnection === 'function',
   candidatePolicy: params.get('rtc') ?? (loopback ? 'loopback-rewrite' : 'any'),
   maxTabLinks: Math.max(0, Math.min(64, Number(params.get('tabLinks') ?? 8) || 0)),

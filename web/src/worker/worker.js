@@ -21,8 +21,8 @@
  */
 import { installRtcProxy, handleRtcMessage } from './rtc-proxy.js';
 import { loadCore } from '@termite/core';
-import { createNode, Distribution, NodeEvaluator, loadTermiteLibrary } from '@termite/runtime';
-import { createMeshNode, createLogger, fromBase64url } from '@termite/mesh';
+import { createNode, Distribution, NodeEvaluator, loadTermiteLibrary, libraryStoreIn } from '@termite/runtime';
+import { createMeshNode, createLogger, fromBase64url, verifySignature, nodeIdFromPublicKey } from '@termite/mesh';
 import { supplyPrecompiledRuntime, precompiledStats } from '@termite/scheme/internal';
 import { indexedDbCodeCache } from './code-cache.js';
 import { tabIdentity } from './identity-slot.js';
@@ -34,6 +34,7 @@ import { Upgrader } from './upgrader.js';
  * @property {string} token the mesh token
  * @property {string} join ws:// URL of the daemon to join
  * @property {string | null} daemonId the id of the daemon that served the page (trusted for EVAL)
+ * @property {string[]} [trust] library publishers whose libraries this tab installs (its daemon's)
  * @property {boolean} webrtc open WebRTC data channels (default true)
  * @property {'loopback' | 'loopback-rewrite' | 'any'} candidatePolicy
  * @property {number} maxTabLinks WebRTC links to other tabs this tab opens at most
@@ -189,6 +190,13 @@ async function start(cfg) {
     // the dashboard's REPL may evaluate here, on behalf of the daemon that served this page only
     evaluate: (text) => (evaluator ??= new NodeEvaluator(node, {})).evalText(text, { timeoutMs: 10000 }),
     evalPeers: new Set(cfg.daemonId ? [cfg.daemonId] : []),
+    // versioned libraries: installed from the publishers the daemon trusts, records kept in IndexedDB
+    libraries: {
+      trusted: cfg.trust ?? [],
+      verify: (pk, sig, data) => verifySignature(fromBase64url(pk), fromBase64url(sig), data),
+      publisherIdOf: (pk) => nodeIdFromPublicKey(fromBase64url(pk)),
+      store: libraryStoreIn(codeCache),
+    },
   });
   scope.termite = { node, mesh, distribution, codeCache };
   mark('node-ready');

@@ -12,6 +12,8 @@
  *    the unit waits for that one;
  *  - a unit is instantiated only after its IR matched its hash and passed checkWire;
  *  - decoding is bounded (256 rounds of missing units per value);
+ *  - a unit that requires a library, or is a library's code, runs only once that library
+ *    was installed by code-libraries/ (signed, trusted, checked);
  *  - a value whose code belongs to a program environment still being copied here is
  *    not ready until the copy is (program-environments.js), except for the answer that
  *    brings that copy (`wait` false), which must not wait for itself;
@@ -119,20 +121,21 @@ export async function obtainUnit(from, hash, envId) {
 
 /** @param {string} from @param {string} hash @param {string} envId @this {Distribution} */
 export async function fetchAndInstantiate(from, hash, envId) {
-  const wire = await this.fetchWire(from, hash);
-  for (const ns of wire.requires) {
-    if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) throw new LinkError(`unit ${hash.slice(0, 12)} needs library ${ns.slice(4)}, which this node lacks`);
-  }
   if (envId.startsWith('lib:')) {
-    if (!libraryEnvs.has(envId)) {
-      const env = new Environment(envId);
-      libraryEnvs.set(envId, env);
-      const inst = instantiate(wire, hash, env, { deny: this.denied });
-      registerUnitInstance(inst);
-      await this.runToEnd(inst.top, `library ${envId.slice(4)}`);
+    // a library's own code: installed whole, policy first (code-libraries/), or not at all
+    if (libraryEnvs.has(envId)) {
+      // loaded here, yet not this unit: one name and version must name one content
+      const here = await this.libraryRecordOf(envId);
+      throw new LinkError(`library ${envId.slice(4)} here is other code${here ? ` (unit ${here.unit.slice(0, 12)})` : ''} than the code received (unit ${hash.slice(0, 12)}): a name and version must name one content`);
     }
+    await this.obtainLibrary(from, envId);
+    const rec = await this.libraryRecordOf(envId);
+    if (rec === null || rec.unit !== hash) throw new LinkError(`unit ${hash.slice(0, 12)} is not the code of library ${envId.slice(4)}`);
     return;
   }
+  const wire = await this.fetchWire(from, hash);
+  // a library it needs is installed first (code-libraries/: signed record, policy)
+  for (const ns of wire.requires) if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) await this.obtainLibrary(from, ns);
   const environments = this.node.environments;
   let env = environments.get(envId);
   const fresh = env === undefined;

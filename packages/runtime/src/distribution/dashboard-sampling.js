@@ -29,6 +29,8 @@ export function snapshot() {
   snap.arrivals = this.arrivals.slice();
   const logical = logicalNetworkSnapshot(this.node, LOGICAL_LIMITS);
   if (logical.total.nodes > 0) snap.logical = logical; // only a node that hosts logical nodes says so
+  const libraries = this.libraries.list();
+  if (libraries.length > 0) snap.libraries = libraries; // versioned libraries published or installed here
   return snap;
 }
 

@@ -9,7 +9,7 @@
  *    is answered in the task its frame arrived in (`onRequest` → `answerNow`): the mesh
  *    writes the answer at once, before whatever the request started runs (a spawned or
  *    arrived process runs at the end of that task);
- *  - anything else (missing code, a stale environment copy, EVAL) goes through
+ *  - anything else (missing code, a stale environment copy, EVAL, LIB) goes through
  *    `onRequestAsync`, which fetches and refreshes first;
  *  - every failure is an answer with its reason (`refusedRequest`), never a throw into
  *    the mesh; EVAL is answered only for the peers in `evalPeers`;
@@ -19,7 +19,7 @@
  * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
-import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, NOT_READY, answerValue } from './frame-vocabulary.js';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -40,7 +40,7 @@ export function onRequest(from, bytes) {
   } catch (e) {
     return this.refusedRequest(from, e);
   }
-  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || this.stale(req)) return this.onRequestAsync(from, bytes);
+  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || req[0] === R_LIB || this.stale(req)) return this.onRequestAsync(from, bytes);
   try {
     const value = this.answerNow(from, req);
     if (this.restricted.size === 0) return this.encode([true, value]);
@@ -77,6 +77,7 @@ export function refusedRequest(from, e) {
 
 /** @param {string} from @param {any[]} req @this {Distribution} */
 export async function answer(from, req) {
+  if (req[0] === R_LIB) return this.libraryData(String(req[1])); // a signed record waits for its signature
   if (req[0] !== R_EVAL) return this.answerNow(from, req);
   if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
   return JSON.stringify(await this.evaluate(String(req[1])));

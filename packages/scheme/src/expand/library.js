@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * `define-library` (R7RS §5.6): a library becomes a CoreUnit of kind 'library' whose
- * definitions are GlobalDefs in namespace "lib:(name)", plus an export table the
+ * definitions are GlobalDefs in namespace "lib:(name)" ("lib:(name)@1.2" for a
+ * versioned name `(define-library (foo bar@1.2) ...)`, library-names.js), plus an export table the
  * expander keeps (names → bindings, macros included).
  *
  *   (define-library (foo bar)
@@ -22,7 +23,7 @@ import { Pair } from '../values.js';
 import { isIdentifier, rootSym } from './hygiene.js';
 import { makeTop, makeUnit, topDefContext, expandTopLevel, checkFreeRefs, unitBody, unitRequires } from './unit.js';
 import { resolveImportSet, importInto } from './import-sets.js';
-import { libraryNameParts, libraryKey, libraryNamespace } from './library-names.js';
+import { libraryName, libraryKey, libraryNamespace } from './library-names.js';
 import { includedForms } from './include.js';
 import { condExpandForms } from './cond-expand.js';
 import { run } from './trampoline.js';
@@ -44,7 +45,8 @@ const WHO = 'define-library';
 export function expandLibraryForm(form, file, session) {
   const loc = locOf(form) ?? (file ? { file, line: 1, col: 1 } : null);
   if (!(form.cdr instanceof Pair)) syntaxError(WHO, 'expected (define-library name declaration ...)', form, loc);
-  const key = libraryKey(libraryNameParts(form.cdr.car, WHO, loc));
+  const name = libraryName(form.cdr.car, WHO, loc);
+  const key = libraryKey(name.parts, name.version);
   if (session.libraries.has(key)) syntaxError(WHO, `library ${key} is defined twice`, form, loc);
   session.loading.push(key);
   try {

@@ -9,13 +9,20 @@
  * defined in this session; else the first of foo/bar.sld, foo/bar.scm that `readFile`
  * returns, looked for in the importing file's directory, then in each libraryPath
  * entry. The file must contain `(define-library (foo bar) ...)`.
+ *
+ * Versions (library-names.js): `(import (foo bar@1.2))` wants exactly that version
+ * (foo/bar@1.2.sld first, then foo/bar.sld, which must define it). `(import (foo bar))`
+ * takes, in order: the library (foo bar) without a version if one is known; else the
+ * highest version of it already loaded in this session or, when the runtime says its
+ * body has run, on this node (sharedLibrary); else the one foo/bar.sld defines, whatever
+ * its version.
  */
 import { Pair, Sym } from '../values.js';
 import { globalName } from '../ir/core.js';
 import { isIdentifier, rootSym } from './hygiene.js';
 import { STANDARD_LIBRARIES, BASE_FEATURES } from './stdlib.js';
 import { keywordBinding } from './special-forms.js';
-import { libraryNameParts, libraryKey, libraryFileNames } from './library-names.js';
+import { libraryName, libraryKey, libraryFileNames, baseKey, keyVersion, compareVersions } from './library-names.js';
 import { expandLibraryForm } from './library.js';
 import { readSource } from './source.js';
 import { dirname, resolvePath } from './paths.js';
@@ -123,7 +130,9 @@ export class Session {
    * @returns {Library}
    */
   library(datum, fromFile, loc) {
-    const key = libraryKey(libraryNameParts(datum, 'import', loc));
+    const name = libraryName(datum, 'import', loc);
+    const wanted = libraryKey(name.parts, name.version);
+    const key = name.version === null ? this.loadedVersion(wanted) ?? wanted : wanted;
     const known = this.libraries.get(key) ?? standardLibrary(key);
     if (known) return known;
     const shared = expandedLibraries.get(key);
@@ -137,12 +146,36 @@ export class Session {
     const found = this.locate(datum, fromFile, loc);
     if (found === null) {
       const where = this.searchDirs(fromFile).map((d) => d || '.').join(', ');
-      return syntaxError('import', `library ${key} not found (looked for ${libraryFileNames(libraryNameParts(datum, 'import', loc)).join(' and ')} in ${where})`, datum, loc);
+      return syntaxError('import', `library ${key} not found (looked for ${libraryFileNames(name.parts, name.version).join(' and ')} in ${where})`, datum, loc);
     }
     const forms = readSource(found.text, found.path, false);
-    const form = forms.find((f) => isDefineLibrary(f) && safeKey(f.cdr.car) === key);
+    const matches = (/** @type {string|null} */ k) => k !== null && (name.version === null ? baseKey(k) === wanted : k === wanted);
+    const form = forms.find((f) => isDefineLibrary(f) && matches(safeKey(f.cdr.car)));
     if (!form) syntaxError('import', `${found.path} does not define library ${key}`, datum, loc);
-    return this.defineLibrary(form, found.path);
+    const defined = /** @type {string} */ (safeKey(form.cdr.car));
+    return this.libraries.get(defined) ?? this.defineLibrary(form, found.path);
+  }
+
+  /**
+   * For an import without a version: the key of the library to use when one is known
+   * here — (foo bar) itself, else its highest version loaded in this session or on
+   * this node — or null.
+   * @param {string} base "(foo bar)" @returns {string|null}
+   */
+  loadedVersion(base) {
+    if (this.libraries.has(base)) return base;
+    const plain = expandedLibraries.get(base);
+    if (plain !== undefined && this.sharedLibrary(base, plain)) return base;
+    /** @type {string|null} */
+    let best = null;
+    const consider = (/** @type {string} */ k, /** @type {Library} */ lib) => {
+      const v = keyVersion(k);
+      if (v === null || baseKey(k) !== base || (this.libraries.get(k) !== lib && !this.sharedLibrary(k, lib))) return;
+      if (best === null || compareVersions(v, /** @type {string} */ (keyVersion(best))) > 0) best = k;
+    };
+    for (const [k, lib] of this.libraries) consider(k, lib);
+    for (const [k, lib] of expandedLibraries) consider(k, lib);
+    return best;
   }
 
   /**
@@ -161,7 +194,9 @@ export class Session {
    * @param {any} datum @param {string|null} fromFile @param {Loc|null} loc
    */
   libraryAvailable(datum, fromFile, loc) {
-    const key = libraryKey(libraryNameParts(datum, 'cond-expand', loc));
+    const name = libraryName(datum, 'cond-expand', loc);
+    const key = libraryKey(name.parts, name.version);
+    if (name.version === null && this.loadedVersion(key) !== null) return true;
     const shared = expandedLibraries.get(key);
     return this.libraries.has(key) || standardLibrary(key) !== null || (shared !== undefined && this.sharedLibrary(key, shared)) || this.locate(datum, fromFile, loc) !== null;
   }
@@ -176,7 +211,8 @@ export class Session {
    * @returns {{path: string, text: string}|null}
    */
   locate(datum, fromFile, loc) {
-    const names = libraryFileNames(libraryNameParts(datum, 'import', loc));
+    const name = libraryName(datum, 'import', loc);
+    const names = libraryFileNames(name.parts, name.version);
     for (const dir of this.searchDirs(fromFile)) {
       for (const name of names) {
         const path = resolvePath(dir, name);
@@ -195,7 +231,8 @@ export const isDefineLibrary = (f) =>
 /** @param {any} name @returns {string|null} */
 function safeKey(name) {
   try {
-    return libraryKey(libraryNameParts(name, 'define-library', null));
+    const n = libraryName(name, 'define-library', null);
+    return libraryKey(n.parts, n.version);
   } catch {
     return null;
   }

@@ -1,0 +1,82 @@
+// @ts-check
+/**
+ * Hot update of a running service by the module-system paper's method, across real
+ * daemons: a server running version 1.0 of its library on a daemon is sent, among a
+ * stream of requests sent at full rate, a procedure compiled against version 2.0; it
+ * calls it with its state and goes on as 2.0. Every request is answered, in order, by
+ * 1.0 before the update and by 2.0 after, with the state carried over; the daemon
+ * installed each version once and its dashboard state lists both. Daemons are OS
+ * processes on free loopback ports, stopped by PID.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadOrCreateIdentity } from '@termite/mesh';
+import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+
+/** @type {import('./helpers/daemons.js').Daemon[]} */
+const started = [];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'termite-libs-update-'));
+after(async () => {
+  await Promise.all(started.map((d) => d.stop('SIGKILL')));
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const libs = path.join(tmp, 'libs');
+mkdirSync(path.join(libs, 'svc'), { recursive: true });
+for (const v of ['1.0', '2.0']) {
+  writeFileSync(path.join(libs, 'svc', `counter@${v}.sld`), `(define-library (svc counter@${v})
+  (export serve)
+  (import (scheme base) (termite))
+  (begin
+    ;; the service loop: answers calls, counting them; an upgrade message brings the
+    ;; procedure to continue with, which is given the count
+    (define (serve count)
+      (recv
+        (('call from n) (! from (list 'v${v} n count)) (serve (+ count 1)))
+        (('upgrade k) (k count))))))`);
+}
+const publisherDir = path.join(tmp, 'publisher');
+const publisher = await loadOrCreateIdentity(publisherDir);
+
+const N = 3000;
+const UPDATE_AT = 1500;
+
+test('a service updated to a new library version under load loses and reorders nothing, and keeps its state', async () => {
+  const token = newToken();
+  const b = await startDaemon({ token, args: ['--trust', publisher.id] });
+  started.push(b);
+  const prog = `
+(import (scheme base) (scheme write) (termite) (prefix (svc counter@1.0) v1:) (prefix (svc counter@2.0) v2:))
+(define there (make-node "127.0.0.1" ${b.port}))
+(define server (spawn (lambda () (migrate there) (v1:serve 0))))
+(define me (self))
+(let loop ((i 0))
+  (when (< i ${N})
+    (when (= i ${UPDATE_AT}) (! server (list 'upgrade (lambda (count) (v2:serve count)))))
+    (! server (list 'call me i))
+    (loop (+ i 1))))
+(let loop ((i 0) (switch #f) (bad 0))
+  (if (< i ${N})
+      (recv
+        ((v k c)
+         (loop (+ i 1)
+               (if (and (not switch) (eq? v 'v2.0)) i switch)
+               (if (and (= k i) (= c i) (eq? v (if (< i ${UPDATE_AT}) 'v1.0 'v2.0))) bad (+ bad 1))))
+        (after 10 (write (list 'lost (- ${N} i))) (newline)))
+      (begin (write (list 'received i 'switch switch 'bad bad)) (newline))))`;
+  const r = await runProgram(prog, { token, join: [b.url], args: ['--lib', libs, '--publisher', publisherDir], timeoutMs: 60000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), `(received ${N} switch ${UPDATE_AT} bad 0)`);
+  for (const v of ['1.0', '2.0']) {
+    assert.equal((b.log().match(new RegExp(`installed library \\(svc counter\\) version ${v.replace('.', '\\.')} `, 'g')) ?? []).length, 1);
+  }
+  const state = await (await fetch(`http://127.0.0.1:${b.port}/api/state`)).json();
+  const self = state.nodes.find((/** @type {any} */ n) => n.id === b.id);
+  assert.deepEqual(
+    self.libraries.map((/** @type {any} */ l) => `${l.name}@${l.version} ${l.origin} ${l.publisher}`).sort(),
+    [`(svc counter)@1.0 installed ${publisher.id}`, `(svc counter)@2.0 installed ${publisher.id}`],
+  );
+});

@@ -1,0 +1,121 @@
+// @ts-check
+/**
+ * Installing a library on demand: code received from another node (a closure, a
+ * continuation, a spawned thunk) whose unit requires a library namespace this node
+ * lacks, or whose code is a library's own, makes this node obtain that library:
+ *
+ *   1. its signed record — from this node's store (installed before a restart), else a
+ *      LIB request to the node that sent the code (which has it: it runs that code);
+ *   2. the install policy (library-registry.js `admit`): a version, a signature that
+ *      verifies, a trusted publisher — else LibraryRefused naming library, version and
+ *      publisher, and nothing of it runs;
+ *   3. the libraries it requires, the same way (bounded depth);
+ *   4. its unit's IR by the code-on-demand path (`fetchWire`: code cache, else CODE),
+ *      whose hash must be the one the record signs and which passes the IR checker's
+ *      allowlist; compiled here, its top level run once with the denied procedures
+ *      linked to stand-ins;
+ *   5. the record kept (memory and store).
+ *
+ * Invariants: one install per library in flight (`libFetching`): every frame that
+ * needs it waits for that one, so a library is fetched once per node, never per
+ * message; a library's environment exists only once its top level has run to its end
+ * (a failure removes it); these are Distribution's methods (`this` is the Distribution).
+ */
+import { Environment, instantiate, libraryEnvs, LinkError } from '@termite/scheme/internal';
+import { registerUnitInstance } from '../code.js';
+import { R_LIB } from '../distribution/frame-vocabulary.js';
+import { LibraryRefused, versioned, splitKey, recordFromData, recordData } from './library-registry.js';
+
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/** How deep a chain of libraries requiring libraries may go. */
+const MAX_DEPTH = 32;
+
+/**
+ * Make library namespace `ns` ("lib:(foo bar)@1.2") available here, from node `from`.
+ * @param {string} from @param {string} ns @param {number} [depth]
+ * @this {Distribution}
+ */
+export function obtainLibrary(from, ns, depth = 0) {
+  if (libraryEnvs.has(ns)) return Promise.resolve();
+  const key = ns.slice(4);
+  if (!versioned(key)) {
+    return Promise.reject(new LinkError(`library ${key} has no version: a library without one is local to its program and cannot travel to another node (name it with a version, as in (define-library ${key.replace(/\)$/, '@1.0)')} ...))`));
+  }
+  if (depth > MAX_DEPTH) return Promise.reject(new LibraryRefused(`library ${key}: libraries require each other more than ${MAX_DEPTH} deep`));
+  let p = this.libFetching.get(ns);
+  if (!p) {
+    p = this.installLibrary(from, key, depth);
+    this.libFetching.set(ns, p);
+    p.finally(() => this.libFetching.delete(ns)).catch(() => {});
+  }
+  return p;
+}
+
+/**
+ * Steps 1 to 5 above for library `key`.
+ * @param {string} from @param {string} key @param {number} depth
+ * @this {Distribution}
+ */
+export async function installLibrary(from, key, depth) {
+  const reg = this.libraries;
+  const started = Date.now();
+  const [name, version] = splitKey(key);
+  let record = await reg.stored(key);
+  const fromStore = record !== null;
+  if (record === null) {
+    let data;
+    try {
+      data = await this.call(from, [R_LIB, key]);
+    } catch (e) {
+      throw new LibraryRefused(`library ${name} version ${version} could not be fetched from ${from.slice(0, 12)}: ${e instanceof Error ? e.message : e}`);
+    }
+    record = recordFromData(data);
+    reg.fetched++;
+  }
+  const publisher = await reg.admit(record, key);
+  for (const dep of record.requires) await this.obtainLibrary(from, dep, depth + 1);
+  const wire = await this.fetchWire(from, record.unit);
+  if (!sameList(wire.requires, record.requires)) throw new LibraryRefused(`library ${name} version ${version}: its code requires other libraries than its record says`);
+  const ns = `lib:${key}`;
+  // checking a large library's IR and compiling it each hold the event loop for a while
+  // (about a second each for 400K of source): let heartbeats and frames through between
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (libraryEnvs.has(ns)) return;
+  const env = new Environment(ns);
+  libraryEnvs.set(ns, env);
+  try {
+    const inst = instantiate(wire, record.unit, env, { deny: this.denied });
+    registerUnitInstance(inst);
+    await this.runToEnd(inst.top, `library ${key}`);
+  } catch (e) {
+    libraryEnvs.delete(ns);
+    throw e;
+  }
+  await reg.keep(record, publisher, fromStore ? null : from, fromStore);
+  this.log(`installed library ${name} version ${version} (publisher ${publisher}, ${fromStore ? "from this node's store" : `fetched from ${from.slice(0, 12)}`}) in ${Date.now() - started} ms`);
+}
+
+/**
+ * The answer to LIB [key]: the signed record of a library this node has.
+ * @param {string} key
+ * @this {Distribution}
+ */
+export async function libraryData(key) {
+  const rec = this.libraries.record(key);
+  if (rec === null) throw new Error(`this node does not have library ${key}${versioned(key) ? '' : ' (a library without a version cannot travel)'}`);
+  return recordData(await rec);
+}
+
+/**
+ * The record of the library whose code a unit is, when the unit's environment is a
+ * library's: null when this node did not install or publish one by that key.
+ * @param {string} ns
+ * @this {Distribution}
+ */
+export function libraryRecordOf(ns) {
+  return this.libraries.record(ns.slice(4));
+}
+
+/** @param {any} a @param {string[]} b */
+const sameList = (a, b) => Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
