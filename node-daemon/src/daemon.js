@@ -61,6 +61,7 @@ export async function startDaemon(options) {
       allowOrigins: options.allowOrigin,
       restrictedPeers: options.restrictedPeer,
       trustTabs: options.trustTabs,
+      insecure: options.insecure,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

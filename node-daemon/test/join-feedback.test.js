@@ -80,7 +80,7 @@ test('the right token: the program runs and the daemon logs the peer joining and
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'ran');
   await waitFor(() => /peer \w+ left/.test(daemon.log()), 5000, 'the peer-left line');
-  assert.match(daemon.log(), /peer \w+ joined \(websocket/);
+  assert.match(daemon.log(), /peer \w+ joined \(tcp/);
 });
 
 test('a daemon whose --join fails logs why and keeps serving', async () => {

@@ -17,3 +17,8 @@ export function tcpTransport(_init) {
     throw new TransportUnavailableError('a browser tab cannot open TCP links; it joins a daemon over WebSocket');
   };
 }
+
+/** @returns {Promise<never>} */
+export async function listenSharedServer() {
+  throw new TransportUnavailableError('a browser tab cannot listen');
+}

@@ -322,3 +322,23 @@ function readPreamble(socket, ok, bad) {
 function hostUrl(scheme, host, port) {
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * An HTTP server on host:port for a node that listens on both WebSocket and TCP
+ * without a server of its own: both listeners then share its port. Plain requests
+ * are answered 426 (what a WebSocket-only listener answers).
+ * @param {string} host @param {number} port 0 = a free port
+ * @returns {Promise<import('node:http').Server>}
+ */
+export async function listenSharedServer(host, port) {
+  const { createServer } = await import('node:http');
+  const server = createServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'text/plain' });
+    res.end('this port carries Termite Mesh links (WebSocket or TCP)\n');
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', (e) => reject(new DialError(`cannot listen on ${host}:${port}: ${e.message}`, { cause: e })));
+    server.listen(port, host, () => resolve(undefined));
+  });
+  return server;
+}
