@@ -3,11 +3,13 @@
  * Message framing of the TCP transport (plain or inside TLS): after an 8-byte preamble
  * each way (the dialler's first; the listener answers with its own), each message is a 4-byte big-endian length and the message bytes.
  *
- * Writing (TcpFrameWriter): messages sent in one tick are coalesced. Small ones are
- * copied, with their heads, into one batch buffer written once on the next tick
- * (`process.nextTick`: the latency added is the rest of the current task); a large one
+ * Writing (TcpFrameWriter): the first message of a tick is written at once (a reply
+ * must not wait for the rest of the task: the runtime's scheduler may keep running
+ * processes in it, measured at ~1 ms a round trip when every message waited). The
+ * following small messages of the same tick are copied, with their heads, into one
+ * batch buffer written once on the next tick (`process.nextTick`); a large message
  * flushes the batch with its head and is written as it is (no copy). So a burst of
- * small messages costs one write call, and a large message is never copied here.
+ * small messages costs two write calls, and a large message is never copied here.
  *
  * Reading (TcpFrameReader): a message that lies whole in one received chunk is
  * delivered as a view of that chunk (no copy); one that spans chunks is copied once
@@ -57,6 +59,15 @@ export class TcpFrameWriter {
       this.#used += HEAD;
       this.flush();
       this.socket.write(data);
+      return;
+    }
+    if (!this.#scheduled) {
+      // the first of this tick: out now, in one buffer with its head
+      const one = Buffer.allocUnsafe(HEAD + n);
+      one.writeUInt32BE(n, 0);
+      one.set(data, HEAD);
+      this.socket.write(one);
+      this.#schedule();
       return;
     }
     const b = this.#room(HEAD + n);
