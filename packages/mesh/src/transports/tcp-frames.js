@@ -3,13 +3,14 @@
  * Message framing of the TCP transport (plain or inside TLS): after an 8-byte preamble
  * each way (the dialler's first; the listener answers with its own), each message is a 4-byte big-endian length and the message bytes.
  *
- * Writing (TcpFrameWriter): the first message of a tick is written at once (a reply
- * must not wait for the rest of the task: the runtime's scheduler may keep running
- * processes in it, measured at ~1 ms a round trip when every message waited). The
- * following small messages of the same tick are copied, with their heads, into one
- * batch buffer written once on the next tick (`process.nextTick`); a large message
- * flushes the batch with its head and is written as it is (no copy). So a burst of
- * small messages costs two write calls, and a large message is never copied here.
+ * Writing (TcpFrameWriter): the first DIRECT_PER_TICK messages of a tick are written at
+ * once (a reply, or the few frames of a remote spawn, must not wait for the rest of the
+ * task: the runtime's scheduler may keep running processes in it, measured at ~1 ms a
+ * round trip when every message but the first waited). The following small messages
+ * of the same tick are copied, with their heads, into one batch buffer written once on
+ * the next tick (`process.nextTick`); a large message flushes the batch with its head
+ * and is written as it is (no copy). So a stream of small messages costs a write call
+ * per batch, and a large message is never copied here.
  *
  * Reading (TcpFrameReader): a message that lies whole in one received chunk is
  * delivered as a view of that chunk (no copy); one that spans chunks is copied once
@@ -24,6 +25,8 @@ export const PREAMBLE = Buffer.from([0x00, 0x54, 0x4d, 0x45, 0x53, 0x48, 0x2f, 0
 export const TLS_HANDSHAKE_BYTE = 0x16;
 /** Bytes of a message head. */
 const HEAD = 4;
+/** Messages of a tick written at once before the rest of the tick is coalesced. */
+const DIRECT_PER_TICK = 16;
 /** Messages up to this size are copied into the batch; larger ones are written as they are. */
 const COPY_LIMIT = 8 * 1024;
 /** Size of a batch buffer (a larger burst fills several). */
@@ -35,8 +38,11 @@ export class TcpFrameWriter {
   #batch = null;
   #used = 0;
   #scheduled = false;
+  /** Messages written at once in this tick. */
+  #direct = 0;
   #flush = () => {
     this.#scheduled = false;
+    this.#direct = 0;
     this.flush();
   };
 
@@ -61,8 +67,9 @@ export class TcpFrameWriter {
       this.socket.write(data);
       return;
     }
-    if (!this.#scheduled) {
-      // the first of this tick: out now, in one buffer with its head
+    if (this.#used === 0 && this.#direct < DIRECT_PER_TICK) {
+      // among the first of this tick: out now, in one buffer with its head
+      this.#direct++;
       const one = Buffer.allocUnsafe(HEAD + n);
       one.writeUInt32BE(n, 0);
       one.set(data, HEAD);
