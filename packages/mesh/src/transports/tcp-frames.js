@@ -13,10 +13,11 @@
  * per batch, and a large message is never copied here.
  *
  * Reading (TcpFrameReader): a message that lies whole in one received chunk is
- * delivered as a view of that chunk (no copy); one that spans chunks is copied once
- * into a buffer of its exact size, allocated when its head arrives. A head that
- * announces more than `hardLimit` bytes ends the reading (onTooLarge) without
- * buffering anything of it.
+ * delivered as a view of that chunk (no copy); one that spans chunks is kept as views
+ * of them and copied once, when complete, into a buffer of its exact size — so memory
+ * follows the bytes received, never the size a head announces (a peer cannot make
+ * the reader allocate by announcing). A head that announces more than `hardLimit`
+ * bytes ends the reading (onTooLarge) without buffering anything of it.
  */
 
 /** What a dialler sends first: a zero byte (no HTTP method, no TLS record starts so), then the protocol name. */
@@ -118,9 +119,10 @@ export class TcpFrameReader {
   /** Bytes of the current head received so far (0..3) and the head itself. */
   #headHave = 0;
   #head = Buffer.alloc(HEAD);
-  /** The message being assembled across chunks, and how much of it has arrived. @type {Buffer | null} */
-  #body = null;
-  #bodyHave = 0;
+  /** The parts of the message spanning chunks (views of them), its size, and how much has arrived. @type {Buffer[] | null} */
+  #parts = null;
+  #size = 0;
+  #have = 0;
   #stopped = false;
 
   /**
@@ -143,15 +145,15 @@ export class TcpFrameReader {
     let at = 0;
     const end = chunk.length;
     while (at < end && !this.#stopped) {
-      if (this.#body !== null) {
-        const body = this.#body;
-        const take = Math.min(body.length - this.#bodyHave, end - at);
-        chunk.copy(body, this.#bodyHave, at, at + take);
-        this.#bodyHave += take;
+      if (this.#parts !== null) {
+        const parts = this.#parts;
+        const take = Math.min(this.#size - this.#have, end - at);
+        parts.push(chunk.subarray(at, at + take));
+        this.#have += take;
         at += take;
-        if (this.#bodyHave === body.length) {
-          this.#body = null;
-          this.onMessage(body);
+        if (this.#have === this.#size) {
+          this.#parts = null;
+          this.onMessage(Buffer.concat(parts, this.#size));
         }
         continue;
       }
@@ -175,8 +177,10 @@ export class TcpFrameReader {
         at += size;
         this.onMessage(m);
       } else {
-        this.#body = Buffer.allocUnsafe(size);
-        this.#bodyHave = 0;
+        this.#parts = [chunk.subarray(at)];
+        this.#size = size;
+        this.#have = end - at;
+        at = end;
       }
     }
   }

@@ -6,7 +6,7 @@
  */
 import { TransportUnavailableError } from '../errors.js';
 
-export const DEFAULT_TCP_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_TCP_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 /**
  * @param {import('./tcp.js').TcpInit} [_init]

@@ -30,8 +30,11 @@ import { guardedDial } from './ws-common.js';
 import { PREAMBLE, TLS_HANDSHAKE_BYTE, TcpFrameReader, TcpFrameWriter } from './tcp-frames.js';
 import { selfSignedCertificate } from './tls-certificate.js';
 
-/** Default largest message (larger frames are chunked by the mesh). */
-export const DEFAULT_TCP_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Default largest message (larger frames are chunked by the mesh): WebSocket's, so a
+ * connection not yet admitted can hold no more here than there (hardLimitBytes each).
+ */
+export const DEFAULT_TCP_MAX_MESSAGE_BYTES = 1024 * 1024;
 /** The exporter label of the channel binding (RFC 8446 §7.5). */
 const BINDING_LABEL = 'EXPORTER-termite-mesh/1 channel binding';
 const BINDING_BYTES = 32;
@@ -43,7 +46,7 @@ const CLOSE_GRACE_MS = 1000;
  * Options of tcpTransport(init).
  * @typedef {object} TcpInit
  * @property {boolean} [encrypt] require TLS on accepted links (dials use the URL's scheme). (default true)
- * @property {number} [maxMessageBytes] (default 4194304)
+ * @property {number} [maxMessageBytes] (default 1048576)
  * @property {number} [hardLimitBytes] a message above this closes the connection. (default 4 × maxMessageBytes)
  * @property {number} [dialTimeoutMs] (default 10000)
  */
