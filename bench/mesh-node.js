@@ -6,7 +6,10 @@
  * the upgrade of the link to the daemon to a WebRTC data channel before the program runs
  * (MeshNode.upgrade; the CLI has no option for it).
  *
- *   node bench/mesh-node.js FILE.scm --join ws://127.0.0.1:PORT --token T [--webrtc PEER_ID]
+ *   node bench/mesh-node.js FILE.scm --join ws://127.0.0.1:PORT --token T [--webrtc PEER_ID] [--links ws|tcp|tls]
+ *
+ * --links: how this node links to the daemon: WebSocket, plain TCP (--insecure) or TLS
+ * (the default of termite-node).
  *
  * The program's output goes to stdout; exit status 0 when it returned normally.
  */
@@ -16,7 +19,7 @@ import { startHost } from '../node-daemon/src/host.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { join: { type: 'string' }, token: { type: 'string' }, webrtc: { type: 'string' } },
+  options: { join: { type: 'string' }, token: { type: 'string' }, webrtc: { type: 'string' }, links: { type: 'string', default: 'tls' } },
 });
 const file = positionals[0];
 if (!file || !values.join || !values.token) {
@@ -26,6 +29,7 @@ if (!file || !values.join || !values.token) {
 let out = '';
 const host = await startHost({
   host: '127.0.0.1', port: 0, join: [values.join], token: values.token, data: undefined,
+  tcp: values.links !== 'ws', insecure: values.links === 'tcp',
   stdout: (s) => { out += s; if (out.includes('\n')) { const i = out.lastIndexOf('\n'); process.stdout.write(out.slice(0, i + 1)); out = out.slice(i + 1); } },
   log: (s) => process.stderr.write(`mesh-node: ${s}\n`),
 });

@@ -6,19 +6,28 @@
  *
  *   node bench/mesh.js [PREFIX]        (npm run bench -- mesh: every figure below)
  *
- *   pingpong.ws.2node        rt/s  a small message between two Scheme processes on a
- *                                  daemon and a joined node (bench/programs/mesh.scm)
+ *   pingpong.tcp.2node       rt/s  a small message between two Scheme processes on a
+ *                                  daemon and a joined node (bench/programs/mesh.scm),
+ *                                  linked over plain TCP (--insecure)
+ *   pingpong.tls.2node       rt/s  the same over TLS (termite-node's default)
+ *   pingpong.ws.2node        rt/s  the same over WebSocket (daemon links before TCP)
  *   raw.ws.2node             rt/s  the same ping-pong over a bare `ws` socket (mesh-raw.js)
  *   raw.tcp.2node            rt/s  the same over a bare TCP socket (node:net, no framing): the
  *                                  floor of any transport between two Node processes here
  *   pingpong.webrtc.2node    rt/s  the mesh pair upgraded to WebRTC (MeshNode.upgrade)
  *   raw.webrtc.2node         rt/s  bare node-datachannel
  *   remote_spawn.2node       µs    remote spawn of a closure over local data + its reply
+ *                                  (TCP; remote_spawn.tls.2node, remote_spawn.ws.2node)
+ *   stream.2node             msg/s 1,000,000 16-byte messages one way, then one answer
+ *                                  (TCP; stream.tls.2node, stream.ws.2node), and
+ *   stream.2node.receiver_rss MiB  the daemon's peak resident memory during the streams
  *   migrate.2node            ms    a process hopping between the two nodes, reporting after
  *                                  each hop: median of the hops
- *   payload.1k.ws.2node, payload.64k.ws.2node   rt/s of a bytevector echoed
+ *   payload.1k.2node, payload.64k.2node         rt/s of a bytevector echoed (TCP;
+ *                                  .tls. and .ws. variants)
  *   raw.ws.1k.2node, raw.ws.64k.2node           the same bytes over a bare `ws` socket
- *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node
+ *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node,
+ *   erlang.stream.2node
  *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
  *
  * The Scheme side is a real daemon (`termite-node --port 0`) and a node joined to it
@@ -30,6 +39,7 @@
  * Env: BENCH_MESH_SCALE scales the counts (default 1), BENCH_MESH_PASSES (default 2).
  */
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv, runChild, startChild, stopChild, waitFor, summarize } from './lib/index.js';
@@ -80,7 +90,8 @@ async function guarded(what, f) {
 /** Start the daemon; resolves with its handle, port and id. @param {string} token */
 async function startDaemon(token) {
   let log = '';
-  const h = startChild(process.execPath, [bin, '--port', '0', '--token', token], { onLine: (l) => { log += `${l}\n`; } });
+  // --insecure: it then accepts plain TCP, TLS and WebSocket links, so one daemon serves every variant
+  const h = startChild(process.execPath, [bin, '--port', '0', '--token', token, '--insecure'], { onLine: (l) => { log += `${l}\n`; } });
   /** @type {RegExpExecArray | null} */
   let m = null;
   const up = await waitFor(() => (m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)) !== null || !h.running(), 20000, 50);
@@ -110,14 +121,15 @@ async function startEcho() {
 
 /**
  * @param {{port: number, id: string}} d @param {string} token
- * @param {string} groups @param {{webrtc?: boolean, scale?: number}} [o]
+ * @param {string} groups @param {{webrtc?: boolean, scale?: number, links?: 'ws' | 'tcp' | 'tls'}} [o]
  */
 async function runMesh(d, token, groups, o = {}) {
-  const args = [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${d.port}`, '--token', token];
+  const links = o.links ?? 'ws';
+  const args = [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${d.port}`, '--token', token, '--links', links];
   if (o.webrtc) args.push('--webrtc', d.id);
   const r = await runChild(process.execPath, args, {
     timeoutMs: 120000,
-    env: { ...process.env, PEER_PORT: String(d.port), MESH_GROUPS: groups, NAME_SUFFIX: o.webrtc ? 'webrtc' : 'ws', ROUNDS: String(ROUNDS), SCALE: String((o.scale ?? 1) * SCALE) },
+    env: { ...process.env, PEER_PORT: String(d.port), MESH_GROUPS: groups, NAME_SUFFIX: o.webrtc ? 'webrtc' : links, ROUNDS: String(ROUNDS), SCALE: String((o.scale ?? 1) * SCALE) },
   });
   if (r.timedOut || r.code !== 0) throw new Error(`mesh-node ${groups}${o.webrtc ? ' (webrtc)' : ''} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
   return results(r.stdout);
@@ -155,8 +167,30 @@ let daemon = null;
 /** @type {Awaited<ReturnType<typeof startEcho>> | null} */
 let echo = null;
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
-const DAEMON_FIGURES = ['pingpong.ws.2node', 'raw.ws.2node', 'raw.tcp.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
-  'remote_spawn.2node', 'migrate.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
+const DAEMON_FIGURES = ['pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
+  'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
+  'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
+/** The largest resident memory (MiB) of `pid` seen every 50 ms while `f` runs (Linux /proc). @param {number} pid @param {() => Promise<void>} f */
+async function peakRss(pid, f) {
+  let peak = 0;
+  const read = () => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch { /* not Linux, or gone */ }
+  };
+  read();
+  const t = setInterval(read, 50);
+  try {
+    await f();
+  } finally {
+    clearInterval(t);
+  }
+  read();
+  return peak;
+}
+/** @type {Map<string, number>} peak resident MiB of the daemon during each transport's stream */
+const streamRss = new Map();
 try {
   if (!want(...DAEMON_FIGURES)) throw SKIP;
   daemon = await startDaemon(token);
@@ -166,7 +200,7 @@ try {
   rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds`);
 
   // ping-pong over WebSocket, alternating with its raw ceiling
-  if (want('pingpong.ws.2node', 'raw.ws.2node', 'raw.tcp.2node')) {
+  if (want('pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node')) {
     for (let p = 1; p <= PASSES; p++) {
       /** @type {Map<string, number[]>} */
       const pass = new Map();
@@ -176,11 +210,13 @@ try {
         keep(m);
         for (const [k, v] of m) pass.set(k, v);
       });
-      await guarded('pingpong.ws.2node', async () => {
-        const m = await runMesh(d, token, 'pingpong');
-        keep(m);
-        for (const [k, v] of m) pass.set(k, v);
-      });
+      for (const links of /** @type {const} */ (['ws', 'tcp', 'tls'])) {
+        await guarded(`pingpong.${links}.2node`, async () => {
+          const m = await runMesh(d, token, 'pingpong', { links });
+          keep(m);
+          for (const [k, v] of m) pass.set(k, v);
+        });
+      }
       const a = pass.get('pingpong.ws.2node');
       const b = pass.get('raw.ws');
       if (a && b) passRatios.set('pingpong.ws.2node / raw.ws.2node', [...(passRatios.get('pingpong.ws.2node / raw.ws.2node') ?? []), summarize(a).median / summarize(b).median]);
@@ -190,13 +226,22 @@ try {
     await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
     await guarded('pingpong.webrtc.2node', async () => keep(await runMesh(d, token, 'pingpong', { webrtc: true, scale: 0.5 })));
   }
-  /** @type {string[]} */
-  const groups = [];
-  if (want('remote_spawn.2node')) groups.push('remote_spawn');
-  if (want('migrate.2node')) groups.push('migrate');
-  if (want('payload.1k.ws.2node')) groups.push('payload1k');
-  if (want('payload.64k.ws.2node')) groups.push('payload64k');
-  if (groups.length > 0) await guarded(groups.join(', '), async () => keep(await runMesh(d, token, groups.join(' '))));
+  for (const links of /** @type {const} */ (['tcp', 'tls', 'ws'])) {
+    const v = links === 'tcp' ? '' : `.${links}`;
+    /** @type {string[]} */
+    const groups = [];
+    if (want(`remote_spawn${v}.2node`)) groups.push('remote_spawn');
+    if (links === 'tcp' && want('migrate.2node')) groups.push('migrate');
+    if (want(`payload.1k${v}.2node`)) groups.push('payload1k');
+    if (want(`payload.64k${v}.2node`)) groups.push('payload64k');
+    if (groups.length > 0) await guarded(`${groups.join(', ')} (${links})`, async () => keep(await runMesh(d, token, groups.join(' '), { links })));
+    if (want(`stream${v}.2node`)) {
+      await guarded(`stream${v}.2node`, async () => {
+        // always 1,000,000 messages, whatever BENCH_MESH_SCALE
+        streamRss.set(links, await peakRss(/** @type {number} */ (d.h.pid), async () => keep(await runMesh(d, token, 'stream', { links, scale: 1 / SCALE }))));
+      });
+    }
+  }
   if (want('payload.1k.ws.2node', 'raw.ws.1k.2node')) await guarded('raw.ws.1k.2node', async () => keep(await runRaw('ws', e.port, 1024, 6000)));
   if (want('payload.64k.ws.2node', 'raw.ws.64k.2node')) await guarded('raw.ws.64k.2node', async () => keep(await runRaw('ws', e.port, 65536, 1500)));
 } catch (err) {
@@ -215,30 +260,50 @@ if (erlGroups.length > 0) {
   else await guarded('erlang two-node figures', async () => { erl = await erlangTwoNode(erlGroups); });
 }
 
-figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'daemon + joined node, WebSocket over loopback; (pid . 0) to an echo process and back');
+figure('pingpong.tcp.2node', 'pingpong.tcp.2node', 'rt/s', 'daemon + joined node, plain TCP over loopback; (pid . 0) to an echo process and back');
+figure('pingpong.tls.2node', 'pingpong.tls.2node', 'rt/s', 'the same in TLS 1.3 (the default)');
+figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'the same over WebSocket');
 figure('raw.ws.2node', 'raw.ws', 'rt/s', `bare ws, ${RAW_SMALL}-byte binary message, echoed`);
 figure('raw.tcp.2node', 'raw.tcp', 'rt/s', `bare TCP socket, ${RAW_SMALL} bytes echoed, no framing`);
 for (const [n, st] of erl) if (n === 'erlang.pingpong.2node') rep.bench(n, st.median, 'rt/s', { stats: st, note: 'two Erlang nodes, loopback TCP' });
 figure('pingpong.webrtc.2node', 'pingpong.webrtc.2node', 'rt/s', 'the same pair after MeshNode.upgrade to a WebRTC data channel');
 figure('raw.webrtc.2node', 'raw.webrtc', 'rt/s', `bare node-datachannel, ${RAW_SMALL}-byte message`);
-figure('remote_spawn.2node', 'remote_spawn.ws.2node', 'us', 'closure over local data spawned on the daemon, answers with a value computed from it');
+figure('remote_spawn.2node', 'remote_spawn.tcp.2node', 'us', 'closure over local data spawned on the daemon, answers with a value computed from it; TCP');
+figure('remote_spawn.tls.2node', 'remote_spawn.tls.2node', 'us', 'the same in TLS');
+figure('remote_spawn.ws.2node', 'remote_spawn.ws.2node', 'us', 'the same over WebSocket');
 for (const [n, st] of erl) if (n === 'erlang.remote_spawn.2node') rep.bench(n, st.median, 'us', { stats: st });
-figure('migrate.2node', 'migrate.ws.2node', 'ms', 'median single hop (migrate + report back), per round');
+figure('migrate.2node', 'migrate.tcp.2node', 'ms', 'median single hop (migrate + report back), per round; TCP');
+figure('stream.2node', 'stream.tcp.2node', 'msg/s', '1,000,000 16-byte messages one way, then one answer; TCP');
+figure('stream.tls.2node', 'stream.tls.2node', 'msg/s', 'the same in TLS');
+figure('stream.ws.2node', 'stream.ws.2node', 'msg/s', 'the same over WebSocket');
+for (const [links, mib] of streamRss) rep.bench(`stream${links === 'tcp' ? '' : `.${links}`}.2node.receiver_rss`, Math.round(mib), 'MiB', { note: 'peak resident memory of the receiving daemon during the streams' });
+for (const [n, st] of erl) if (n === 'erlang.stream.2node') rep.bench(n, st.median, 'msg/s', { stats: st });
+figure('payload.1k.2node', 'payload.1k.tcp.2node', 'rt/s', '1 KiB bytevector echoed; TCP');
+figure('payload.64k.2node', 'payload.64k.tcp.2node', 'rt/s', '64 KiB bytevector echoed; TCP');
+figure('payload.1k.tls.2node', 'payload.1k.tls.2node', 'rt/s', 'the same in TLS');
+figure('payload.64k.tls.2node', 'payload.64k.tls.2node', 'rt/s', 'the same in TLS');
 figure('payload.1k.ws.2node', 'payload.1k.ws.2node', 'rt/s', '1 KiB bytevector echoed');
 figure('raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB');
 figure('payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed');
 figure('raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB');
 for (const [n, st] of erl) if (n.startsWith('erlang.payload.')) rep.bench(n, st.median, 'rt/s', { stats: st });
 
+ratio('pingpong.tcp.2node', 'erlang.pingpong.2node', 'erlang', { min: 0.95, label: 'ours / Erlang' });
+ratio('pingpong.tcp.2node', 'raw.tcp.2node', 'raw_tcp', { min: 0.85, label: 'ours / bare TCP' });
+ratio('pingpong.tls.2node', 'pingpong.tcp.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+ratio('payload.1k.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
+ratio('payload.64k.2node', 'erlang.payload.64k.2node', 'erlang', { min: 0.8, label: 'ours / Erlang' });
+ratio('payload.1k.tls.2node', 'payload.1k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+ratio('payload.64k.tls.2node', 'payload.64k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+ratio('stream.2node', 'erlang.stream.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
+ratio('stream.tls.2node', 'stream.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1.5, label: 'ours / Erlang (time: lower is better)' });
+ratio('remote_spawn.tls.2node', 'remote_spawn.2node', 'tcp', { max: 1 / 0.85, label: 'encrypted / plain (time)' });
 ratio('pingpong.ws.2node', 'raw.ws.2node', 'raw', { min: 0.85, label: 'ours / bare ws' });
 for (const [k, v] of passRatios) rep.comment(`ratio ${k} per pass: ${v.map((x) => x.toFixed(2)).join(', ')}`);
-ratio('pingpong.ws.2node', 'erlang.pingpong.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
 // how close Erlang's distribution is to what Node gets from a bare socket here
 ratio('erlang.pingpong.2node', 'raw.tcp.2node', 'raw_tcp', {});
 ratio('pingpong.webrtc.2node', 'raw.webrtc.2node', 'raw', { min: 0.85, label: 'ours / bare data channel' });
-ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1, label: 'ours / Erlang (time: lower is better)' });
 if (rep.get('migrate.2node') !== undefined) rep.comment(`migrate.2node target <= 0.3 ms: ${(rep.get('migrate.2node') ?? Infinity) <= 0.3 ? 'met' : 'NOT met'}`);
-ratio('payload.1k.ws.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
-ratio('payload.64k.ws.2node', 'erlang.payload.64k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
 ratio('payload.1k.ws.2node', 'raw.ws.1k.2node', 'raw', {});
 ratio('payload.64k.ws.2node', 'raw.ws.64k.2node', 'raw', {});

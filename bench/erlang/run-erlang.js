@@ -57,6 +57,7 @@ export const ERLANG_FIGURES = /** @type {const} */ ({
   'erlang.remote_spawn.2node': 'us',
   'erlang.payload.1k.2node': 'rt/s',
   'erlang.payload.64k.2node': 'rt/s',
+  'erlang.stream.2node': 'msg/s',
 });
 
 /** Whether erl and erlc (and epmd, for two nodes) are on PATH. */
@@ -166,6 +167,7 @@ export const TWO_NODE_GROUPS = /** @type {const} */ ({
   remote_spawn: 'erlang.remote_spawn.2node',
   payload1k: 'erlang.payload.1k.2node',
   payload64k: 'erlang.payload.64k.2node',
+  stream: 'erlang.stream.2node',
 });
 
 /**

@@ -2,7 +2,7 @@
 %% distribution over loopback TCP, a private epmd; started by run-erlang.js).
 %%
 %%   erl -name a@127.0.0.1 ... -run twonode main PeerNode Group...
-%% Groups: pingpong, remote_spawn, payload1k, payload64k. Prints "result <name>
+%% Groups: pingpong, remote_spawn, payload1k, payload64k, stream. Prints "result <name>
 %% <round> <value>" lines (see each module).
 -module(twonode).
 -export([main/1]).
@@ -30,4 +30,5 @@ group(Peer, "pingpong") -> pingpong:two_node(Peer, 20000, 1, 5);
 group(Peer, "remote_spawn") -> remote_spawn:run(Peer, 2000, 500, 5);
 group(Peer, "payload1k") -> payload:run(Peer, 1024, 10000, 1, 5);
 group(Peer, "payload64k") -> payload:run(Peer, 65536, 3000, 1, 5);
+group(Peer, "stream") -> stream:run(Peer, 1000000, 1, 3);
 group(_, G) -> error({unknown_group, G}).

@@ -1,7 +1,7 @@
 ;; Two-node workloads (BENCHMARKS.md), run by bench/mesh.js on a node joined to a
 ;; daemon (another OS process) at 127.0.0.1:PEER_PORT. MESH_GROUPS selects them (space
-;; separated: pingpong remote_spawn migrate payload1k payload64k); NAME_SUFFIX names the
-;; transport (ws or webrtc). Prints "result <name> <round> <value>" per timed round,
+;; separated: pingpong remote_spawn migrate payload1k payload64k stream); NAME_SUFFIX
+;; names the transport (ws, tcp, tls or webrtc). Prints "result <name> <round> <value>" per timed round,
 ;; after untimed warm-up rounds (warm-up below). Every loop is bounded by its count.
 (define peer (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
 (define groups (or (get-environment-variable "MESH_GROUPS") "pingpong"))
@@ -61,6 +61,20 @@
 (if (wanted? "payload64k")
     (let ((s (echo-server)) (bv (make-bytevector 65536 7)))
       (timed-rounds (string-append "payload.64k." suffix ".2node") (count 600) (lambda (n) (ping-pong s bv n)) rate)))
+
+;; a stream: n messages of 16 bytes one way to a process on the peer, which answers once
+;; when it has received them all (as stream.erl does); messages per second, from the
+;; first send to the answer
+(if (wanted? "stream")
+    (let ((bv (make-bytevector 16 7)) (me (self)))
+      (define (trip n)
+        (let* ((tag (make-tag))
+               (sink (remote-spawn peer (lambda ()
+                                          (let loop ((i 0))
+                                            (if (< i n) (begin (?) (loop (+ i 1))) (! me (list tag 'done))))))))
+          (do ((i 0 (+ i 1))) ((= i n)) (! sink bv))
+          (recv ((,tag 'done) #t) (after 120 (error "no answer from the stream's sink")))))
+      (timed-rounds (string-append "stream." suffix ".2node") (count 1000000) trip rate)))
 
 ;; remote spawn of a closure over local data; the spawned process answers with a value
 ;; computed from that data (as remote_spawn.erl does)

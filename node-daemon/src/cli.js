@@ -46,6 +46,9 @@ Options:
   --restricted-peer ID
                       this peer (a node id) may send to, link to, signal and kill only the processes
                       whose pids it was given or that it spawned (repeatable)
+  --insecure          links to other daemons in plain TCP, not TLS (a trusted network only: the
+                      programs, continuations and data they carry are then readable on the way);
+                      by default links are encrypted, and this node refuses plain ones
   --trust-tabs        treat browser tabs as daemon peers (by default every peer that joins from a
                       browser page is a restricted peer, as --restricted-peer names one)
   --lib DIR           directory to search for libraries (repeatable); a daemon publishes the
@@ -72,6 +75,7 @@ Options:
  * @property {string[]} allowOrigin origins whose pages may open the mesh WebSocket (besides the daemon's own)
  * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
  * @property {boolean} trustTabs peers that join from a browser are not restricted (--trust-tabs)
+ * @property {boolean} insecure daemon links in plain TCP, not TLS (--insecure)
  * @property {string[]} lib
  * @property {string[]} trust publishers whose libraries this node installs (--trust)
  * @property {string|undefined} publisher directory of a separate publisher key (--publisher)
@@ -113,6 +117,7 @@ export function parseCommandLine(argv) {
         'allow-origin': { type: 'string', multiple: true, default: [] },
         'restricted-peer': { type: 'string', multiple: true, default: [] },
         'trust-tabs': { type: 'boolean', default: false },
+        insecure: { type: 'boolean', default: false },
         lib: { type: 'string', multiple: true, default: [] },
         trust: { type: 'string', multiple: true, default: [] },
         publisher: { type: 'string' },
@@ -155,6 +160,7 @@ export function parseCommandLine(argv) {
     allowOrigin: /** @type {string[]} */ (values['allow-origin']),
     restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
     trustTabs: /** @type {boolean} */ (values['trust-tabs']),
+    insecure: /** @type {boolean} */ (values.insecure),
     lib: /** @type {string[]} */ (values.lib),
     trust: /** @type {string[]} */ (values.trust),
     publisher: /** @type {string|undefined} */ (values.publisher),

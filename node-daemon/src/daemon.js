@@ -64,6 +64,7 @@ export async function startDaemon(options) {
       publish: options.lib,
       trust: options.trust,
       publisher: options.publisher,
+      insecure: options.insecure,
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

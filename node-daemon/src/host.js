@@ -49,6 +49,9 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
+ * @property {boolean} [tcp] false: links to daemons over WebSocket only, as before TCP links
+ *   (benchmarks compare the two); default true
+ * @property {boolean} [insecure] links to daemons in plain TCP (default false: TLS, and plain links refused)
  * @property {boolean} [logPeers] log a line when a peer joins or leaves (the daemon)
  * @property {string[]} [publish] library directories whose versioned libraries this node publishes (the daemon's --lib)
  * @property {string[]} [trust] publishers whose libraries this node installs (--trust)
@@ -137,6 +140,7 @@ async function startParts(host, server) {
     join: host.tokenGiven ? opts.join : [],
     peerTimeoutMs: opts.peerTimeoutMs,
     allowedOrigins: opts.allowOrigins,
+    tcp: opts.tcp === false ? false : { encrypt: opts.insecure !== true },
     logger,
   });
   host.mesh = mesh;

@@ -168,7 +168,7 @@ test('GET /api/state: this daemon and the daemon it joined, with their link and 
     for (const k of ['messages', 'migrationsIn', 'sent']) assert.equal(typeof n.rates[k], 'number', k);
   }
   assert.equal(self.address, `127.0.0.1:${a.port}`);
-  assert.deepEqual(self.peers.map((/** @type {any} */ p) => [p.id, p.transport]), [[b.id, 'websocket']]);
+  assert.deepEqual(self.peers.map((/** @type {any} */ p) => [p.id, p.transport]), [[b.id, 'tcp']]);
 });
 
 test('GET /api/events: a hello with everything, then ticks', async () => {

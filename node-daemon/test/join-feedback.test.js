@@ -80,7 +80,7 @@ test('the right token: the program runs and the daemon logs the peer joining and
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'ran');
   await waitFor(() => /peer \w+ left/.test(daemon.log()), 5000, 'the peer-left line');
-  assert.match(daemon.log(), /peer \w+ joined \(websocket/);
+  assert.match(daemon.log(), /peer \w+ joined \(tcp/);
 });
 
 test('a daemon whose --join fails logs why and keeps serving', async () => {
@@ -92,4 +92,14 @@ test('a daemon whose --join fails logs why and keeps serving', async () => {
   } finally {
     await other.stop();
   }
+});
+
+test('links between daemons are TLS by default: `run --insecure` at an encrypted daemon is refused with "encryption required", and the daemon logs it', async () => {
+  const r = run(['--join', daemon.url, '--token', token, '--insecure']);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /cannot join ws:\/\/127\.0\.0\.1:\d+: refused \(.*encryption required/);
+  await waitFor(() => /plain TCP link refused: this node requires encryption/.test(daemon.log()), 5000, 'the refusal in the daemon log');
+  const ok = run(['--join', daemon.url, '--token', token]);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stdout, 'ran', 'the daemon kept serving, and an encrypted run joins');
 });

@@ -8,6 +8,7 @@
  *   both → ACCEPT
  *
  *   transcript = "termite-mesh/1 handshake" 0x00 ‖ len ‖ dialer's HELLO bytes ‖ len ‖ listener's HELLO bytes
+ *                [‖ len ‖ channel binding]   (encrypted connections: TLS exporter bytes)
  *   mac        = HMAC-SHA-256(tokenKey, "termite-mesh/1 <role> mac" 0x00 ‖ transcript)
  *   signature  = Ed25519(privateKey, "termite-mesh/1 <role> sig" 0x00 ‖ transcript)
  *   tokenKey   = SHA-256("termite-mesh/1 token" 0x00 ‖ UTF-8(token))
@@ -23,6 +24,12 @@
  * (<detail>)', fatal: true} and closes the connection; the refusal is logged.
  *
  * Both HELLOs are sent at once, so admission costs 1.5 round trips.
+ *
+ * Channel binding: on an encrypted connection (TCP in TLS, transports/tcp.js) the
+ * transcript ends with keying material exported from the TLS session, which each side
+ * computes itself and neither sends. A relay that terminates TLS towards each side
+ * holds two sessions with two different values, so the proofs it relays verify over
+ * neither: [bad token], the mac being checked first (the detail names the relay). The TLS certificate proves nothing; this does.
  */
 import { AdmissionError, ProtocolVersionError, MalformedFrameError, UnknownFrameTypeError, UnknownTagError, ADMISSION_REASONS, InvalidArgumentError } from './errors.js';
 import { T, decodeFrame, encodeAccept, encodeAuth, encodeError, encodeHello, typeName } from './frames.js';
@@ -51,11 +58,14 @@ export async function deriveTokenKey(token) {
 }
 
 /**
- * The transcript both sides prove: both HELLO frames, byte for byte, in role order.
- * @param {Uint8Array} dialerHello @param {Uint8Array} listenerHello
+ * The transcript both sides prove: both HELLO frames, byte for byte, in role order,
+ * then the connection's channel binding if it has one.
+ * @param {Uint8Array} dialerHello @param {Uint8Array} listenerHello @param {Uint8Array | null} [binding]
  */
-export function buildTranscript(dialerHello, listenerHello) {
-  return concatBytes([utf8('termite-mesh/1 handshake'), new Uint8Array([0]), u32(dialerHello.length), dialerHello, u32(listenerHello.length), listenerHello]);
+export function buildTranscript(dialerHello, listenerHello, binding = null) {
+  const parts = [utf8('termite-mesh/1 handshake'), new Uint8Array([0]), u32(dialerHello.length), dialerHello, u32(listenerHello.length), listenerHello];
+  if (binding !== null) parts.push(u32(binding.length), binding);
+  return concatBytes(parts);
 }
 
 /** @param {number} n */
@@ -167,7 +177,8 @@ export async function runHandshake(conn, opts) {
     if (derived !== h.nodeId) throw new AdmissionError('node id does not match key', `claimed ${h.nodeId}, key hashes to ${derived}`);
     if (!opts.nonceCache.add(h.nonce)) throw new AdmissionError('replayed handshake', 'HELLO nonce seen before');
     if (opts.expectedPeerId && opts.expectedPeerId !== h.nodeId) throw new AdmissionError('unexpected frame', `expected node ${opts.expectedPeerId}, got ${h.nodeId}`);
-    const transcript = role === ROLE_DIALER ? buildTranscript(hello, theirHelloBytes) : buildTranscript(theirHelloBytes, hello);
+    const binding = conn.channelBinding ?? null;
+    const transcript = role === ROLE_DIALER ? buildTranscript(hello, theirHelloBytes, binding) : buildTranscript(theirHelloBytes, hello, binding);
     const proof = await computeProof(role, transcript, opts.tokenKey, identity);
     sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature), inbox);
 
@@ -175,9 +186,11 @@ export async function runHandshake(conn, opts) {
     if (!bytesEqual(a.echoNonce, nonce)) throw new AdmissionError('replayed handshake', 'the AUTH answers a challenge of another connection');
     const peerRole = role === ROLE_DIALER ? ROLE_LISTENER : ROLE_DIALER;
     const macOk = await subtle.verify('HMAC', opts.tokenKey, bs(a.mac), bs(proofInput(peerRole, 'mac', transcript)));
-    if (!macOk) throw new AdmissionError('bad token', `node ${h.nodeId} does not know the mesh token`);
+    // over an encrypted connection a relay that re-encrypts fails here too: its two sessions differ
+    const orRelay = binding !== null ? ', or the TLS session is not end to end: a relay between us' : '';
+    if (!macOk) throw new AdmissionError('bad token', `node ${h.nodeId} does not know the mesh token${orRelay}`);
     if (!(await verifySignature(h.publicKey, a.signature, proofInput(peerRole, 'sig', transcript)))) {
-      throw new AdmissionError('bad signature', `the signature is not by the key of node ${h.nodeId}`);
+      throw new AdmissionError('bad signature', `the signature is not by the key of node ${h.nodeId}${orRelay}`);
     }
     opts.onProgress?.(2);
     sendOrClosed(conn, encodeAccept(), inbox);

@@ -59,7 +59,7 @@ export class BaseConnection {
   _resolveClosed;
 
   /**
-   * @param {'websocket' | 'webrtc'} transport
+   * @param {'websocket' | 'webrtc' | 'tcp'} transport
    * @param {'outbound' | 'inbound'} direction
    * @param {string} remoteAddress
    * @param {number} maxMessageBytes

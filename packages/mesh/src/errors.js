@@ -52,13 +52,14 @@ export class AdmissionError extends MeshError {
  * them in the ERROR frame's message (`admission refused: bad token`).
  * @typedef {'bad token' | 'bad signature' | 'node id does not match key' | 'replayed handshake'
  *   | 'protocol version' | 'malformed handshake' | 'unexpected frame' | 'handshake timeout'
- *   | 'too many handshakes' | 'connected to self' | 'connection closed' | 'node stopping'} AdmissionReason
+ *   | 'too many handshakes' | 'connected to self' | 'connection closed' | 'node stopping'
+ *   | 'encryption required'} AdmissionReason
  */
 /** @type {readonly AdmissionReason[]} */
 export const ADMISSION_REASONS = Object.freeze(/** @type {AdmissionReason[]} */ ([
   'bad token', 'bad signature', 'node id does not match key', 'replayed handshake',
   'protocol version', 'malformed handshake', 'unexpected frame', 'handshake timeout',
-  'too many handshakes', 'connected to self', 'connection closed', 'node stopping',
+  'too many handshakes', 'connected to self', 'connection closed', 'node stopping', 'encryption required',
 ]));
 
 /** A frame carried an envelope version this node does not speak. */

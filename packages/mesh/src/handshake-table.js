@@ -155,7 +155,7 @@ export class HandshakeTable {
  * @param {import('./interfaces.js').Connection} conn
  */
 export function addressKey(conn) {
-  if (conn.transport !== 'websocket') return conn.remoteAddress;
+  if (conn.transport === 'webrtc') return conn.remoteAddress;
   const colon = conn.remoteAddress.lastIndexOf(':');
   const ip = (colon > 0 ? conn.remoteAddress.slice(0, colon) : conn.remoteAddress).toLowerCase();
   if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);

@@ -43,6 +43,7 @@ export {
 export { loadOrCreateIdentity } from './identity-store.js';
 export { createLogger, createMemoryLogger } from './logger.js';
 export { webSocketTransport } from './transports/websocket.js';
+export { tcpTransport } from './transports/tcp.js';
 export { webRTCTransport } from './transports/webrtc.js';
 export { filterCandidate, filterSdp } from './transports/candidates.js';
 export { T as FRAME_TYPES, VERSION as PROTOCOL_VERSION } from './frames.js';

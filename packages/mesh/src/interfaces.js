@@ -31,13 +31,16 @@
  *   below after a `send` left it above `lowWaterMark`.
  *
  * @typedef {object} Connection
- * @property {'websocket' | 'webrtc'} transport name of the transport that made it
+ * @property {'websocket' | 'webrtc' | 'tcp'} transport name of the transport that made it
  * @property {string} remoteAddress printable address of the other end
  *   (`ws://127.0.0.1:7400/`, `127.0.0.1:50122`, `webrtc:<node id>`)
  * @property {'outbound' | 'inbound'} direction outbound if this side dialled
  * @property {boolean} [fromBrowser] an inbound WebSocket whose upgrade carried an
  *   `Origin` header: a browser page opened it (a browser always sends one; programs
  *   send none). What the listener saw, not what the peer says of itself
+ * @property {Uint8Array | null} [channelBinding] bytes exported from the connection's
+ *   encryption session (TLS), the same at both ends and different for any other
+ *   session: admission signs them, binding the node keys to this session
  * @property {number} maxMessageBytes largest message `send` accepts
  *   (262,144 on data channels; configurable for WebSocket)
  * @property {number} bufferedAmount bytes accepted by `send` and not yet
@@ -97,7 +100,7 @@
 /**
  * A transport: dials and listens.
  * @typedef {object} Transport
- * @property {'websocket' | 'webrtc'} name
+ * @property {'websocket' | 'webrtc' | 'tcp'} name
  * @property {number} maxMessageBytes largest message its connections carry
  * @property {(address: string, options?: DialOptions) => Promise<Connection>} dial
  *   open a connection: a `ws://` URL for WebSocket, a node id for WebRTC

@@ -46,6 +46,7 @@ import { T, encodeMsg, encodeSignal, typeName } from './frames.js';
 import { AbortError, InvalidArgumentError, NotStartedError, UnexpectedFrameError, throwIfAborted } from './errors.js';
 import { webSocketTransport } from './transports/websocket.js';
 import { webRTCTransport } from './transports/webrtc.js';
+import { LinkTransports } from './link-transports.js';
 
 /** Dials connect() makes when the listener answers 'too many handshakes' (its table is flooded). */
 const JOIN_ATTEMPTS = 3;
@@ -100,8 +101,8 @@ export class MeshNode {
   #upgrades;
   /** Direct peers that joined from a browser (isBrowserPeer), while they are up. @type {Set<string>} */
   #browserPeers = new Set();
-  /** @type {import('./transports/websocket.js').WebSocketTransport} */
-  #ws;
+  /** WebSocket, and TCP when init.tcp: which one a link dials and where they listen. @type {LinkTransports} */
+  #links;
   /** @type {import('./transports/webrtc.js').WebRTCTransport | null} */
   #rtc;
 
@@ -147,7 +148,7 @@ export class MeshNode {
       logger: root,
       signaller: { send: (/** @type {string} */ peerId, /** @type {import('./interfaces.js').Signal} */ s) => this.#paths.trySend(peerId, encodeSignal(s.session, s.kind, s.data, s.mid)) === null },
     };
-    this.#ws = /** @type {any} */ (webSocketTransport(this.#o.websocket ?? {})(components));
+    this.#links = new LinkTransports(/** @type {any} */ (webSocketTransport(this.#o.websocket ?? {})(components)), this.#o.tcp, components);
     this.#rtc = this.#o.webrtc === false ? null : webRTCTransport(this.#o.webrtc ?? {})(components);
     this.#upgrades = new WebRTCUpgrade({ rtc: this.#rtc, admission: this.#admission, peers: this.#peers, paths: this.#paths, logger: this.log });
   }
@@ -189,9 +190,7 @@ export class MeshNode {
   /** @param {{signal?: AbortSignal}} options */
   async #listen(options) {
     if (this.#o.listen) {
-      const l = this.#ws.createListener({ onConnection: (c) => this.#admission.inbound(c), allowedOrigins: this.#o.allowedOrigins });
-      this.#listeners.push(l);
-      await l.listen(this.#o.listen, options);
+      await this.#links.listen(this.#o.listen, { onConnection: (c) => this.#admission.inbound(c), allowedOrigins: this.#o.allowedOrigins }, this.#listeners, options);
     }
     if (this.#rtc) {
       const l = this.#rtc.createListener({ onConnection: (c) => this.#admission.inbound(c) });
@@ -321,8 +320,8 @@ export class MeshNode {
   // ============================================================ peers
 
   /**
-   * Connect to a node listening at `url` (ws://host:port/path) and run
-   * admission. Resolves with the peer once both sides admitted each other;
+   * Connect to a node listening at `url` (ws://host:port/path; over TCP when init.tcp,
+   * link-transports.js) and run admission. Resolves with the peer once both sides admitted each other;
    * rejects with DialError, AdmissionError (reason says why), AbortError or
    * NotStartedError. Connecting to a peer already connected adds a second
    * link, which is closed after duplicateLinkGraceMs (the first is kept).
@@ -337,7 +336,7 @@ export class MeshNode {
   async connect(url, options = {}) {
     this.#requireStarted();
     for (let attempt = 1; ; attempt++) {
-      const conn = await this.#ws.dial(url, options);
+      const conn = await this.#links.dial(url, options);
       try {
         const link = await this.#admission.admit(conn, ROLE_DIALER, options.signal);
         return this.#peers.info(this.#peers.byId.get(link.peerId) ?? { id: link.peerId, links: [link], best: link, listenUrl: link.listenUrl });

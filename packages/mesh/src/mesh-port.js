@@ -14,7 +14,7 @@
 /**
  * One open link to a direct peer.
  * @typedef {object} LinkInfo
- * @property {'websocket' | 'webrtc'} transport
+ * @property {'websocket' | 'webrtc' | 'tcp'} transport
  * @property {string} address
  * @property {'outbound' | 'inbound'} direction
  * @property {number | null} rttMs smoothed heartbeat round trip
@@ -27,7 +27,7 @@
  * A direct peer.
  * @typedef {object} PeerInfo
  * @property {string} id
- * @property {'websocket' | 'webrtc'} transport transport of the link traffic uses
+ * @property {'websocket' | 'webrtc' | 'tcp'} transport transport of the link traffic uses
  * @property {string} address its address
  * @property {number | null} rttMs
  * @property {string | null} listenUrl where the peer says it can be dialled

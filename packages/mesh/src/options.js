@@ -58,12 +58,15 @@ const MiB = 1024 * 1024;
  *   before the link is closed. (default 50)
  * @property {number} [errorWindowMs] (default 10000)
  * @property {import('./transports/ws-common.js').WebSocketInit} [websocket] WebSocket transport options
+ * @property {import('./transports/tcp.js').TcpInit | false} [tcp] TCP links to daemons (Node only):
+ *   listen on TCP at the WebSocket port too, and dial ws:// URLs over TCP, in TLS
+ *   unless `{encrypt: false}` (link-transports.js). (default false; termite-node sets it)
  * @property {import('./transports/webrtc.js').WebRTCInit | false} [webrtc] WebRTC
  *   transport options; false disables WebRTC (no upgrade, offers refused)
  * @property {import('./logger.js').Logger} [logger] default createLogger('termite:mesh')
  */
 
-/** @typedef {Required<Omit<MeshNodeInit, 'listen' | 'announceUrl' | 'websocket' | 'webrtc' | 'logger'>> & Pick<MeshNodeInit, 'listen' | 'announceUrl' | 'websocket' | 'webrtc' | 'logger'>} MeshNodeOptions */
+/** @typedef {Required<Omit<MeshNodeInit, 'listen' | 'announceUrl' | 'websocket' | 'webrtc' | 'tcp' | 'logger'>> & Pick<MeshNodeInit, 'listen' | 'announceUrl' | 'websocket' | 'webrtc' | 'tcp' | 'logger'>} MeshNodeOptions */
 
 export const DEFAULTS = Object.freeze({
   join: /** @type {string[]} */ ([]),

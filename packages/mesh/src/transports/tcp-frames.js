@@ -1,0 +1,192 @@
+// @ts-check
+/**
+ * Message framing of the TCP transport (plain or inside TLS): after an 8-byte preamble
+ * each way (the dialler's first; the listener answers with its own), each message is a 4-byte big-endian length and the message bytes.
+ *
+ * Writing (TcpFrameWriter): the first DIRECT_PER_TICK messages of a tick are written at
+ * once (a reply, or the few frames of a remote spawn, must not wait for the rest of the
+ * task: the runtime's scheduler may keep running processes in it, measured at ~1 ms a
+ * round trip when every message but the first waited). The following small messages
+ * of the same tick are copied, with their heads, into one batch buffer written once on
+ * the next tick (`process.nextTick`); a large message flushes the batch with its head
+ * and is written as it is (no copy). So a stream of small messages costs a write call
+ * per batch, and a large message is never copied here.
+ *
+ * Reading (TcpFrameReader): a message that lies whole in one received chunk is
+ * delivered as a view of that chunk (no copy); one that spans chunks is kept as views
+ * of them and copied once, when complete, into a buffer of its exact size — so memory
+ * follows the bytes received, never the size a head announces (a peer cannot make
+ * the reader allocate by announcing). A head that announces more than `hardLimit`
+ * bytes ends the reading (onTooLarge) without buffering anything of it.
+ */
+
+/** What a dialler sends first: a zero byte (no HTTP method, no TLS record starts so), then the protocol name. */
+export const PREAMBLE = Buffer.from([0x00, 0x54, 0x4d, 0x45, 0x53, 0x48, 0x2f, 0x31]); // \0 TMESH/1
+/** The first byte of a TLS record carrying a handshake (a ClientHello). */
+export const TLS_HANDSHAKE_BYTE = 0x16;
+/** Bytes of a message head. */
+const HEAD = 4;
+/** Messages of a tick written at once before the rest of the tick is coalesced. */
+const DIRECT_PER_TICK = 16;
+/** Messages up to this size are copied into the batch; larger ones are written as they are. */
+const COPY_LIMIT = 8 * 1024;
+/** Size of a batch buffer (a larger burst fills several). */
+const BATCH_BYTES = 64 * 1024;
+
+/** Coalescing writer of framed messages on one stream socket. */
+export class TcpFrameWriter {
+  /** @type {Buffer | null} */
+  #batch = null;
+  #used = 0;
+  #scheduled = false;
+  /** Messages written at once in this tick. */
+  #direct = 0;
+  #flush = () => {
+    this.#scheduled = false;
+    this.#direct = 0;
+    this.flush();
+  };
+
+  /** @param {import('node:net').Socket} socket */
+  constructor(socket) {
+    this.socket = socket;
+  }
+
+  /** Bytes accepted and not yet handed to the socket. */
+  get pending() {
+    return this.#used;
+  }
+
+  /** @param {Uint8Array} data */
+  write(data) {
+    const n = data.length;
+    if (n > COPY_LIMIT) {
+      const b = this.#room(HEAD);
+      b.writeUInt32BE(n, this.#used);
+      this.#used += HEAD;
+      this.flush();
+      this.socket.write(data);
+      return;
+    }
+    if (this.#used === 0 && this.#direct < DIRECT_PER_TICK) {
+      // among the first of this tick: out now, in one buffer with its head
+      this.#direct++;
+      const one = Buffer.allocUnsafe(HEAD + n);
+      one.writeUInt32BE(n, 0);
+      one.set(data, HEAD);
+      this.socket.write(one);
+      this.#schedule();
+      return;
+    }
+    const b = this.#room(HEAD + n);
+    const at = this.#used;
+    b[at] = n >>> 24;
+    b[at + 1] = (n >>> 16) & 0xff;
+    b[at + 2] = (n >>> 8) & 0xff;
+    b[at + 3] = n & 0xff;
+    b.set(data, at + HEAD);
+    this.#used = at + HEAD + n;
+    this.#schedule();
+  }
+
+  /** Hand the batch to the socket now. */
+  flush() {
+    const b = this.#batch;
+    if (b === null || this.#used === 0) return;
+    const n = this.#used;
+    this.#batch = null; // the socket may hold the buffer until written: never reuse it
+    this.#used = 0;
+    if (!this.socket.destroyed) this.socket.write(n === b.length ? b : b.subarray(0, n));
+  }
+
+  /** A batch with `n` bytes free (flushing a full one). @param {number} n */
+  #room(n) {
+    if (this.#batch !== null && this.#used + n <= this.#batch.length) return this.#batch;
+    this.flush();
+    this.#batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, n));
+    return this.#batch;
+  }
+
+  #schedule() {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    process.nextTick(this.#flush);
+  }
+}
+
+/** Splits a byte stream into messages. */
+export class TcpFrameReader {
+  /** Bytes of the current head received so far (0..3) and the head itself. */
+  #headHave = 0;
+  #head = Buffer.alloc(HEAD);
+  /** The parts of the message spanning chunks (views of them), its size, and how much has arrived. @type {Buffer[] | null} */
+  #parts = null;
+  #size = 0;
+  #have = 0;
+  #stopped = false;
+
+  /**
+   * @param {number} hardLimit larger announced messages stop the reader
+   * @param {(message: Buffer) => void} onMessage
+   * @param {(size: number) => void} onTooLarge
+   */
+  constructor(hardLimit, onMessage, onTooLarge) {
+    this.hardLimit = hardLimit;
+    this.onMessage = onMessage;
+    this.onTooLarge = onTooLarge;
+  }
+
+  /**
+   * size: one state machine over a chunk (head bytes, a body spanning chunks, whole
+   * messages inside the chunk); split, the hot path would call through three functions.
+   * @param {Buffer} chunk
+   */
+  push(chunk) {
+    let at = 0;
+    const end = chunk.length;
+    while (at < end && !this.#stopped) {
+      if (this.#parts !== null) {
+        const parts = this.#parts;
+        const take = Math.min(this.#size - this.#have, end - at);
+        parts.push(chunk.subarray(at, at + take));
+        this.#have += take;
+        at += take;
+        if (this.#have === this.#size) {
+          this.#parts = null;
+          this.onMessage(Buffer.concat(parts, this.#size));
+        }
+        continue;
+      }
+      let size;
+      if (this.#headHave === 0 && end - at >= HEAD) {
+        size = chunk.readUInt32BE(at);
+        at += HEAD;
+      } else {
+        while (this.#headHave < HEAD && at < end) this.#head[this.#headHave++] = chunk[at++];
+        if (this.#headHave < HEAD) return;
+        this.#headHave = 0;
+        size = this.#head.readUInt32BE(0);
+      }
+      if (size > this.hardLimit) {
+        this.#stopped = true;
+        this.onTooLarge(size);
+        return;
+      }
+      if (end - at >= size) {
+        const m = chunk.subarray(at, at + size);
+        at += size;
+        this.onMessage(m);
+      } else {
+        this.#parts = [chunk.subarray(at)];
+        this.#size = size;
+        this.#have = end - at;
+        at = end;
+      }
+    }
+  }
+
+  /** Stop delivering (the connection closed). */
+  stop() {
+    this.#stopped = true;
+  }
+}

@@ -1,0 +1,63 @@
+// @ts-check
+/**
+ * The TCP transport's framing (src/transports/tcp-frames.js) on its own: messages cut
+ * at every possible place arrive whole and in order; an announced length above the
+ * hard limit stops the reader before any of it is buffered; the writer's output
+ * (messages written at once, then coalesced, then a large one) reads back the same.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { TcpFrameReader, TcpFrameWriter } from '../src/transports/tcp-frames.js';
+
+/** @param {Buffer[]} messages */
+function framed(messages) {
+  return Buffer.concat(messages.flatMap((m) => { const h = Buffer.alloc(4); h.writeUInt32BE(m.length); return [h, m]; }));
+}
+
+const messages = [0, 1, 3, 4, 5, 100, 70_000, 2].map((n, i) => Buffer.alloc(n, i + 1));
+
+test('tcp frames: a stream cut at every place yields the same messages, in order', () => {
+  const stream = framed(messages);
+  for (let cut = 0; cut <= stream.length; cut += cut < 200 ? 1 : 997) {
+    /** @type {Buffer[]} */
+    const got = [];
+    const r = new TcpFrameReader(1 << 20, (m) => got.push(Buffer.from(m)), () => assert.fail('not too large'));
+    r.push(stream.subarray(0, cut));
+    r.push(stream.subarray(cut));
+    assert.deepEqual(got, messages, `cut at ${cut}`);
+  }
+  // and one byte at a time
+  /** @type {Buffer[]} */
+  const got = [];
+  const r = new TcpFrameReader(1 << 20, (m) => got.push(Buffer.from(m)), () => assert.fail('not too large'));
+  for (let i = 0; i < stream.length; i++) r.push(stream.subarray(i, i + 1));
+  assert.deepEqual(got, messages);
+});
+
+test('tcp frames: a length above the hard limit stops the reader at its head', () => {
+  let tooLarge = -1;
+  let delivered = 0;
+  const r = new TcpFrameReader(1000, () => delivered++, (n) => { tooLarge = n; });
+  r.push(framed([Buffer.alloc(10), Buffer.alloc(1001), Buffer.alloc(5)]));
+  assert.equal(delivered, 1);
+  assert.equal(tooLarge, 1001);
+});
+
+test('tcp frames: what the writer writes (at once, coalesced, large) reads back the same', async () => {
+  /** @type {Buffer[]} */
+  const written = [];
+  const sink = new Writable({ write(chunk, _e, cb) { written.push(chunk); cb(); } });
+  const w = new TcpFrameWriter(/** @type {any} */ (sink));
+  const sent = [];
+  for (let i = 0; i < 40; i++) sent.push(Buffer.alloc(i * 7, i));
+  sent.push(Buffer.alloc(100_000, 9), Buffer.alloc(3, 8));
+  for (const m of sent) w.write(m);
+  await new Promise((r) => process.nextTick(r));
+  assert.ok(written.length < sent.length, `coalesced: ${written.length} writes for ${sent.length} messages`);
+  /** @type {Buffer[]} */
+  const got = [];
+  const r = new TcpFrameReader(1 << 20, (m) => got.push(Buffer.from(m)), () => assert.fail('not too large'));
+  for (const c of written) r.push(c);
+  assert.deepEqual(got, sent);
+});
