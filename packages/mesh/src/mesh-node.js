@@ -127,7 +127,7 @@ export class MeshNode {
     const events = this.#events;
     const isStarted = () => this.#started;
     const lifeSignal = () => this.#life.signal;
-    const router = new Router();
+    const router = new Router(this.id, o.hopLimit);
     this.#peers = new PeerTable(this.#timers, o.duplicateLinkGraceMs);
     const peers = this.#peers.byId;
     this.#paths = new Paths({ options: o, localId: this.id, peers, router, timers: this.#timers, events, logger: this.routeLog });
@@ -188,6 +188,7 @@ export class MeshNode {
     this.#started = true;
     this.#paths.open();
     this.#heartbeats.start();
+    this.#gossip.start();
     this.log.info('started', { id: this.id, listen: this.addresses() });
     return this.#join(options);
   }

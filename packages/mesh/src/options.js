@@ -55,7 +55,8 @@ const MiB = 1024 * 1024;
  * @property {number} [maxPendingRequests] outstanding request() calls. (default 65536)
  * @property {number} [maxInflightRequests] requests being handled at once;
  *   more are answered TooManyRequestsError. (default 1024)
- * @property {number} [hopLimit] hops a routed frame may take. (default 4)
+ * @property {number} [hopLimit] hops a routed frame may take, and the longest route
+ *   this node takes from gossip. (default 8)
  * @property {number} [switchTimeoutMs] how long a path switch waits for the
  *   peer's SWITCH_ACK before sending anyway. (default 2000)
  * @property {number} [duplicateLinkGraceMs] a redundant second link of the same
@@ -91,7 +92,7 @@ export const DEFAULTS = Object.freeze({
   requestTimeoutMs: 10_000,
   maxPendingRequests: 65536,
   maxInflightRequests: 1024,
-  hopLimit: 4,
+  hopLimit: 8,
   switchTimeoutMs: 2000,
   duplicateLinkGraceMs: 5000,
   errorBudget: 50,
