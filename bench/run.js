@@ -35,6 +35,7 @@ const SCRIPTS = [
   { file: 'mesh.js', limitS: 900 }, // the mesh: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
   { file: 'messengers.js', limitS: 900 }, // (termite messengers): messengers.*, beside pingpong.local, pingpong.800.ws.2node, sequential.*
   { file: 'browser.js', limitS: 420 }, // browsers: pingpong.*.browser, raw.*.browser, *.tabs, first_migration.browser, tabs.joined
+  { file: 'scale.js', limitS: 900 }, // the simulated internet (root, network namespaces): scale.join.*, scale.rtt.hops.*
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
