@@ -81,6 +81,7 @@ export function unavailable(need = {}) {
  * @property {string} id
  * @property {string} url ws:// address inside its namespace
  * @property {import('node:child_process').ChildProcess} child
+ * @property {number} readyAt when it said it listens (Date.now())
  * @property {() => string} log
  */
 
@@ -205,8 +206,8 @@ export class Netsim {
     const args = [BIN, '--host', host.ip, '--port', String(DAEMON_PORT), '--token', opts.token];
     for (const j of opts.join ?? []) args.push('--join', j);
     const child = this.#spawn(host.ns, process.execPath, args);
-    const m = await waitOutput(child, /termite-node (\w+) listening on/, opts.timeoutMs ?? 60_000, `the daemon of ${host.name}`);
-    return { host, id: m[1], url: `ws://${host.ip}:${DAEMON_PORT}`, child, log: () => /** @type {any} */ (child).out };
+    const m = await waitOutput(child, /termite-node (\w+) listening on/, opts.timeoutMs ?? 120_000, `the daemon of ${host.name}`);
+    return { host, id: m[1], url: `ws://${host.ip}:${DAEMON_PORT}`, child, readyAt: Date.now(), log: () => /** @type {any} */ (child).out };
   }
 
   /**
@@ -217,6 +218,15 @@ export class Netsim {
     const child = this.#spawn(host.ns, process.execPath, [PROBE, JSON.stringify(task)]);
     const m = await waitOutput(child, /^probe (\{.*\})$/m, timeoutMs, 'the probe');
     return JSON.parse(m[1]);
+  }
+
+  /**
+   * Cut a host off the network, or plug it back (its interface down or up): its links
+   * go silent, as when a home connection drops.
+   * @param {SimHost} host @param {boolean} up
+   */
+  setOnline(host, up) {
+    ip('-n', host.ns, 'link', 'set', 'eth0', up ? 'up' : 'down');
   }
 
   /** Namespaces this run made that still exist. */
@@ -300,7 +310,9 @@ export async function buildTree(sim, o) {
   const joins = hosts.map((_, i) => (i === 0 ? [] : [sim.link(hosts[Math.floor((i - 1) / 2)], o.delayMs)]));
   await sim.startRelays();
   const t0 = Date.now();
-  const daemons = await Promise.all(hosts.map((h, i) => sim.startDaemon(h, { token: o.token, join: joins[i] })));
+  // all at once on a shared machine: allow each daemon the time the whole crowd takes to boot
+  const timeoutMs = 60_000 + o.daemons * 6000;
+  const daemons = await Promise.all(hosts.map((h, i) => sim.startDaemon(h, { token: o.token, join: joins[i], timeoutMs })));
   return { hosts, daemons, t0 };
 }
 
