@@ -6,7 +6,8 @@
  *
  * Task: {join, token, targets, rounds, timeoutMs, rtt?: string[], unreachable?: string[]}
  * - waits until every node id of `targets` is reachable (direct or routed) and reports
- *   when (`reachedAt`, Date.now()) and how many hops away each is (`hops`);
+ *   when (`reachedAt`, Date.now()), when its own join was admitted (`joinedAt`), and how
+ *   many hops away each is (`hops`);
  * - for each id of `rtt` (default: targets), times `rounds` mesh round trips (after 3
  *   unmeasured ones): a SERVICE request for a name nobody published, which the daemon's
  *   Termite layer answers at once ("no such service"); reports each median in ms;
@@ -43,6 +44,7 @@ async function run(task) {
   const deadline = Date.now() + task.timeoutMs;
   const mesh = createMeshNode({ identity: await createIdentity(), token: task.token, join: [task.join], webrtc: false });
   await mesh.start();
+  const joinedAt = Date.now();
   try {
     while (!task.targets.every((/** @type {string} */ t) => mesh.isReachable(t))) {
       if (Date.now() > deadline) {
@@ -69,7 +71,7 @@ async function run(task) {
     }
     let reachedPrivate = false;
     for (const hp of task.unreachable ?? []) if (await canConnect(hp)) reachedPrivate = true;
-    return { ok: true, reachedAt, hops, rttMs, reachedPrivate };
+    return { ok: true, joinedAt, reachedAt, hops, rttMs, reachedPrivate };
   } finally {
     await mesh.stop();
   }

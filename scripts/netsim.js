@@ -9,8 +9,9 @@
  *
  * Everything it makes is named with a prefix unique to the run (`tm` + 5 random hex
  * digits), and cleanup() removes exactly that: the processes it started (by PID), then
- * its namespaces (their veths, bridge and NAT rules go with them). cleanup() also runs
- * on process exit and on SIGINT/SIGTERM, so a failed or interrupted run leaves nothing.
+ * its namespaces (their veths, bridge and NAT rules go with them). From setup() on, the
+ * same is done on process exit and on SIGINT/SIGTERM (then the process exits with 130),
+ * so a failed or interrupted run leaves nothing.
  * Nothing is added to the root namespace.
  *
  * Addresses: the internet's bridge 10.77.0.1/16 (the relays listen there); a public
@@ -99,10 +100,16 @@ export class Netsim {
   #relaySpecs = [];
   #cleaned = false;
   #onExit = () => this.cleanupSync();
+  #onSignal = () => {
+    this.cleanupSync();
+    process.exit(130);
+  };
 
   /** Make the internet: its namespace and bridge. */
   setup() {
     process.once('exit', this.#onExit);
+    process.once('SIGINT', this.#onSignal);
+    process.once('SIGTERM', this.#onSignal);
     this.#addNs(this.core);
     ip('-n', this.core, 'link', 'add', 'br0', 'type', 'bridge');
     ip('-n', this.core, 'addr', 'add', `${CORE_IP}/16`, 'dev', 'br0');
@@ -252,6 +259,8 @@ export class Netsim {
     if (this.#cleaned) return;
     this.#cleaned = true;
     process.off('exit', this.#onExit);
+    process.off('SIGINT', this.#onSignal);
+    process.off('SIGTERM', this.#onSignal);
     for (const c of this.#children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     for (const ns of this.#namespaces.splice(0).reverse()) {
       try {
@@ -331,9 +340,6 @@ async function main(argv) {
     return 2;
   }
   const sim = new Netsim().setup();
-  const stop = () => { sim.cleanupSync(); process.exit(130); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     const token = randomBytes(12).toString('hex');
     const { hosts, daemons: ds, t0 } = await buildTree(sim, { daemons, nat, delayMs, token });
