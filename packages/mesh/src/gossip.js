@@ -10,8 +10,10 @@
  * - at most one GOSSIP round is pending; a round is scheduled on every link
  *   admitted or peer gone, and on every gossip received that changed which nodes
  *   a neighbour offers, 10 ms later, so a burst of changes costs one round;
- * - a round also goes out every REFRESH_MS while started, carrying the costs as
- *   measured now (a change of cost alone schedules nothing: RTTs move all the time);
+ * - every REFRESH_MS while started, a round goes out if costs moved since the last one
+ *   (a link's RTT by more than a fifth and 2 ms, or a neighbour announced other costs),
+ *   carrying the costs as measured now; a change of cost alone schedules nothing sooner
+ *   (RTTs move all the time), and a quiet mesh sends no GOSSIP at all;
  * - rounds carry increasing sequence numbers, so a neighbour drops stale ones;
  * - no round is scheduled or sent while the node is stopped, and stop() cancels
  *   the pending one and the refresh;
@@ -52,6 +54,10 @@ export class Gossip {
   #timer = null;
   /** @type {ReturnType<typeof setInterval> | null} */
   #refresh = null;
+  /** Link RTTs as the last round announced them. @type {Map<string, number>} */
+  #sentRtt = new Map();
+  /** A neighbour announced other costs since the last round. */
+  #costsMoved = false;
 
   /** @param {GossipInit} init */
   constructor(init) {
@@ -65,7 +71,7 @@ export class Gossip {
 
   /** Send a round every REFRESH_MS from now on (the node started). */
   start() {
-    if (this.#refresh === null) this.#refresh = setInterval(() => this.schedule(), REFRESH_MS);
+    if (this.#refresh === null) this.#refresh = setInterval(() => { if (this.#costsMoved || this.#linksMoved()) this.schedule(); }, REFRESH_MS);
   }
 
   /** Tell every neighbour our routes, soon (one round for a burst of changes). */
@@ -85,10 +91,23 @@ export class Gossip {
       return b ? (b.rttMs ?? -1) : null;
     };
     const direct = [...this.#peers.values()];
+    this.#costsMoved = false;
+    this.#sentRtt.clear();
+    for (const p of direct) this.#sentRtt.set(p.id, p.best?.rttMs ?? -1);
     for (const p of direct) {
       if (p.best === null) continue;
       p.best.sendControl(encodeGossip(seq, this.#router.announce(p.id, direct, rttOf)));
     }
+  }
+
+  /** Whether a link's RTT moved by more than a fifth (and 2 ms) since the last round. */
+  #linksMoved() {
+    for (const p of this.#peers.values()) {
+      const now = p.best?.rttMs ?? -1;
+      const sent = this.#sentRtt.get(p.id);
+      if (sent === undefined || Math.abs(now - sent) > Math.max(2, 0.2 * Math.max(now, sent))) return true;
+    }
+    return false;
   }
 
   /** Cancel the pending round and the refresh. */
@@ -107,7 +126,10 @@ export class Gossip {
     const changed = this.#router.update(link.peerId, f.seq, f.entries);
     if (changed === CHANGED.NOTHING) return;
     this.#paths.topologyChanged();
-    if (changed === CHANGED.COSTS) return;
+    if (changed === CHANGED.COSTS) {
+      this.#costsMoved = true;
+      return;
+    }
     this.#events.emit('routes', { via: link.peerId });
     this.schedule();
   }
