@@ -64,6 +64,8 @@ export const SIGNATURE_BYTES = 64;
 export const MAX_TEXT_BYTES = 65536;
 /** Most entries accepted in one GOSSIP frame. */
 export const MAX_GOSSIP_ENTRIES = 1024;
+/** Most nodes in the path of one GOSSIP entry (the largest hop limit). */
+export const MAX_GOSSIP_PATH = 16;
 
 /**
  * @typedef {{type: 0, nodeId: string, publicKey: Uint8Array, nonce: Uint8Array, role: 0 | 1, maxMessageBytes: number, listenUrl: string | null}} HelloFrame
@@ -76,7 +78,8 @@ export const MAX_GOSSIP_ENTRIES = 1024;
  * @typedef {{type: 9, id: number, name: string, message: string}} ResErrFrame
  * @typedef {{type: 10, msgId: number, index: number, total: number, part: Uint8Array}} ChunkFrame
  * @typedef {{type: 11, dst: string, src: string, hopsLeft: number, inner: Uint8Array, browser?: boolean}} RouteFrame
- * @typedef {{type: 12, seq: number, entries: Array<[string, string | null]>}} GossipFrame
+ * @typedef {[id: string, url: string | null, costMs?: number, path?: string[]]} GossipEntry
+ * @typedef {{type: 12, seq: number, entries: GossipEntry[]}} GossipFrame
  * @typedef {{type: 13, session: string, kind: string, a: string | null, b: string | null}} SignalFrame
  * @typedef {{type: 14 | 15, epoch: number}} SwitchFrame
  * @typedef {{type: 16, reason: string}} ByeFrame
@@ -281,10 +284,22 @@ export function encodeRoute(dst, src, hopsLeft, inner, browser = false) {
   return out;
 }
 
-/** @param {number} seq @param {Array<[string, string | null]>} entries */
+/**
+ * GOSSIP: `[1, 12, seq, entries]`, each entry `[id, url]` (a direct peer of the sender)
+ * or `[id, url, costMs, path]`: a route of the sender, `path` the nodes between the
+ * sender and `id` (empty for a direct peer), `costMs` its measured round trips summed.
+ * @param {number} seq @param {GossipEntry[]} entries
+ */
 export function encodeGossip(seq, entries) {
   const w = start(T.GOSSIP, 2).uint(seq).array(entries.length);
-  for (const [id, url] of entries) w.array(2).text(id).textOrNull(url);
+  for (const [id, url, cost, path] of entries) {
+    if (cost === undefined || path === undefined) {
+      w.array(2).text(id).textOrNull(url);
+      continue;
+    }
+    w.array(4).text(id).textOrNull(url).uint(Math.max(0, Math.min(0xffffffff, Math.round(cost)))).array(path.length);
+    for (const hop of path) w.text(hop);
+  }
   return w.finish();
 }
 
@@ -437,11 +452,23 @@ function decodeGossip(r, fields) {
   expectFields(T.GOSSIP, fields, 2);
   const seq = r.uint('GOSSIP sequence number');
   const n = r.array('GOSSIP entries', 0, MAX_GOSSIP_ENTRIES);
-  /** @type {Array<[string, string | null]>} */
+  /** @type {GossipEntry[]} */
   const entries = [];
   for (let i = 0; i < n; i++) {
-    r.array(`GOSSIP entry ${i}`, 2, 2);
-    entries.push([r.text(`GOSSIP entry ${i} node id`, 128), r.textOrNull(`GOSSIP entry ${i} url`, 2048)]);
+    const len = r.array(`GOSSIP entry ${i}`, 2, 4);
+    if (len === 3) throw new MalformedFrameError(`GOSSIP entry ${i} has 3 fields (2 or 4 expected)`);
+    const id = r.text(`GOSSIP entry ${i} node id`, 128);
+    const url = r.textOrNull(`GOSSIP entry ${i} url`, 2048);
+    if (len === 2) {
+      entries.push([id, url]);
+      continue;
+    }
+    const cost = r.uint(`GOSSIP entry ${i} cost`);
+    const hops = r.array(`GOSSIP entry ${i} path`, 0, MAX_GOSSIP_PATH);
+    /** @type {string[]} */
+    const path = [];
+    for (let k = 0; k < hops; k++) path.push(r.text(`GOSSIP entry ${i} path node`, 128));
+    entries.push([id, url, cost, path]);
   }
   return { type: T.GOSSIP, seq, entries };
 }

@@ -1,20 +1,31 @@
 // @ts-check
 /**
  * Gossip: what this node tells its neighbours and learns from them (docs/mesh.md
- * §9). Each direct peer gets, in a GOSSIP frame, the list of this node's direct
- * peers (id and listen URL); what neighbours send goes into the Router, which the
- * paths consult for nodes with no direct link.
+ * §9). Each direct peer gets, in a GOSSIP frame, the routes this node uses (its
+ * direct peers, and the nodes it reaches through others, with their paths and
+ * costs: Router.announce, split horizon per neighbour); what neighbours send goes
+ * into the Router, which the paths consult for nodes with no direct link.
  *
  * Invariants:
  * - at most one GOSSIP round is pending; a round is scheduled on every link
- *   admitted or peer gone, 10 ms later, so a burst of changes costs one round;
+ *   admitted or peer gone, and on every gossip received that changed which nodes
+ *   a neighbour offers, 10 ms later, so a burst of changes costs one round;
+ * - every REFRESH_MS while started, a round goes out if costs moved since the last one
+ *   (a link's RTT by more than a fifth and 2 ms, or a neighbour announced other costs),
+ *   carrying the costs as measured now; a change of cost alone schedules nothing sooner
+ *   (RTTs move all the time), and a quiet mesh sends no GOSSIP at all;
  * - rounds carry increasing sequence numbers, so a neighbour drops stale ones;
  * - no round is scheduled or sent while the node is stopped, and stop() cancels
- *   the pending one;
- * - a gossip that changes what is known, or a neighbour forgotten, marks the
- *   topology changed and emits 'routes'.
+ *   the pending one and the refresh;
+ * - a gossip that changes which nodes are reachable, or a neighbour forgotten,
+ *   marks the topology changed and emits 'routes'; one that changes costs only
+ *   marks the topology changed (paths are chosen again on their next use).
  */
-import { encodeGossip, MAX_GOSSIP_ENTRIES } from './frames.js';
+import { encodeGossip } from './frames.js';
+import { CHANGED } from './router.js';
+
+/** Period of the rounds that refresh costs, ms. */
+export const REFRESH_MS = 2000;
 
 /**
  * @typedef {object} GossipInit
@@ -41,6 +52,12 @@ export class Gossip {
   #seq = 0;
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
+  /** @type {ReturnType<typeof setInterval> | null} */
+  #refresh = null;
+  /** Link RTTs as the last round announced them. @type {Map<string, number>} */
+  #sentRtt = new Map();
+  /** A neighbour announced other costs since the last round. */
+  #costsMoved = false;
 
   /** @param {GossipInit} init */
   constructor(init) {
@@ -52,23 +69,53 @@ export class Gossip {
     this.#isStarted = init.isStarted;
   }
 
-  /** Tell every neighbour our direct peers, soon (one round for a burst of changes). */
+  /** Send a round every REFRESH_MS from now on (the node started). */
+  start() {
+    if (this.#refresh === null) this.#refresh = setInterval(() => { if (this.#costsMoved || this.#linksMoved()) this.schedule(); }, REFRESH_MS);
+  }
+
+  /** Tell every neighbour our routes, soon (one round for a burst of changes). */
   schedule() {
     if (this.#timer !== null || !this.#isStarted()) return;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      if (!this.#isStarted()) return;
-      /** @type {Array<[string, string | null]>} */
-      const entries = [...this.#peers.values()].slice(0, MAX_GOSSIP_ENTRIES).map((p) => [p.id, p.listenUrl]);
-      const frame = encodeGossip(++this.#seq, entries);
-      for (const p of this.#peers.values()) p.best?.sendControl(frame);
+      if (this.#isStarted()) this.#round();
     }, 10);
   }
 
-  /** Cancel the pending round. */
+  /** One GOSSIP to each neighbour: the routes it may use through us. */
+  #round() {
+    const seq = ++this.#seq;
+    const rttOf = (/** @type {string} */ id) => {
+      const b = this.#peers.get(id)?.best;
+      return b ? (b.rttMs ?? -1) : null;
+    };
+    const direct = [...this.#peers.values()];
+    this.#costsMoved = false;
+    this.#sentRtt.clear();
+    for (const p of direct) this.#sentRtt.set(p.id, p.best?.rttMs ?? -1);
+    for (const p of direct) {
+      if (p.best === null) continue;
+      p.best.sendControl(encodeGossip(seq, this.#router.announce(p.id, direct, rttOf)));
+    }
+  }
+
+  /** Whether a link's RTT moved by more than a fifth (and 2 ms) since the last round. */
+  #linksMoved() {
+    for (const p of this.#peers.values()) {
+      const now = p.best?.rttMs ?? -1;
+      const sent = this.#sentRtt.get(p.id);
+      if (sent === undefined || Math.abs(now - sent) > Math.max(2, 0.2 * Math.max(now, sent))) return true;
+    }
+    return false;
+  }
+
+  /** Cancel the pending round and the refresh. */
   stop() {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#refresh) clearInterval(this.#refresh);
+    this.#refresh = null;
   }
 
   /**
@@ -76,10 +123,15 @@ export class Gossip {
    * @param {import('./link.js').Link} link @param {import('./frames.js').GossipFrame} f
    */
   onGossip(link, f) {
-    if (this.#router.update(link.peerId, f.seq, f.entries)) {
-      this.#paths.topologyChanged();
-      this.#events.emit('routes', { via: link.peerId });
+    const changed = this.#router.update(link.peerId, f.seq, f.entries);
+    if (changed === CHANGED.NOTHING) return;
+    this.#paths.topologyChanged();
+    if (changed === CHANGED.COSTS) {
+      this.#costsMoved = true;
+      return;
     }
+    this.#events.emit('routes', { via: link.peerId });
+    this.schedule();
   }
 
   /**
@@ -87,7 +139,10 @@ export class Gossip {
    * @param {string} peerId
    */
   forget(peerId) {
-    if (this.#router.forget(peerId)) this.#events.emit('routes', { via: peerId });
+    if (this.#router.forget(peerId)) {
+      this.#paths.topologyChanged();
+      this.#events.emit('routes', { via: peerId });
+    }
   }
 
   /**
@@ -96,7 +151,7 @@ export class Gossip {
    */
   routes() {
     const out = [];
-    for (const [id, r] of this.#router.known()) if (id !== this.#localId && !this.#peers.has(id)) out.push({ id, ...r });
+    for (const [id, r] of this.#router.known()) if (id !== this.#localId && !this.#peers.has(id)) out.push({ id, via: r.via, url: r.url, hops: r.hops });
     return out;
   }
 }

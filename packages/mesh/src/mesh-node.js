@@ -14,6 +14,7 @@
  *   gossip.js          GOSSIP frames, what neighbours can reach
  *   request-service.js REQ / RES / RES_ERR, both ways
  *   heartbeats.js      PING and the timeout of silent links
+ *   rejoin.js          join URLs dialled again when their peer goes down
  *   webrtc-upgrade.js  upgrade() and its SIGNAL frames
  *   timer-set.js       one-shot timers stop() clears
  *
@@ -40,6 +41,7 @@ import { Gossip } from './gossip.js';
 import { RequestService } from './request-service.js';
 import { Heartbeats } from './heartbeats.js';
 import { LinkAdmission } from './link-admission.js';
+import { Rejoin } from './rejoin.js';
 import { WebRTCUpgrade } from './webrtc-upgrade.js';
 import { ROLE_DIALER } from './admission.js';
 import { T, encodeMsg, encodeSignal, typeName } from './frames.js';
@@ -97,6 +99,8 @@ export class MeshNode {
   #heartbeats;
   /** @type {LinkAdmission} */
   #admission;
+  /** @type {Rejoin} */
+  #rejoin;
   /** @type {WebRTCUpgrade} */
   #upgrades;
   /** Direct peers that joined from a browser (isBrowserPeer), while they are up. @type {Set<string>} */
@@ -124,7 +128,7 @@ export class MeshNode {
     const events = this.#events;
     const isStarted = () => this.#started;
     const lifeSignal = () => this.#life.signal;
-    const router = new Router();
+    const router = new Router(this.id, o.hopLimit);
     this.#peers = new PeerTable(this.#timers, o.duplicateLinkGraceMs);
     const peers = this.#peers.byId;
     this.#paths = new Paths({ options: o, localId: this.id, peers, router, timers: this.#timers, events, logger: this.routeLog });
@@ -143,6 +147,11 @@ export class MeshNode {
       listenUrl: () => o.announceUrl ?? this.addresses()[0] ?? null,
       onAdmitted: (link) => this.#linkAdmitted(link),
       logger: this.admissionLog, linkLogger: this.linkLog,
+    });
+    this.#rejoin = new Rejoin({
+      baseMs: o.rejoinBaseMs, maxMs: o.rejoinMaxMs, timers: this.#timers, logger: this.log, isStarted, lifeSignal,
+      connect: (url, signal) => this.connect(url, { signal }),
+      isUp: (peerId) => this.#peers.byId.has(peerId),
     });
     const components = {
       logger: root,
@@ -183,6 +192,7 @@ export class MeshNode {
     this.#started = true;
     this.#paths.open();
     this.#heartbeats.start();
+    this.#gossip.start();
     this.log.info('started', { id: this.id, listen: this.addresses() });
     return this.#join(options);
   }
@@ -210,10 +220,13 @@ export class MeshNode {
     const failed = [];
     await Promise.all(this.#o.join.map(async (url) => {
       try {
-        joined.push(await this.connect(url, { signal: options.signal }));
+        const peer = await this.connect(url, { signal: options.signal });
+        joined.push(peer);
+        if (this.#o.rejoin) this.#rejoin.joined(url, peer.id);
       } catch (e) {
         failed.push({ url, error: /** @type {Error} */ (e) });
         this.log.warn('join failed', { url, error: /** @type {Error} */ (e).message });
+        if (this.#o.rejoin) this.#rejoin.failed(url, /** @type {Error} */ (e));
       }
     }));
     return { joined, failed };
@@ -234,6 +247,7 @@ export class MeshNode {
     this.#heartbeats.stop();
     this.#gossip.stop();
     this.#timers.clear();
+    this.#rejoin.stop();
     /** @type {Promise<string>[]} */
     const closing = [];
     this.#admission.abandon(closing);
@@ -369,6 +383,7 @@ export class MeshNode {
    * @param {string} peerId @param {string} [reason]
    */
   disconnect(peerId, reason = 'disconnected') {
+    this.#rejoin.giveUp(peerId);
     const p = this.#peers.byId.get(peerId);
     if (p) for (const l of [...p.links]) l.close(reason);
   }
@@ -395,6 +410,15 @@ export class MeshNode {
    */
   isBrowserPeer(peerId) {
     return this.#browserPeers.has(peerId);
+  }
+
+  /**
+   * Join URLs being dialled again (their peer went down, or a dial failed for a
+   * reason that may pass), with the dials made since the last admission.
+   * @returns {Array<{url: string, peerId: string | null, attempts: number}>}
+   */
+  rejoining() {
+    return this.#rejoin.pending();
   }
 
   /** @param {string} peerId true if a direct link or a route exists */
@@ -514,6 +538,7 @@ export class MeshNode {
     this.log.info('peer down', { peer: peer.id, reason });
     this.#requests.peerDown(peer.id, reason);
     this.#events.emit('peer:down', { id: peer.id, reason });
+    this.#rejoin.peerDown(peer.id);
     this.#gossip.schedule();
   }
 

@@ -36,7 +36,7 @@
 
 /**
  * A node reachable only through neighbours, as learnt from gossip.
- * @typedef {{id: string, via: string[], url: string | null}} RouteInfo
+ * @typedef {{id: string, via: string[], url: string | null, hops?: number}} RouteInfo
  */
 
 /**

@@ -17,7 +17,13 @@ const MiB = 1024 * 1024;
  * @property {import('./interfaces.js').ListenAddress} [listen] accept WebSocket
  *   peers here (Node only): `{host, port}` (port 0 = a free port) or
  *   `{server, path}` to share a node:http server. No listening if absent.
- * @property {string[]} [join] ws:// URLs to connect to during start()
+ * @property {string[]} [join] ws:// URLs to connect to during start(); while the node
+ *   runs, each is dialled again when its peer goes down or a dial fails for a reason
+ *   that may pass (rejoin.js)
+ * @property {boolean} [rejoin] dial join URLs again as above. (default true)
+ * @property {number} [rejoinBaseMs] first delay before dialling a join URL again;
+ *   it doubles per failed dial, jittered. (default 250)
+ * @property {number} [rejoinMaxMs] largest such delay. (default 5000)
  * @property {string} [announceUrl] URL announced to peers (HELLO, GOSSIP) so they
  *   can dial this node; default: the listener's address
  * @property {number} [heartbeatIntervalMs] PING period per link. (default 1000)
@@ -49,7 +55,8 @@ const MiB = 1024 * 1024;
  * @property {number} [maxPendingRequests] outstanding request() calls. (default 65536)
  * @property {number} [maxInflightRequests] requests being handled at once;
  *   more are answered TooManyRequestsError. (default 1024)
- * @property {number} [hopLimit] hops a routed frame may take. (default 4)
+ * @property {number} [hopLimit] hops a routed frame may take, and the longest route
+ *   this node takes from gossip. (default 8)
  * @property {number} [switchTimeoutMs] how long a path switch waits for the
  *   peer's SWITCH_ACK before sending anyway. (default 2000)
  * @property {number} [duplicateLinkGraceMs] a redundant second link of the same
@@ -70,6 +77,9 @@ const MiB = 1024 * 1024;
 
 export const DEFAULTS = Object.freeze({
   join: /** @type {string[]} */ ([]),
+  rejoin: true,
+  rejoinBaseMs: 250,
+  rejoinMaxMs: 5000,
   allowedOrigins: /** @type {string[]} */ ([]),
   heartbeatIntervalMs: 1000,
   peerTimeoutMs: 4000,
@@ -85,7 +95,7 @@ export const DEFAULTS = Object.freeze({
   requestTimeoutMs: 10_000,
   maxPendingRequests: 65536,
   maxInflightRequests: 1024,
-  hopLimit: 4,
+  hopLimit: 8,
   switchTimeoutMs: 2000,
   duplicateLinkGraceMs: 5000,
   errorBudget: 50,
@@ -102,11 +112,12 @@ export function resolveOptions(init) {
   if (typeof init.token !== 'string' || init.token.length === 0) throw new InvalidArgumentError('init.token must be a non-empty string');
   const o = /** @type {MeshNodeOptions} */ ({ ...DEFAULTS, ...stripUndefined(init) });
   for (const k of /** @type {(keyof typeof DEFAULTS)[]} */ (Object.keys(DEFAULTS))) {
-    if (k === 'join' || k === 'allowedOrigins') continue;
+    if (k === 'join' || k === 'allowedOrigins' || k === 'rejoin') continue;
     const v = o[k];
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new InvalidArgumentError(`init.${k} must be a positive number, got ${String(v)}`);
   }
   if (!Array.isArray(o.join) || o.join.some((u) => typeof u !== 'string')) throw new InvalidArgumentError('init.join must be an array of ws:// URLs');
+  if (typeof o.rejoin !== 'boolean') throw new InvalidArgumentError(`init.rejoin must be a boolean, got ${String(o.rejoin)}`);
   o.allowedOrigins = checkOrigins(o.allowedOrigins);
   if (o.peerTimeoutMs <= o.heartbeatIntervalMs) {
     throw new InvalidArgumentError(`init.peerTimeoutMs (${o.peerTimeoutMs}) must exceed init.heartbeatIntervalMs (${o.heartbeatIntervalMs})`);

@@ -198,18 +198,21 @@ export class Paths {
   }
 
   /**
-   * Best next hop for `peerId`: its best direct link, else the best link to
-   * a neighbour that announced it.
+   * Best next hop for `peerId`: its best direct link, else the link to the
+   * neighbour with the cheapest route to it (router.js; the hop in use is kept
+   * unless another is clearly cheaper).
    * @param {string} peerId @param {string} [exclude] neighbour not to route through
    * @returns {{link: Link | null, routed: boolean}}
    */
   route(peerId, exclude) {
     const p = this.#peers.get(peerId);
     if (p && p.best) return { link: p.best, routed: false };
+    const d = this.#dests.get(peerId);
+    const prefer = d !== undefined && d.routed && d.link !== null && !d.link.closed ? d.link.peerId : null;
     const hop = this.#router.nextHop(peerId, (id) => {
       const b = this.#peers.get(id)?.best;
       return b ? (b.rttMs ?? -1) : null;
-    }, exclude);
+    }, exclude, prefer);
     const b = hop === null ? null : this.#peers.get(hop)?.best ?? null;
     return { link: b, routed: b !== null };
   }

@@ -112,7 +112,7 @@ test('a routed frame to an unknown node comes back as UnreachableError, a routed
   assert.equal(resErr.name, 'UnreachableError');
   h.conn.send(encodeRoute(nobody, h.id, 1, encodeMsg(new Uint8Array([1]))));
   const hop = await h.waitFrame((f) => f.type === T.ERROR && f.name === 'HopLimitError');
-  assert.match(hop.message, /exceeded the hop limit of 4/);
+  assert.match(hop.message, /exceeded the hop limit of 8/);
 });
 
 test('two nodes that meet through a hub upgrade to a direct WebRTC link signalled through it, keeping messages in order', async () => {

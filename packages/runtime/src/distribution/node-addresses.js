@@ -49,7 +49,10 @@ export function knownNode(ref) {
   const self = this.node.ref;
   if (self.host === ref.host && self.port === ref.port) return this.node.id;
   const known = this.addressBook.get(`${ref.host}:${ref.port}`);
-  return known && this.mesh.isReachable(known) ? known : null;
+  if (known && this.mesh.isReachable(known)) return known;
+  // a node reached through others, whose listen URL came with its route (no direct link needed)
+  const routed = this.mesh.routes().find((r) => r.url !== null && /^wss?:\/\/([^/]+)/.exec(r.url)?.[1] === `${ref.host}:${ref.port}`);
+  return routed ? routed.id : null;
 }
 
 /** A NodeRef for a node id (with its address when known). @param {string} id @this {Distribution} */

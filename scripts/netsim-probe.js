@@ -1,0 +1,86 @@
+// @ts-check
+/**
+ * The simulated internet's measuring node (scripts/netsim.js runs it inside a
+ * namespace): a mesh node that joins one daemon and answers one JSON task, printed as
+ * `probe {...}` on stdout, then stops.
+ *
+ * Task: {join, token, targets, rounds, timeoutMs, rtt?: string[], unreachable?: string[]}
+ * - waits until every node id of `targets` is reachable (direct or routed) and reports
+ *   when (`reachedAt`, Date.now()), when its own join was admitted (`joinedAt`), and how
+ *   many hops away each is (`hops`);
+ * - for each id of `rtt` (default: targets), times `rounds` mesh round trips (after 3
+ *   unmeasured ones): a SERVICE request for a name nobody published, which the daemon's
+ *   Termite layer answers at once ("no such service"); reports each median in ms;
+ * - tries a TCP connection to each `unreachable` host:port and reports whether any
+ *   succeeded (a NAT hides the daemons behind it: none should).
+ * Bounded: the whole task by timeoutMs; each connection attempt by 2 s.
+ */
+import net from 'node:net';
+import { createIdentity, createMeshNode } from '@termite/mesh';
+
+/** SERVICE [24, "netsim-probe", []] in the value codec's CBOR: a request the daemon answers at once. */
+const SERVICE_REQUEST = new Uint8Array([0x83, 0x18, 0x18, 0x6c, ...new TextEncoder().encode('netsim-probe'), 0x80]);
+
+/** @param {number[]} xs */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? null : s[Math.floor(s.length / 2)];
+}
+
+/** @param {string} hp @returns {Promise<boolean>} true if a connection was made */
+function canConnect(hp) {
+  const i = hp.lastIndexOf(':');
+  return new Promise((resolve) => {
+    const s = net.connect(Number(hp.slice(i + 1)), hp.slice(0, i));
+    const done = (/** @type {boolean} */ ok) => { clearTimeout(t); s.destroy(); resolve(ok); };
+    const t = setTimeout(() => done(false), 2000);
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+/** @param {any} task */
+async function run(task) {
+  const deadline = Date.now() + task.timeoutMs;
+  const mesh = createMeshNode({ identity: await createIdentity(), token: task.token, join: [task.join], webrtc: false });
+  await mesh.start();
+  const joinedAt = Date.now();
+  try {
+    while (!task.targets.every((/** @type {string} */ t) => mesh.isReachable(t))) {
+      if (Date.now() > deadline) {
+        const missing = task.targets.filter((/** @type {string} */ t) => !mesh.isReachable(t));
+        return { ok: false, error: `not reachable within ${task.timeoutMs} ms: ${missing.length} of ${task.targets.length}` };
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const reachedAt = Date.now();
+    /** @type {Record<string, number>} */
+    const hops = {};
+    for (const r of mesh.routes()) hops[r.id] = r.hops ?? 0;
+    /** @type {Record<string, number | null>} */
+    const rttMs = {};
+    for (const id of task.rtt ?? task.targets) {
+      /** @type {number[]} */
+      const times = [];
+      for (let i = 0; i < task.rounds + 3 && Date.now() < deadline; i++) {
+        const t = performance.now();
+        await mesh.request(id, SERVICE_REQUEST, { timeoutMs: 10_000 }).catch(() => null);
+        if (i >= 3) times.push(performance.now() - t);
+      }
+      rttMs[id] = median(times);
+    }
+    let reachedPrivate = false;
+    for (const hp of task.unreachable ?? []) if (await canConnect(hp)) reachedPrivate = true;
+    return { ok: true, joinedAt, reachedAt, hops, rttMs, reachedPrivate };
+  } finally {
+    await mesh.stop();
+  }
+}
+
+run(JSON.parse(process.argv[2] ?? '{}')).then((r) => {
+  process.stdout.write(`probe ${JSON.stringify(r)}\n`);
+  process.exit(0);
+}, (e) => {
+  process.stdout.write(`probe ${JSON.stringify({ ok: false, error: String(e?.stack ?? e) })}\n`);
+  process.exit(1);
+});
