@@ -76,7 +76,8 @@ export const MAX_GOSSIP_ENTRIES = 1024;
  * @typedef {{type: 9, id: number, name: string, message: string}} ResErrFrame
  * @typedef {{type: 10, msgId: number, index: number, total: number, part: Uint8Array}} ChunkFrame
  * @typedef {{type: 11, dst: string, src: string, hopsLeft: number, inner: Uint8Array, browser?: boolean}} RouteFrame
- * @typedef {{type: 12, seq: number, entries: Array<[string, string | null]>}} GossipFrame
+ * @typedef {[string, string | null] | [string, string | null, boolean]} GossipEntry a direct peer: id, listen URL(, true: it joined from a browser)
+ * @typedef {{type: 12, seq: number, entries: GossipEntry[]}} GossipFrame
  * @typedef {{type: 13, session: string, kind: string, a: string | null, b: string | null}} SignalFrame
  * @typedef {{type: 14 | 15, epoch: number}} SwitchFrame
  * @typedef {{type: 16, reason: string}} ByeFrame
@@ -281,10 +282,13 @@ export function encodeRoute(dst, src, hopsLeft, inner, browser = false) {
   return out;
 }
 
-/** @param {number} seq @param {Array<[string, string | null]>} entries */
+/** @param {number} seq @param {GossipEntry[]} entries */
 export function encodeGossip(seq, entries) {
   const w = start(T.GOSSIP, 2).uint(seq).array(entries.length);
-  for (const [id, url] of entries) w.array(2).text(id).textOrNull(url);
+  for (const e of entries) {
+    w.array(e.length === 3 ? 3 : 2).text(e[0]).textOrNull(e[1]);
+    if (e.length === 3) w.bool(e[2]);
+  }
   return w.finish();
 }
 
@@ -437,11 +441,12 @@ function decodeGossip(r, fields) {
   expectFields(T.GOSSIP, fields, 2);
   const seq = r.uint('GOSSIP sequence number');
   const n = r.array('GOSSIP entries', 0, MAX_GOSSIP_ENTRIES);
-  /** @type {Array<[string, string | null]>} */
+  /** @type {GossipEntry[]} */
   const entries = [];
   for (let i = 0; i < n; i++) {
-    r.array(`GOSSIP entry ${i}`, 2, 2);
-    entries.push([r.text(`GOSSIP entry ${i} node id`, 128), r.textOrNull(`GOSSIP entry ${i} url`, 2048)]);
+    const k = r.array(`GOSSIP entry ${i}`, 2, 3);
+    const id = r.text(`GOSSIP entry ${i} node id`, 128), url = r.textOrNull(`GOSSIP entry ${i} url`, 2048);
+    entries.push(k === 3 ? [id, url, r.bool(`GOSSIP entry ${i} browser flag`)] : [id, url]);
   }
   return { type: T.GOSSIP, seq, entries };
 }

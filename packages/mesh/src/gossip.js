@@ -12,7 +12,11 @@
  * - no round is scheduled or sent while the node is stopped, and stop() cancels
  *   the pending one;
  * - a gossip that changes what is known, or a neighbour forgotten, marks the
- *   topology changed and emits 'routes'.
+ *   topology changed and emits 'routes';
+ * - the browser mark: an entry for a direct peer that joined from a browser says so (a
+ *   third field, true), and a neighbour's such entry is reported as a browser origin
+ *   before 'routes' (so the node knows a tab as one before it can send to it), unless
+ *   the neighbour is itself a browser (a page's word about others counts for nothing).
  */
 import { encodeGossip, MAX_GOSSIP_ENTRIES } from './frames.js';
 
@@ -24,6 +28,8 @@ import { encodeGossip, MAX_GOSSIP_ENTRIES } from './frames.js';
  * @property {import('./paths.js').Paths} paths told when the topology changed
  * @property {import('./emitter.js').Emitter<import('./mesh-port.js').MeshEvents>} events
  * @property {() => boolean} isStarted
+ * @property {(peerId: string) => boolean} isBrowserPeer whether a direct peer joined from a browser
+ * @property {(id: string, via: string) => void} onBrowserOrigin a neighbour says `id` joined it from a browser
  */
 
 export class Gossip {
@@ -38,6 +44,10 @@ export class Gossip {
   #events;
   /** @type {() => boolean} */
   #isStarted;
+  /** @type {GossipInit['isBrowserPeer']} */
+  #isBrowserPeer;
+  /** @type {GossipInit['onBrowserOrigin']} */
+  #onBrowserOrigin;
   #seq = 0;
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
@@ -50,6 +60,8 @@ export class Gossip {
     this.#paths = init.paths;
     this.#events = init.events;
     this.#isStarted = init.isStarted;
+    this.#isBrowserPeer = init.isBrowserPeer;
+    this.#onBrowserOrigin = init.onBrowserOrigin;
   }
 
   /** Tell every neighbour our direct peers, soon (one round for a burst of changes). */
@@ -58,8 +70,8 @@ export class Gossip {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       if (!this.#isStarted()) return;
-      /** @type {Array<[string, string | null]>} */
-      const entries = [...this.#peers.values()].slice(0, MAX_GOSSIP_ENTRIES).map((p) => [p.id, p.listenUrl]);
+      /** @type {import('./frames.js').GossipEntry[]} */
+      const entries = [...this.#peers.values()].slice(0, MAX_GOSSIP_ENTRIES).map((p) => (this.#isBrowserPeer(p.id) ? [p.id, p.listenUrl, true] : [p.id, p.listenUrl]));
       const frame = encodeGossip(++this.#seq, entries);
       for (const p of this.#peers.values()) p.best?.sendControl(frame);
     }, 10);
@@ -76,6 +88,7 @@ export class Gossip {
    * @param {import('./link.js').Link} link @param {import('./frames.js').GossipFrame} f
    */
   onGossip(link, f) {
+    if (!this.#isBrowserPeer(link.peerId)) for (const e of f.entries) if (e[2] === true) this.#onBrowserOrigin(e[0], link.peerId);
     if (this.#router.update(link.peerId, f.seq, f.entries)) {
       this.#paths.topologyChanged();
       this.#events.emit('routes', { via: link.peerId });

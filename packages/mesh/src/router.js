@@ -23,7 +23,7 @@ export class Router {
 
   /**
    * Record a neighbour's list. Entries that are not node ids are ignored.
-   * @param {string} peerId @param {number} seq @param {Array<[string, string | null]>} entries
+   * @param {string} peerId @param {number} seq @param {import('./frames.js').GossipEntry[]} entries
    * @returns {boolean} true if it changed what we know
    */
   update(peerId, seq, entries) {
