@@ -14,7 +14,7 @@
  * - a routed MSG reaches the message handlers by the same call as a direct one;
  * - the browser mark travels: a ROUTE received from a browser peer, or marked so by an
  *   earlier hop, is forwarded marked, and its destination reports its source as a
- *   browser origin (`onBrowserOrigin`, once per source while remembered) before it
+ *   browser origin (`onBrowserOrigin`) before it
  *   receives the inner frame; a marked ROUTE naming as its source this node or a node
  *   linked here as a daemon is refused (a page posing as a daemon).
  */
@@ -36,11 +36,8 @@ import { isNodeId } from './identity.js';
  * @property {(peerId: string) => boolean} isBrowserPeer whether a direct peer joined from a browser
  * @property {(peerId: string) => boolean} isDaemonPeer whether a node is a direct peer that did not
  * @property {(id: string, via: string) => void} onBrowserOrigin a routed frame for this node came
- *   into the mesh from a browser at `id`
+ *   into the mesh from a browser at `id` (the node reports each once: mesh-node.js)
  */
-
-/** Browser origins a node remembers having reported (beyond, it forgets them all and reports again). */
-const MAX_ORIGINS = 4096;
 
 export class Forwarding {
   #localId;
@@ -59,8 +56,6 @@ export class Forwarding {
   #isDaemonPeer;
   /** @type {ForwardingInit['onBrowserOrigin']} */
   #onBrowserOrigin;
-  /** sources of marked frames already reported @type {Set<string>} */
-  #origins = new Set();
 
   /** @param {ForwardingInit} init */
   constructor(init) {
@@ -121,11 +116,7 @@ export class Forwarding {
       link.reportBad(new MalformedFrameError(`ROUTE from a browser names ${f.src.slice(0, 12)} as its source, a node linked to ${this.#localId.slice(0, 12)} as a daemon`), T.ROUTE);
       return false;
     }
-    if (f.dst !== this.#localId || f.src === link.peerId || this.#origins.has(f.src)) return true;
-    if (this.#origins.size >= MAX_ORIGINS) this.#origins.clear();
-    this.#origins.add(f.src);
-    this.#log.info('browser origin', { id: f.src, via: link.peerId });
-    this.#onBrowserOrigin(f.src, link.peerId);
+    if (f.dst === this.#localId && f.src !== link.peerId) this.#onBrowserOrigin(f.src, link.peerId);
     return true;
   }
 

@@ -78,7 +78,7 @@ export const MAX_GOSSIP_PATH = 16;
  * @typedef {{type: 9, id: number, name: string, message: string}} ResErrFrame
  * @typedef {{type: 10, msgId: number, index: number, total: number, part: Uint8Array}} ChunkFrame
  * @typedef {{type: 11, dst: string, src: string, hopsLeft: number, inner: Uint8Array, browser?: boolean}} RouteFrame
- * @typedef {[id: string, url: string | null, costMs?: number, path?: string[]]} GossipEntry
+ * @typedef {[id: string, url: string | null, costMs?: number, path?: string[], browser?: boolean]} GossipEntry
  * @typedef {{type: 12, seq: number, entries: GossipEntry[]}} GossipFrame
  * @typedef {{type: 13, session: string, kind: string, a: string | null, b: string | null}} SignalFrame
  * @typedef {{type: 14 | 15, epoch: number}} SwitchFrame
@@ -286,19 +286,21 @@ export function encodeRoute(dst, src, hopsLeft, inner, browser = false) {
 
 /**
  * GOSSIP: `[1, 12, seq, entries]`, each entry `[id, url]` (a direct peer of the sender)
- * or `[id, url, costMs, path]`: a route of the sender, `path` the nodes between the
+ * or `[id, url, costMs, path(, true)]`: a route of the sender, `path` the nodes between the
  * sender and `id` (empty for a direct peer), `costMs` its measured round trips summed.
+ * A fifth field, `true`, marks a node the sender knows joined from a browser (gossip.js).
  * @param {number} seq @param {GossipEntry[]} entries
  */
 export function encodeGossip(seq, entries) {
   const w = start(T.GOSSIP, 2).uint(seq).array(entries.length);
-  for (const [id, url, cost, path] of entries) {
+  for (const [id, url, cost, path, browser] of entries) {
     if (cost === undefined || path === undefined) {
       w.array(2).text(id).textOrNull(url);
       continue;
     }
-    w.array(4).text(id).textOrNull(url).uint(Math.max(0, Math.min(0xffffffff, Math.round(cost)))).array(path.length);
+    w.array(browser === true ? 5 : 4).text(id).textOrNull(url).uint(Math.max(0, Math.min(0xffffffff, Math.round(cost)))).array(path.length);
     for (const hop of path) w.text(hop);
+    if (browser === true) w.bool(true);
   }
   return w.finish();
 }
@@ -455,8 +457,8 @@ function decodeGossip(r, fields) {
   /** @type {GossipEntry[]} */
   const entries = [];
   for (let i = 0; i < n; i++) {
-    const len = r.array(`GOSSIP entry ${i}`, 2, 4);
-    if (len === 3) throw new MalformedFrameError(`GOSSIP entry ${i} has 3 fields (2 or 4 expected)`);
+    const len = r.array(`GOSSIP entry ${i}`, 2, 5);
+    if (len === 3) throw new MalformedFrameError(`GOSSIP entry ${i} has 3 fields (2, 4 or 5 expected)`);
     const id = r.text(`GOSSIP entry ${i} node id`, 128);
     const url = r.textOrNull(`GOSSIP entry ${i} url`, 2048);
     if (len === 2) {
@@ -468,7 +470,7 @@ function decodeGossip(r, fields) {
     /** @type {string[]} */
     const path = [];
     for (let k = 0; k < hops; k++) path.push(r.text(`GOSSIP entry ${i} path node`, 128));
-    entries.push([id, url, cost, path]);
+    entries.push(len === 5 ? [id, url, cost, path, r.bool(`GOSSIP entry ${i} browser flag`)] : [id, url, cost, path]);
   }
   return { type: T.GOSSIP, seq, entries };
 }

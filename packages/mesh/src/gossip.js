@@ -20,6 +20,11 @@
  * - a gossip that changes which nodes are reachable, or a neighbour forgotten,
  *   marks the topology changed and emits 'routes'; one that changes costs only
  *   marks the topology changed (paths are chosen again on their next use).
+ * - the browser mark: an entry for a node this one knows joined from a browser (a
+ *   direct peer that did, or one reported so: isBrowser) says so (a fifth field, true),
+ *   and a neighbour's such entry is reported as a browser origin before 'routes' (so the
+ *   node knows a tab as one before it can send to it), unless the neighbour is itself a
+ *   browser (a page's word about others counts for nothing).
  */
 import { encodeGossip } from './frames.js';
 import { CHANGED } from './router.js';
@@ -35,6 +40,10 @@ export const REFRESH_MS = 2000;
  * @property {import('./paths.js').Paths} paths told when the topology changed
  * @property {import('./emitter.js').Emitter<import('./mesh-port.js').MeshEvents>} events
  * @property {() => boolean} isStarted
+ * @property {(peerId: string) => boolean} isBrowserPeer whether a direct peer joined from a browser
+ * @property {(id: string) => boolean} isBrowser whether a node is known to have joined from a browser
+ *   (a direct browser peer, or one reported as a browser origin)
+ * @property {(id: string, via: string) => void} onBrowserOrigin a neighbour says `id` joined it from a browser
  */
 
 export class Gossip {
@@ -49,6 +58,12 @@ export class Gossip {
   #events;
   /** @type {() => boolean} */
   #isStarted;
+  /** @type {GossipInit['isBrowserPeer']} */
+  #isBrowserPeer;
+  /** @type {GossipInit['isBrowser']} */
+  #isBrowser;
+  /** @type {GossipInit['onBrowserOrigin']} */
+  #onBrowserOrigin;
   #seq = 0;
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
@@ -67,6 +82,9 @@ export class Gossip {
     this.#paths = init.paths;
     this.#events = init.events;
     this.#isStarted = init.isStarted;
+    this.#isBrowserPeer = init.isBrowserPeer;
+    this.#isBrowser = init.isBrowser;
+    this.#onBrowserOrigin = init.onBrowserOrigin;
   }
 
   /** Send a round every REFRESH_MS from now on (the node started). */
@@ -96,7 +114,9 @@ export class Gossip {
     for (const p of direct) this.#sentRtt.set(p.id, p.best?.rttMs ?? -1);
     for (const p of direct) {
       if (p.best === null) continue;
-      p.best.sendControl(encodeGossip(seq, this.#router.announce(p.id, direct, rttOf)));
+      const entries = this.#router.announce(p.id, direct, rttOf);
+      for (const e of entries) if (this.#isBrowser(e[0])) e.push(true); // the browser mark
+      p.best.sendControl(encodeGossip(seq, entries));
     }
   }
 
@@ -123,6 +143,7 @@ export class Gossip {
    * @param {import('./link.js').Link} link @param {import('./frames.js').GossipFrame} f
    */
   onGossip(link, f) {
+    if (!this.#isBrowserPeer(link.peerId)) for (const e of f.entries) if (e[4] === true) this.#onBrowserOrigin(e[0], link.peerId);
     const changed = this.#router.update(link.peerId, f.seq, f.entries);
     if (changed === CHANGED.NOTHING) return;
     this.#paths.topologyChanged();

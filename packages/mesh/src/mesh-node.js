@@ -70,6 +70,9 @@ export function createMeshNode(init) {
   return new MeshNode(init);
 }
 
+/** Browser origins a node remembers having reported (beyond, it forgets them and reports again). */
+const MAX_BROWSER_ORIGINS = 4096;
+
 /** @implements {MeshPort} (tsc checks that MeshNode is assignable to the seam) */
 export class MeshNode {
   /** @type {import('./options.js').MeshNodeOptions} */
@@ -107,6 +110,8 @@ export class MeshNode {
   #browserPeers = new Set();
   /** WebSocket, and TCP when init.tcp: which one a link dials and where they listen. @type {LinkTransports} */
   #links;
+  /** Nodes reported as browser origins ('peer:browser'), each once (at most MAX_BROWSER_ORIGINS, then all again). @type {Set<string>} */
+  #browserOrigins = new Set();
   /** @type {import('./transports/webrtc.js').WebRTCTransport | null} */
   #rtc;
 
@@ -136,10 +141,14 @@ export class MeshNode {
       localId: this.id, hopLimit: o.hopLimit, paths: this.#paths, receiver: this, logger: this.routeLog,
       isBrowserPeer: (id) => this.#browserPeers.has(id),
       isDaemonPeer: (id) => peers.has(id) && !this.#browserPeers.has(id),
-      onBrowserOrigin: (id, via) => this.#events.emit('peer:browser', { id, via }),
+      onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
       receiveEndToEnd: (from, f, link) => this.#onEndToEnd(from, f, link),
     });
-    this.#gossip = new Gossip({ localId: this.id, peers, router, paths: this.#paths, events, isStarted });
+    this.#gossip = new Gossip({
+      localId: this.id, peers, router, paths: this.#paths, events, isStarted,
+      isBrowserPeer: (id) => this.#browserPeers.has(id), onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
+      isBrowser: (id) => this.#browserPeers.has(id) || this.#browserOrigins.has(id),
+    });
     this.#requests = new RequestService({ localId: this.id, options: o, paths: this.#paths, lifeSignal, logger: this.log });
     this.#heartbeats = new Heartbeats({ peers, options: o, logger: this.log });
     this.#admission = new LinkAdmission({
@@ -419,6 +428,20 @@ export class MeshNode {
    */
   rejoining() {
     return this.#rejoin.pending();
+  }
+
+  /**
+   * A node reached this one from a browser through `via` (a marked ROUTE, or a
+   * neighbour's gossip): 'peer:browser', once per node. Not for this node, nor for a
+   * node linked here as a daemon (what this node saw itself wins).
+   * @param {string} id @param {string} via
+   */
+  #browserOrigin(id, via) {
+    if (this.#browserOrigins.has(id) || id === this.id || (this.#peers.byId.has(id) && !this.#browserPeers.has(id))) return;
+    if (this.#browserOrigins.size >= MAX_BROWSER_ORIGINS) this.#browserOrigins.clear();
+    this.#browserOrigins.add(id);
+    this.routeLog.info('browser origin', { id, via });
+    this.#events.emit('peer:browser', { id, via });
   }
 
   /** @param {string} peerId true if a direct link or a route exists */
