@@ -28,6 +28,10 @@
  *   are the hot paths, kept free of further indirection;
  * - every timer is cleared by stop(); every handshake is bounded by
  *   handshakeTimeoutMs; every request by its timeout.
+ *
+ * size: this is the facade that wires every mechanism (transports, admission, paths,
+ * gossip, forwarding, rejoin, heartbeats, WebRTC upgrades, browser marks) and forwards
+ * the public MeshPort API to them; each mechanism is a file of its own.
  */
 import { Emitter } from './emitter.js';
 import { createLogger } from './logger.js';
@@ -49,6 +53,7 @@ import { AbortError, InvalidArgumentError, NotStartedError, UnexpectedFrameError
 import { webSocketTransport } from './transports/websocket.js';
 import { webRTCTransport } from './transports/webrtc.js';
 import { LinkTransports } from './link-transports.js';
+import { BrowserMarks } from './browser-marks.js';
 
 /** Dials connect() makes when the listener answers 'too many handshakes' (its table is flooded). */
 const JOIN_ATTEMPTS = 3;
@@ -69,9 +74,6 @@ const JOIN_ATTEMPTS = 3;
 export function createMeshNode(init) {
   return new MeshNode(init);
 }
-
-/** Browser origins a node remembers having reported (beyond, it forgets them and reports again). */
-const MAX_BROWSER_ORIGINS = 4096;
 
 /** @implements {MeshPort} (tsc checks that MeshNode is assignable to the seam) */
 export class MeshNode {
@@ -106,12 +108,10 @@ export class MeshNode {
   #rejoin;
   /** @type {WebRTCUpgrade} */
   #upgrades;
-  /** Direct peers that joined from a browser (isBrowserPeer), while they are up. @type {Set<string>} */
-  #browserPeers = new Set();
+  /** Which nodes joined from a browser: direct peers and reported origins. @type {BrowserMarks} */
+  #browser;
   /** WebSocket, and TCP when init.tcp: which one a link dials and where they listen. @type {LinkTransports} */
   #links;
-  /** Nodes reported as browser origins ('peer:browser'), each once (at most MAX_BROWSER_ORIGINS, then all again). @type {Set<string>} */
-  #browserOrigins = new Set();
   /** @type {import('./transports/webrtc.js').WebRTCTransport | null} */
   #rtc;
 
@@ -135,19 +135,20 @@ export class MeshNode {
     const lifeSignal = () => this.#life.signal;
     const router = new Router(this.id, o.hopLimit);
     this.#peers = new PeerTable(this.#timers, o.duplicateLinkGraceMs);
+    this.#browser = new BrowserMarks(this.id);
     const peers = this.#peers.byId;
     this.#paths = new Paths({ options: o, localId: this.id, peers, router, timers: this.#timers, events, logger: this.routeLog });
     this.#forwarding = new Forwarding({
       localId: this.id, hopLimit: o.hopLimit, paths: this.#paths, receiver: this, logger: this.routeLog,
-      isBrowserPeer: (id) => this.#browserPeers.has(id),
-      isDaemonPeer: (id) => peers.has(id) && !this.#browserPeers.has(id),
+      isBrowserPeer: (id) => this.#browser.direct.has(id),
+      isDaemonPeer: (id) => peers.has(id) && !this.#browser.direct.has(id),
       onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
       receiveEndToEnd: (from, f, link) => this.#onEndToEnd(from, f, link),
     });
     this.#gossip = new Gossip({
       localId: this.id, peers, router, paths: this.#paths, events, isStarted,
-      isBrowserPeer: (id) => this.#browserPeers.has(id), onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
-      isBrowser: (id) => this.#browserPeers.has(id) || this.#browserOrigins.has(id),
+      isBrowserPeer: (id) => this.#browser.direct.has(id), onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
+      isBrowser: (id) => this.#browser.isBrowser(id),
     });
     this.#requests = new RequestService({ localId: this.id, options: o, paths: this.#paths, lifeSignal, logger: this.log });
     this.#heartbeats = new Heartbeats({ peers, options: o, logger: this.log });
@@ -418,7 +419,7 @@ export class MeshNode {
    * @param {string} peerId
    */
   isBrowserPeer(peerId) {
-    return this.#browserPeers.has(peerId);
+    return this.#browser.direct.has(peerId);
   }
 
   /**
@@ -437,9 +438,7 @@ export class MeshNode {
    * @param {string} id @param {string} via
    */
   #browserOrigin(id, via) {
-    if (this.#browserOrigins.has(id) || id === this.id || (this.#peers.byId.has(id) && !this.#browserPeers.has(id))) return;
-    if (this.#browserOrigins.size >= MAX_BROWSER_ORIGINS) this.#browserOrigins.clear();
-    this.#browserOrigins.add(id);
+    if (!this.#browser.note(id, (p) => this.#peers.byId.has(p))) return;
     this.routeLog.info('browser origin', { id, via });
     this.#events.emit('peer:browser', { id, via });
   }
@@ -506,8 +505,8 @@ export class MeshNode {
     const peer = this.#peers.add(link);
     // a peer joined from a browser while any of its links did (a WebRTC link is
     // accepted only from a page: daemons never dial one)
-    if (link.conn.fromBrowser === true || (link.transport === 'webrtc' && link.direction === 'inbound')) this.#browserPeers.add(peer.id);
-    const browser = this.#browserPeers.has(peer.id);
+    if (link.conn.fromBrowser === true || (link.transport === 'webrtc' && link.direction === 'inbound')) this.#browser.direct.add(peer.id);
+    const browser = this.#browser.direct.has(peer.id);
     this.#paths.topologyChanged();
     this.log.info(first ? 'peer up' : 'link up', { peer: peer.id, transport: link.transport, address: link.address, direction: link.direction, browser });
     this.#events.emit('link:up', { id: peer.id, transport: link.transport, address: link.address, browser });
@@ -556,7 +555,7 @@ export class MeshNode {
       return;
     }
     this.#peers.delete(peer.id);
-    this.#browserPeers.delete(peer.id);
+    this.#browser.direct.delete(peer.id);
     this.#gossip.forget(peer.id);
     this.log.info('peer down', { peer: peer.id, reason });
     this.#requests.peerDown(peer.id, reason);
