@@ -4,10 +4,11 @@
  * namespace): a mesh node that joins one daemon and answers one JSON task, printed as
  * `probe {...}` on stdout, then stops.
  *
- * Task: {join, token, targets, rounds, timeoutMs, rtt?: string[], unreachable?: string[]}
+ * Task: {join, token, targets, rounds, timeoutMs, rtt?: string[], unreachable?: string[], settleMs?: number}
  * - waits until every node id of `targets` is reachable (direct or routed) and reports
  *   when (`reachedAt`, Date.now()), when its own join was admitted (`joinedAt`), and how
  *   many hops away each is (`hops`);
+ * - waits `settleMs` more if asked (the mesh measuring its links, routes settling);
  * - for each id of `rtt` (default: targets), times `rounds` mesh round trips (after 3
  *   unmeasured ones): a SERVICE request for a name nobody published, which the daemon's
  *   Termite layer answers at once ("no such service"); reports each median in ms;
@@ -54,6 +55,8 @@ async function run(task) {
       await new Promise((r) => setTimeout(r, 5));
     }
     const reachedAt = Date.now();
+    // let heartbeats measure the links and gossip carry the costs before timing (bounded by the task)
+    if (task.settleMs) await new Promise((r) => setTimeout(r, Math.min(task.settleMs, Math.max(0, deadline - Date.now()))));
     /** @type {Record<string, number>} */
     const hops = {};
     for (const r of mesh.routes()) hops[r.id] = r.hops ?? 0;

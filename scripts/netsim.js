@@ -59,10 +59,12 @@ function has(cmd) {
 export function unavailable(need = {}) {
   if (process.getuid?.() !== 0) return 'the simulated internet needs root (network namespaces, veth pairs, NAT)';
   if (!has('ip')) return '`ip` (iproute2) is missing';
+  const probe = `tmprobe${process.pid}`;
   try {
-    execFileSync('ip', ['netns', 'list'], { stdio: 'ignore' });
+    execFileSync('ip', ['netns', 'add', probe], { stdio: 'ignore' });
+    execFileSync('ip', ['netns', 'del', probe], { stdio: 'ignore' });
   } catch {
-    return '`ip netns` is not available';
+    return '`ip netns add` does not work here (no network namespaces, or not allowed to make one)';
   }
   if (need.nat && !has('iptables')) return '`iptables` is missing (NAT routers need it: apt-get install iptables)';
   return null;

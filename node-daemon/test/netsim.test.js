@@ -81,3 +81,28 @@ test('a daemon behind a NAT router joins out through it, is reached through the 
     assert.deepEqual(sim.leftovers(), []);
   }
 });
+
+test('of two ways to a daemon, the mesh takes the one whose links measured faster', { skip: why ?? false, timeout: 240_000 }, async () => {
+  const sim = new Netsim().setup();
+  try {
+    const token = randomBytes(12).toString('hex');
+    // d0 — d1 — d3 over 20 ms links; d0 — d2 — d3 over 60 ms and 20 ms links
+    const [h0, h1, h2, h3] = [0, 1, 2, 3].map((i) => sim.addHost(`w${i}`));
+    const fast1 = sim.link(h1, DELAY_MS);
+    const slow2 = sim.link(h2, 3 * DELAY_MS);
+    const d3to1 = sim.link(h1, DELAY_MS);
+    const d3to2 = sim.link(h2, DELAY_MS);
+    await sim.startRelays();
+    const [d1, d2] = await Promise.all([sim.startDaemon(h1, { token }), sim.startDaemon(h2, { token })]);
+    const [d0, d3] = await Promise.all([sim.startDaemon(h0, { token, join: [fast1, slow2] }), sim.startDaemon(h3, { token, join: [d3to1, d3to2] })]);
+    const r = await sim.probe(h0, { join: d0.url, token, targets: [d1.id, d2.id, d3.id], rtt: [d3.id], rounds: 5, settleMs: 8000, timeoutMs: 60_000 }, 90_000);
+    assert.equal(r.ok, true, r.error);
+    const fast = 2 * 2 * DELAY_MS;
+    const slow = 2 * (3 + 1) * DELAY_MS;
+    assert.ok(r.rttMs[d3.id] >= fast, `${r.rttMs[d3.id]} ms carries at least the fast way's ${fast} ms`);
+    assert.ok(r.rttMs[d3.id] < (fast + slow) / 2, `${r.rttMs[d3.id]} ms: the fast way (${fast} ms), not the slow one (${slow} ms)`);
+  } finally {
+    await sim.cleanup();
+    assert.deepEqual(sim.leftovers(), []);
+  }
+});
