@@ -79,8 +79,9 @@ export async function installLibrary(from, key, depth) {
   if (!sameList(wire.requires, record.requires)) throw new LibraryRefused(`library ${name} version ${version}: its code requires other libraries than its record says`);
   const ns = `lib:${key}`;
   // checking a large library's IR and compiling it each hold the event loop for a while
-  // (about a second each for 400K of source): let heartbeats and frames through between
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // (about a second each for 400K of source): let heartbeats and frames be read between
+  // (setImmediate runs after the event loop polled for I/O; a timer may run before it)
+  await new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
   if (libraryEnvs.has(ns)) return;
   const env = new Environment(ns);
   libraryEnvs.set(ns, env);
