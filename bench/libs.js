@@ -236,7 +236,9 @@ async function main() {
       for (let s = 1; s <= SAMPLES[/** @type {keyof typeof SAMPLES} */ (size)]; s++) {
         const d = await receiver(token, publisher.id);
         try {
-          text += await runDriver(host, driver(size, 1, d.port, s === 1), path.join(tmp, `driver-${size}.scm`), libDir);
+          const out = await runDriver(host, driver(size, 1, d.port, s === 1), path.join(tmp, `driver-${size}.scm`), libDir);
+          // a failure says what the daemon said last (and whether it is still running)
+          text += out.startsWith('failed:') ? `${out} [daemon ${d.handle.running() ? 'running' : 'exited'}: ${d.handle.stderr().trim().split('\n').slice(-2).join(' | ')}]\n` : out;
         } finally {
           await d.handle.stop();
         }

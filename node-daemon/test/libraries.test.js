@@ -130,7 +130,7 @@ test('a library without a version cannot travel: the error says so', async () =>
   assert.match(r.stderr, /library \(foo local\) has no version: a library without one is local to its program and cannot travel to another node \(name it with a version, as in \(define-library \(foo local@1\.0\)/);
 });
 
-test('a tampered library — code that is not what the signed record names, or a record its signature does not cover — is refused and never runs', async () => {
+test('a tampered library — code that is not what the signed record names, a record its signature does not cover, records requiring each other — is refused and never runs', async () => {
   const token = newToken();
   const pub = await createIdentity();
   const b = await startDaemon({ token, args: ['--trust', pub.id] });
@@ -155,6 +155,14 @@ test('a tampered library — code that is not what the signed record names, or a
     const a2 = await peer.request([R.SPAWN, closureRef(honest.hash, `lib:${key2}`, 1), [], false]);
     assert.equal(a2[0], false);
     assert.match(String(a2[1]), /library \(evil lib\) version 2\.0: the signature of publisher \w+ does not match its content/);
+    // 3. records that require each other: refused, not waited on forever
+    const [ka, kb] = ['(evil a)@1.0', '(evil b)@1.0'];
+    const signReq = async (/** @type {string} */ k, /** @type {string[]} */ req) => base64url(await pub.sign(signedBytes(k, honest.hash, req)));
+    peer.libs.set(ka, [ka, honest.hash, [`lib:${kb}`], base64url(pub.publicKey), await signReq(ka, [`lib:${kb}`])]);
+    peer.libs.set(kb, [kb, honest.hash, [`lib:${ka}`], base64url(pub.publicKey), await signReq(kb, [`lib:${ka}`])]);
+    const a3 = await peer.request([R.SPAWN, closureRef(honest.hash, `lib:${ka}`, 1), [], false]);
+    assert.equal(a3[0], false);
+    assert.match(String(a3[1]), /libraries require each other in a cycle \(\(evil a\)@1\.0 → \(evil b\)@1\.0 → \(evil a\)@1\.0\)/);
     assert.doesNotMatch(b.log(), /EVIL-RAN/);
     assert.doesNotMatch(b.log(), /installed library/);
   } finally {

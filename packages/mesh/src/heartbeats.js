@@ -9,7 +9,7 @@
  * only between start() and stop(). A check that runs more than peerTimeoutMs / 2 after
  * the previous one finds this node stalled (a long synchronous task, such as compiling
  * a large library): what peers sent meanwhile is still unread, so it closes nothing
- * and the next check judges.
+ * and the next check judges (never two checks in a row are spared).
  */
 
 /**
@@ -30,6 +30,8 @@ export class Heartbeats {
   #tick = null;
   /** when the last check ran */
   #lastCheck = 0;
+  /** whether the last check was a stalled one that closed nothing (never two in a row) */
+  #spared = false;
 
   /** @param {HeartbeatsInit} init */
   constructor(init) {
@@ -52,7 +54,9 @@ export class Heartbeats {
   #check() {
     const now = Date.now();
     const { heartbeatIntervalMs: every, peerTimeoutMs: timeout } = this.#o;
-    const stalled = now - this.#lastCheck > timeout / 2;
+    // a starved node (every check late) still closes silent links: one check is spared, not two
+    const stalled = now - this.#lastCheck > timeout / 2 && !this.#spared;
+    this.#spared = stalled;
     this.#lastCheck = now;
     for (const p of [...this.#peers.values()]) {
       for (const l of [...p.links]) {

@@ -18,7 +18,8 @@
  *
  * Invariants: one install per library in flight (`libFetching`): every frame that
  * needs it waits for that one, so a library is fetched once per node, never per
- * message; a library's environment exists only once its top level has run to its end
+ * message; records that require each other in a cycle are refused, and an install
+ * ends within INSTALL_MS whatever peers answer; a library's environment exists only once its top level has run to its end
  * (a failure removes it); these are Distribution's methods (`this` is the Distribution).
  */
 import { Environment, instantiate, libraryEnvs, LinkError } from '@termite/scheme/internal';
@@ -30,22 +31,31 @@ import { LibraryRefused, versioned, splitKey, recordFromData, recordData } from 
 
 /** How deep a chain of libraries requiring libraries may go. */
 const MAX_DEPTH = 32;
+/** How long one install may take (records naming each other from two frames at once must not hang). */
+const INSTALL_MS = 120_000;
 
 /**
  * Make library namespace `ns` ("lib:(foo bar)@1.2") available here, from node `from`.
- * @param {string} from @param {string} ns @param {number} [depth]
+ * `chain`: the libraries whose install needs this one (a cycle among them is refused).
+ * @param {string} from @param {string} ns @param {string[]} [chain]
  * @this {Distribution}
  */
-export function obtainLibrary(from, ns, depth = 0) {
+export function obtainLibrary(from, ns, chain = []) {
   if (libraryEnvs.has(ns)) return Promise.resolve();
   const key = ns.slice(4);
   if (!versioned(key)) {
     return Promise.reject(new LinkError(`library ${key} has no version: a library without one is local to its program and cannot travel to another node (name it with a version, as in (define-library ${key.replace(/\)$/, '@1.0)')} ...))`));
   }
-  if (depth > MAX_DEPTH) return Promise.reject(new LibraryRefused(`library ${key}: libraries require each other more than ${MAX_DEPTH} deep`));
+  if (chain.length > MAX_DEPTH) return Promise.reject(new LibraryRefused(`library ${key}: libraries require each other more than ${MAX_DEPTH} deep`));
+  if (chain.includes(ns)) return Promise.reject(new LibraryRefused(`library ${key}: libraries require each other in a cycle (${[...chain, ns].map((n) => n.slice(4)).join(' → ')})`));
   let p = this.libFetching.get(ns);
   if (!p) {
-    p = this.installLibrary(from, key, depth);
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new LibraryRefused(`library ${key} was not installed within ${INSTALL_MS / 1000} s`)), INSTALL_MS);
+    });
+    p = Promise.race([this.installLibrary(from, key, [...chain, ns]), late]).finally(() => clearTimeout(timer));
     this.libFetching.set(ns, p);
     p.finally(() => this.libFetching.delete(ns)).catch(() => {});
   }
@@ -54,10 +64,10 @@ export function obtainLibrary(from, ns, depth = 0) {
 
 /**
  * Steps 1 to 5 above for library `key`.
- * @param {string} from @param {string} key @param {number} depth
+ * @param {string} from @param {string} key @param {string[]} chain the libraries being installed that need it, and it
  * @this {Distribution}
  */
-export async function installLibrary(from, key, depth) {
+export async function installLibrary(from, key, chain) {
   const reg = this.libraries;
   const started = Date.now();
   const [name, version] = splitKey(key);
@@ -74,13 +84,14 @@ export async function installLibrary(from, key, depth) {
     reg.fetched++;
   }
   const publisher = await reg.admit(record, key);
-  for (const dep of record.requires) await this.obtainLibrary(from, dep, depth + 1);
+  for (const dep of record.requires) await this.obtainLibrary(from, dep, chain);
   const wire = await this.fetchWire(from, record.unit);
   if (!sameList(wire.requires, record.requires)) throw new LibraryRefused(`library ${name} version ${version}: its code requires other libraries than its record says`);
   const ns = `lib:${key}`;
   // checking a large library's IR and compiling it each hold the event loop for a while
-  // (about a second each for 400K of source): let heartbeats and frames through between
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // (about a second each for 400K of source): let heartbeats and frames be read between
+  // (setImmediate runs after the event loop polled for I/O; a timer may run before it)
+  await new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
   if (libraryEnvs.has(ns)) return;
   const env = new Environment(ns);
   libraryEnvs.set(ns, env);
@@ -103,7 +114,7 @@ export async function installLibrary(from, key, depth) {
  */
 export async function libraryData(key) {
   const rec = this.libraries.record(key);
-  if (rec === null) throw new Error(`this node does not have library ${key}${versioned(key) ? '' : ' (a library without a version cannot travel)'}`);
+  if (rec === null) throw new Error(`this node does not have library ${key.slice(0, 200)}${versioned(key) ? '' : ' (a library without a version cannot travel)'}`);
   return recordData(await rec);
 }
 
