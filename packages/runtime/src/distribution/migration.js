@@ -88,6 +88,7 @@ export async function migrate(proc, ref) {
   }
   this.forwarding.set(k, to);
   this.location.set(k, to);
+  if (this.movedAhead.size !== 0 || this.placeWaits.size !== 0) this.locationChanged(k, proc.pid);
   for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
   // links made while it was moving (a `!?`'s monitor) follow it too, and so do the
   // monitors of callers on this node
@@ -153,6 +154,7 @@ export function acceptMigration(from, state) {
   this.location.delete(key(pid.node, pid.n));
   this.forwarding.delete(key(pid.node, pid.n));
   this.carried.delete(key(pid.node, pid.n));
+  this.forgetWhereabouts(key(pid.node, pid.n));
   // where GONE goes when it ends here or leaves and ends elsewhere: every node it came
   // here from (a process coming back adds the node it came back from), each once
   const back = this.cameFrom.get(key(pid.node, pid.n));
@@ -214,6 +216,7 @@ export function processGone(from, pnode, pn) {
   this.forwarding.delete(k);
   this.location.delete(k);
   this.carried.delete(k);
+  this.forgetWhereabouts(k);
   const back = this.cameFrom.get(k);
   if (back === undefined) return;
   this.cameFrom.delete(k);

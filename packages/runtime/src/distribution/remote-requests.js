@@ -19,7 +19,7 @@
  * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
-import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, NOT_READY, answerValue } from './frame-vocabulary.js';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_WHERE, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -40,7 +40,7 @@ export function onRequest(from, bytes) {
   } catch (e) {
     return this.refusedRequest(from, e);
   }
-  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || this.stale(req)) return this.onRequestAsync(from, bytes);
+  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || req[0] === R_WHERE || this.stale(req) || this.waitsForVouching(from, req)) return this.onRequestAsync(from, bytes);
   try {
     const value = this.answerNow(from, req);
     if (this.restricted.size === 0) return this.encode([true, value]);
@@ -75,8 +75,21 @@ export function refusedRequest(from, e) {
   return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
 }
 
+/**
+ * Whether a request must wait before it is answered: a MIGRATE from a restricted peer
+ * that this node cannot yet place there waits for the process's birth node to vouch
+ * (whereabouts.js).
+ * @param {string} from @param {any[]} req
+ * @this {Distribution}
+ */
+export function waitsForVouching(from, req) {
+  return req[0] === R_MIGRATE && this.restricted.size !== 0 && this.restricted.has(from) && this.needsVouching(from, req);
+}
+
 /** @param {string} from @param {any[]} req @this {Distribution} */
 export async function answer(from, req) {
+  if (req[0] === R_WHERE) return this.answerWhere(from, req);
+  if (this.waitsForVouching(from, req)) await this.vouchMigration(from, req);
   if (req[0] !== R_EVAL) return this.answerNow(from, req);
   if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
   return JSON.stringify(await this.evaluate(String(req[1])));
@@ -118,9 +131,10 @@ export function answerNow(from, req) {
 /**
  * Send a request, decode the answer (fetching code it needs from the same node).
  * @param {string} to @param {any[]} req @param {boolean} [wait] see decodeFetching
+ * @param {number} [timeoutMs] how long to wait for the answer (the node's request timeout)
  * @this {Distribution}
  */
-export function call(to, req, wait = true) {
+export function call(to, req, wait = true, timeoutMs = undefined) {
   let bytes;
   if (this.restricted.size !== 0) this.give(to, req);
   try {
@@ -131,7 +145,7 @@ export function call(to, req, wait = true) {
   if (this.restricted.size !== 0) this.giveEnvs(to, req);
   // an answer that decodes with the code at hand is read in the request's own
   // reaction: each await costs the caller a microtask turn (a remote spawn had five)
-  return this.mesh.request(to, bytes, { timeoutMs: this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {
+  return this.mesh.request(to, bytes, { timeoutMs: timeoutMs ?? this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {
     const r = this.decodeReady(answer);
     return r !== NOT_READY && !(wait && this.stale(r)) ? answerValue(r) : this.callSlowly(to, answer, wait);
   });
