@@ -7,7 +7,9 @@
  * sends it there), then to daemon D — which restricts T and has never heard of the
  * process. D asks B, its birth node, where it is: B says T, so D takes it and it runs
  * on. A process whose birth node does not place it at T (a forged or stale claim) is
- * still refused, with the reason, and its birth node keeps it.
+ * still refused, with the reason, and its birth node keeps it — also when T sent it
+ * straight back to B before B had read T's answer (B then keeps no forwarding entry to
+ * vouch with). A process that migrated to D and gave T its pid there gets T's messages.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,6 +31,9 @@ let t;
 let m;
 /** @type {Uint8Array[]} MIGRATE requests T took, as they came */
 const taken = [];
+/** @type {Promise<Uint8Array> | null} when set to a promise, T sends the next process it takes straight back to B before answering */
+let bounced = null;
+let bounceNext = false;
 
 // the traveller: goes to T, then reports from wherever it runs next
 // (one free value, a vector #(t home n): no question of the order of free values)
@@ -50,6 +55,10 @@ before(async () => {
     // a MIGRATE (type 21, the array's first item) is kept as it came, never decoded here
     if (bytes[1] === R.MIGRATE) {
       taken.push(bytes);
+      if (bounceNext) {
+        bounceNext = false;
+        bounced = t.mesh.request(b.id, bytes, { timeoutMs: 10_000 });
+      }
       return encodeValue([true, true, []]);
     }
     const req = decodeValue(bytes);
@@ -124,4 +133,17 @@ test('a process that migrated to D and gave its pid to the restricted peer T the
   const got = await m.frame((x) => x[0] === F.SEND && x[2] === 3, 'what it got from T');
   assert.equal(writeString(got[3]), '(got "hello")');
   assert.equal(t.frames.filter((x) => x[0] === F.ERROR).length, 0, 'nothing refused');
+});
+
+test('a process sent straight back before its old node read the answer leaves no forwarding entry there to vouch with', async () => {
+  bounceNext = true;
+  const { bytes } = await travellerAtT(4);
+  // B took it back (T sent it before answering B) and it ran there ...
+  const home = decodeValue(await /** @type {Promise<Uint8Array>} */ (bounced), { resolveCode: () => ({ lams: [], lamsByName: new Map() }) });
+  assert.equal(home[0], true, String(home[1]));
+  // ... so B does not say it sent it to T: D refuses the copy T still has
+  const a = await migrateToD(bytes);
+  assert.equal(a[0], false);
+  assert.match(String(a[1]), /is a restricted peer, the process was not born there, and this node did not send it there nor hear that it went there$/);
+  assert.equal(m.frames.filter((f) => f[0] === F.SEND && f[2] === 4).length, 0, 'no copy ran on D');
 });

@@ -136,6 +136,8 @@ export class Distribution {
     /** @type {Map<string, Set<() => void>>} waits for a process to be placed at a peer: pid key → checks (whereabouts.js) */
     this.placeWaits = new Map();
     this.placeWaitCount = 0;
+    /** @type {WeakSet<import('./termite-node/process.js').Process>} processes whose copy came back before the answer to their MIGRATE was read (migration.js) */
+    this.cameBackWhileLeaving = new WeakSet();
     /**
      * The last ARRIVALS_KEPT processes that migrated here, oldest first, numbered: a
      * dashboard that samples every node now and then still sees a process that came and

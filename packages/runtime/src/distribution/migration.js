@@ -78,12 +78,14 @@ export async function migrate(proc, ref) {
   }
   this.node.retire(proc);
   // It may be back already: the node it went to sent it straight back, and that
-  // MIGRATE was handled before this answer was read. It lives here then: no forwarding
-  // entry (it would outlive the process, and forward its messages to where it once
-  // went), and the late messages are its own.
+  // MIGRATE was handled before this answer was read (a socket's messages that arrive
+  // together are handled before any promise reaction). It lives here then, or lived and
+  // ended: no forwarding entry (it would outlive the process, forward its messages to
+  // where it once went, and vouch for it there, whereabouts.js), and the late messages
+  // are its own.
   const back = this.node.guests.get(k);
-  if (back !== undefined && back !== proc && back.alive) {
-    for (const m of late) this.deliverLate(back, m);
+  if (this.cameBackWhileLeaving.delete(proc) || (back !== undefined && back !== proc && back.alive)) {
+    if (back !== undefined && back !== proc && back.alive) for (const m of late) this.deliverLate(back, m);
     return;
   }
   this.forwarding.set(k, to);
@@ -142,6 +144,9 @@ export function acceptMigration(from, state) {
   if (mailbox.length > max) {
     throw new Error(`its mailbox holds ${mailbox.length} messages, over the limit of ${max} messages a mailbox may hold on node ${this.node.id.slice(0, 12)}`);
   }
+  // the copy that left and is still waiting for its answer (migrate), if any: it must
+  // not leave a forwarding entry behind when that answer comes
+  const leaving = this.node.local(pid);
   const proc = this.node.adopt(pid, threadFromData(thread, null), from);
   proc.visited = visited;
   proc.links = links.length > 0 ? links : null;
@@ -151,6 +156,7 @@ export function acceptMigration(from, state) {
     this.node.retire(proc); // never two copies: the MIGRATE fails, the process runs on where it was
     throw e;
   }
+  if (leaving !== null && leaving !== proc) this.cameBackWhileLeaving.add(leaving);
   this.location.delete(key(pid.node, pid.n));
   this.forwarding.delete(key(pid.node, pid.n));
   this.carried.delete(key(pid.node, pid.n));
