@@ -56,11 +56,12 @@ export function onRequest(from, bytes) {
  * @this {Distribution}
  */
 export async function onRequestAsync(from, bytes) {
+  const arrived = Date.now(); // a vouching wait counts from here (whereabouts.js)
   try {
     const req = await this.decodeFetching(from, bytes);
     if (!Array.isArray(req)) throw new CodecError('malformed request');
     if (this.stale(req)) await this.refresh(from, req);
-    const value = await this.answer(from, req);
+    const value = await this.answer(from, req, arrived);
     if (this.restricted.size === 0) return this.encode([true, value]);
     return this.answerRestricted(from, value);
   } catch (e) {
@@ -86,10 +87,10 @@ export function waitsForVouching(from, req) {
   return req[0] === R_MIGRATE && this.restricted.size !== 0 && this.restricted.has(from) && this.needsVouching(from, req);
 }
 
-/** @param {string} from @param {any[]} req @this {Distribution} */
-export async function answer(from, req) {
+/** @param {string} from @param {any[]} req @param {number} [arrived] when the request arrived (ms) @this {Distribution} */
+export async function answer(from, req, arrived = Date.now()) {
   if (req[0] === R_WHERE) return this.answerWhere(from, req);
-  if (this.waitsForVouching(from, req)) await this.vouchMigration(from, req);
+  if (this.waitsForVouching(from, req)) await this.vouchMigration(from, req, arrived);
   if (req[0] !== R_EVAL) return this.answerNow(from, req);
   if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
   return JSON.stringify(await this.evaluate(String(req[1])));

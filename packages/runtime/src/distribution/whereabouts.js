@@ -28,7 +28,7 @@
  *    or later: nothing kept aside is believed before then;
  *  - bounded: at most MAX_AHEAD processes with MOVEDs kept aside, MAX_AHEAD_EACH each
  *    (the oldest forgotten first); a walk asks at most MAX_WALK nodes and ends within
- *    VOUCH_WAIT_MS, well within the mover's request timeout (a MIGRATE answered after
+ *    VOUCH_WAIT_MS of the MIGRATE's arrival, well within the mover's request timeout (a MIGRATE answered after
  *    the mover gave up would make two copies); at most MAX_WAITERS waits at once;
  *  - a WHERE is answered to unrestricted peers only (where a process went is not a
  *    restricted peer's to learn); a node answers with its own forwarding entry, never
@@ -174,12 +174,12 @@ export function needsVouching(from, req) {
  * is the authority on its pids, and each next node is the one the previous one sent
  * the process to; it ends because each node's last departure is later than the one
  * that brought the process there.
- * @param {string} from @param {any[]} req
+ * @param {string} from @param {any[]} req @param {number} arrived when the MIGRATE arrived (ms): the wait counts from then, code fetched for it included
  * @this {Distribution}
  */
-export async function vouchMigration(from, req) {
+export async function vouchMigration(from, req, arrived) {
   const pid = /** @type {Pid} */ (req[1][0]);
-  const deadline = Date.now() + VOUCH_WAIT_MS;
+  const deadline = arrived + VOUCH_WAIT_MS;
   let at = pid.node;
   for (let step = 0; step < MAX_WALK && at !== from; step++) {
     const left = deadline - Date.now();
