@@ -61,9 +61,10 @@ export const MAX_WAITERS = 4096;
  * would send the process's messages to can say it moved on (it forwarded one, or the
  * process left it); believed from any other peer, a MOVED would let that peer take this
  * node's messages for anyone's processes. A late duplicate from the previous host says
- * what is already known: ignored. Any other is refused (a log line, an ERROR to the
- * sender) — and kept aside, for it may be ahead of the one that would make it believed
- * (two hosts told this node over different routes).
+ * what is already known: ignored. Any other is kept aside, for it may be ahead of the
+ * one that would make it believed (two hosts told this node over different routes, or
+ * the next host told it before it read that host's answer to its MIGRATE), and refused
+ * (a log line, an ERROR to the sender) unless the process is still here, leaving.
  * @param {string} from @param {string} pnode @param {number} pn @param {string} to
  * @this {Distribution}
  */
@@ -74,7 +75,9 @@ export function processMoved(from, pnode, pn, to) {
     if (this.movedAhead.size !== 0 || this.placeWaits.size !== 0) this.locationChanged(k, pid);
   } else if (to !== at) {
     this.keepMovedAhead(k, from, to);
-    this.refuse(from, `MOVED for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${at.slice(0, 12)})`);
+    // a process still here is leaving (its MOVED came before the answer to its
+    // MIGRATE was read: a socket's messages that arrive together are handled first)
+    if (this.node.local(pid) === null) this.refuse(from, `MOVED for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${at.slice(0, 12)})`);
   }
 }
 
