@@ -6,7 +6,9 @@
  * time over two physical nodes, the shortest-path example on three physical nodes
  * against Dijkstra, the convex hull's tree placed by the system, Wa-Tor's stripes on
  * two physical nodes, a hop to a logical node deleted meanwhile, a hop to a
- * physical node that went away (raised, nothing duplicated by the retry), and a
+ * physical node that went away (raised, nothing duplicated by the retry), a replicating
+ * hop one of whose copies cannot reach its physical node (that copy lost, logged and
+ * its credit given back; nothing raised, so nothing to retry), and a
  * messenger injected from the command line outliving its program. Each test
  * starts daemons as OS processes on free ports and runs a program with `termite-node
  * run --join`; every process is stopped by PID.
@@ -175,6 +177,32 @@ test('a hop to a physical node that went away raises in the messenger, which is 
 (write (list (?) (?) (?) (?? (lambda (m) #t) 0 'nothing-else))) (newline)
 `);
   assert.deepEqual(lines, ['((failed 0 init) (failed 1 init) (still-here init #t) nothing-else)']);
+});
+
+test('a hop replicating onto a physical node that went away loses only that copy: logged, its credit back, the other arrives once, nothing raised', async () => {
+  const a = await first;
+  const c = await daemon({ token, join: [a.url] });
+  await run(`
+(define c (make-node "127.0.0.1" ${c.port}))
+(define a-root (on a (lambda () (lnet-root))))
+(inject-and-wait (lambda () (create 'node 'lost 'link 'r 'physical c)) a-root)
+(inject-and-wait (lambda () (create 'node 'kept 'link 'r 'physical a)) a-root)
+`);
+  await c.stop('SIGKILL');
+  const lines = await run(`
+(define a-root (on a (lambda () (lnet-root))))
+(define ended
+  (inject-and-wait
+    (lambda ()
+      (guard (e (#t (! me (list 'raised (error-object-message e)))))
+        (hop 'link 'r)
+        (! me (list 'arrived (lnode-name)))))
+    a-root 60))
+(write (list ended (?) (?? (lambda (m) #t) 0.5 'nothing-else))) (newline)
+`);
+  assert.deepEqual(lines, ['(#t (arrived kept) nothing-else)']);
+  await waitFor(() => /copies lost, their physical node cannot be reached/.test(a.log()), 5000, 'the log line');
+  assert.equal(a.log().match(/copies lost, their physical node cannot be reached/g)?.length, 1);
 });
 
 test('a program injects a messenger into a daemon\'s network from the command line; it goes on after the program ends', async () => {

@@ -49,6 +49,7 @@ import * as addresses from './distribution/node-addresses.js';
 import * as spawning from './distribution/remote-spawn.js';
 import * as sampling from './distribution/dashboard-sampling.js';
 import * as capabilities from './distribution/capabilities.js';
+import * as whereabouts from './distribution/whereabouts.js';
 import * as remoteSpaces from './linda/remote-spaces.js';
 import * as libraryInstall from './code-libraries/library-install.js';
 import { LibraryRegistry } from './code-libraries/library-registry.js';
@@ -122,8 +123,8 @@ export class Distribution {
     this.location = new Map();
     /** @type {Map<string, string>} processes that left this node: pid key → where they went */
     this.forwarding = new Map();
-    /** @type {Map<string, Set<number>>} restricted peers → the serials of this node's pids given to them (capabilities.js) */
-    this.restricted = new Map(Array.from(opts.restrictedPeers ?? [], (id) => [id, new Set()]));
+    /** @type {Map<string, Set<number | string>>} restricted peers → the serials of this node's pids given to them, and the keys of its guests' (capabilities.js) */
+    this.restricted = new Map(Array.from(opts.restrictedPeers ?? [], (id) => [id, /** @type {Set<number | string>} */ (new Set())]));
     /** @type {Map<string, Set<string>>} restricted peers → the names of this node's spaces given to them (capabilities.js) */
     this.givenSpaces = new Map();
     /** @type {Map<string, Set<string>>} restricted peers → the program environments this node sent them procedures of */
@@ -138,6 +139,13 @@ export class Distribution {
     this.capabilityRefusals = { since: -Infinity, count: 0 };
     /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
     this.cameFrom = new Map();
+    /** @type {Map<string, Map<string, string>>} MOVEDs not believed yet: pid key → sender → where it said (whereabouts.js) */
+    this.movedAhead = new Map();
+    /** @type {Map<string, Set<() => void>>} waits for a process to be placed at a peer: pid key → checks (whereabouts.js) */
+    this.placeWaits = new Map();
+    this.placeWaitCount = 0;
+    /** @type {WeakSet<import('./termite-node/process.js').Process>} processes whose copy came back before the answer to their MIGRATE was read (migration.js) */
+    this.cameBackWhileLeaving = new WeakSet();
     /**
      * The last ARRIVALS_KEPT processes that migrated here, oldest first, numbered: a
      * dashboard that samples every node now and then still sees a process that came and
@@ -277,6 +285,7 @@ export class Distribution {
   onRequestAsync = requests.onRequestAsync;
   refusedRequest = requests.refusedRequest;
   answer = requests.answer;
+  waitsForVouching = requests.waitsForVouching;
   answerNow = requests.answerNow;
   answerRestricted = requests.answerRestricted;
   call = requests.call;
@@ -314,6 +323,17 @@ export class Distribution {
   processEnded = migration.processEnded;
   isForwarded = migration.isForwarded;
   processGone = migration.processGone;
+
+  // where processes are, vouching for a restricted peer's MIGRATE (distribution/whereabouts.js)
+  processMoved = whereabouts.processMoved;
+  keepMovedAhead = whereabouts.keepMovedAhead;
+  locationChanged = whereabouts.locationChanged;
+  forgetWhereabouts = whereabouts.forgetWhereabouts;
+  awaitEntry = whereabouts.awaitEntry;
+  needsVouching = whereabouts.needsVouching;
+  vouchMigration = whereabouts.vouchMigration;
+  lastSentTo = whereabouts.lastSentTo;
+  answerWhere = whereabouts.answerWhere;
 
   // restricted peers (distribution/capabilities.js)
   give = capabilities.give;

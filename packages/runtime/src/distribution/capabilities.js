@@ -39,7 +39,8 @@
  * Invariants:
  *  - nothing here runs for an unrestricted peer: the callers test `restricted.size`
  *    first, so the daemon-to-daemon path costs one comparison per frame;
- *  - what a restricted peer was given is a Set of serials per peer (and of space names,
+ *  - what a restricted peer was given is a Set of serials per peer (and "node/serial" keys
+ *    of processes that migrated here, given while they were here; and of space names,
  *    and of environment ids), each at most MAX_GIVEN (the oldest forgotten first), kept
  *    while the node runs (a tab that reconnects keeps its pids);
  *  - a value going to a restricted peer is searched for pids to at most WALK_LIMIT
@@ -146,9 +147,14 @@ export function restrictBrowserPeer(id) {
 export function give(to, value) {
   const given = this.restricted.get(to);
   if (given === undefined) return;
-  const self = this.node.id;
+  const self = this.node.id, guests = this.node.guests;
   eachReference(value, WALK_LIMIT, (x) => {
-    if (x.node !== self) return;
+    // a process that migrated here is given as this node's own are (by node/serial): a
+    // messenger that asks a tab something (`on`) is answered here, where it lives
+    if (x.node !== self) {
+      if (x instanceof Pid && guests.size !== 0 && guests.has(key(x.node, x.n))) remember(given, key(x.node, x.n));
+      return;
+    }
     if (x instanceof Pid) remember(given, x.n);
     else remember(spacesOf(this, to), x.name);
   });
@@ -178,7 +184,7 @@ export function mayReach(from, pid, proc) {
   const given = this.restricted.get(from);
   // a process that lived on the peer (it migrated here from there, or through there)
   // is one whose pid the peer held: it forwards the process's messages here
-  return given === undefined || given.has(pid.n) || (proc !== null && (proc.peer === from || (proc.visited?.includes(from) ?? false)));
+  return given === undefined || given.has(pid.node === this.node.id ? pid.n : key(pid.node, pid.n)) || (proc !== null && (proc.peer === from || (proc.visited?.includes(from) ?? false)));
 }
 
 /**

@@ -51,7 +51,7 @@ export const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_M
 export const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4], null, ['EXITED', 5]];
 /** The environment list of a frame with no procedure in it (encode's small path). */
 export const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
-export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26, R_AS = 27, R_LIB = 28;
+export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26, R_AS = 27, R_LIB = 28, R_WHERE = 29;
 
 /** The encoding of NO_ENVS, the last item of a SEND frame with no procedure in it. */
 export const NO_ENVS_BYTES = new Uint8Array([0x80]);

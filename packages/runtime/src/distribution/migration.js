@@ -78,16 +78,19 @@ export async function migrate(proc, ref) {
   }
   this.node.retire(proc);
   // It may be back already: the node it went to sent it straight back, and that
-  // MIGRATE was handled before this answer was read. It lives here then: no forwarding
-  // entry (it would outlive the process, and forward its messages to where it once
-  // went), and the late messages are its own.
+  // MIGRATE was handled before this answer was read (a socket's messages that arrive
+  // together are handled before any promise reaction). It lives here then, or lived and
+  // ended: no forwarding entry (it would outlive the process, forward its messages to
+  // where it once went, and vouch for it there, whereabouts.js), and the late messages
+  // are its own.
   const back = this.node.guests.get(k);
-  if (back !== undefined && back !== proc && back.alive) {
-    for (const m of late) this.deliverLate(back, m);
+  if (this.cameBackWhileLeaving.delete(proc) || (back !== undefined && back !== proc && back.alive)) {
+    if (back !== undefined && back !== proc && back.alive) for (const m of late) this.deliverLate(back, m);
     return;
   }
   this.forwarding.set(k, to);
   this.location.set(k, to);
+  if (this.movedAhead.size !== 0 || this.placeWaits.size !== 0) this.locationChanged(k, proc.pid);
   for (const m of late) this.emit(to, [F_SEND, proc.pid.node, proc.pid.n, m]);
   // links made while it was moving (a `!?`'s monitor) follow it too, and so do the
   // monitors of callers on this node
@@ -146,6 +149,9 @@ export function acceptMigration(from, state, peer = from) {
   if (mailbox.length > max) {
     throw new Error(`its mailbox holds ${mailbox.length} messages, over the limit of ${max} messages a mailbox may hold on node ${this.node.id.slice(0, 12)}`);
   }
+  // the copy that left and is still waiting for its answer (migrate), if any: it must
+  // not leave a forwarding entry behind when that answer comes
+  const leaving = this.node.local(pid);
   const proc = this.node.adopt(pid, threadFromData(thread, null), peer);
   proc.visited = visited;
   proc.links = links.length > 0 ? links : null;
@@ -155,9 +161,11 @@ export function acceptMigration(from, state, peer = from) {
     this.node.retire(proc); // never two copies: the MIGRATE fails, the process runs on where it was
     throw e;
   }
+  if (leaving !== null && leaving !== proc) this.cameBackWhileLeaving.add(leaving);
   this.location.delete(key(pid.node, pid.n));
   this.forwarding.delete(key(pid.node, pid.n));
   this.carried.delete(key(pid.node, pid.n));
+  this.forgetWhereabouts(key(pid.node, pid.n));
   // where GONE goes when it ends here or leaves and ends elsewhere: every node it came
   // here from (a process coming back adds the node it came back from), each once
   const back = this.cameFrom.get(key(pid.node, pid.n));
@@ -219,6 +227,7 @@ export function processGone(from, pnode, pn) {
   this.forwarding.delete(k);
   this.location.delete(k);
   this.carried.delete(k);
+  this.forgetWhereabouts(k);
   const back = this.cameFrom.get(k);
   if (back === undefined) return;
   this.cameFrom.delete(k);

@@ -22,7 +22,8 @@
  *  - a frame for a process that left this node is forwarded where it went, and its
  *    sender told (MOVED); a MOVED is believed only from the node this one sends that
  *    process's messages to, a GONE only from the node it forwards the process to or
- *    sends its messages to (migration.js has the rest of location transparency).
+ *    sends its messages to (migration.js and whereabouts.js have the rest of location
+ *    transparency).
  *
  * These functions are Distribution's methods (`this` is the Distribution), moved here
  * whole: the SEND paths keep the bodies and call depth they were measured with.
@@ -295,13 +296,7 @@ export function handleFrame(from, f, bytes) {
     return;
   }
   if (type === F_MOVED) {
-    // Only the node this one would send the process's messages to can say it moved
-    // on (it forwarded one, or the process left it); believed from any other peer, a
-    // MOVED would let that peer take this node's messages for anyone's processes.
-    // A late duplicate from the previous host says what is already known: ignored.
-    const at = this.whereIs(new Pid(pnode, pn)), to = String(f[3]);
-    if (from === at) this.location.set(key(pnode, pn), to);
-    else if (to !== at) this.refuse(from, `MOVED for process ${pn} of ${pnode.slice(0, 12)} from ${from.slice(0, 12)}, which is not where this node sends its messages (${at.slice(0, 12)})`);
+    this.processMoved(from, pnode, pn, String(f[3])); // whereabouts.js
     return;
   }
   if (type === F_GONE) {

@@ -19,7 +19,7 @@
  * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
-import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, NOT_READY, answerValue } from './frame-vocabulary.js';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, R_WHERE, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -40,7 +40,7 @@ export function onRequest(from, bytes) {
   } catch (e) {
     return this.refusedRequest(from, e);
   }
-  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || req[0] === R_LIB || this.stale(req)) return this.onRequestAsync(from, bytes);
+  if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || req[0] === R_LIB || req[0] === R_WHERE || this.stale(req) || this.waitsForVouching(from, req)) return this.onRequestAsync(from, bytes);
   try {
     const value = this.answerNow(from, req);
     if (this.restricted.size === 0) return this.encode([true, value]);
@@ -56,11 +56,12 @@ export function onRequest(from, bytes) {
  * @this {Distribution}
  */
 export async function onRequestAsync(from, bytes) {
+  const arrived = Date.now(); // a vouching wait counts from here (whereabouts.js)
   try {
     const req = await this.decodeFetching(from, bytes);
     if (!Array.isArray(req)) throw new CodecError('malformed request');
     if (this.stale(req)) await this.refresh(from, req);
-    const value = await this.answer(from, req);
+    const value = await this.answer(from, req, arrived);
     if (this.restricted.size === 0) return this.encode([true, value]);
     return this.answerRestricted(from, value);
   } catch (e) {
@@ -75,9 +76,22 @@ export function refusedRequest(from, e) {
   return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
 }
 
-/** @param {string} from @param {any[]} req @this {Distribution} */
-export async function answer(from, req) {
+/**
+ * Whether a request must wait before it is answered: a MIGRATE from a restricted peer
+ * that this node cannot yet place there waits for the process's birth node to vouch
+ * (whereabouts.js).
+ * @param {string} from @param {any[]} req
+ * @this {Distribution}
+ */
+export function waitsForVouching(from, req) {
+  return req[0] === R_MIGRATE && this.restricted.size !== 0 && this.restricted.has(from) && this.needsVouching(from, req);
+}
+
+/** @param {string} from @param {any[]} req @param {number} [arrived] when the request arrived (ms) @this {Distribution} */
+export async function answer(from, req, arrived = Date.now()) {
   if (req[0] === R_LIB) return this.libraryData(String(req[1])); // a signed record waits for its signature
+  if (req[0] === R_WHERE) return this.answerWhere(from, req);
+  if (this.waitsForVouching(from, req)) await this.vouchMigration(from, req, arrived);
   if (req[0] !== R_EVAL) return this.answerNow(from, req);
   if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
   return JSON.stringify(await this.evaluate(String(req[1])));
@@ -121,9 +135,10 @@ export function answerNow(from, req) {
  * Send a request, decode the answer (fetching code it needs from the same node).
  * @param {string} to @param {any[]} req @param {boolean} [wait] see decodeFetching
  * @param {string | null} [owner] the restricted peer whose process makes it (capabilities.js, actRequest)
+ * @param {number} [timeoutMs] how long to wait for the answer (the node's request timeout)
  * @this {Distribution}
  */
-export function call(to, req, wait = true, owner = null) {
+export function call(to, req, wait = true, owner = null, timeoutMs = undefined) {
   let bytes;
   if (this.restricted.size !== 0) {
     this.give(to, req);
@@ -137,7 +152,7 @@ export function call(to, req, wait = true, owner = null) {
   if (this.restricted.size !== 0) this.giveEnvs(to, req);
   // an answer that decodes with the code at hand is read in the request's own
   // reaction: each await costs the caller a microtask turn (a remote spawn had five)
-  return this.mesh.request(to, bytes, { timeoutMs: this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {
+  return this.mesh.request(to, bytes, { timeoutMs: timeoutMs ?? this.timeoutMs }).then((/** @type {Uint8Array} */ answer) => {
     const r = this.decodeReady(answer);
     return r !== NOT_READY && !(wait && this.stale(r)) ? answerValue(r) : this.callSlowly(to, answer, wait);
   });
