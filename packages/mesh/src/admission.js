@@ -8,9 +8,9 @@
  *   both → ACCEPT
  *
  *   transcript = "termite-mesh/1 handshake" 0x00 ‖ len ‖ dialer's HELLO bytes ‖ len ‖ listener's HELLO bytes
- *                [‖ len ‖ channel binding]   (encrypted connections: TLS exporter bytes)
+ *   bound      = transcript [‖ len ‖ channel binding]   (encrypted connections: TLS exporter bytes)
  *   mac        = HMAC-SHA-256(tokenKey, "termite-mesh/1 <role> mac" 0x00 ‖ transcript)
- *   signature  = Ed25519(privateKey, "termite-mesh/1 <role> sig" 0x00 ‖ transcript)
+ *   signature  = Ed25519(privateKey, "termite-mesh/1 <role> sig" 0x00 ‖ bound)
  *   tokenKey   = SHA-256("termite-mesh/1 token" 0x00 ‖ UTF-8(token))
  *
  * where <role> is the prover's role (dialer or listener). Each side checks, in
@@ -28,8 +28,10 @@
  * Channel binding: on an encrypted connection (TCP in TLS, transports/tcp.js) the
  * transcript ends with keying material exported from the TLS session, which each side
  * computes itself and neither sends. A relay that terminates TLS towards each side
- * holds two sessions with two different values, so the proofs it relays verify over
- * neither: [bad token], the mac being checked first (the detail names the relay). The TLS certificate proves nothing; this does.
+ * holds two sessions with two different values, so the signatures it relays verify
+ * over neither: [bad signature], the detail naming the relay. The mac is not bound
+ * (a relay can pass it on, and gains nothing: the signature is required too), so a
+ * wrong token is still told apart: [bad token]. The TLS certificate proves nothing; this does.
  */
 import { AdmissionError, ProtocolVersionError, MalformedFrameError, UnknownFrameTypeError, UnknownTagError, ADMISSION_REASONS, InvalidArgumentError } from './errors.js';
 import { T, decodeFrame, encodeAccept, encodeAuth, encodeError, encodeHello, typeName } from './frames.js';
@@ -79,16 +81,18 @@ function proofInput(role, what, transcript) {
 }
 
 /**
- * The mac and signature a prover of `role` sends over `transcript`.
+ * The mac and signature a prover of `role` sends over `transcript` (the signature over
+ * `bound`, the transcript with the channel binding, when the connection has one).
  * @param {number} role ROLE_DIALER or ROLE_LISTENER (of the prover)
  * @param {Uint8Array} transcript
  * @param {CryptoKey} tokenKey
  * @param {{sign(data: Uint8Array): Promise<Uint8Array>}} identity
+ * @param {Uint8Array} [bound] default: transcript
  */
-export async function computeProof(role, transcript, tokenKey, identity) {
+export async function computeProof(role, transcript, tokenKey, identity, bound = transcript) {
   const [mac, signature] = await Promise.all([
     subtle.sign('HMAC', tokenKey, bs(proofInput(role, 'mac', transcript))).then((b) => new Uint8Array(b)),
-    identity.sign(proofInput(role, 'sig', transcript)),
+    identity.sign(proofInput(role, 'sig', bound)),
   ]);
   return { mac, signature };
 }
@@ -178,18 +182,20 @@ export async function runHandshake(conn, opts) {
     if (!opts.nonceCache.add(h.nonce)) throw new AdmissionError('replayed handshake', 'HELLO nonce seen before');
     if (opts.expectedPeerId && opts.expectedPeerId !== h.nodeId) throw new AdmissionError('unexpected frame', `expected node ${opts.expectedPeerId}, got ${h.nodeId}`);
     const binding = conn.channelBinding ?? null;
-    const transcript = role === ROLE_DIALER ? buildTranscript(hello, theirHelloBytes, binding) : buildTranscript(theirHelloBytes, hello, binding);
-    const proof = await computeProof(role, transcript, opts.tokenKey, identity);
+    const [dh, lh] = role === ROLE_DIALER ? [hello, theirHelloBytes] : [theirHelloBytes, hello];
+    const transcript = buildTranscript(dh, lh);
+    const bound = binding === null ? transcript : buildTranscript(dh, lh, binding);
+    const proof = await computeProof(role, transcript, opts.tokenKey, identity, bound);
     sendOrClosed(conn, encodeAuth(h.nonce, proof.mac, proof.signature), inbox);
 
     const a = /** @type {import('./frames.js').AuthFrame} */ (expect(await inbox.next(), T.AUTH));
     if (!bytesEqual(a.echoNonce, nonce)) throw new AdmissionError('replayed handshake', 'the AUTH answers a challenge of another connection');
     const peerRole = role === ROLE_DIALER ? ROLE_LISTENER : ROLE_DIALER;
     const macOk = await subtle.verify('HMAC', opts.tokenKey, bs(a.mac), bs(proofInput(peerRole, 'mac', transcript)));
-    // over an encrypted connection a relay that re-encrypts fails here too: its two sessions differ
+    if (!macOk) throw new AdmissionError('bad token', `node ${h.nodeId} does not know the mesh token`);
+    // over an encrypted connection a relay that re-encrypts fails here: its two sessions differ
     const orRelay = binding !== null ? ', or the TLS session is not end to end: a relay between us' : '';
-    if (!macOk) throw new AdmissionError('bad token', `node ${h.nodeId} does not know the mesh token${orRelay}`);
-    if (!(await verifySignature(h.publicKey, a.signature, proofInput(peerRole, 'sig', transcript)))) {
+    if (!(await verifySignature(h.publicKey, a.signature, proofInput(peerRole, 'sig', bound)))) {
       throw new AdmissionError('bad signature', `the signature is not by the key of node ${h.nodeId}${orRelay}`);
     }
     opts.onProgress?.(2);

@@ -5,8 +5,8 @@
  * real nodes on loopback ports; the relay is a real TLS proxy.
  * - the link is TCP in TLS and carries messages both ways;
  * - a peer that cannot prove its key is refused (bad signature);
- * - a relay that terminates TLS on each side and re-encrypts is refused (the proofs
- *   cover the session's keying material: the first check, the token's mac, fails);
+ * - a relay that terminates TLS on each side and re-encrypts is refused (the signatures
+ *   cover the session's keying material: bad signature, the detail naming the relay);
  * - a plain-TCP dialler at an encrypted node is refused with 'encryption required';
  * - an insecure node links to an insecure node over plain TCP;
  * - a 100 MiB message arrives intact over TLS.
@@ -93,7 +93,7 @@ test('a relay that terminates TLS towards each side and re-encrypts is refused b
   try {
     const b = await f.start({ tcp: {} });
     await assert.rejects(b.connect(`tls://127.0.0.1:${relay.port}`), (e) => {
-      assert.equal(/** @type {any} */ (e).reason, 'bad token');
+      assert.equal(/** @type {any} */ (e).reason, 'bad signature');
       assert.match(/** @type {Error} */ (e).message, /a relay between us/);
       return true;
     });

@@ -341,7 +341,7 @@ export class MeshGraph {
   showLinkTip(gl, e) {
     const a = this.store?.nodes.get(gl.a);
     const b = this.store?.nodes.get(gl.b);
-    const t = gl.transport === 'webrtc' ? 'WebRTC data channel' : 'WebSocket';
+    const t = gl.transport === 'webrtc' ? 'WebRTC data channel' : gl.transport === 'tcp' ? 'TCP' : 'WebSocket';
     this.tip(`<b>${t}</b><br><span>${esc(nodeName(a))} ↔ ${esc(nodeName(b))}</span><br><span>round trip ${esc(rtt(/** @type {number} */ (gl.rttMs)))}</span>`, e);
   }
 

@@ -15,7 +15,7 @@ export const ARRIVAL_MS = 6000;
  * @property {string} key "a|b" with a < b
  * @property {string} a
  * @property {string} b
- * @property {string} transport 'websocket' | 'webrtc' (the one traffic uses)
+ * @property {string} transport 'websocket' | 'webrtc' | 'tcp' (the one traffic uses)
  * @property {number|null} rttMs
  */
 

@@ -241,6 +241,7 @@ class TcpListener {
 
   /** @param {net.Socket} raw @param {ReturnType<typeof setTimeout>} timer */
   #acceptTls(raw, timer) {
+    raw.setNoDelay(true); // on the TCP socket itself: the TLS socket above it may not pass it down
     const socket = new tls.TLSSocket(raw, { isServer: true, secureContext: this.transport.secureContext, ALPNProtocols: ['termite-mesh/1'] });
     socket.on('error', (e) => { this.transport.log.info('TLS handshake failed', { address: raw.remoteAddress, error: e.message }); raw.destroy(); });
     socket.once('secure', () => this.#afterPreamble(socket, raw, timer));
