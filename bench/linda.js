@@ -30,6 +30,8 @@
  *   linda.matmul.{element,row}.n{1,2,4}  ms  the S/Net matrix multiplication (bench/programs/
  *                                      linda-matmul.scm) on a central space of the daemon with
  *                                      n workers, one on each of n worker daemons; and
+ *   linda.matmul.distributed.{element,row}.n{1,2,4} (and .fit.{a,b})  ms  the same on a
+ *                                      distributed space made on the daemon (KIND=distributed)
  *   linda.matmul.{element,row}.fit.{a,b}  ms  the S/Net paper's fit t(n) = a/n + b (least
  *                                      squares over the three medians): a the work that divides,
  *                                      b what does not (the holder, the coordinator)
@@ -125,12 +127,14 @@ async function matmulFigures(port) {
     for (let k = 0; k < Math.max(...MATMUL_WORKERS); k++) workers.push(await startAndWait([bin, '--port', '0', '--token', token, '--join', `ws://127.0.0.1:${port}`], LISTENING));
     /** @type {Record<string, string>} */
     const ports = Object.fromEntries(workers.map((w, k) => [`W${k + 1}`, String(w.m[2])]));
-    const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), matmul, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
-      timeoutMs: 400000,
-      env: { ...process.env, ...ports, HOLDER_PORT: String(port), ROUNDS: String(ROUNDS), DIM_ELEMENT: String(Math.max(4, Math.round(10 * Math.sqrt(SCALE)))), DIM_ROW: String(Math.max(4, Math.round(48 * Math.sqrt(SCALE)))) },
-    });
-    if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
-    keep(r.stdout);
+    for (const kind of ['central', 'distributed']) {
+      const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), matmul, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
+        timeoutMs: 400000,
+        env: { ...process.env, ...ports, KIND: kind, HOLDER_PORT: String(port), ROUNDS: String(ROUNDS), DIM_ELEMENT: String(Math.max(4, Math.round(10 * Math.sqrt(SCALE)))), DIM_ROW: String(Math.max(4, Math.round(48 * Math.sqrt(SCALE)))) },
+      });
+      if (r.timedOut || r.code !== 0) throw new Error(`${kind}: ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
+      keep(r.stdout);
+    }
   } finally {
     for (const w of workers) await stopChild(w.h);
   }
@@ -242,13 +246,15 @@ if (Number.isFinite(dr)) {
   rep.bench('linda.durable.out.vs_sqlite.ratio', Number(dr.toFixed(3)), 'x');
   rep.ratioComment('linda.durable.out', 'sqlite.insert', { min: 0.8, label: 'durable outs / SQLite inserts alone' });
 }
-for (const grain of ['element', 'row']) {
-  for (const n of MATMUL_WORKERS) figure(`linda.matmul.${grain}.n${n}`, `linda.matmul.${grain}.n${n}`, 'ms', `${grain} tasks, ${n} worker daemon${n > 1 ? 's' : ''}, central space on the daemon, product checked`);
-  const ts = MATMUL_WORKERS.map((n) => rep.get(`linda.matmul.${grain}.n${n}`));
-  if (ts.every((t) => t !== undefined)) {
-    const { a, b } = fitInverse(MATMUL_WORKERS, /** @type {number[]} */ (ts));
-    rep.bench(`linda.matmul.${grain}.fit.a`, Number(a.toFixed(1)), 'ms');
-    rep.bench(`linda.matmul.${grain}.fit.b`, Number(b.toFixed(1)), 'ms');
-    rep.comment(`linda.matmul.${grain}: t(n) = ${a.toFixed(1)}/n + ${b.toFixed(1)} ms (S/Net's a/n + b, least squares over n = ${MATMUL_WORKERS.join(', ')}); speed-up at 4: ${(/** @type {number} */ (ts[0]) / /** @type {number} */ (ts[2])).toFixed(2)}x`);
+for (const [kind, base] of [['central', 'linda.matmul'], ['distributed', 'linda.matmul.distributed']]) {
+  for (const grain of ['element', 'row']) {
+    for (const n of MATMUL_WORKERS) figure(`${base}.${grain}.n${n}`, `${base}.${grain}.n${n}`, 'ms', `${grain} tasks, ${n} worker daemon${n > 1 ? 's' : ''}, ${kind} space made on the daemon, product checked`);
+    const ts = MATMUL_WORKERS.map((n) => rep.get(`${base}.${grain}.n${n}`));
+    if (ts.every((t) => t !== undefined)) {
+      const { a, b } = fitInverse(MATMUL_WORKERS, /** @type {number[]} */ (ts));
+      rep.bench(`${base}.${grain}.fit.a`, Number(a.toFixed(1)), 'ms');
+      rep.bench(`${base}.${grain}.fit.b`, Number(b.toFixed(1)), 'ms');
+      rep.comment(`${base}.${grain}: t(n) = ${a.toFixed(1)}/n + ${b.toFixed(1)} ms (S/Net's a/n + b, least squares over n = ${MATMUL_WORKERS.join(', ')}); speed-up at 4: ${(/** @type {number} */ (ts[0]) / /** @type {number} */ (ts[2])).toFixed(2)}x`);
+    }
   }
 }

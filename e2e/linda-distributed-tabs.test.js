@@ -4,17 +4,21 @@
  * "Distributed spaces"): a program makes a distributed space on a daemon, two tabs join
  * it (each caches a replica), `rd` a configuration tuple from their own replica, `in`
  * tasks and `out` results; the program collects every result exactly once and nothing is
- * left over — on the daemon's replica either. Daemons are OS processes on free loopback
- * ports, stopped by PID.
+ * left over — on the daemon's replica either; then the Linda matrix multiplication
+ * (examples/mesh/matrix-tabs.scm, MATRIX_KIND=distributed) with its workers on two daemons
+ * and two tabs, the product checked. Daemons are OS processes on free loopback ports,
+ * stopped by PID.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import { startDaemon, newToken, runProgram } from '../node-daemon/test/helpers/daemons.js';
 import { launchChromium } from './helpers/browser.js';
 import { openTab, waitJoined, waitPeers, saveTabLogs, artifactsDir } from './helpers/mesh.js';
 
+const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'mesh');
 const token = newToken();
 /** @type {import('../node-daemon/test/helpers/daemons.js').Daemon} */
 let daemon;
@@ -76,4 +80,21 @@ test('two tabs share a distributed space with a daemon and a program: rd from th
   assert.ok(m, `unexpected output:\n${r.stdout}\n${r.stderr}`);
   assert.equal(Number(m[1]), TASKS);
   assert.equal(Number(m[2]) + Number(m[3]), TASKS, 'every result came from a tab');
+});
+
+test('Linda matrix multiplication on a distributed space, its workers on two daemons and two tabs, gives the right product', async () => {
+  const second = await startDaemon({ token, join: [daemon.url] });
+  try {
+    await waitPeers(daemon.url, [second.id], { timeoutMs: 30000 });
+    const r = await runProgram({ file: path.join(examples, 'matrix-tabs.scm') }, {
+      token, join: [daemon.url], timeoutMs: 90_000,
+      env: { MATRIX_N: '12', MATRIX_ON: 'all', MATRIX_WORKERS: '4', MATRIX_KIND: 'distributed' },
+    });
+    assert.equal(r.status, 0, `exit status; stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    const m = /\(rows 12 workers (\d+) reissued 0 product-correct #t\)/.exec(r.stdout);
+    assert.ok(m, `unexpected output:\n${r.stdout}\n${r.stderr}`);
+    assert.ok(Number(m[1]) >= 4, `workers on ${m[1]} nodes (two daemons and two tabs at least)`);
+  } finally {
+    await second.stop();
+  }
 });

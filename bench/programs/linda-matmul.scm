@@ -1,9 +1,11 @@
 ;; The S/Net paper's matrix multiplication as a benchmark (bench/linda.js,
-;; BENCHMARKS.md): a central space on the daemon at 127.0.0.1:HOLDER_PORT holds A's
+;; BENCHMARKS.md): a space made on the daemon at 127.0.0.1:HOLDER_PORT — central, or
+;; distributed with KIND=distributed (then every worker reads A and B from its own
+;; replica, and a task moves to the worker that takes it by ownership) — holds A's
 ;; rows, B's columns and one task per element (grain element: dim^2 tasks, each reads
 ;; one row and one column) or per row (grain row: dim tasks, each worker reads B's
 ;; columns once); n workers, one on each of the first n worker daemons (W1..W4 ports),
-;; take tasks and out results. Prints "result linda.matmul.<grain>.n<k> <round> <ms>":
+;; take tasks and out results. Prints "result linda.matmul[.distributed].<grain>.n<k> <round> <ms>":
 ;; the time from the first out of the input to the last result in, for k = 1, 2, 4,
 ;; ROUNDS timed rounds after a warm-up; the product is checked every run (an error
 ;; ends the program). Every loop is bounded by its count.
@@ -12,6 +14,8 @@
 (define holder (make-node "127.0.0.1" (port "HOLDER_PORT")))
 (define worker-nodes (map (lambda (k) (make-node "127.0.0.1" (port (string-append "W" (number->string k))))) '(1 2 3 4)))
 (define rounds (string->number (env "ROUNDS" "3")))
+(define kind (string->symbol (env "KIND" "central")))
+(define figure (if (eq? kind 'distributed) "result linda.matmul.distributed." "result linda.matmul."))
 (define dims (list (cons 'element (string->number (env "DIM_ELEMENT" "10")))
                    (cons (quote row) (string->number (env "DIM_ROW" "48")))))
 (define (now) (/ (current-jiffy) (exact->inexact (jiffies-per-second))))
@@ -40,7 +44,8 @@
 (define run-serial 0)
 (define (multiply grain dim nodes)
   (set! run-serial (+ run-serial 1))
-  (let* ((s (make-space (string->symbol (string-append "matmul-" (number->string run-serial))) 'central holder))
+  (let* ((name (string->symbol (string-append "matmul-" (symbol->string kind) "-" (number->string run-serial))))
+         (s (if (eq? kind 'distributed) (on holder (lambda () (make-space name 'distributed))) (make-space name 'central holder)))
          (a (vec dim (lambda (i) (vec dim (lambda (j) (+ i j 1))))))
          (b (vec dim (lambda (j) (vec dim (lambda (i) (- (* 2 i) j)))))) ; B's columns
          (tasks (if (eq? grain 'element) (* dim dim) dim))
@@ -67,7 +72,7 @@
         (let ((nodes (take worker-nodes n)))
           (multiply grain dim nodes) ; warm-up
           (do ((r 1 (+ r 1))) ((> r rounds))
-            (display "result linda.matmul.") (display grain) (display ".n") (display n)
+            (display figure) (display grain) (display ".n") (display n)
             (display " ") (display r) (display " ") (display (* 1000 (multiply grain dim nodes))) (newline))))
       '(1 2 4))))
  dims)

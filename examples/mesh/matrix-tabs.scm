@@ -13,7 +13,8 @@
 ;; in the middle of it.
 (define n (string->number (or (get-environment-variable "MATRIX_N") "24")))
 (define row-delay (string->number (or (get-environment-variable "MATRIX_ROW_DELAY") "0")))
-(define space (make-space 'matrix 'central)) ; held here, reached from every node
+;; MATRIX_KIND=distributed: a distributed space instead, replicated at every worker's node
+(define space (make-space 'matrix (if (equal? (get-environment-variable "MATRIX_KIND") "distributed") 'distributed 'central)))
 
 (define (make-matrix f) (let rows ((i 0) (acc '())) (if (= i n) (reverse acc)
   (rows (+ i 1) (cons (list->vector (let cols ((j 0) (r '())) (if (= j n) (reverse r) (cols (+ j 1) (cons (f i j) r))))) acc)))))

@@ -4,7 +4,8 @@
  * (helpers/peer.js sends raw frames): a peer joins (REPAIR_REQ #t → REPAIR_ACK with the
  * tuples, join #t), announces a tuple (OUT), is asked for a tuple it named that the
  * daemon lacks (ACCESS → REPAIR_REQ), takes the ownership of the daemon's tuple
- * (CHOWN_REQ → CHOWN_ACK) and withdraws it (DELETE); malformed or forged DTS frames are
+ * (CHOWN_REQ → CHOWN_ACK) and withdraws it (DELETE), comes back from a partition (ACCESS
+ * answered with the withdrawals it missed and the daemon's own ACCESS); malformed or forged DTS frames are
  * refused with their reason (an ERROR frame) and change nothing; a restricted peer may
  * withdraw only tuples it owns, and what it announces is its own; the daemon keeps serving.
  */
@@ -77,6 +78,12 @@ test('a peer joins, announces a tuple, is asked to repair, takes the ownership o
   // asked again for a withdrawn tuple, the daemon says it was deleted
   peer.send([DTS, D.CHOWN_REQ, 'hs', xid, []]);
   await peer.frame((f) => f[0] === DTS && f[1] === D.DELETE && f[3] === xid, 'a DELETE for a withdrawn tuple');
+  // after a partition: the peer says what it holds (a tuple withdrawn meanwhile among them) and asks for the daemon's list
+  peer.send([DTS, D.ACCESS, 'hs', [xid, mine], true, []]);
+  const gone = await peer.frame((f) => f[0] === DTS && f[1] === D.REPAIR_ACK && Array.isArray(f[4]) && f[4].includes(xid) && f[6] === false, 'the withdrawals the peer missed');
+  assert.deepEqual(gone[3], [], 'no tuple to repair');
+  const back = await peer.frame((f) => f[0] === DTS && f[1] === D.ACCESS, "the daemon's own ACCESS");
+  assert.deepEqual(back[3], [mine], 'the ids the daemon holds');
 });
 
 test('malformed and forged DTS frames are refused with their reason and change nothing', async () => {

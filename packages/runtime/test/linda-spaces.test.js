@@ -128,13 +128,6 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       dist.onSpaceFrame('peer', [33, 14, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
       assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
-      // with a timeout it waits in a helper process, which CANCEL stops
-      dist.onSpaceFrame('peer', [30, 16, 4, 'q', 'central', never, 60000, []]);
-      const helper = [...dist.spaceState.jobs.values()][0].proc;
-      assert.ok(helper !== null && helper.alive, 'a helper waits for it');
-      dist.onSpaceFrame('peer', [33, 16, []]);
-      assert.equal(dist.spaceState.jobs.size, 0);
-      assert.equal(helper.alive, false, 'the helper is stopped');
       dist.onSpaceFrame('peer', [33, 'x', []]);
       dist.onSpaceFrame('peer', [33, 15, 'extra', []]);
       assert.equal(dist.stats.dropped - dropped, 9, 'the two malformed CANCELs refused too');
@@ -211,7 +204,7 @@ test('with-qos: an operation past its deadline fails with a clear error; earlies
     assert.equal(writeString(r.value), '("in: the operation passed its deadline (with-qos) before a tuple matched" own-timeout plain-default (c b a) "a priority is 0 (first), 1, 2 or 3 (last)" "expected a non-negative timeout in seconds")');
   }));
 
-test('remote waits with no timeout are waiter records, answered by the matching out itself: every rd a copy, one in by priority then arrival', () =>
+test('remote waits with no timeout are waiter records, answered by the matching out itself: every rd a copy, one in by priority then arrival; timed ones wait in a helper', () =>
   withNode(async ({ node, run }) => {
     const { sent, mesh } = recordingMesh();
     const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
@@ -236,6 +229,13 @@ test('remote waits with no timeout are waiter records, answered by the matching 
       const again = sent.filter((s) => s.frame[0] === 31 && s.to === 'a');
       assert.equal(again.length, 1, 'a put-back tuple is offered to the records');
       assert.equal(dist.spaceState.jobs.size, 0);
+      // with a timeout it waits in a helper process, which CANCEL stops
+      dist.onSpaceFrame('peer', [30, 16, 4, 'q', 'central', tpl, 60000, []]);
+      const helper = [...dist.spaceState.jobs.values()][0].proc;
+      assert.ok(helper !== null && helper.alive, 'a helper waits for it');
+      dist.onSpaceFrame('peer', [33, 16, []]);
+      assert.equal(dist.spaceState.jobs.size, 0);
+      assert.equal(helper.alive, false, 'the helper is stopped');
     } finally {
       node.remote = null;
     }

@@ -5,7 +5,8 @@
  * DTS protocol (dts-protocol.js) only when it must.
  *
  *  - `out`: a new id, cached here, one OUT to each member. Its owner is this node — or,
- *    the RPC optimisation, the node whose announced waiting `in` it matches;
+ *    the RPC optimisation, the node whose announced waiting `in` it matches, or else the
+ *    member that last withdrew a tuple of its kind;
  *  - `rd`, `rdp`, `rd-timeout`, `space-count`: answered from the replica (a blocking `rd`
  *    that finds nothing asks the members once with RD, then waits in the core);
  *  - `in`, `inp`, `in-timeout`: the oldest match in the replica is withdrawn at once if
@@ -126,7 +127,7 @@ export function dtsOut(proc, rep, bytes) {
   const node = proc.node;
   const st = dtsState(node);
   const id = `${node.id}/${BOOT}/${++st.tuple}`;
-  const owner = rep.claimRemoteIn(bytes) ?? node.id;
+  const owner = rep.claimRemoteIn(bytes) ?? rep.likelyTaker(bytes) ?? node.id;
   coreCall('out', () => rep.add(id, owner, bytes));
   const info = spaceTable(node).info.get(rep.name);
   if (info !== undefined) info.outs++;

@@ -69,6 +69,7 @@ export function ensureReplica(node, name, home) {
   if (node.spaces.has(name) && kind !== 'distributed') throw new Error(`this node has a ${kind} space named ${name}; a distributed space needs another name`);
   const mine = home === node.id;
   if (!mine && node.remote == null) throw new Error(`the distributed space ${name} was made by another node, and this node is in no mesh`);
+  if (!mine && !node.remote.mesh.isReachable(home)) throw new Error(`the home of the distributed space ${name} (${home.slice(0, 12)}) is unreachable: a node joins a distributed space there`);
   declareSpace(node, name, 'distributed');
   const d = node.remote;
   if (d != null && d.dtsListening !== true) {
@@ -213,6 +214,7 @@ function handle(d, rep, from, sub, f, refuse) {
       if (id === false) return;
       const t = rep.tuples.get(id);
       if (restricted && t !== undefined && t.owner !== from) return refuse(`DELETE of ${refuseWhy(rep, id)}: a restricted peer withdraws only tuples it owns`);
+      if (t !== undefined) rep.noteTaker(from, t.bytes);
       deleted(rep, id);
       return;
     }

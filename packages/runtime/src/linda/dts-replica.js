@@ -64,6 +64,8 @@ export class Replica {
     this.remoteIns = new Map();
     /** @type {Map<string, number>} announced ins per peer */
     this.remoteInsPerPeer = new Map();
+    /** @type {Map<string, string>} the node that last withdrew a tuple of each kind (kindKey) */
+    this.lastTaker = new Map();
     /** @type {Map<string, any>} ids this node asked the owner for, and who waits for the answer */
     this.acquiring = new Map();
     /** @type {Map<string, string[]>} ownership requests for ids this node does not know yet */
@@ -221,6 +223,28 @@ export class Replica {
     }
   }
 
+  /**
+   * The RPC optimisation by observation (L²imbo): with no announced `in` for a new tuple,
+   * the member that last withdrew a tuple of its kind (same arity, same first field) —
+   * a server that has not announced its next `in` yet — is likely to take it. Null if
+   * none, or that was this node.
+   * @param {Uint8Array} bytes
+   */
+  likelyTaker(bytes) {
+    if (this.lastTaker.size === 0 || this.space.waiters > 0) return null; // a process of this node waits: it comes first
+    const k = kindKey(bytes);
+    const who = k === null ? undefined : this.lastTaker.get(k);
+    return who !== undefined && who !== this.node.id && this.members.has(who) ? who : null;
+  }
+
+  /** `who` withdrew a tuple with these bytes. @param {string} who @param {Uint8Array} bytes */
+  noteTaker(who, bytes) {
+    const k = kindKey(bytes);
+    if (k === null) return;
+    if (this.lastTaker.size >= 1024 && !this.lastTaker.has(k)) this.lastTaker.clear(); // bounded
+    this.lastTaker.set(k, who);
+  }
+
   /** Every live tuple as [id, owner, bytes] (for a REPAIR_ACK). */
   liveTuples() {
     /** @type {any[]} */
@@ -228,4 +252,53 @@ export class Replica {
     for (const [id, t] of this.tuples) out.push([id, t.owner, t.bytes]);
     return out;
   }
+}
+
+/**
+ * A tuple's kind for likelyTaker: its array head and first field's bytes (a tuple whose
+ * first field is longer than 64 bytes, or that cannot be read, has none).
+ * @param {Uint8Array} b
+ * @returns {string | null}
+ */
+function kindKey(b) {
+  const head = itemEnd(b, 0, 0);
+  if (head < 0) return null;
+  const first = arrayStart(b);
+  if (first < 0) return null;
+  const end = itemEnd(b, first, 0);
+  if (end < 0 || end - first > 64) return null;
+  return bytesKey(b.subarray(0, first)) + bytesKey(b.subarray(first, end));
+}
+
+/** Where an array's first item starts (after its head), or -1. @param {Uint8Array} b */
+function arrayStart(b) {
+  if (b.length === 0 || (b[0] & 0xe0) !== 0x80) return -1;
+  const ai = b[0] & 0x1f;
+  return ai < 24 ? 1 : ai === 24 ? 2 : ai === 25 ? 3 : ai === 26 ? 5 : ai === 27 ? 9 : -1;
+}
+
+/**
+ * Where the CBOR item at `i` ends, or -1 (malformed, indefinite, or nested too deep).
+ * For an array at depth 0 only its head is read (the caller wants the first field).
+ * @param {Uint8Array} b @param {number} i @param {number} depth
+ * @returns {number}
+ */
+function itemEnd(b, i, depth) {
+  if (i >= b.length || depth > 8) return -1;
+  const major = b[i] >> 5, ai = b[i] & 0x1f;
+  const n = ai < 24 ? 0 : ai === 24 ? 1 : ai === 25 ? 2 : ai === 26 ? 4 : ai === 27 ? 8 : -1;
+  if (n < 0 || i + 1 + n > b.length) return -1;
+  let v = ai < 24 ? ai : 0;
+  for (let k = 0; k < n; k++) v = v * 256 + b[i + 1 + k];
+  let at = i + 1 + n;
+  if (major === 2 || major === 3) return at + v <= b.length ? at + v : -1;
+  if (major === 6) return itemEnd(b, at, depth + 1);
+  if (major === 4 || major === 5) {
+    if (depth === 0 && major === 4) return at; // the head of the tuple itself
+    const items = major === 5 ? v * 2 : v;
+    if (items > 64) return -1;
+    for (let k = 0; k < items && at >= 0; k++) at = itemEnd(b, at, depth + 1);
+    return at;
+  }
+  return at; // integers, simple values, floats
 }
