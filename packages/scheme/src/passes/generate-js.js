@@ -39,6 +39,7 @@ import {
 } from '../ir/wire.js';
 import { CompilerBug } from './walk-core.js';
 import { inlinePrimitive, internalOps } from './inline-primitives.js';
+import { typeLoop, emitTypedLoop } from './typed-loops.js';
 
 /** Maximum JS stack depth (in Scheme calls) before the stack is unwound to the driver. */
 export const MAX_DEPTH = 800;
@@ -149,6 +150,8 @@ class LambdaGen {
     this.emitFreeLoads(cl.body, lines);
     const body = new BlockWriter(this, cl, 'fast');
     if (hasLoop) {
+      const typing = typeLoop(this.unit, cl);
+      if (typing) emitTypedLoop(this.unit, cl, typing, lines);
       lines.push(`  loop: for (;;) {`);
       lines.push(`    if (--R.fuel < 0) return sc(c, [${params.join(', ')}]);`);
       body.block(cl.body, '    ', lines);
