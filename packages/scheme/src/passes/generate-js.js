@@ -45,10 +45,19 @@ import { typeLoop, emitTypedLoop } from './typed-loops.js';
 export const MAX_DEPTH = 800;
 
 /**
+ * The JavaScript of a unit, whole or in two parts. 'all' returns the table
+ * `[[fast, resume], ...]`. The linker generates 'fast' at instantiation — it returns
+ * `[[fast, ...], [S0 or null, ...]]` (the fast forms and the unit's closed closures) —
+ * and 'resume' only when a frame of the unit is first resumed: most code never
+ * suspends (a short program never resumes a frame of most of the runtime library), so
+ * start-up generates and parses about half the text. The 'resume' part reads the fast
+ * forms and closed closures of the instance from `$.L` and `$.S` (closures keep their
+ * identity) and returns `[resume, ...]`.
  * @param {any} unit a checked wire unit
- * @returns {string} the body of `new Function('$', body)`, returning the lambda table
+ * @param {'all'|'fast'|'resume'} [part]
+ * @returns {string} the body of `new Function('$', body)`
  */
-export function generateJs(unit) {
+export function generateJs(unit, part = 'all') {
   /** @type {string[]} */
   const out = [];
   out.push(`'use strict';`);
@@ -59,17 +68,29 @@ export function generateJs(unit) {
     if (!internalOps.has(name)) out.push(`const P${i} = $.P[${i}];`);
   });
   unit.lambdas.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const LAM${i} = $.LAM[${i}];`));
-  /** @type {string[]} */
+  if (part === 'resume') {
+    unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+      out.push(`const L${i} = $.L[${i}];`);
+      if (lam.nfree === 0) out.push(`const S${i} = $.S[${i}];`);
+    });
+  }
+  /** @type {[string, string][]} */
   const table = [];
   unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
     const gen = new LambdaGen(unit, lam, i, out);
-    table.push(gen.emit());
+    table.push(gen.emit(part));
   });
   // closures without free values are allocated once per unit instantiation
-  unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
-    if (lam.nfree === 0) out.push(`const S${i} = new Closure(L${i}, LAM${i}, EMPTY);`);
-  });
-  out.push(`return [${table.join(', ')}];`);
+  if (part !== 'resume') {
+    unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+      if (lam.nfree === 0) out.push(`const S${i} = new Closure(L${i}, LAM${i}, EMPTY);`);
+    });
+  }
+  if (part === 'all') out.push(`return [${table.map(([f, r]) => `[${f}, ${r}]`).join(', ')}];`);
+  else if (part === 'fast') {
+    const closed = unit.lambdas.map((/** @type {any} */ lam, /** @type {number} */ i) => (lam.nfree === 0 ? `S${i}` : 'null'));
+    out.push(`return [[${table.map(([f]) => f).join(', ')}], [${closed.join(', ')}]];`);
+  } else out.push(`return [${table.map(([, r]) => r).join(', ')}];`);
   return out.join('\n');
 }
 
@@ -97,13 +118,20 @@ class LambdaGen {
     return site === undefined ? '' : ` //@${this.index}:${site}`;
   }
 
-  /** Emit the functions of this lambda; returns the JS text of its table entry. */
-  emit() {
+  /**
+   * Emit the functions of this lambda (fast forms, resume forms or both); returns the
+   * names of its fast and resume entries.
+   * @param {'all'|'fast'|'resume'} part
+   * @returns {[string, string]}
+   */
+  emit(part) {
     const { lam, index } = this;
+    const fast = part !== 'resume';
+    const resume = part !== 'fast';
     if (lam.clauses.length === 1) {
-      this.emitFast(lam.clauses[0], `L${index}`);
-      this.emitResume(lam.clauses[0], `L${index}$r`);
-      return `[L${index}, L${index}$r]`;
+      if (fast) this.emitFast(lam.clauses[0], `L${index}`);
+      if (resume) this.emitResume(lam.clauses[0], `L${index}$r`);
+      return [`L${index}`, `L${index}$r`];
     }
     // case-lambda: one fast form and one resume form per clause, plus dispatchers
     /** @type {string[]} */
@@ -112,16 +140,16 @@ class LambdaGen {
     const resumes = [];
     let maxLabel = 0;
     lam.clauses.forEach((/** @type {any} */ cl, /** @type {number} */ k) => {
-      this.emitFast(cl, `L${index}_${k}`, true);
-      this.emitResume(cl, `L${index}$r${k}`);
+      if (fast) this.emitFast(cl, `L${index}_${k}`, true);
+      if (resume) this.emitResume(cl, `L${index}$r${k}`);
       const test = cl.rest ? `n >= ${cl.nreq}` : `n === ${cl.nreq}`;
       cases.push(`  if (${test}) return L${index}_${k}.apply(this, arguments);`);
       maxLabel += countLabels(cl.body);
       resumes.push(`  if (fr.label <= ${maxLabel}) return L${index}$r${k}(fr, v);`);
     });
-    this.out.push(`function L${index}(d) {\n  const n = arguments.length - 1;\n${cases.join('\n')}\n  return arity(this, n);\n}`);
-    this.out.push(`function L${index}$r(fr, v) {\n${resumes.join('\n')}\n  throw new Error('bad frame label ' + fr.label);\n}`);
-    return `[L${index}, L${index}$r]`;
+    if (fast) this.out.push(`function L${index}(d) {\n  const n = arguments.length - 1;\n${cases.join('\n')}\n  return arity(this, n);\n}`);
+    if (resume) this.out.push(`function L${index}$r(fr, v) {\n${resumes.join('\n')}\n  throw new Error('bad frame label ' + fr.label);\n}`);
+    return [`L${index}`, `L${index}$r`];
   }
 
   /**
