@@ -24,6 +24,12 @@
  *                states are the return points and join points, so no code is duplicated.
  *                A self tail call re-enters the fast form.
  *
+ * The fast forms and the resume forms of a unit can be generated apart (generateJs's
+ * `part`): the linker generates the resume forms on the first resume. A loop clause on
+ * fixnums or flonums also gets a typed copy in its fast form (typed-loops.js). The JS
+ * stack is bounded in bytes: `d` counts stack units, each call adding its activation's
+ * frameWeight, and a callee past MAX_DEPTH unwinds.
+ *
  * Generated code refers to nothing but generated identifiers and the tables the linker
  * passes in ($.K constants, $.G global cells, $.P primitives, $.LAM lambda infos):
  * no name, string or datum from the program is ever spliced into the source, so IR
