@@ -24,6 +24,9 @@
  *   guile.fib30, guile.tak, guile.mbrot, guile.strbuild   the same programs in Guile (`guile` on
  *                                               PATH, compiled by Guile, timed inside it like ours),
  *                                               printed as ratios scheme / guile; skipped without guile
+ *   scheme.ack, scheme.fibc, scheme.ctak        bench/programs/control.scm: (ack 3 9) = 4093, deep
+ *                                               non-tail recursion; (fibc 20) = 6765 and (ctak 18 12 6) = 7,
+ *                                               a call/cc per call; beside guile.ack, guile.fibc, guile.ctak, ms
  *   scheme.deep1m                               non-tail recursion 1,000,000 deep, ms
  *   scheme.capture_serialize.D (D = 10, 1000, 100000), µs; and .D_bytes
  *       call/cc at the bottom of a non-tail recursion D deep (D frames of (+ 1 [])),
@@ -50,7 +53,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -108,6 +111,9 @@ const FLOAT_AND_STRINGS = String.raw`
                  (loop (+ i 1)))))
     (+ (string-length (get-output-string out)) (string-length t))))
 `;
+
+/** Shared by our Scheme and Guile: deep recursion and call/cc-heavy code. */
+const CONTROL = readFileSync(new URL('./programs/control.scm', import.meta.url), 'utf8');
 
 /** Ours only: deep recursion and continuation capture. */
 const OURS = String.raw`
@@ -230,7 +236,7 @@ async function biwa(rep, name, warmup, rounds) {
 
 function loadOurs() {
   const t0 = performance.now();
-  const units = compileProgramText(COMMON + FLOAT_AND_STRINGS + OURS, { file: 'bench/scheme.js' });
+  const units = compileProgramText(COMMON + FLOAT_AND_STRINGS + CONTROL + OURS, { file: 'bench/scheme.js' });
   const prog = linkProgram(units);
   const r = runToCompletion(new Thread(prog.top, []));
   if (!r.ok) throw new Error(`bench program failed to load: ${r.error}`);
@@ -378,6 +384,9 @@ const GUILE = /** @type {const} */ ([
   ['tak', '(tak 18 12 6)', 7, 9],
   ['mbrot', `(mbrot ${MBROT_N})`, MBROT_SUM, 9],
   ['strbuild', `(strbuild ${STRBUILD_N})`, STRBUILD_LEN, 9],
+  ['ack', '(ack 3 9)', 4093, 5],
+  ['fibc', '(fibc 20)', 6765, 5],
+  ['ctak', '(ctak 18 12 6)', 7, 5],
 ]);
 
 /**
@@ -398,7 +407,7 @@ function guile(rep) {
   try {
     const calls = selected.map(([k, call, , rounds]) => `(time-calls "${k}" (lambda () ${call}) ${rounds})`).join('\n');
     const file = join(dir, 'bench.scm');
-    writeFileSync(file, `${COMMON}\n${FLOAT_AND_STRINGS}\n${GUILE_HARNESS}\n${calls}\n`);
+    writeFileSync(file, `${COMMON}\n${FLOAT_AND_STRINGS}\n${CONTROL}\n${GUILE_HARNESS}\n${calls}\n`);
     const r = spawnSync(exe, [file], { encoding: 'utf8', timeout: 300_000, env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
     if (r.status !== 0) {
       rep.comment(`guile.*: guile failed (exit ${r.status ?? r.signal}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
@@ -528,6 +537,7 @@ async function main() {
   const all = [
     'js.fib30', 'scheme.fib30', 'biwa.fib30', 'js.tak', 'scheme.tak', 'biwa.tak',
     'js.loop10m', 'scheme.loop10m', 'biwa.loop10m', 'js.mbrot', 'scheme.mbrot', 'scheme.strbuild',
+    'scheme.ack', 'scheme.fibc', 'scheme.ctak',
     'scheme.startup', 'scheme.startup_nocache', 'node.startup',
     ...GUILE.map(([k]) => `guile.${k}`), 'scheme.deep1m',
     ...[10, 1000, 100000].flatMap((d) => [`scheme.capture_serialize.${d}`, `scheme.capture_serialize.${d}_bytes`]),
@@ -553,6 +563,9 @@ async function main() {
     opts: { warmup: 2, rounds: 11, roundMs: 50 }, biwaWarmup: 0, biwaRounds: 0,
   });
   alone(rep, ours, 'strbuild', [STRBUILD_N], STRBUILD_LEN);
+  alone(rep, ours, 'ack', [3, 9], 4093);
+  alone(rep, ours, 'fibc', [20], 6765);
+  alone(rep, ours, 'ctak', [18, 12, 6], 7);
   // Guile needs our figures of this run for its ratios: scheme.X of the same programs
   if (rep.wantsAny(GUILE.map(([k]) => `guile.${k}`))) {
     for (const [k, call] of GUILE) {

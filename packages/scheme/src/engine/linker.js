@@ -8,7 +8,9 @@
  * Cell; a unit's code holds its cells directly, so a global access is one property
  * load. Instantiation generates JavaScript from the IR (never runs JS received from
  * elsewhere), evaluates it with `new Function`, and fills the unit's LambdaInfo table,
- * which closures and frames reference.
+ * which closures and frames reference. Only the fast forms are generated then; the
+ * resume forms of a unit are generated, evaluated and put in its table the first time
+ * one of its frames is resumed (until then each `lam.resume` is that step).
  */
 import { Cell, Unbound, codeRuntime, EMPTY } from './engine.js';
 import { primitives } from './registry.js';
@@ -108,22 +110,46 @@ export function instantiate(wire, hash, env, opts = {}) {
       resume: null,
     };
   });
-  let source = sourceCache.get(hash);
-  if (source === undefined) {
-    source = generateJs(wire);
-    sourceCache.set(hash, source);
-  }
   const sourceName = `termite:${hash.slice(0, 16)}.js`;
-  const fns = new Function('$', `${source}\n//# sourceURL=${sourceName}`)({ ...codeRuntime, K, G, P, LAM });
+  const source = generated(sourceCache, wire, hash, 'fast', sourceName);
+  const [fast, closed] = new Function('$', `${source}\n//# sourceURL=${sourceName}`)({ ...codeRuntime, K, G, P, LAM });
+  // The resume forms are generated when a frame of this instance is first resumed.
+  const resumeName = `termite:${hash.slice(0, 16)}$r.js`;
+  const materialize = function (/** @type {any} */ fr, /** @type {any} */ v) {
+    const rsource = generated(resumeCache, wire, hash, 'resume', resumeName);
+    const resumes = new Function('$', `${rsource}\n//# sourceURL=${resumeName}`)({ ...codeRuntime, K, G, P, LAM, L: fast, S: closed });
+    LAM.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+      lam.resume = resumes[i];
+    });
+    return fr.lam.resume(fr, v);
+  };
   LAM.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
-    lam.fast = fns[i][0];
-    lam.resume = fns[i][1];
+    lam.fast = fast[i];
+    lam.resume = materialize;
   });
   instance.lams = LAM;
   instance.top = new Closure(LAM[0].fast, LAM[0], EMPTY);
+  return instance;
+}
+
+/** Generated resume forms by unit hash. */
+const resumeCache = new Map();
+
+/**
+ * A part of a unit's JavaScript (passes/generate-js.js), generated once per unit hash
+ * and registered for backtraces and source locations under `sourceName`.
+ * @param {Map<string, string>} cache @param {any} wire @param {string} hash
+ * @param {'fast'|'resume'} part @param {string} sourceName
+ */
+function generated(cache, wire, hash, part, sourceName) {
+  let source = cache.get(hash);
+  if (source === undefined) {
+    source = generateJs(wire, part);
+    cache.set(hash, source);
+  }
   if (wire.debug) registerSourceMap(sourceName, source, wire.debug);
   registerUnitSource(sourceName, source, wire);
-  return instance;
+  return source;
 }
 
 /** Lines `new Function` puts before the body ("function anonymous($\n) {"). */

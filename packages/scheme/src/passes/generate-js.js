@@ -13,7 +13,8 @@
  *                K_JOIN → `jN: { inner }` followed by the join's code, K_LOOP →
  *                `continue` of a loop around the body.
  *                After every non-tail call:
- *                  l2 = f[CALL](d + 1, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
+ *                  l2 = f[CALL](d + w, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
+ *                (w: this activation's stack weight, frameWeight)
  *                so when anything below unwinds (pre-emption, call/cc, a blocking receive,
  *                the depth limit), this activation reifies itself as a Frame and unwinds too.
  *                On entry: arity check, then fuel and depth check (`sc` suspends the call).
@@ -22,6 +23,12 @@
  *                the rest of the clause as a state machine (`for(;;) switch (st)`) whose
  *                states are the return points and join points, so no code is duplicated.
  *                A self tail call re-enters the fast form.
+ *
+ * The fast forms and the resume forms of a unit can be generated apart (generateJs's
+ * `part`): the linker generates the resume forms on the first resume. A loop clause on
+ * fixnums or flonums also gets a typed copy in its fast form (typed-loops.js). The JS
+ * stack is bounded in bytes: `d` counts stack units, each call adding its activation's
+ * frameWeight, and a callee past MAX_DEPTH unwinds.
  *
  * Generated code refers to nothing but generated identifiers and the tables the linker
  * passes in ($.K constants, $.G global cells, $.P primitives, $.LAM lambda infos):
@@ -39,15 +46,41 @@ import {
 } from '../ir/wire.js';
 import { CompilerBug } from './walk-core.js';
 import { inlinePrimitive, internalOps } from './inline-primitives.js';
-
-/** Maximum JS stack depth (in Scheme calls) before the stack is unwound to the driver. */
-export const MAX_DEPTH = 800;
+import { typeLoop, emitTypedLoop } from './typed-loops.js';
 
 /**
- * @param {any} unit a checked wire unit
- * @returns {string} the body of `new Function('$', body)`, returning the lambda table
+ * The JS stack the generated code may use before it is unwound to the driver, in units
+ * of about 150 bytes (a small activation). Each activation adds its weight (frameWeight)
+ * to the depth `d` it passes to its callees, so the bound is on bytes, not on calls:
+ * with Node's default stack (~984 KB) a generated function with 4 locals overflows at
+ * about 6,500 frames, with 64 at 1,560, with 256 at 450 (measured). 2,400 units is
+ * about 360 KB, leaving the rest to the primitives and the host below and above.
  */
-export function generateJs(unit) {
+export const MAX_DEPTH = 2400;
+
+/**
+ * The stack units of one activation of a clause: an interpreted frame takes about
+ * 120 bytes plus 8 per register (locals and temporaries).
+ * @param {any} cl
+ */
+export function frameWeight(cl) {
+  return 1 + (cl.nlocals >> 4);
+}
+
+/**
+ * The JavaScript of a unit, whole or in two parts. 'all' returns the table
+ * `[[fast, resume], ...]`. The linker generates 'fast' at instantiation — it returns
+ * `[[fast, ...], [S0 or null, ...]]` (the fast forms and the unit's closed closures) —
+ * and 'resume' only when a frame of the unit is first resumed: most code never
+ * suspends (a short program never resumes a frame of most of the runtime library), so
+ * start-up generates and parses about half the text. The 'resume' part reads the fast
+ * forms and closed closures of the instance from `$.L` and `$.S` (closures keep their
+ * identity) and returns `[resume, ...]`.
+ * @param {any} unit a checked wire unit
+ * @param {'all'|'fast'|'resume'} [part]
+ * @returns {string} the body of `new Function('$', body)`
+ */
+export function generateJs(unit, part = 'all') {
   /** @type {string[]} */
   const out = [];
   out.push(`'use strict';`);
@@ -58,17 +91,29 @@ export function generateJs(unit) {
     if (!internalOps.has(name)) out.push(`const P${i} = $.P[${i}];`);
   });
   unit.lambdas.forEach((/** @type {any} */ _, /** @type {number} */ i) => out.push(`const LAM${i} = $.LAM[${i}];`));
-  /** @type {string[]} */
+  if (part === 'resume') {
+    unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+      out.push(`const L${i} = $.L[${i}];`);
+      if (lam.nfree === 0) out.push(`const S${i} = $.S[${i}];`);
+    });
+  }
+  /** @type {[string, string][]} */
   const table = [];
   unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
     const gen = new LambdaGen(unit, lam, i, out);
-    table.push(gen.emit());
+    table.push(gen.emit(part));
   });
   // closures without free values are allocated once per unit instantiation
-  unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
-    if (lam.nfree === 0) out.push(`const S${i} = new Closure(L${i}, LAM${i}, EMPTY);`);
-  });
-  out.push(`return [${table.join(', ')}];`);
+  if (part !== 'resume') {
+    unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
+      if (lam.nfree === 0) out.push(`const S${i} = new Closure(L${i}, LAM${i}, EMPTY);`);
+    });
+  }
+  if (part === 'all') out.push(`return [${table.map(([f, r]) => `[${f}, ${r}]`).join(', ')}];`);
+  else if (part === 'fast') {
+    const closed = unit.lambdas.map((/** @type {any} */ lam, /** @type {number} */ i) => (lam.nfree === 0 ? `S${i}` : 'null'));
+    out.push(`return [[${table.map(([f]) => f).join(', ')}], [${closed.join(', ')}]];`);
+  } else out.push(`return [${table.map(([, r]) => r).join(', ')}];`);
   return out.join('\n');
 }
 
@@ -96,13 +141,20 @@ class LambdaGen {
     return site === undefined ? '' : ` //@${this.index}:${site}`;
   }
 
-  /** Emit the functions of this lambda; returns the JS text of its table entry. */
-  emit() {
+  /**
+   * Emit the functions of this lambda (fast forms, resume forms or both); returns the
+   * names of its fast and resume entries.
+   * @param {'all'|'fast'|'resume'} part
+   * @returns {[string, string]}
+   */
+  emit(part) {
     const { lam, index } = this;
+    const fast = part !== 'resume';
+    const resume = part !== 'fast';
     if (lam.clauses.length === 1) {
-      this.emitFast(lam.clauses[0], `L${index}`);
-      this.emitResume(lam.clauses[0], `L${index}$r`);
-      return `[L${index}, L${index}$r]`;
+      if (fast) this.emitFast(lam.clauses[0], `L${index}`);
+      if (resume) this.emitResume(lam.clauses[0], `L${index}$r`);
+      return [`L${index}`, `L${index}$r`];
     }
     // case-lambda: one fast form and one resume form per clause, plus dispatchers
     /** @type {string[]} */
@@ -111,16 +163,16 @@ class LambdaGen {
     const resumes = [];
     let maxLabel = 0;
     lam.clauses.forEach((/** @type {any} */ cl, /** @type {number} */ k) => {
-      this.emitFast(cl, `L${index}_${k}`, true);
-      this.emitResume(cl, `L${index}$r${k}`);
+      if (fast) this.emitFast(cl, `L${index}_${k}`, true);
+      if (resume) this.emitResume(cl, `L${index}$r${k}`);
       const test = cl.rest ? `n >= ${cl.nreq}` : `n === ${cl.nreq}`;
       cases.push(`  if (${test}) return L${index}_${k}.apply(this, arguments);`);
       maxLabel += countLabels(cl.body);
       resumes.push(`  if (fr.label <= ${maxLabel}) return L${index}$r${k}(fr, v);`);
     });
-    this.out.push(`function L${index}(d) {\n  const n = arguments.length - 1;\n${cases.join('\n')}\n  return arity(this, n);\n}`);
-    this.out.push(`function L${index}$r(fr, v) {\n${resumes.join('\n')}\n  throw new Error('bad frame label ' + fr.label);\n}`);
-    return `[L${index}, L${index}$r]`;
+    if (fast) this.out.push(`function L${index}(d) {\n  const n = arguments.length - 1;\n${cases.join('\n')}\n  return arity(this, n);\n}`);
+    if (resume) this.out.push(`function L${index}$r(fr, v) {\n${resumes.join('\n')}\n  throw new Error('bad frame label ' + fr.label);\n}`);
+    return [`L${index}`, `L${index}$r`];
   }
 
   /**
@@ -149,6 +201,8 @@ class LambdaGen {
     this.emitFreeLoads(cl.body, lines);
     const body = new BlockWriter(this, cl, 'fast');
     if (hasLoop) {
+      const typing = typeLoop(this.unit, cl);
+      if (typing) emitTypedLoop(this.unit, cl, typing, frameWeight(cl), lines);
       lines.push(`  loop: for (;;) {`);
       lines.push(`    if (--R.fuel < 0) return sc(c, [${params.join(', ')}]);`);
       body.block(cl.body, '    ', lines);
@@ -209,6 +263,7 @@ class BlockWriter {
     this.clause = clause;
     this.mode = mode;
     this.unit = gen.unit;
+    this.weight = frameWeight(clause);
     /** resume mode: pieces still to emit, as [state, block, start index] */
     /** @type {[number, any[], number][]} */
     this.pieces = [];
@@ -274,7 +329,7 @@ class BlockWriter {
         case K_CALL: {
           const [, label, dest, live, f, args] = ins;
           const slots = ['c', ...live.map((/** @type {number} */ l) => 'l' + l)].join(', ');
-          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](d + 1${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
+          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](d + ${this.weight}${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           lines.push(`${ind}if (l${dest} === U) return push(LAM${this.gen.index}, ${label}, [${slots}]);`);
           if (this.mode === 'resume') {
             lines.push(`${ind}st = ${label}; continue;`);
@@ -304,7 +359,7 @@ class BlockWriter {
           lines.push(`${ind}return ${this.triv(ins[1])};${this.gen.marker(ins)}`);
           return;
         case K_TAIL:
-          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + 1${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
+          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + ${this.weight}${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           return;
         case K_IF:
           // The then-block ends in a terminal, so the else-block follows the `if`
@@ -331,7 +386,7 @@ class BlockWriter {
             if (args.length > 0) lines.push(`${ind}{ const ${temps.join(', ')}; ${args.map((/** @type {any} */ _, /** @type {number} */ k) => `l${k} = t${k};`).join(' ')} }`);
             lines.push(`${ind}continue loop;`);
           } else {
-            lines.push(`${ind}return c[CALL](d + 1${args.map((/** @type {any} */ a) => ', ' + a).join('')});`);
+            lines.push(`${ind}return c[CALL](d + ${this.weight}${args.map((/** @type {any} */ a) => ', ' + a).join('')});`);
           }
           return;
         }
