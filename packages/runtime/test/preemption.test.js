@@ -103,7 +103,7 @@ const ATTACKS = [
 ];
 
 for (const [name, body, medianBound = MEDIAN_BOUND_MS] of ATTACKS) {
-  test(`an endless loop of ${name} leaves the event loop its turn`, { timeout: 60_000 }, async (t) => {
+  test(`an endless loop of ${name} leaves the event loop its turn`, { timeout: 120_000 }, async (t) => {
     const thunk = `(lambda ()
       (let ((l ${LIST}) (l2 ${LIST}) (v (make-vector 100000 1)) (s (make-string 100000 #\\a))
             (n (expt 7 100000)) (sink (spawn (lambda () (let drop () (?) (drop)))))
@@ -117,7 +117,7 @@ for (const [name, body, medianBound = MEDIAN_BOUND_MS] of ATTACKS) {
   });
 }
 
-test('ten endless loops of cheap steps: the event loop still gets its turn every scheduler run', { timeout: 60_000 }, async (t) => {
+test('ten endless loops of cheap steps: the event loop still gets its turn every scheduler run', { timeout: 120_000 }, async (t) => {
   const loops = Array.from({ length: 10 }, () => '(lambda () (let loop ((i 0)) (loop (+ i 1))))');
   const bound = await bounds(MEDIAN_BOUND_MS);
   const { p50, max, slices } = await lagUnder(loops);
