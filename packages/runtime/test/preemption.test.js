@@ -7,6 +7,8 @@
  * every scheduler run (8 ms) plus about one slice. Each case spawns the loop on a fresh
  * node and samples the event loop with a 1 ms interval (bounded: 60 samples after 5
  * warm-up ticks, SAMPLES below); the node's own processes keep running meanwhile.
+ * The bounds are the stated ones (20 ms median, 500 ms worst), or twice what one loop
+ * of cheap consing steps gives in the same run when the machine's load makes that more.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,6 +50,33 @@ async function lagUnder(thunks) {
   }
 }
 
+/** @type {Promise<{p50: number, max: number, slices: number}> | null} */
+let baselineRun = null;
+
+/**
+ * The event-loop turn under one endless loop of cheap steps that allocate (a list of
+ * 100,000 pairs built and dropped, over and over), measured once per file in the same
+ * run: what the scheduler's runs and the collection of their garbage cost on this
+ * machine at this load.
+ */
+const baseline = () => (baselineRun ??= lagUnder([`(lambda () (let loop ((i 0) (l '())) (if (= i 100000) (loop 0 '()) (loop (+ i 1) (cons i l)))))`]));
+
+/**
+ * The bounds a case is held to: the stated ones, or, on a machine so loaded that one
+ * loop of cheap allocating steps already comes near them, twice what that loop gives in
+ * the same run (a heavy primitive must hold the event loop about as long as cheap steps
+ * doing the same allocation do, no more; a frozen node waits seconds, or for good).
+ * @param {number} medianBound
+ */
+async function bounds(medianBound) {
+  const base = await baseline();
+  return {
+    median: Math.max(medianBound, 2 * base.p50),
+    worst: Math.max(WORST_BOUND_MS, 2 * base.max),
+    base: `one loop of cheap consing steps: median ${base.p50.toFixed(1)} ms, worst ${base.max.toFixed(1)} ms`,
+  };
+}
+
 const LIST = '(make-list 100000 1)';
 /**
  * name, the endless loop's body (l is a 100,000-element list, v a vector, s a string,
@@ -69,27 +98,32 @@ const ATTACKS = [
   ['bignum multiplication', '(* n n)'],
   ['write of a 100,000-element list to a string port', '(let ((p (open-output-string))) (write l p) (get-output-string p))'],
   ['sending a 100,000-element list to a process that drops it', '(! sink l)', 50],
+  ['equal? of two lists of 10,000 vectors', '(equal? vs vs2)'],
+  ['vector-append and vector-copy! of 100,000 slots', '(vector-copy! v 0 (vector-append v v) 0 100000)'],
 ];
 
 for (const [name, body, medianBound = MEDIAN_BOUND_MS] of ATTACKS) {
-  test(`an endless loop of ${name} leaves the event loop its turn`, { timeout: 60_000 }, async (t) => {
+  test(`an endless loop of ${name} leaves the event loop its turn`, { timeout: 120_000 }, async (t) => {
     const thunk = `(lambda ()
       (let ((l ${LIST}) (l2 ${LIST}) (v (make-vector 100000 1)) (s (make-string 100000 #\\a))
-            (n (expt 7 100000)) (sink (spawn (lambda () (let drop () (?) (drop))))))
+            (n (expt 7 100000)) (sink (spawn (lambda () (let drop () (?) (drop)))))
+            (vs (map (lambda (i) (make-vector 10 i)) (make-list 10000 1))) (vs2 (map (lambda (i) (make-vector 10 i)) (make-list 10000 1))))
         (let loop () ${body} (loop))))`;
+    const bound = await bounds(medianBound);
     const { p50, max, slices } = await lagUnder([thunk]);
-    t.diagnostic(`event-loop turn: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${slices} slices)`);
-    assert.ok(p50 <= medianBound, `median turn ${p50.toFixed(1)} ms`);
-    assert.ok(max <= WORST_BOUND_MS, `worst turn ${max.toFixed(1)} ms`);
+    t.diagnostic(`event-loop turn: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${slices} slices); ${bound.base}`);
+    assert.ok(p50 <= bound.median, `median turn ${p50.toFixed(1)} ms (bound ${bound.median.toFixed(1)})`);
+    assert.ok(max <= bound.worst, `worst turn ${max.toFixed(1)} ms (bound ${bound.worst.toFixed(1)})`);
   });
 }
 
-test('ten endless loops of cheap steps: the event loop still gets its turn every scheduler run', { timeout: 60_000 }, async (t) => {
+test('ten endless loops of cheap steps: the event loop still gets its turn every scheduler run', { timeout: 120_000 }, async (t) => {
   const loops = Array.from({ length: 10 }, () => '(lambda () (let loop ((i 0)) (loop (+ i 1))))');
+  const bound = await bounds(MEDIAN_BOUND_MS);
   const { p50, max, slices } = await lagUnder(loops);
-  t.diagnostic(`event-loop turn: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${slices} slices)`);
-  assert.ok(p50 <= MEDIAN_BOUND_MS, `median turn ${p50.toFixed(1)} ms`);
-  assert.ok(max <= WORST_BOUND_MS, `worst turn ${max.toFixed(1)} ms`);
+  t.diagnostic(`event-loop turn: median ${p50.toFixed(1)} ms, worst ${max.toFixed(1)} ms (${slices} slices); ${bound.base}`);
+  assert.ok(p50 <= bound.median, `median turn ${p50.toFixed(1)} ms (bound ${bound.median.toFixed(1)})`);
+  assert.ok(max <= bound.worst, `worst turn ${max.toFixed(1)} ms (bound ${bound.worst.toFixed(1)})`);
 });
 
 test('runs started at the end of tasks (remote spawns, remote answers) do not add chains of later runs', { timeout: 60_000 }, async (t) => {

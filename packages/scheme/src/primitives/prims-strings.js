@@ -29,7 +29,7 @@ import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
 import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
 import { foldcaseString } from './unicode.js';
-import { CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
+import { CHUNK, BUILD_CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
 
 // ---------------------------------------------------------------------------------------
 // Code-point indexing.
@@ -251,14 +251,14 @@ const stringToListStep = defineStep('string->list', 4, (/** @type {any} */ s, /*
 });
 
 /**
- * Cons the characters of the UTF-16 units s[a..b) onto l, from the end: at most CHUNK
+ * Cons the characters of the UTF-16 units s[a..b) onto l, from the end: at most BUILD_CHUNK
  * characters a call (resumable, engine/resumable.js).
  * @param {string} s @param {number} a @param {number} b @param {any} l
  */
 function stringToListFrom(s, a, b, l) {
   let i = b;
   let m = 0;
-  for (; i > a && m < CHUNK; m++) {
+  for (; i > a && m < BUILD_CHUNK; m++) {
     const u = s.charCodeAt(i - 1);
     if (isLow(u) && i - 2 >= a && isHigh(s.charCodeAt(i - 2))) {
       l = new Pair(Char.of(/** @type {number} */ (s.codePointAt(i - 2))), l);
@@ -279,14 +279,14 @@ const listToStringStep = defineStep('list->string', 4, (/** @type {any} */ l, /*
 
 /**
  * The characters of a proper list of characters, as a string: resumable (engine/resumable.js),
- * at most CHUNK characters a call, the characters so far in `parts` (a vector of strings).
+ * at most BUILD_CHUNK characters a call, the characters so far in `parts` (a vector of strings).
  * @param {any} l @param {string[]} parts @param {any} x @param {any} slow
  */
 function listToStringFrom(l, parts, x, slow) {
-  const stop = parts.length + CHUNK;
+  const stop = parts.length + BUILD_CHUNK;
   for (; x instanceof Pair; x = x.cdr) {
     if (parts.length === stop) {
-      charge(walked(CHUNK));
+      charge(walked(BUILD_CHUNK));
       return more(listToStringStep, [l, parts, x, slow]);
     }
     parts.push(charText('list->string', x.car));

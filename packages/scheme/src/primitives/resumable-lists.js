@@ -3,6 +3,7 @@
  * The list procedures whose work grows with their argument, made resumable
  * (engine/resumable.js): length, list-tail, list-ref, list-set!, memq, memv, %member,
  * assq, assv, %assoc, reverse, list-copy, append, make-list. Each does at most CHUNK
+ * elements of a walk (BUILD_CHUNK of those that build)
  * elements per call and continues through its `%<name>/step` builtin, so a walk over a
  * list of millions of pairs is a series of calls the scheduler can preempt between.
  *
@@ -15,7 +16,7 @@
  */
 import { Pair, VOID, schemeErrorOf } from '../values.js';
 import { charge, walked, built } from '../engine/engine.js';
-import { CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
+import { CHUNK, BUILD_CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
 import { equalWithin, equalStepsUsed, isEqv } from './prims-equivalence.js';
 import { continueEqual } from './resumable-equal.js'; // also defines equal? itself
 import { absent, typeError, immutableError, checkLength, isExactInt } from './prims-errors.js';
@@ -214,10 +215,10 @@ const reverseStep = defineStep('reverse', 5, (/** @type {any} */ l, /** @type {a
  */
 function reverseFrom(l, x, r, n, slow) {
   const n0 = n;
-  const stop = n + CHUNK;
+  const stop = n + BUILD_CHUNK;
   while (x instanceof Pair) {
     if (n === stop) {
-      charge(built(CHUNK));
+      charge(built(BUILD_CHUNK));
       return more(reverseStep, [l, x, r, n, slow]);
     }
     r = new Pair(x.car, r);
@@ -246,10 +247,10 @@ const listCopyStep = defineStep('list-copy', 6, (/** @type {any} */ l, /** @type
  */
 function listCopyFrom(l, head, last, x, n, slow) {
   const n0 = n;
-  const stop = n + CHUNK;
+  const stop = n + BUILD_CHUNK;
   for (; x instanceof Pair; x = x.cdr) {
     if (n === stop) {
-      charge(built(CHUNK));
+      charge(built(BUILD_CHUNK));
       return more(listCopyStep, [l, head, last, x, n, slow]);
     }
     const p = new Pair(x.car, null);
@@ -289,8 +290,8 @@ function appendFrom(ls, i, head, last, x, n, slow) {
   let work = 0;
   for (;;) {
     while (x instanceof Pair) {
-      if (work === CHUNK) {
-        charge(built(CHUNK));
+      if (work === BUILD_CHUNK) {
+        charge(built(BUILD_CHUNK));
         return more(appendStep, [ls, i, head, last, x, n, slow]);
       }
       const p = new Pair(x.car, null);
@@ -331,7 +332,7 @@ const makeListStep = defineStep('make-list', 3, (/** @type {any} */ left, /** @t
 
 /** Cons `left` more copies of `v` onto `l`. @param {number} left @param {any} v @param {any} l */
 function makeListFrom(left, v, l) {
-  const m = left < CHUNK ? left : CHUNK;
+  const m = left < BUILD_CHUNK ? left : BUILD_CHUNK;
   for (let i = 0; i < m; i++) l = new Pair(v, l);
   charge(built(m));
   return left > m ? more(makeListStep, [left - m, v, l]) : l;

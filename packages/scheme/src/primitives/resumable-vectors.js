@@ -2,7 +2,7 @@
 /**
  * The vector procedures whose work grows with their argument, made resumable
  * (engine/resumable.js): make-vector, vector->list, list->vector, vector-copy,
- * vector-fill!, vector-copy!, vector-append. Each does at most CHUNK elements per call and continues through its
+ * vector-fill!, vector-copy!, vector-append. Each does at most CHUNK elements per call (BUILD_CHUNK of those that build) and continues through its
  * `%<name>/step` builtin.
  *
  * Invariants: a vector being built is an ordinary vector in the state (grown by push, never
@@ -14,7 +14,7 @@
  */
 import { Pair, VOID, schemeErrorOf } from '../values.js';
 import { charge, built } from '../engine/engine.js';
-import { CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
+import { CHUNK, BUILD_CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
 import { absent, typeError, immutableError, checkRange, checkLength } from './prims-errors.js';
 
 /** @param {string} who @param {any} v @returns {any[]} */
@@ -52,7 +52,7 @@ const makeVectorStep = defineStep('make-vector', 3, (/** @type {any} */ out, /**
 
 /** Push `left` more copies of `fill` onto `out`. @param {any[]} out @param {number} left @param {any} fill */
 function makeVectorFrom(out, left, fill) {
-  const m = left < CHUNK ? left : CHUNK;
+  const m = left < BUILD_CHUNK ? left : BUILD_CHUNK;
   for (let i = 0; i < m; i++) out.push(fill);
   charge(built(m));
   return left > m ? more(makeVectorStep, [out, left - m, fill]) : out;
@@ -78,7 +78,7 @@ const vectorToListStep = defineStep('vector->list', 4, (/** @type {any} */ v, /*
 
 /** Cons v[a..b) onto l, from the end. @param {any[]} v @param {number} a @param {number} b @param {any} l */
 function vectorToListFrom(v, a, b, l) {
-  const stop = b - a > CHUNK ? b - CHUNK : a;
+  const stop = b - a > BUILD_CHUNK ? b - BUILD_CHUNK : a;
   for (let i = b - 1; i >= stop; i--) l = new Pair(v[i], l);
   charge(built(b - stop));
   return stop > a ? more(vectorToListStep, [v, a, stop, l]) : l;
@@ -101,10 +101,10 @@ const listToVectorStep = defineStep('list->vector', 4, (/** @type {any} */ l, /*
  */
 function listToVectorFrom(l, out, x, slow) {
   const n0 = out.length;
-  const stop = n0 + CHUNK;
+  const stop = n0 + BUILD_CHUNK;
   for (; x instanceof Pair; x = x.cdr) {
     if (out.length === stop) {
-      charge(built(CHUNK));
+      charge(built(BUILD_CHUNK));
       return more(listToVectorStep, [l, out, x, slow]);
     }
     out.push(x.car);
@@ -129,7 +129,7 @@ const vectorCopyStep = defineStep('vector-copy', 4, (/** @type {any} */ v, /** @
 
 /** Push v[a..b) onto out. @param {any[]} v @param {any[]} out @param {number} a @param {number} b */
 function vectorCopyFrom(v, out, a, b) {
-  const stop = b - a > CHUNK ? a + CHUNK : b;
+  const stop = b - a > BUILD_CHUNK ? a + BUILD_CHUNK : b;
   for (let i = a; i < stop; i++) out.push(v[i]);
   charge(built(stop - a));
   return stop < b ? more(vectorCopyStep, [v, out, stop, b]) : out;
@@ -234,10 +234,10 @@ function vectorAppendFrom(vs, i, j, out) {
   for (; i < vs.length; i++, j = 0) {
     const v = checkVector('vector-append', vs[i]);
     if (j > v.length) schemeErrorOf('type', 'vector-append', 'bad resumption state', j);
-    const m = Math.min(v.length - j, CHUNK - work);
+    const m = Math.min(v.length - j, BUILD_CHUNK - work);
     for (let k = j; k < j + m; k++) out.push(v[k]);
     work += m + 1;
-    if (work >= CHUNK) {
+    if (work >= BUILD_CHUNK) {
       charge(built(work));
       return more(vectorAppendStep, [vs, j + m < v.length ? i : i + 1, j + m < v.length ? j + m : 0, out]);
     }
