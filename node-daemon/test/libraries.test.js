@@ -105,6 +105,8 @@ test('two versions of one library run side by side on one node, each process cal
   const r = await runProgram(prog, { token, join: [b.url], args: runArgs });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim().split('\n').pop(), '((v1.0 1) (v1.5 2) (v1.0 3))');
+  // the daemon's log lines reach its pipe on their own time: wait for both, then count
+  await waitFor(() => count(b, /installed library \(foo bar\) version 1\.[05] /) >= 2, 5000, 'both installs logged');
   assert.equal(count(b, /installed library \(foo bar\) version 1\.0 /), 1);
   assert.equal(count(b, /installed library \(foo bar\) version 1\.5 /), 1);
 });

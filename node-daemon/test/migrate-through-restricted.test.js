@@ -96,9 +96,11 @@ test('a process born on B that went to the restricted peer T moves on to D, whic
   assert.equal(pid.node, b.id);
   const a = await migrateToD(bytes);
   assert.equal(a[0], true, String(a[1]));
-  // it runs on D: its report comes from D (D → M)
-  const report = await m.frame((f) => f[0] === F.SEND && f[1] === m.id && f[2] === 1, 'the traveller\'s report from D');
-  assert.match(writeString(report[3]), /^\(1 #<node /);
+  // it runs on D: its report comes from D (D → M). D vouched for it by custody, but the
+  // restricted peer T brought it in, so D sends what it does as T's: wrapped in an AS
+  // frame naming T, for M to check as if T sent it (capabilities.js)
+  const wrapped = await m.frame((f) => f[0] === F.AS && f[1] === t.id && f[3]?.[0] === F.SEND && f[3][1] === m.id && f[3][2] === 1, 'the traveller\'s report from D');
+  assert.match(writeString(wrapped[3][3]), /^\(1 #<node /);
 });
 
 test('a process whose birth node does not place it at the restricted peer is refused, with the reason, and stays put', async () => {
