@@ -61,6 +61,20 @@ ${FIND_NODE}
 /** The tab worker's log lines. @param {import('./helpers/mesh.js').Tab} tab @returns {Promise<string[]>} */
 const tabLog = (tab) => tab.page.evaluate(() => /** @type {any} */ (window).termite.view.log.slice());
 
+/**
+ * The tab's log once a line matches `re`, or as it is after 5 s.
+ * @param {import('./helpers/mesh.js').Tab} tab @param {RegExp} re
+ */
+async function logMatching(tab, re) {
+  let log = '';
+  for (let i = 0; i < 100; i++) {
+    log = (await tabLog(tab)).join('\n');
+    if (re.test(log)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return log;
+}
+
 test('a tab runs code of a library a daemon published: fetched from the daemon, checked, installed, kept in IndexedDB', async () => {
   const publisher = await loadOrCreateIdentity(publisherDir);
   assert.match(daemon.log(), new RegExp(`publishing libraries \\(foo bar@1\\.0\\) as ${publisher.id}`));
@@ -71,8 +85,10 @@ test('a tab runs code of a library a daemon published: fetched from the daemon, 
   const r = await runProgram(program(id), { token, join: [daemon.url], args: ['--lib', libs, '--publisher', publisherDir], timeoutMs: 60000 });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), `((v1.0 7 49) "${id}")`);
-  const log = (await tabLog(tab)).join('\n');
-  assert.match(log, new RegExp(`installed library \\(foo bar\\) version 1\\.0 \\(publisher ${publisher.id}, fetched from ${daemon.id.slice(0, 12)}\\)`));
+  // the worker's log line may follow the answer: wait for it (bounded)
+  const installed = new RegExp(`installed library \\(foo bar\\) version 1\\.0 \\(publisher ${publisher.id}, fetched from ${daemon.id.slice(0, 12)}\\)`);
+  const log = await logMatching(tab, installed);
+  assert.match(log, installed);
 
   // a reload: the record is in IndexedDB, the code in the code cache
   await tab.page.reload();
@@ -81,7 +97,7 @@ test('a tab runs code of a library a daemon published: fetched from the daemon, 
   const again = await runProgram(program(id2), { token, join: [daemon.url], args: ['--lib', libs, '--publisher', publisherDir], timeoutMs: 60000 });
   assert.equal(again.status, 0, again.stderr);
   assert.equal(again.stdout.trim(), `((v1.0 7 49) "${id2}")`);
-  const log2 = (await tabLog(tab)).join('\n');
+  const log2 = await logMatching(tab, /installed library \(foo bar\) version 1\.0 \(publisher \w+, from this node's store\)/);
   assert.match(log2, /installed library \(foo bar\) version 1\.0 \(publisher \w+, from this node's store\)/);
   assert.doesNotMatch(log2, /fetched from/);
   assert.deepEqual(tab.errors, []);

@@ -123,7 +123,8 @@ export const FIND_NODE = String.raw`
 
 /**
  * Start `termite-node run` on `source` joined to `join`, streaming its output.
- * @param {string} source @param {{token: string, join: string[], file?: string}} opts
+ * @param {string} source @param {{token: string, join: string[], file?: string, args?: string[]}} opts
+ *   (`args`: more command-line options)
  * @returns {Program}
  */
 export function startProgram(source, opts) {
@@ -133,6 +134,7 @@ export function startProgram(source, opts) {
   writeFileSync(file, source);
   const args = [bin, 'run', file, '--token', opts.token, '--port', '0'];
   for (const j of opts.join) args.push('--join', j);
+  args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -191,7 +193,7 @@ export function startProgram(source, opts) {
 
 /**
  * Run a program to its end (bounded): its status and output.
- * @param {string} source @param {{token: string, join: string[], file?: string, timeoutMs?: number}} opts
+ * @param {string} source @param {{token: string, join: string[], file?: string, timeoutMs?: number, args?: string[]}} opts
  */
 export async function runToEnd(source, opts) {
   const p = startProgram(source, opts);

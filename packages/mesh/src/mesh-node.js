@@ -141,7 +141,8 @@ export class MeshNode {
     this.#forwarding = new Forwarding({
       localId: this.id, hopLimit: o.hopLimit, paths: this.#paths, receiver: this, logger: this.routeLog,
       isBrowserPeer: (id) => this.#browser.direct.has(id),
-      isDaemonPeer: (id) => peers.has(id) && !this.#browser.direct.has(id),
+      // a peer linked only over WebRTC may be a tab (tabs link to each other so): not known as a daemon
+      isDaemonPeer: (id) => !this.#browser.direct.has(id) && (peers.get(id)?.links.some((l) => l.transport !== 'webrtc') ?? false),
       onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
       receiveEndToEnd: (from, f, link) => this.#onEndToEnd(from, f, link),
     });
