@@ -14,7 +14,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadOrCreateIdentity } from '@termite/mesh';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
 const started = [];
@@ -71,6 +71,7 @@ test('a service updated to a new library version under load loses and reorders n
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), `(received ${N} switch ${UPDATE_AT} bad 0)`);
   for (const v of ['1.0', '2.0']) {
+    await waitFor(() => b.log().includes(`installed library (svc counter) version ${v} `), 5000, `the install of ${v} logged`);
     assert.equal((b.log().match(new RegExp(`installed library \\(svc counter\\) version ${v.replace('.', '\\.')} `, 'g')) ?? []).length, 1);
   }
   const state = await (await fetch(`http://127.0.0.1:${b.port}/api/state`)).json();
