@@ -91,14 +91,11 @@ test('virtual time orders messengers on two tabs under one global virtual time',
 
 for (const [file, pattern] of /** @type {const} */ ([['shortest-path.scm', /\(mesh 8 x 8 on 4 physical nodes\)/], ['wator.scm', /on 4 physical nodes/]])) {
   // Messengers here go tab → tab → daemon: the daemon, which restricts tabs, takes one
-  // it never saw once the messenger's birth node vouches that it is on that tab. The
-  // program's node trusts the tabs (--trust-tabs): a messenger the daemon moved to a tab
-  // sends its credit to the program's controller, whose pid the program's node never
-  // gave that tab itself (pids given are tracked per node; docs/messengers.md, "Over tabs").
+  // it never saw once the messenger's birth node vouches that it is on that tab.
   test(`${file} with its logical network over the daemon, two tabs and the program's node equals its sequential run`, async () => {
     const source = readFileSync(path.join(examples, file), 'utf8');
     // wait until this node knows the tabs, so the example stripes its network over all four
-    const out = await run(`(define tabs-known (list tab1 tab2))\n${source}`, 60000, ['--trust-tabs']);
+    const out = await run(`(define tabs-known (list tab1 tab2))\n${source}`, 60000);
     assert.match(out, pattern);
     assert.match(out, /\(same as sequential #t\)/);
   });

@@ -86,6 +86,10 @@ export { DEFAULT_DENIED };
  *   'link:up' event says `browser`; or 'peer:browser', for one that reaches this node through
  *   another; or an AS frame's flag) is a restricted peer too (default false; a daemon sets it
  *   unless `--trust-tabs`)
+ * @property {boolean} [restrictRoutedBrowserPeers] whether the last two (a tab that reaches this
+ *   node only through another) count too (default: as restrictBrowserPeers; a program's node
+ *   sets it false: pids given to a tab are tracked per node, and the tabs its work reaches are
+ *   handed its pids by daemons)
  */
 
 /** @implements {RemoteOps} */
@@ -134,7 +138,7 @@ export class Distribution {
     /** @type {Set<string>} restricted peers named so because they joined from a browser, oldest first (capabilities.js) */
     this.browserPeers = new Set();
     /** whether a peer that joined from a browser — directly, or as the mesh or an AS frame says — is restricted */
-    this.restrictsBrowsers = opts.restrictBrowserPeers === true;
+    this.restrictsBrowsers = (opts.restrictRoutedBrowserPeers ?? opts.restrictBrowserPeers) === true;
     /** refuseUngiven's window: when the last refusal was logged, and how many since */
     this.capabilityRefusals = { since: -Infinity, count: 0 };
     /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
@@ -197,7 +201,7 @@ export class Distribution {
     // before any frame of the link is read (the mesh emits it as it admits the link)
     if (opts.restrictBrowserPeers === true) mesh.on('link:up', (e) => { if (e.browser === true) this.restrictBrowserPeer(e.id); });
     // a tab that reaches this node through another: before its first routed frame is read
-    if (opts.restrictBrowserPeers === true) mesh.on('peer:browser', (e) => this.restrictBrowserPeer(e.id));
+    if (this.restrictsBrowsers) mesh.on('peer:browser', (e) => this.restrictBrowserPeer(e.id));
     mesh.on('peer:down', (e) => (this.peerDown(e.id, e.reason), this.spacesPeerDown(e.id, e.reason)));
     mesh.on('routes', () => (this.routesChanged(), this.spacesRoutesChanged()));
     this.watchRefusals(mesh);
