@@ -24,6 +24,7 @@
  */
 import { EOF } from '../values.js';
 import * as printer from '../printer.js';
+import { checkStringSize } from './prims-errors.js';
 
 /**
  * @typedef {object} PortOptions
@@ -290,6 +291,9 @@ export class Port {
 
   /** @param {string} s */
   writeText(s) {
+    // an accumulating port's text is one string, read in one call: it is kept to the
+    // per-call string limit (the write past it is refused, and nothing of it written)
+    if (this.sink === null) checkStringSize('write', this.out.length + s.length);
     this.out += s;
     if (this.sink === null) return;
     const b = this.buffering;

@@ -35,6 +35,27 @@ export function typeError(who, what, x) {
 }
 
 /**
+ * The most characters one call may make a string of, or turn between a string's two
+ * forms (text and code points): 1,048,576. Making or converting a string is one JS call
+ * (a JS string cannot be built in pieces), at 2–30 ns a character for the slowest of
+ * them (the code points of a string about to be changed), so this keeps any one call
+ * to a few milliseconds on a quiet machine and the node's event loop within its bound
+ * (docs/processes.md, "Fairness"). Longer strings can still arrive in a message.
+ */
+export const STRING_CALL_LIMIT = 2 ** 20;
+
+/**
+ * Refuse, with a `resource-limit` error, a string of n characters (or n bytes of UTF-8)
+ * past STRING_CALL_LIMIT, before anything is built.
+ * @param {string} who @param {number} n
+ */
+export function checkStringSize(who, n) {
+  if (n > STRING_CALL_LIMIT) {
+    schemeErrorOf('resource-limit', who, `cannot make a string of ${n} characters in one call: at most ${STRING_CALL_LIMIT} (a longer call would hold the node's event loop)`, n);
+  }
+}
+
+/**
  * Signal "who: <message>" of kind 'immutable' (literal constants, strings).
  * @param {string} who @param {string} message @param {any} x
  * @returns {never}

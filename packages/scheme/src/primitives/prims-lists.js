@@ -17,7 +17,7 @@
 import { Pair, Sym, MString, VOID, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
 import { charge } from '../engine/engine.js';
-import { typeError, immutableError } from './prims-errors.js';
+import { typeError, immutableError, checkStringSize } from './prims-errors.js';
 import './resumable-lists.js';
 
 // ---------------------------------------------------------------------------------------
@@ -167,6 +167,10 @@ definePrimitive(
   'string->symbol',
   1,
   1,
-  (/** @type {any} */ s) => (typeof s === 'string' ? Sym.intern(s) : s instanceof MString ? Sym.intern(s.text()) : typeError('string->symbol', 'a string', s)),
+  (/** @type {any} */ s) => {
+    const name = typeof s === 'string' ? s : s instanceof MString ? s.text() : typeError('string->symbol', 'a string', s);
+    checkStringSize('string->symbol', name.length); // a name is hashed in one call
+    return Sym.intern(name);
+  },
   { pure: true },
 );

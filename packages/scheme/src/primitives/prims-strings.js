@@ -27,7 +27,7 @@
 import { Char, Pair, MString, VOID, schemeErrorOf } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
-import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
+import { absent, typeError, immutableError, checkIndex, checkRange, checkLength, checkStringSize } from './prims-errors.js';
 import { foldcaseString } from './unicode.js';
 import { CHUNK, BUILD_CHUNK, more, defineResumable, defineStep, stateCount } from '../engine/resumable.js';
 
@@ -151,12 +151,28 @@ export function substringCp(s, start, end) {
 export function compareStrings(a, b) {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
+  for (let i = n > SKIP_BLOCK ? equalBlocks(a, b, n) : 0; i < n; i++) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
     if (x !== y) return unitRank(x) - unitRank(y);
   }
   return a.length - b.length;
+}
+
+/** Units compared natively at a time by equalBlocks. */
+const SKIP_BLOCK = 4096;
+
+/**
+ * How many leading units of a and b (n of them at most) lie in equal blocks of
+ * SKIP_BLOCK units: each block is one native comparison (memory speed, where the loop
+ * of compareStrings takes ~1 ns a unit), so a long common prefix does not make one
+ * comparison hold the event loop.
+ * @param {string} a @param {string} b @param {number} n
+ */
+function equalBlocks(a, b, n) {
+  let i = 0;
+  while (i + SKIP_BLOCK <= n && a.slice(i, i + SKIP_BLOCK) === b.slice(i, i + SKIP_BLOCK)) i += SKIP_BLOCK;
+  return i;
 }
 
 /** @param {number} u a UTF-16 unit; surrogates (astral characters) rank above all BMP units */
@@ -211,6 +227,7 @@ function join(who, parts) {
   for (const p of parts) n += p.length;
   if (n > MAX_STRING) schemeErrorOf('range', who, 'string too long', n);
   built(n >>> CHARS_PER_ELEMENT_LOG2); // the per-call build limit, refused before the copy
+  checkStringSize(who, n); // and the per-call string limit
   charge(walked(n >>> 3) + parts.length);
   return parts.join('');
 }
@@ -224,6 +241,7 @@ function makeString(k, c) {
   const ch = absent(c) ? ' ' : charText('make-string', c);
   if (n * ch.length > MAX_STRING) schemeErrorOf('range', 'make-string', 'string too long', k);
   built((n * ch.length) >>> CHARS_PER_ELEMENT_LOG2); // the per-call build limit
+  checkStringSize('make-string', n * ch.length);
   charge(walked(n >>> 3));
   // as text: the code points are made on the first string-set! (one pass either way),
   // and a string made only to be read is never converted
@@ -286,6 +304,7 @@ function listToStringFrom(l, parts, x, slow) {
   const stop = parts.length + BUILD_CHUNK;
   for (; x instanceof Pair; x = x.cdr) {
     if (parts.length === stop) {
+      checkStringSize('list->string', parts.length); // refused before the rest is walked
       charge(walked(BUILD_CHUNK));
       return more(listToStringStep, [l, parts, x, slow]);
     }
@@ -303,6 +322,7 @@ function listToStringFrom(l, parts, x, slow) {
 function stringToVector(s, start, end) {
   s = checkString('string->vector', s);
   const [a, b] = unitRange('string->vector', s, start, end);
+  checkStringSize('string->vector', b - a);
   charge(built(b - a));
   return Array.from(s.slice(a, b), (c) => Char.of(/** @type {number} */ (c.codePointAt(0))));
 }
@@ -311,6 +331,7 @@ function stringToVector(s, start, end) {
 function vectorToString(v, start, end) {
   if (!Array.isArray(v)) typeError('vector->string', 'a vector', v);
   const [a, b] = checkRange('vector->string', start, end, v.length);
+  checkStringSize('vector->string', b - a); // refused before the vector is walked
   /** @type {string[]} */
   const parts = [];
   for (let i = a; i < b; i++) parts.push(charText('vector->string', v[i]));
@@ -321,6 +342,7 @@ function vectorToString(v, start, end) {
 function stringCopy(s, start, end) {
   s = checkString('string-copy', s);
   const [a, b] = unitRange('string-copy', s, start, end);
+  checkStringSize('string-copy', b - a); // a copy is changed, so converted, in one call
   charge(walked((b - a) >>> 3));
   return fresh(s.slice(a, b));
 }
@@ -329,6 +351,7 @@ function stringCopy(s, start, end) {
 function substring(s, start, end) {
   s = checkString('substring', s);
   const [a, b] = unitRange('substring', s, start, end);
+  checkStringSize('substring', b - a);
   charge(walked((b - a) >>> 3));
   return fresh(s.slice(a, b));
 }
@@ -339,10 +362,16 @@ function stringAppend(...ss) {
   return fresh(join('string-append', ss));
 }
 
-/** A string whose case was just mapped, after charging for the mapping. @param {string} s */
-function casedString(s) {
-  charge(walked(s.length >>> 2));
-  return fresh(s);
+/**
+ * The case mapping `map` of the string argument `s`, as a fresh string; a string longer
+ * than one call may make (one received in a message) is refused before it is mapped.
+ * @param {string} who @param {any} s @param {(s: string) => string} map
+ */
+function casedString(who, s, map) {
+  const text = checkString(who, s);
+  checkStringSize(who, text.length);
+  charge(walked(text.length >>> 2));
+  return fresh(map(text));
 }
 
 /** @param {any[]} cs */
@@ -462,9 +491,9 @@ defineResumable('list->string', 1, 0, (/** @type {any} */ l) => listToStringFrom
 definePrimitive('string-copy', 1, 3, stringCopy);
 definePrimitive('string->vector', 1, 3, stringToVector);
 definePrimitive('vector->string', 1, 3, (/** @type {any} */ v, /** @type {any} */ a, /** @type {any} */ b) => fresh(vectorToString(v, a, b)));
-definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-upcase', s).toUpperCase()));
-definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => casedString(checkString('string-downcase', s).toLowerCase()));
-definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => casedString(foldcaseString(checkString('string-foldcase', s))));
+definePrimitive('string-upcase', 1, 1, (/** @type {any} */ s) => casedString('string-upcase', s, (t) => t.toUpperCase()));
+definePrimitive('string-downcase', 1, 1, (/** @type {any} */ s) => casedString('string-downcase', s, (t) => t.toLowerCase()));
+definePrimitive('string-foldcase', 1, 1, (/** @type {any} */ s) => casedString('string-foldcase', s, foldcaseString));
 definePrimitive('string-set!', 3, 3, stringSet);
 definePrimitive('string-fill!', 2, 4, stringFill);
 definePrimitive('string-copy!', 3, 5, stringCopyInto);

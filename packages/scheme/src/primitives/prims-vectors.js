@@ -13,7 +13,7 @@
 import { Pair, VOID, schemeErrorOf, isFrozenBytevector } from '../values.js';
 import { definePrimitive } from '../engine/registry.js';
 import { charge, walked, built } from '../engine/engine.js';
-import { absent, typeError, immutableError, checkIndex, checkRange, checkLength } from './prims-errors.js';
+import { absent, typeError, immutableError, checkIndex, checkRange, checkLength, checkStringSize } from './prims-errors.js';
 import { checkString, unitRange } from './prims-strings.js';
 import './resumable-vectors.js';
 
@@ -158,6 +158,7 @@ function utf8ToString(b, start, end) {
   if (b instanceof Uint8Array) charge(walked(b.length >>> 3));
   checkBytevector('utf8->string', b);
   const [s, e] = checkRange('utf8->string', start, end, b.length);
+  checkStringSize('utf8->string', e - s); // bytes: at least as many as the characters
   return decoder.decode(b.subarray(s, e));
 }
 
@@ -166,6 +167,7 @@ function stringToUtf8(str, start, end) {
   str = checkString('string->utf8', str);
   charge(walked(str.length >>> 3));
   const [s, e] = unitRange('string->utf8', str, start, end);
+  checkStringSize('string->utf8', e - s); // a longer string (from a message) goes in pieces
   return encoder.encode(str.slice(s, e));
 }
 
