@@ -1,14 +1,22 @@
 // @ts-check
 /**
- * No silent loss between two nodes (distribution/send-queue.js): two real mesh nodes in
- * this process, linked by a real WebSocket on loopback, each with a Termite node and its
- * Distribution. A Scheme process that sends faster than the link carries is suspended
- * and resumed (every message arrives, in order); a message the mesh can never carry
- * raises in the sender; a node that goes away while a sender waits ends the wait with
- * an error raised in the sender and one log line for the burst. Every wait is bounded.
+ * No silent loss between two nodes (distribution/send-queue.js): a real mesh node in
+ * this process sends to a real mesh node in a child process
+ * (send-backpressure-receiver.js), linked by a real WebSocket on loopback, each with a
+ * Termite node and its Distribution. The child is stopped (SIGSTOP) while the sender
+ * bursts, so the mesh's queue fills for certain whatever the machine's load: a Scheme
+ * process that sends faster than the link carries is suspended, and once the child goes
+ * on (SIGCONT) resumed, and every message arrives, in order; a message the mesh can never
+ * carry raises in the sender; a receiver killed (SIGKILL) while a sender waits ends the
+ * wait with an error raised in the sender and one log line for the burst. Every wait is
+ * bounded, and the child is killed by its pid when a test ends.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createMeshNode, createIdentity, createMemoryLogger } from '@termite/mesh';
 import { createNode } from '../src/index.js';
 import { Distribution } from '../src/distribution.js';
@@ -16,6 +24,7 @@ import { ErrorObject } from '@termite/scheme';
 import { Pid } from '../src/termite-values.js';
 
 const TOKEN = 'send-backpressure-test-token';
+const RECEIVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'send-backpressure-receiver.js');
 
 /**
  * Await `p` for at most `ms`.
@@ -29,30 +38,90 @@ function within(p, ms, what) {
 }
 
 /**
- * Two linked nodes: `a` sends (its mesh queue bounded by `maxQueueBytes`), `b` receives.
- * @param {{maxQueueBytes?: number, requestTimeoutMs?: number}} [opts]
+ * Resolve once `cond()` holds, checked every 2 ms for at most `ms`.
+ * @param {() => boolean} cond @param {number} ms @param {string} what
  */
-async function twoNodes(opts = {}) {
-  const meshB = createMeshNode({ identity: await createIdentity(), token: TOKEN, listen: { host: '127.0.0.1', port: 0 }, webrtc: false, logger: createMemoryLogger() });
-  await meshB.start();
-  const meshA = createMeshNode({
-    identity: await createIdentity(), token: TOKEN, webrtc: false, logger: createMemoryLogger(),
-    join: [meshB.addresses()[0]], maxQueueBytes: opts.maxQueueBytes,
+async function until(cond, ms, what) {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/**
+ * The receiving node, started in a child process; resolves once it listens.
+ * @param {number} expected the count of [i, bytes] messages it reports on
+ */
+async function startReceiver(expected) {
+  const child = spawn(process.execPath, [RECEIVER, TOKEN, String(expected)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  /** @type {any[]} */
+  const lines = [];
+  /** @type {(() => void)[]} */
+  let waiters = [];
+  createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) }).on('line', (l) => {
+    lines.push(JSON.parse(l));
+    for (const w of waiters) w();
   });
-  const joined = await meshA.start();
-  assert.equal(joined.joined.length, 1, 'a joined b');
-  /** @type {string[]} */
-  const logA = [];
-  const a = /** @type {any} */ (await createNode({ id: meshA.id, log: (s) => logA.push(s) }));
-  const b = /** @type {any} */ (await createNode({ id: meshB.id }));
-  const distA = new Distribution(a, meshA, { log: (s) => logA.push(s), requestTimeoutMs: opts.requestTimeoutMs });
-  new Distribution(b, meshB, {});
-  const stop = async () => {
-    a.stop();
-    b.stop();
-    await Promise.all([meshA.stop(), meshB.stop()]);
+  /**
+   * The first line `pred` accepts, waiting for at most `ms`.
+   * @param {(l: any) => boolean} pred @param {number} ms @param {string} what @returns {Promise<any>}
+   */
+  const line = (pred, ms, what) => within(new Promise((resolve) => {
+    const check = () => {
+      const found = lines.find(pred);
+      if (found !== undefined) {
+        waiters = waiters.filter((w) => w !== check);
+        resolve(found);
+      }
+    };
+    waiters.push(check);
+    check();
+  }), ms, what);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ready = await line((l) => l.ready, 30_000, 'the receiving node listening');
+  const pid = /** @type {number} */ (child.pid);
+  return {
+    pid: new Pid(ready.node, ready.n),
+    address: ready.address,
+    line,
+    pause: () => process.kill(pid, 'SIGSTOP'),
+    resume: () => process.kill(pid, 'SIGCONT'),
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await within(exited, 10_000, 'the receiving node exiting');
+    },
   };
-  return { a, b, meshA, meshB, distA, logA, stop };
+}
+
+/**
+ * A sending node `a` in this process (its mesh queue bounded by `maxQueueBytes`) linked
+ * to a receiving node in a child.
+ * @param {{maxQueueBytes?: number, expected?: number}} [opts]
+ */
+async function senderAndReceiver(opts = {}) {
+  const receiver = await startReceiver(opts.expected ?? 0);
+  try {
+    const meshA = createMeshNode({
+      identity: await createIdentity(), token: TOKEN, webrtc: false, logger: createMemoryLogger(),
+      join: [receiver.address], maxQueueBytes: opts.maxQueueBytes,
+    });
+    const joined = await meshA.start();
+    assert.equal(joined.joined.length, 1, 'a joined the receiving node');
+    /** @type {string[]} */
+    const logA = [];
+    const a = /** @type {any} */ (await createNode({ id: meshA.id, log: (s) => logA.push(s) }));
+    const distA = new Distribution(a, meshA, { log: (s) => logA.push(s) });
+    const stop = async () => {
+      a.stop();
+      await meshA.stop();
+      await receiver.kill();
+    };
+    return { a, meshA, distA, logA, receiver, stop };
+  } catch (e) {
+    await receiver.kill();
+    throw e;
+  }
 }
 
 /**
@@ -63,9 +132,6 @@ async function twoNodes(opts = {}) {
  */
 async function spawnProcedure(node, source, args) {
   const r = await node.runProgram(source, { file: 'sender.scm' });
-  // the receiver's pid as the sending node knows it (without the cache of the process
-  // that a pid made in this realm by the other node carries)
-  args = args.map((a) => (a instanceof Pid ? new Pid(a.node, a.n) : a));
   assert.ok(r.ok, r.message);
   const proc = node.spawnCall(r.value, args);
   const ended = new Promise((resolve) => (proc.onExit = resolve));
@@ -78,29 +144,18 @@ const BURST = `(lambda (to n size)
         (begin (! to (vector i (make-bytevector size (modulo i 256)))) (loop (+ i 1)))
         'sent)))`;
 
-test('a burst of 2,000 messages of 64 KiB through a 1 MiB queue: the sender is held and resumed, and every message arrives once, in order', async () => {
-  const n = await twoNodes({ maxQueueBytes: 1024 * 1024 });
+test('a burst of 2,000 messages of 64 KiB through a 1 MiB queue to a stopped receiver: the sender is held and resumed, and every message arrives once, in order', { timeout: 120_000 }, async () => {
+  const n = await senderAndReceiver({ maxQueueBytes: 1024 * 1024, expected: 2000 });
   try {
-    /** @type {number[]} */
-    const got = [];
-    let damaged = 0;
-    /** @type {() => void} */
-    let all = () => {};
-    const allIn = new Promise((resolve) => (all = () => resolve(undefined)));
-    const receiver = n.b.spawnHandler((/** @type {any} */ msg) => {
-      const [i, bytes] = msg;
-      if (!(bytes instanceof Uint8Array) || bytes.length !== 65536 || bytes[0] !== i % 256 || bytes[65535] !== i % 256) damaged++;
-      got.push(i);
-      if (got.length === 2000) all();
-    });
-    const { ended } = await spawnProcedure(n.a, BURST, [receiver.pid, 2000, 65536]);
-    const end = await within(ended, 30_000, 'the sender ending');
+    n.receiver.pause(); // it reads nothing now: the queue fills, whatever the load
+    const { ended } = await spawnProcedure(n.a, BURST, [n.receiver.pid, 2000, 65536]);
+    await until(() => n.a.stats.sendHolds >= 1, 20_000, 'the sender held behind the full queue');
+    assert.ok(n.distA.stats.backPressured >= 1 && n.distA.stats.queued >= 1, `the queue was full (${JSON.stringify(n.distA.stats)})`);
+    n.receiver.resume();
+    const end = await within(ended, 60_000, 'the sender ending');
     assert.equal(end.ok, true, `the sender died: ${end.value?.message ?? end.value}`);
-    await within(allIn, 10_000, `all 2,000 messages arriving (got ${got.length})`);
-    assert.deepEqual(got, Array.from({ length: 2000 }, (_, i) => i), 'every sequence number once, in order');
-    assert.equal(damaged, 0);
-    assert.ok(n.distA.stats.backPressured >= 1 && n.distA.stats.queued >= 1, `the queue was full at least once (${JSON.stringify(n.distA.stats)})`);
-    assert.ok(n.a.stats.sendHolds >= 1, 'the sender was held (and, since it ended, resumed)');
+    const report = await n.receiver.line((l) => l.got !== undefined, 60_000, 'all 2,000 messages arriving');
+    assert.deepEqual(report, { got: 2000, inOrder: true, damaged: 0 }, 'every sequence number once, in order, intact');
     assert.equal(n.distA.stats.dropped, 0);
     assert.equal(n.distA.outboxes.size, 0, 'nothing left waiting');
     assert.deepEqual(n.logA.filter((l) => l.includes('not sent')), []);
@@ -109,32 +164,22 @@ test('a burst of 2,000 messages of 64 KiB through a 1 MiB queue: the sender is h
   }
 });
 
-test('a message larger than the mesh\'s frame limit raises in the sender, naming the node, the size and the limit; the link keeps working', async () => {
-  const n = await twoNodes();
+test('a message larger than the mesh\'s frame limit raises in the sender, naming the node, the size and the limit; the link keeps working', { timeout: 60_000 }, async () => {
+  const n = await senderAndReceiver();
   try {
-    /** @type {any[]} */
-    const got = [];
-    /** @type {() => void} */
-    let arrived = () => {};
-    const afterIn = new Promise((resolve) => (arrived = () => resolve(undefined)));
-    const receiver = n.b.spawnHandler((/** @type {any} */ msg) => {
-      got.push(msg);
-      arrived();
-    });
     const { ended } = await spawnProcedure(n.a, `(lambda (to)
       (let ((r (guard (e (#t (list 'raised (error-object-message e))))
                  (! to (make-bytevector 73400320 7))
                  'no-error)))
         (! to 'after)
-        r))`, [receiver.pid]);
+        r))`, [n.receiver.pid]);
     const end = await within(ended, 20_000, 'the sender ending');
     assert.equal(end.ok, true, String(end.value?.message ?? end.value));
     const [tag, message] = [end.value.car, end.value.cdr.car];
     assert.equal(tag.name, 'raised');
-    assert.match(message, new RegExp(`^message to process ${receiver.pid.n} on node ${n.meshB.id.slice(0, 12)} not sent: its frame of 734\\d{5} bytes \\(70 MiB\\) exceeds the mesh's limit of 67108864 bytes \\(64 MiB\\)$`));
-    await within(afterIn, 10_000, 'the message after it arriving');
-    assert.equal(got.length, 1);
-    assert.equal(got[0].name, 'after');
+    assert.match(message, new RegExp(`^message to process ${n.receiver.pid.n} on node ${n.receiver.pid.node.slice(0, 12)} not sent: its frame of 734\\d{5} bytes \\(70 MiB\\) exceeds the mesh's limit of 67108864 bytes \\(64 MiB\\)$`));
+    const after = await n.receiver.line((l) => l.symbol !== undefined, 10_000, 'the message after it arriving');
+    assert.deepEqual(after, { symbol: 'after', count: 0 }, 'the message after it, and nothing before it');
     assert.equal(n.logA.filter((l) => l.includes('FrameTooLargeError')).length, 1, n.logA.join('\n'));
     assert.equal(n.distA.stats.dropped, 1);
   } finally {
@@ -142,16 +187,14 @@ test('a message larger than the mesh\'s frame limit raises in the sender, naming
   }
 });
 
-test('the receiving node goes away while the sender waits for room: the wait ends with an error raised in the sender, and the burst is logged in few lines', async () => {
-  const n = await twoNodes({ maxQueueBytes: 1024 * 1024 });
+test('the receiving node goes away (killed) while the sender waits for room: the wait ends with an error raised in the sender, and the burst is logged in few lines', { timeout: 60_000 }, async () => {
+  const n = await senderAndReceiver({ maxQueueBytes: 1024 * 1024 });
   try {
-    let count = 0;
-    const receiver = n.b.spawnHandler(() => {
-      // the receiving node stops after 50 messages, with the sender far ahead
-      if (++count === 50) queueMicrotask(() => n.meshB.stop());
-    });
-    const { ended } = await spawnProcedure(n.a, BURST, [receiver.pid, 2000, 65536]);
-    const end = await within(ended, 15_000, 'the sender ending');
+    n.receiver.pause();
+    const { ended } = await spawnProcedure(n.a, BURST, [n.receiver.pid, 2000, 65536]);
+    await until(() => n.a.stats.sendHolds >= 1, 20_000, 'the sender held behind the full queue');
+    await n.receiver.kill(); // its socket closes with it
+    const end = await within(ended, 20_000, 'the sender ending');
     assert.equal(end.ok, false, 'the sender was told');
     assert.ok(end.value instanceof ErrorObject, String(end.value));
     assert.equal(end.value.kind, 'send');
@@ -162,45 +205,39 @@ test('the receiving node goes away while the sender waits for room: the wait end
     assert.equal(n.distA.outboxes.size, 0);
     // a frame that is not a message (an exit signal) to the node that is gone: counted, logged
     const dropped = n.distA.stats.dropped;
-    n.a.signal(new Pid(receiver.pid.node, receiver.pid.n), 'gone');
+    n.a.signal(new Pid(n.receiver.pid.node, n.receiver.pid.n), 'gone');
     assert.equal(n.distA.stats.dropped, dropped + 1);
   } finally {
     await n.stop();
   }
 });
 
-test('a JS process learns the same: send returns false behind a full queue, sendReady settles once it has room, and nothing is lost', async () => {
-  const n = await twoNodes({ maxQueueBytes: 1024 * 1024 });
+test('a JS process learns the same: send returns false behind a full queue, sendReady settles once it has room, and nothing is lost', { timeout: 120_000 }, async () => {
+  const n = await senderAndReceiver({ maxQueueBytes: 1024 * 1024, expected: 2000 });
   try {
-    /** @type {number[]} */
-    const got = [];
-    /** @type {() => void} */
-    let all = () => {};
-    const allIn = new Promise((resolve) => (all = () => resolve(undefined)));
-    const receiver = n.b.spawnHandler((/** @type {any} */ msg) => {
-      got.push(msg[0]);
-      if (got.length === 2000) all();
-    });
-    const to = new Pid(receiver.pid.node, receiver.pid.n);
-    const bytes = new Uint8Array(65536);
-    const waited = new Promise((resolve, reject) => n.a.spawnJs(async (/** @type {any} */ self) => {
-      let waits = 0;
+    n.receiver.pause();
+    const to = n.receiver.pid;
+    let waits = 0;
+    /** @type {Promise<void>} */
+    const done = new Promise((resolve, reject) => n.a.spawnJs(async (/** @type {any} */ self) => {
       try {
         for (let i = 0; i < 2000; i++) {
+          const bytes = new Uint8Array(65536).fill(i % 256);
           if (!self.send(to, [i, bytes])) {
             waits++;
             await self.sendReady(to);
           }
         }
+        resolve();
       } catch (e) {
         reject(e);
       }
-      resolve(waits);
     }));
-    const waits = await within(waited, 30_000, 'the JS sender ending');
-    assert.ok(Number(waits) >= 1, 'the queue was full at least once');
-    await within(allIn, 10_000, `all 2,000 messages arriving (got ${got.length})`);
-    assert.deepEqual(got, Array.from({ length: 2000 }, (_, i) => i));
+    await until(() => waits >= 1, 20_000, 'send returning false behind the full queue');
+    n.receiver.resume();
+    await within(done, 60_000, 'the JS sender ending');
+    const report = await n.receiver.line((l) => l.got !== undefined, 60_000, 'all 2,000 messages arriving');
+    assert.deepEqual(report, { got: 2000, inOrder: true, damaged: 0 });
     assert.equal(n.distA.stats.dropped, 0);
   } finally {
     await n.stop();
