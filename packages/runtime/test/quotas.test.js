@@ -38,21 +38,24 @@ function getGc() {
   return /** @type {() => void} */ (vm.runInNewContext('gc'));
 }
 
-test('a fork bomb meets the process limit with resource-limit; the node survives and gets its processes and memory back', { timeout: 60_000 }, async () => {
+test('a fork bomb meets the process limit with resource-limit; the node survives and gets its processes and memory back', { timeout: 90_000 }, async () => {
   const gc = getGc();
   const { node, log } = await nodeWith({ maxProcesses: 5000 });
   try {
     const base = node.live;
     gc();
     const heap0 = process.memoryUsage().heapUsed;
-    // each bomb process holds 10,000 pairs and spawns two more, forever
+    // each bomb process holds 2,000 pairs and spawns two more, forever
     const r = await node.runProgram(`
-      (define (bomb) (let ((ballast (make-list 10000 1))) (spawn bomb) (spawn bomb) (?) ballast))
+      (define (bomb) (let ((ballast (make-list 2000 1))) (spawn bomb) (spawn bomb) (?) ballast))
       (spawn bomb)
       'lit`);
     assert.ok(r.ok, r.message);
-    await until(() => log.some((l) => /too many processes on this node \(limit 5000\)/.test(l)), 'a refused spawn');
+    // 10,000,000 pairs to build first: bounded, and long enough for a loaded machine
+    await until(() => log.some((l) => /too many processes on this node \(limit 5000\)/.test(l)), 'a refused spawn', 40_000);
     assert.ok(node.live <= 5000, `live processes: ${node.live}`);
+    const held = process.memoryUsage().heapUsed - heap0;
+    assert.ok(held > 64 * 2 ** 20, `the bomb held ${(held / 2 ** 20).toFixed(0)} MiB (so that its return below means something)`);
     assert.ok(node.stats.refused > 0);
     // the node still answers: a new program runs (a bomb process that was refused died,
     // freeing its slot), or is refused cleanly, its main process being one too many
