@@ -15,7 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { startDaemon, runProgram, health, newToken, waitFor } from './helpers/daemons.js';
-import { hostilePeer, R } from './helpers/peer.js';
+import { hostilePeer, R, unitOf, closureRef } from './helpers/peer.js';
 
 /** The bound on the median /health round trip under attack (ms, docs/processes.md). */
 const HEALTH_MEDIAN_MS = 20;
@@ -37,7 +37,9 @@ const MAILBOX = FULL ? 500_000 : 3000;
 const BATCH = FULL ? 5000 : 500;
 const BATCHES = FULL ? 200 : 10;
 /** How long a bomb process waits before it ends (s): long enough for the bomb to reach the limit. */
-const BOMB_WAIT_S = FULL ? 10 : 2;
+const BOMB_WAIT_S = FULL ? 10 : 5;
+/** Pairs each bomb process holds (so that the memory it takes, and gives back, shows). */
+const BALLAST = FULL ? 200 : 3000;
 
 const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} the daemon the endless loops run on */
@@ -74,13 +76,15 @@ function bounds(now) {
 }
 
 /**
- * Check /health figures against bounds(), timing the idle daemon `e` right after.
- * @param {{p50: number, max: number}} f @param {string} what @param {import('node:test').TestContext} t
+ * Check /health figures against bounds(), with `now` the idle figures of this moment:
+ * by default the daemon `e` (no loop on it) timed right after.
+ * @param {{p50: number, max: number, polls: number}} f @param {string} what @param {import('node:test').TestContext} t
+ * @param {{p50: number, max: number}} [given]
  */
-async function withinBounds(f, what, t) {
-  const now = await healthTimes(Math.min(f.polls, 200), 0, e.url);
+async function withinBounds(f, what, t, given) {
+  const now = given ?? await healthTimes(Math.min(f.polls, 200), 0, e.url);
   const b = bounds(now);
-  t.diagnostic(`/health ${what}: median ${f.p50.toFixed(1)} ms, worst ${f.max.toFixed(1)} ms; idle daemon before: median ${idle.p50.toFixed(1)} ms, worst ${idle.max.toFixed(1)} ms; the other (idle) daemon after: median ${now.p50.toFixed(1)} ms, worst ${now.max.toFixed(1)} ms (load average ${os.loadavg()[0].toFixed(1)}); bounds ${b.median.toFixed(1)} / ${b.worst.toFixed(1)} ms`);
+  t.diagnostic(`/health ${what}: median ${f.p50.toFixed(1)} ms, worst ${f.max.toFixed(1)} ms; idle daemon before: median ${idle.p50.toFixed(1)} ms, worst ${idle.max.toFixed(1)} ms; the idle daemon just before or after: median ${now.p50.toFixed(1)} ms, worst ${now.max.toFixed(1)} ms (load average ${os.loadavg()[0].toFixed(1)}); bounds ${b.median.toFixed(1)} / ${b.worst.toFixed(1)} ms`);
   assert.ok(f.p50 <= b.median, `median /health ${f.p50.toFixed(1)} ms (bound ${b.median.toFixed(1)})`);
   assert.ok(f.max <= b.worst, `worst /health ${f.max.toFixed(1)} ms (bound ${b.worst.toFixed(1)})`);
 }
@@ -150,43 +154,97 @@ test('and ten remote endless loops of cheap steps', { timeout: 60_000 }, async (
   await stillServing();
 });
 
-test('a remote fork bomb meets the per-peer process limit with resource-limit; the peer is told, another peer still spawns, and the processes are freed', { timeout: FULL ? 180_000 : 60_000 }, async (t) => {
-  const t0 = performance.now();
-  // the bomb: every process spawns two more (until refused), then waits 2 s and ends;
-  // spawns count against the peer
-  const bomb = await runProgram(
-    `(define a (make-node "127.0.0.1" ${e.port}))
-     (remote-spawn a (lambda () (let bomb () (catch (lambda (e) #f) (spawn bomb) (spawn bomb)) (? ${BOMB_WAIT_S} #f))))
-     ;; spawn more from here until the daemon refuses (bounded), and say how
-     (define (fill k)
-       (cond ((= k 2000) (display "never refused") (newline))
-             ((catch (lambda (e) (display (error-object-message e)) (newline) #f)
-                (remote-spawn a (lambda () (? ${BOMB_WAIT_S} #f))))
-              (fill (+ k 1)))))
-     (fill 0)
-     ;; once the bomb's processes have ended, this peer may spawn again (bounded wait)
-     (define (again k)
-       (cond ((= k ${BOMB_WAIT_S * 100}) (display "still refused") (newline))
-             ((catch (lambda (e) (sleep 0.05) #f) (remote-spawn a (lambda () 'ok)))
-              (display "spawned again") (newline))
-             (else (again (+ k 1)))))
-     (again 0)`,
-    { token, join: [e.url], timeoutMs: FULL ? 150_000 : 40_000 },
-  );
-  t.diagnostic(`fork bomb to the per-peer limit of ${PER_PEER} and back: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  assert.equal(bomb.status, 0, bomb.stderr + bomb.stdout);
-  assert.match(bomb.stdout, new RegExp(`too many processes spawned from peer \\w+ \\(limit ${PER_PEER}\\)`));
-  assert.doesNotMatch(bomb.stdout, /never refused|still refused/);
-  assert.match(bomb.stdout, /spawned again\n$/);
-  // another peer was never limited by the bomb's count
-  const other = await runProgram(
-    `(define a (make-node "127.0.0.1" ${e.port}))
-     (display (on a (lambda () (+ 1 2)))) (newline)`,
-    { token, join: [e.url], timeoutMs: 20_000 },
-  );
-  assert.equal(other.status, 0, other.stderr);
-  assert.equal(other.stdout, '3\n');
-  assert.equal((await health(e.url)).ok, true);
+/**
+ * The fork bomb's processes end (they were the attacker's), and their memory comes back:
+ * with the other peer's process allocating (so that V8 collects), the daemon's heap falls
+ * back near where it was before the bomb.
+ * @param {any} other the other peer @param {{hash: string, lambdas: any[]}} churn the allocating unit
+ * @param {any} before /health before the bomb @param {any} peak /health at the bomb's largest heap
+ * @param {import('node:test').TestContext} t
+ */
+async function memoryBack(other, churn, before, peak, t) {
+  const churnInner = churn.lambdas.findIndex((l) => l.nfree === 1);
+  const held = peak.heapUsedBytes - before.heapUsedBytes;
+  assert.ok(held > 16 * 2 ** 20, `the bomb held ${(held / 2 ** 20).toFixed(0)} MiB at its peak`);
+  await waitFor(async () => (await health(e.url)).processes <= before.processes, 30_000, 'the bomb\'s processes ended');
+  const churning = await other.request([R.SPAWN, closureRef(churn.hash, 'other-env', churnInner, [FULL ? 2000 : 400]), null, false, []], 20_000);
+  assert.equal(churning[0], true, String(churning[1]));
+  /** @type {any} */
+  let now = null;
+  await waitFor(async () => {
+    now = await health(e.url);
+    return now.heapUsedBytes < before.heapUsedBytes + held / 2;
+  }, 60_000, 'the bomb\'s memory back').catch((err) => {
+    throw new Error(`${err.message}: ${now?.processes} processes (${before.processes} before), heap ${(now?.heapUsedBytes / 2 ** 20).toFixed(0)} MiB (${(before.heapUsedBytes / 2 ** 20).toFixed(0)} MiB before, ${(peak.heapUsedBytes / 2 ** 20).toFixed(0)} at the peak)`);
+  });
+  t.diagnostic(`daemon heap: ${(before.heapUsedBytes / 2 ** 20).toFixed(0)} MiB before, ${(peak.heapUsedBytes / 2 ** 20).toFixed(0)} MiB at the bomb's peak, ${(now.heapUsedBytes / 2 ** 20).toFixed(0)} MiB after`);
+}
+
+test('a remote fork bomb meets the per-peer process limit with resource-limit; /health answers and another peer spawns while it is at the limit, and the processes and their memory are freed', { timeout: FULL ? 240_000 : 90_000 }, async (t) => {
+  // another peer, linked before the bomb (a real mesh node in this process), whose SPAWN
+  // is made while the bomb holds the daemon at the attacker's limit
+  const other = await hostilePeer(e, token);
+  try {
+    const u = unitOf('(lambda (s) (lambda () (? s #f)))');
+    other.units.set(u.hash, ['other-peer', u.data, false]);
+    const inner = u.lambdas.findIndex((l) => l.nfree === 1);
+    // a process that allocates (lists of 200,000 pairs, each dropped after its length is
+    // taken, n times): what makes V8 collect, so that memory given back shows in the heap
+    const churn = unitOf('(lambda (n) (lambda () (let loop ((k 0)) (if (< k n) (begin (length (make-list 200000 k)) (loop (+ k 1))) k))))');
+    other.units.set(churn.hash, ['other-peer', churn.data, false]);
+    const quiet = await healthTimes(30, 0, e.url); // e before the bomb: the idle figures of now
+    const before = await health(e.url);
+    const t0 = performance.now();
+    // the bomb: every process holds BALLAST pairs and spawns two more (until refused),
+    // then waits BOMB_WAIT_S and ends; spawns count against the peer
+    const bombRun = runProgram(
+      `(define a (make-node "127.0.0.1" ${e.port}))
+       (remote-spawn a (lambda () (let bomb () (let ((ballast (make-list ${BALLAST} 1))) (catch (lambda (e) #f) (spawn bomb) (spawn bomb)) (? ${BOMB_WAIT_S} #f) (length ballast)))))
+       ;; spawn more from here until the daemon refuses (bounded), and say how
+       (define (fill k)
+         (cond ((= k 2000) (display "never refused") (newline))
+               ((catch (lambda (e) (display (error-object-message e)) (newline) #f)
+                  (remote-spawn a (lambda () (? ${BOMB_WAIT_S} #f))))
+                (fill (+ k 1)))))
+       (fill 0)
+       ;; once the bomb's processes have ended, this peer may spawn again (bounded wait)
+       (define (again k)
+         (cond ((= k ${BOMB_WAIT_S * 100}) (display "still refused") (newline))
+               ((catch (lambda (e) (sleep 0.05) #f) (remote-spawn a (lambda () 'ok)))
+                (display "spawned again") (newline))
+               (else (again (+ k 1)))))
+       (again 0)`,
+      { token, join: [e.url], timeoutMs: FULL ? 200_000 : 60_000 },
+    );
+    // /health while the bomb grows, until it holds the daemon at the limit (bounded)
+    /** @type {number[]} */
+    const times = [];
+    let peak = before;
+    await waitFor(async () => {
+      const h0 = performance.now();
+      const h = await health(e.url);
+      times.push(performance.now() - h0);
+      if (h.heapUsedBytes > peak.heapUsedBytes) peak = h;
+      return h.processes >= PER_PEER;
+    }, FULL ? 150_000 : 40_000, `the bomb at the per-peer limit of ${PER_PEER}`);
+    const spawned = await other.request([R.SPAWN, closureRef(u.hash, 'other-env', inner, [5]), null, false, []], 20_000);
+    const during = await health(e.url);
+    assert.equal(spawned[0], true, `another peer's spawn while the bomb is at its limit: ${spawned[1]}`);
+    assert.ok(during.processes >= PER_PEER, `the bomb still held the limit when the other peer spawned (${during.processes} processes)`);
+    times.sort((x, y) => x - y);
+    const f = { p50: times[times.length >> 1], max: times[times.length - 1], polls: times.length };
+    await withinBounds(f, `while the bomb grew to its limit (${f.polls} polls)`, t, quiet);
+    const bomb = await bombRun;
+    t.diagnostic(`fork bomb to the per-peer limit of ${PER_PEER} and back: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    assert.equal(bomb.status, 0, bomb.stderr + bomb.stdout);
+    assert.match(bomb.stdout, new RegExp(`^(SchemeError: )?too many processes spawned from peer \\w+ \\(limit ${PER_PEER}\\)`, 'm'));
+    assert.doesNotMatch(bomb.stdout, /never refused|still refused/);
+    assert.match(bomb.stdout, /spawned again\n$/);
+    await memoryBack(other, churn, before, peak, t);
+    assert.equal(e.child.exitCode, null);
+  } finally {
+    await other.stop();
+  }
 });
 
 test('a mailbox flood from a peer meets the mailbox limit; the daemon logs it and keeps serving', { timeout: FULL ? 400_000 : 60_000 }, async (t) => {
