@@ -39,7 +39,9 @@ const BATCHES = FULL ? 200 : 10;
 /** How long a bomb process waits before it ends (s): long enough for the bomb to reach the limit. */
 const BOMB_WAIT_S = FULL ? 10 : 5;
 /** Pairs each bomb process holds (so that the memory it takes, and gives back, shows). */
-const BALLAST = FULL ? 200 : 3000;
+const BALLAST = FULL ? 20 : 3000;
+/** The bomb's depth: a binary tree of processes twice the per-peer limit, so it meets the limit and then ends. */
+const BOMB_DEPTH = Math.ceil(Math.log2(PER_PEER)) + 1;
 
 const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} the daemon the endless loops run on */
@@ -195,11 +197,12 @@ test('a remote fork bomb meets the per-peer process limit with resource-limit; /
     const quiet = await healthTimes(30, 0, e.url); // e before the bomb: the idle figures of now
     const before = await health(e.url);
     const t0 = performance.now();
-    // the bomb: every process holds BALLAST pairs and spawns two more (until refused),
+    // the bomb: every process holds BALLAST pairs and spawns two more (until refused, or
+    // BOMB_DEPTH deep: the bomb is finite, so once it meets the limit it ends),
     // then waits BOMB_WAIT_S and ends; spawns count against the peer
     const bombRun = runProgram(
       `(define a (make-node "127.0.0.1" ${e.port}))
-       (remote-spawn a (lambda () (let bomb () (let ((ballast (make-list ${BALLAST} 1))) (catch (lambda (e) #f) (spawn bomb) (spawn bomb)) (? ${BOMB_WAIT_S} #f) (length ballast)))))
+       (remote-spawn a (lambda () (let bomb ((depth 0)) (let ((ballast (make-list ${BALLAST} 1))) (if (< depth ${BOMB_DEPTH}) (catch (lambda (e) #f) (spawn (lambda () (bomb (+ depth 1)))) (spawn (lambda () (bomb (+ depth 1)))))) (? ${BOMB_WAIT_S} #f) (length ballast)))))
        ;; spawn more from here until the daemon refuses (bounded), and say how
        (define (fill k)
          (cond ((= k 2000) (display "never refused") (newline))
