@@ -31,6 +31,9 @@
  *    use a distributed space like a central one (capabilities.js maySpace), and may
  *    announce only tuples it made (owned by itself, or by the node it tells), repair only
  *    with those, and withdraw only tuples it owns;
+ *  - a join is bounded: a home that stays reachable but does not answer the join within
+ *    JOIN_TIMEOUT_MS fails it (the waiting processes raise a clear error, the half-made
+ *    replica is dropped, and the next operation asks again);
  *  - malformed frames are refused with their reason (a log line and an ERROR frame, at
  *    most once a second), and the node keeps serving.
  *
@@ -45,6 +48,8 @@ export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_
 const LENGTHS = [0, 7, 6, 5, 5, 6, 6, 6, 5, 8, 5];
 const NAMES = ['', 'OUT', 'IN', 'RD', 'CHOWN_REQ', 'CHOWN_ACK', 'DELETE', 'ACCESS', 'REPAIR_REQ', 'REPAIR_ACK', 'REFUSED'];
 const MAX_ID = 400;
+/** how long a join waits for the home's answer before it fails */
+export const JOIN_TIMEOUT_MS = 10000;
 /** ownership redirections followed for one request */
 export const MAX_HOPS = 4;
 
@@ -81,8 +86,27 @@ export function ensureReplica(node, name, home) {
   if (!mine) {
     rep.members.add(home);
     node.remote.emit(home, [F_DTS, D_REPAIR_REQ, name, true]);
+    const ms = node.dtsJoinTimeoutMs ?? JOIN_TIMEOUT_MS;
+    rep.joinTimer = setTimeout(() => joinTimedOut(node, rep, ms), ms);
+    if (typeof rep.joinTimer === 'object' && rep.joinTimer !== null && 'unref' in rep.joinTimer) rep.joinTimer.unref();
   }
   return rep;
+}
+
+/**
+ * The home did not answer a join in time: the join fails with a clear error for every
+ * process waiting on it, and the half-made replica is dropped (any tuple it cached taken
+ * out of the core), so the next operation joins afresh.
+ * @param {any} node @param {Replica} rep @param {number} ms
+ */
+function joinTimedOut(node, rep, ms) {
+  rep.joinTimer = undefined;
+  if (rep.ready || rep.failed !== undefined || replicas(node).get(rep.name) !== rep) return;
+  replicas(node).delete(rep.name);
+  for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.inpBytes(t.bytes);
+  rep.failed = `the distributed space ${rep.name} cannot be joined: its home ${rep.home.slice(0, 12)} did not answer within ${ms / 1000} s`;
+  node.remote?.log(rep.failed);
+  wakeJoiners(rep);
 }
 
 /** Send a DTS frame to every member. @param {any} d a Distribution @param {Replica} rep @param {any[]} frame */
@@ -351,6 +375,8 @@ function repaired(d, rep, from, f, restricted, refuse) {
 
 /** The processes that waited for the join go on. @param {Replica} rep */
 export function wakeJoiners(rep) {
+  if (rep.joinTimer !== undefined) clearTimeout(rep.joinTimer);
+  rep.joinTimer = undefined;
   const w = rep.joinWaiters;
   rep.joinWaiters = [];
   for (const wake of w) wake();

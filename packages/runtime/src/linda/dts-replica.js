@@ -76,6 +76,8 @@ export class Replica {
     this.failed = undefined;
     /** @type {Array<() => void>} processes waiting for the join */
     this.joinWaiters = [];
+    /** @type {ReturnType<typeof setTimeout> | undefined} the bound on the join (dts-protocol.js JOIN_TIMEOUT_MS) */
+    this.joinTimer = undefined;
   }
 
   /** The ids known live or held. */
