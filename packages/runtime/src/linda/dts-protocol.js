@@ -155,8 +155,8 @@ export function onDtsFrame(from, f) {
   if (why !== null) return refuse(`malformed DTS ${NAMES[sub]} frame: ${why}`);
   if (!rep.members.has(from) && sub !== D_REFUSED) {
     if (rep.members.size >= MAX_MEMBERS) return refuse(`the space ${name} has ${MAX_MEMBERS} members`);
-    rep.members.add(from);
-    rep.departed.delete(from);
+    if (rep.departed.has(from)) welcomeBack(d, rep, from); // its frame came before its peer:up
+    else rep.members.add(from);
   }
   try {
     handle(d, rep, from, sub, f, refuse);
@@ -243,6 +243,7 @@ function handle(d, rep, from, sub, f, refuse) {
       return;
     }
     case D_ACCESS: {
+      claimAdopted(d, rep, from); // first: what follows on this link finds the owners agreed
       const unknown = f[3].filter((/** @type {string} */ id) => !rep.tuples.has(id) && !rep.deleted.has(id));
       const gone = f[3].filter((/** @type {string} */ id) => rep.deleted.has(id));
       if (unknown.length > 0) d.emit(from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
@@ -318,6 +319,7 @@ function chownRequested(d, rep, from, id) {
   }
   if (t.owner !== self || t.state !== LIVE) return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
   t.owner = from;
+  t.adoptedFrom = undefined;
   d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
 }
 
@@ -398,7 +400,11 @@ export function dtsPeerDown(d, id) {
     rep.members.delete(id);
     if (rep.departed.size < 4096) rep.departed.add(id);
     const heir = adopter(rep, id);
-    for (const t of rep.tuples.values()) if (t.owner === id) t.owner = heir;
+    for (const t of rep.tuples.values()) {
+      if (t.owner !== id) continue;
+      t.owner = heir;
+      if (heir === self) t.adoptedFrom = id;
+    }
     for (const k of [...rep.remoteIns.keys()]) if (rep.remoteIns.get(k)?.from === id) rep.dropRemoteIn(k);
     rep.pendingChown.forEach((q, k) => rep.pendingChown.set(k, q.filter((x) => x !== id)));
     for (const [tid, a] of [...rep.acquiring]) {
@@ -419,17 +425,41 @@ export function dtsPeerDown(d, id) {
 }
 
 /**
- * A node came (back): a member that had gone away is told which tuples this replica
- * holds (ACCESS, answered with its own), so what either missed is repaired.
+ * A node came (back): each replica it had been a member of welcomes it back.
  * @param {any} d a Distribution @param {string} id
  */
 export function dtsPeerUp(d, id) {
   const all = d.node.dtsReplicas;
   if (all === undefined) return;
-  for (const rep of /** @type {Map<string, Replica>} */ (all).values()) {
-    if (!rep.departed.has(id)) continue;
-    rep.departed.delete(id);
-    rep.members.add(id);
-    d.emit(id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
-  }
+  for (const rep of /** @type {Map<string, Replica>} */ (all).values()) if (rep.departed.has(id)) welcomeBack(d, rep, id);
+}
+
+/**
+ * A member that had gone away is back. First it is told which of its tuples this node
+ * adopted meanwhile and still owns (a REPAIR_ACK naming this node their owner, which the
+ * newer-word rule makes it believe): adoption wins, so the two sides agree on one owner
+ * and no tuple is withdrawable by both from then on. Then it is told which tuples this
+ * replica holds (ACCESS, answered with its own), so what either missed is repaired.
+ * @param {any} d a Distribution @param {Replica} rep @param {string} id
+ */
+function welcomeBack(d, rep, id) {
+  rep.departed.delete(id);
+  rep.members.add(id);
+  claimAdopted(d, rep, id);
+  d.emit(id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
+}
+
+/**
+ * Tell `id` which of the tuples this node adopted from it this node still owns (a
+ * REPAIR_ACK naming this node their owner). Sent when it comes back and again with the
+ * answer to each of its ACCESS frames: a frame sent as a link comes back up can be lost
+ * with it, and restating an ownership this node holds is always true.
+ * @param {any} d @param {Replica} rep @param {string} id
+ */
+function claimAdopted(d, rep, id) {
+  const self = d.node.id;
+  /** @type {any[]} */
+  const claims = [];
+  for (const [tid, t] of rep.tuples) if (t.adoptedFrom === id && t.owner === self) claims.push([tid, self, t.bytes]);
+  if (claims.length > 0) d.emit(id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
 }
