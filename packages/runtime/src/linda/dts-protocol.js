@@ -86,7 +86,7 @@ export function ensureReplica(node, name, home) {
   if (!mine) {
     rep.members.add(home);
     node.remote.emit(home, [F_DTS, D_REPAIR_REQ, name, true]);
-    const ms = node.dtsJoinTimeoutMs ?? JOIN_TIMEOUT_MS;
+    const ms = JOIN_TIMEOUT_MS;
     rep.joinTimer = setTimeout(() => joinTimedOut(node, rep, ms), ms);
     if (typeof rep.joinTimer === 'object' && rep.joinTimer !== null && 'unref' in rep.joinTimer) rep.joinTimer.unref();
   }
