@@ -14,6 +14,9 @@
  *                                      a response tuple) with that many payload bytes
  *   raw.ws.{256,1024,8192}     rt/s    the references: the same bytes echoed over a bare `ws`
  *                                      socket (bench/mesh-raw.js)
+ *   rpc.msg.{256,1024,8192}.2node rt/s the same request and response as Termite messages in the
+ *                                      same run (the fair reference: what the mesh and the
+ *                                      runtime cost a message RPC before any Linda)
  *   linda.distributed.rd       µs      an `rd` on the joined node of a tuple the daemon put in a
  *                                      distributed space: served from the joined node's replica
  *                                      (beside linda.central.rtt.2node: target ≤ 0.1×)
@@ -212,6 +215,7 @@ figure('linda.central.rtt.durable.2node', 'linda.central.rtt.durable.2node', 'us
 for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
   figure(`linda.rpc.${n}.2node`, `linda.rpc.${n}.2node`, 'rt/s', `request tuple, server on the holder, response tuple; ${b} payload bytes`);
   figure(`raw.ws.${b}`, `raw.ws.${b}`, 'rt/s', `bare ws, ${b} bytes echoed`);
+  figure(`rpc.msg.${b}.2node`, `rpc.msg.${b}.2node`, 'rt/s', `the same request and response as Termite messages (${b} bytes to an echo process on the daemon and back), same run`);
 }
 figure('linda.durable.out', 'linda.durable.out', 'outs/s', `durable central space, (out d 'job i <${DURABLE_BYTES} bytes>), on the daemon`);
 figure('sqlite.insert', 'sqlite.insert', 'rows/s', 'the same tuples appended alone: same schema, WAL, synchronous=NORMAL');
@@ -239,6 +243,11 @@ for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
   if (Number.isFinite(r)) {
     rep.bench(`linda.rpc.${n}.2node.vs_raw.ratio`, Number(r.toFixed(3)), 'x');
     rep.ratioComment(`linda.rpc.${n}.2node`, `raw.ws.${b}`, { min: 0.6, label: 'RPC by tuples / bare ws' });
+  }
+  const m = rep.ratio(`linda.rpc.${n}.2node`, `rpc.msg.${b}.2node`);
+  if (Number.isFinite(m)) {
+    rep.bench(`linda.rpc.${n}.2node.vs_msg.ratio`, Number(m.toFixed(3)), 'x');
+    rep.comment(`ratio linda.rpc.${n}.2node / rpc.msg.${b}.2node = ${m.toFixed(2)} (RPC by tuples beside the same RPC by messages; rpc.msg / raw.ws = ${rep.ratio(`rpc.msg.${b}.2node`, `raw.ws.${b}`).toFixed(2)})`);
   }
 }
 const dr = rep.ratio('linda.durable.out', 'sqlite.insert');

@@ -8,6 +8,9 @@
 ;;   linda.rpc.<size>.2node   rt/s  RPC by tuples: (out s 'req i bytes), a server on the daemon
 ;;                                  (in s 'req ?integer ?bytes) → (out s 'resp i bytes), then
 ;;                                  (in s 'resp i ?bytes) here (L2imbo's Table 1)
+;;   rpc.msg.<size>.2node     rt/s  the same request and response as Termite messages (the
+;;                                  bytes to the echo process and back): RPC by tuples' fair
+;;                                  reference beside the bare ws echo
 ;;   linda.central.rtt.durable.2node  us  the same on a durable central space (the --data daemon)
 ;;   linda.durable.out        outs/s  outs into a durable central space, timed on that daemon
 ;;   linda.distributed.rd     us    (rd ds 'shared 1 ?bytes) of a tuple the daemon put in a
@@ -38,6 +41,10 @@
   (let ((me (self)))
     (do ((i 0 (+ i 1))) ((= i n)) (! echo (cons me 0)) (?))))
 
+(define (msg-rpc size)
+  (let ((me (self)) (bv (make-bytevector size 7)))
+    (lambda (n) (do ((i 0 (+ i 1))) ((= i n)) (! echo (cons me bv)) (?)))))
+
 (define s (make-space 'bench 'central peer))
 (define (out-in-on space)
   (lambda (n) (do ((i 0 (+ i 1))) ((= i n)) (out space 'x i) (in space 'x i))))
@@ -64,8 +71,11 @@
   (timed-rounds "linda.distributed.rd" (count 20000) rd-dist micros))
 (timed-rounds "linda.distributed.rpc.256.2node" (count 1000) (rpc-dist 256) rate)
 (timed-rounds "linda.rpc.256.2node" (count 1000) (rpc 256) rate)
+(timed-rounds "rpc.msg.256.2node" (count 1000) (msg-rpc 256) rate)
 (timed-rounds "linda.rpc.1k.2node" (count 1000) (rpc 1024) rate)
+(timed-rounds "rpc.msg.1024.2node" (count 1000) (msg-rpc 1024) rate)
 (timed-rounds "linda.rpc.8k.2node" (count 600) (rpc 8192) rate)
+(timed-rounds "rpc.msg.8192.2node" (count 600) (msg-rpc 8192) rate)
 (timed-rounds "linda.central.rtt.durable.2node" (count 1000) (out-in-on (make-space 'bench 'central durable-peer)) micros)
 
 ;; durable outs, timed on the daemon itself (its own clock), into a central space of it

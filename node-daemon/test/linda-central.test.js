@@ -202,5 +202,34 @@ test('the dashboard API shows each space with its kind, home, size and counts of
     space = self?.spaces.find((/** @type {any} */ x) => x.name === 'dash-jobs');
     return space !== undefined && space.tuples === 10;
   }, 10000, 'the space in /api/state');
-  assert.deepEqual(space, { name: 'dash-jobs', kind: 'central', durable: false, tuples: 10, outs: 12, ins: 2 });
+  assert.deepEqual(space, { name: 'dash-jobs', kind: 'central', home: h.id, durable: false, tuples: 10, outs: 12, ins: 2 });
+});
+
+/** A space of /api/state as the daemon `d` reports itself. @param {{port: number, id: string}} d @param {string} name */
+async function apiSpace(d, name) {
+  const res = await fetch(`http://127.0.0.1:${d.port}/api/state`);
+  const st = /** @type {any} */ (await res.json());
+  return st.nodes.find((/** @type {any} */ n) => n.id === d.id)?.spaces.find((/** @type {any} */ x) => x.name === name);
+}
+
+test('the dashboard API shows a distributed space at each replica: kind, its home, the replica\'s size and its own counts', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const q = await daemon({ token, join: [h.url] });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define q (make-node "127.0.0.1" ${q.port}))
+(define ds (on h (lambda () (make-space 'dash-dts 'distributed))))
+(write (on q (lambda () (out ds 'a 1) (out ds 'a 2) (out ds 'a 3) (in ds 'a 1) (list 'left (space-count ds 'a ?integer))))) (newline)
+`, { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(left 2\)/);
+  /** @type {any} */
+  let atQ, atH;
+  await waitFor(async () => {
+    [atQ, atH] = await Promise.all([apiSpace(q, 'dash-dts'), apiSpace(h, 'dash-dts')]);
+    return atQ?.tuples === 2 && atH?.tuples === 2;
+  }, 10000, 'the distributed space in /api/state of both daemons');
+  assert.deepEqual(atQ, { name: 'dash-dts', kind: 'distributed', home: h.id, durable: false, tuples: 2, outs: 3, ins: 1 });
+  assert.deepEqual(atH, { name: 'dash-dts', kind: 'distributed', home: h.id, durable: false, tuples: 2, outs: 0, ins: 0 });
 });

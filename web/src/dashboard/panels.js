@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The side panels: processes per node (the ones that just arrived highlighted and
- * listed first, each with its kill button, kill.js, and the node's versioned libraries), tuple spaces with their kind, size and rate of tuples in and out, and
+ * listed first, each with its kill button, kill.js, and the node's versioned libraries), tuple spaces with their kind (and a replica's home), size and rate of tuples in and out, and
  * the stream of recent migrations.
  */
 import { el, nodeName, compact, clock, shortId } from './format.js';
@@ -143,13 +143,13 @@ function procRow(p, n, store, now) {
  * @param {import('./store.js').Store} store
  */
 export function renderSpaces(root, count, store) {
-  /** @type {{node: any, name: string, tuples: number, kind: string, durable: boolean, rate: number}[]} */
+  /** @type {{node: any, name: string, tuples: number, kind: string, home: string, durable: boolean, rate: number}[]} */
   const rows = [];
   const now = Date.now();
   for (const n of store.ordered()) {
     for (const s of n.spaces ?? []) {
       const name = String(s.name);
-      rows.push({ node: n, name, tuples: s.tuples ?? 0, kind: String(s.kind ?? 'local'), durable: s.durable === true, rate: spaceRate(`${n.id}/${name}`, (s.outs ?? 0) + (s.ins ?? 0), now) });
+      rows.push({ node: n, name, tuples: s.tuples ?? 0, kind: String(s.kind ?? 'local'), home: String(s.home ?? n.id), durable: s.durable === true, rate: spaceRate(`${n.id}/${name}`, (s.outs ?? 0) + (s.ins ?? 0), now) });
     }
   }
   rows.sort((a, b) => b.tuples - a.tuples || a.name.localeCompare(b.name));
@@ -166,9 +166,9 @@ export function renderSpaces(root, count, store) {
       bar.style.width = `${Math.max(r.tuples > 0 ? 3 : 0, (r.tuples / max) * 100).toFixed(1)}%`;
       return el(
         'div',
-        { class: 'space', dataset: { space: r.name, nodeId: r.node.id, tuples: String(r.tuples), kind: r.kind } },
+        { class: 'space', dataset: { space: r.name, nodeId: r.node.id, tuples: String(r.tuples), kind: r.kind, home: r.home } },
         el('span', { class: 'space-name', text: r.name === '' ? '(default)' : r.name, title: r.name }),
-        el('span', { class: `space-kind kind-${r.kind}`, text: r.durable ? `${r.kind} · durable` : r.kind, title: r.kind === 'central' ? 'reachable from every node' : 'this node\'s own space' }),
+        el('span', { class: `space-kind kind-${r.kind}`, text: spaceKindText(r, store), title: KIND_TITLES[r.kind] ?? r.kind }),
         el('span', { class: `space-node ${r.node.kind === 'tab' ? 'tab' : 'daemon'}`, text: r.node.kind === 'tab' ? `tab ${shortId(r.node.id)}` : nodeName(r.node) }),
         el('span', { class: 'bar' }, bar),
         el('span', { class: 'space-rate', text: `${compact(Math.round(r.rate))}/s`, title: 'tuples in and out per second' }),
@@ -176,6 +176,20 @@ export function renderSpaces(root, count, store) {
       );
     }),
   );
+}
+
+/** What each kind of space is, for the kind's tooltip. @type {Record<string, string>} */
+const KIND_TITLES = {
+  local: "this node's own space",
+  central: 'held here, reachable from every node',
+  distributed: "this node's replica of a distributed space: size and rate are this replica's (its own outs and withdrawals)",
+};
+
+/** The kind column: the kind, durable, and a replica's home when another node made it. @param {{kind: string, home: string, durable: boolean, node: any}} r @param {import('./store.js').Store} store */
+function spaceKindText(r, store) {
+  if (r.durable) return `${r.kind} · durable`;
+  if (r.home !== r.node.id) return `${r.kind} · home ${label(store.nodes.get(r.home), r.home)}`;
+  return r.kind;
 }
 
 /** Each space's last count of tuples in and out, to give its rate between two samples. @type {Map<string, {at: number, ops: number, rate: number}>} */

@@ -31,6 +31,9 @@
  *    use a distributed space like a central one (capabilities.js maySpace), and may
  *    announce only tuples it made (owned by itself, or by the node it tells), repair only
  *    with those, and withdraw only tuples it owns;
+ *  - a join is bounded: a home that stays reachable but does not answer the join within
+ *    JOIN_TIMEOUT_MS fails it (the waiting processes raise a clear error, the half-made
+ *    replica is dropped, and the next operation asks again);
  *  - malformed frames are refused with their reason (a log line and an ERROR frame, at
  *    most once a second), and the node keeps serving.
  *
@@ -45,6 +48,8 @@ export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_
 const LENGTHS = [0, 7, 6, 5, 5, 6, 6, 6, 5, 8, 5];
 const NAMES = ['', 'OUT', 'IN', 'RD', 'CHOWN_REQ', 'CHOWN_ACK', 'DELETE', 'ACCESS', 'REPAIR_REQ', 'REPAIR_ACK', 'REFUSED'];
 const MAX_ID = 400;
+/** how long a join waits for the home's answer before it fails */
+export const JOIN_TIMEOUT_MS = 10000;
 /** ownership redirections followed for one request */
 export const MAX_HOPS = 4;
 
@@ -81,8 +86,27 @@ export function ensureReplica(node, name, home) {
   if (!mine) {
     rep.members.add(home);
     node.remote.emit(home, [F_DTS, D_REPAIR_REQ, name, true]);
+    const ms = JOIN_TIMEOUT_MS;
+    rep.joinTimer = setTimeout(() => joinTimedOut(node, rep, ms), ms);
+    if (typeof rep.joinTimer === 'object' && rep.joinTimer !== null && 'unref' in rep.joinTimer) rep.joinTimer.unref();
   }
   return rep;
+}
+
+/**
+ * The home did not answer a join in time: the join fails with a clear error for every
+ * process waiting on it, and the half-made replica is dropped (any tuple it cached taken
+ * out of the core), so the next operation joins afresh.
+ * @param {any} node @param {Replica} rep @param {number} ms
+ */
+function joinTimedOut(node, rep, ms) {
+  rep.joinTimer = undefined;
+  if (rep.ready || rep.failed !== undefined || replicas(node).get(rep.name) !== rep) return;
+  replicas(node).delete(rep.name);
+  for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.inpBytes(t.bytes);
+  rep.failed = `the distributed space ${rep.name} cannot be joined: its home ${rep.home.slice(0, 12)} did not answer within ${ms / 1000} s`;
+  node.remote?.log(rep.failed);
+  wakeJoiners(rep);
 }
 
 /** Send a DTS frame to every member. @param {any} d a Distribution @param {Replica} rep @param {any[]} frame */
@@ -131,8 +155,8 @@ export function onDtsFrame(from, f) {
   if (why !== null) return refuse(`malformed DTS ${NAMES[sub]} frame: ${why}`);
   if (!rep.members.has(from) && sub !== D_REFUSED) {
     if (rep.members.size >= MAX_MEMBERS) return refuse(`the space ${name} has ${MAX_MEMBERS} members`);
-    rep.members.add(from);
-    rep.departed.delete(from);
+    if (rep.departed.has(from)) welcomeBack(d, rep, from); // its frame came before its peer:up
+    else rep.members.add(from);
   }
   try {
     handle(d, rep, from, sub, f, refuse);
@@ -219,6 +243,7 @@ function handle(d, rep, from, sub, f, refuse) {
       return;
     }
     case D_ACCESS: {
+      claimAdopted(d, rep, from); // first: what follows on this link finds the owners agreed
       const unknown = f[3].filter((/** @type {string} */ id) => !rep.tuples.has(id) && !rep.deleted.has(id));
       const gone = f[3].filter((/** @type {string} */ id) => rep.deleted.has(id));
       if (unknown.length > 0) d.emit(from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
@@ -294,6 +319,7 @@ function chownRequested(d, rep, from, id) {
   }
   if (t.owner !== self || t.state !== LIVE) return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
   t.owner = from;
+  t.adoptedFrom = undefined;
   d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
 }
 
@@ -351,6 +377,8 @@ function repaired(d, rep, from, f, restricted, refuse) {
 
 /** The processes that waited for the join go on. @param {Replica} rep */
 export function wakeJoiners(rep) {
+  if (rep.joinTimer !== undefined) clearTimeout(rep.joinTimer);
+  rep.joinTimer = undefined;
   const w = rep.joinWaiters;
   rep.joinWaiters = [];
   for (const wake of w) wake();
@@ -372,7 +400,11 @@ export function dtsPeerDown(d, id) {
     rep.members.delete(id);
     if (rep.departed.size < 4096) rep.departed.add(id);
     const heir = adopter(rep, id);
-    for (const t of rep.tuples.values()) if (t.owner === id) t.owner = heir;
+    for (const t of rep.tuples.values()) {
+      if (t.owner !== id) continue;
+      t.owner = heir;
+      if (heir === self) t.adoptedFrom = id;
+    }
     for (const k of [...rep.remoteIns.keys()]) if (rep.remoteIns.get(k)?.from === id) rep.dropRemoteIn(k);
     rep.pendingChown.forEach((q, k) => rep.pendingChown.set(k, q.filter((x) => x !== id)));
     for (const [tid, a] of [...rep.acquiring]) {
@@ -393,17 +425,41 @@ export function dtsPeerDown(d, id) {
 }
 
 /**
- * A node came (back): a member that had gone away is told which tuples this replica
- * holds (ACCESS, answered with its own), so what either missed is repaired.
+ * A node came (back): each replica it had been a member of welcomes it back.
  * @param {any} d a Distribution @param {string} id
  */
 export function dtsPeerUp(d, id) {
   const all = d.node.dtsReplicas;
   if (all === undefined) return;
-  for (const rep of /** @type {Map<string, Replica>} */ (all).values()) {
-    if (!rep.departed.has(id)) continue;
-    rep.departed.delete(id);
-    rep.members.add(id);
-    d.emit(id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
-  }
+  for (const rep of /** @type {Map<string, Replica>} */ (all).values()) if (rep.departed.has(id)) welcomeBack(d, rep, id);
+}
+
+/**
+ * A member that had gone away is back. First it is told which of its tuples this node
+ * adopted meanwhile and still owns (a REPAIR_ACK naming this node their owner, which the
+ * newer-word rule makes it believe): adoption wins, so the two sides agree on one owner
+ * and no tuple is withdrawable by both from then on. Then it is told which tuples this
+ * replica holds (ACCESS, answered with its own), so what either missed is repaired.
+ * @param {any} d a Distribution @param {Replica} rep @param {string} id
+ */
+function welcomeBack(d, rep, id) {
+  rep.departed.delete(id);
+  rep.members.add(id);
+  claimAdopted(d, rep, id);
+  d.emit(id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
+}
+
+/**
+ * Tell `id` which of the tuples this node adopted from it this node still owns (a
+ * REPAIR_ACK naming this node their owner). Sent when it comes back and again with the
+ * answer to each of its ACCESS frames: a frame sent as a link comes back up can be lost
+ * with it, and restating an ownership this node holds is always true.
+ * @param {any} d @param {Replica} rep @param {string} id
+ */
+function claimAdopted(d, rep, id) {
+  const self = d.node.id;
+  /** @type {any[]} */
+  const claims = [];
+  for (const [tid, t] of rep.tuples) if (t.adoptedFrom === id && t.owner === self) claims.push([tid, self, t.bytes]);
+  if (claims.length > 0) d.emit(id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
 }

@@ -31,7 +31,7 @@ export const MAX_MEMBERS = 1024;
 /** waiting `in`s one peer may announce per space */
 export const MAX_REMOTE_INS = 10000;
 
-/** @typedef {{owner: string, bytes: Uint8Array, state: number}} DtsTuple */
+/** @typedef {{owner: string, bytes: Uint8Array, state: number, adoptedFrom?: string}} DtsTuple adoptedFrom: the member that owned it before it went away and this node adopted it */
 
 /** The key of a tuple's bytes in byBytes. @param {Uint8Array} b */
 function bytesKey(b) {
@@ -76,6 +76,8 @@ export class Replica {
     this.failed = undefined;
     /** @type {Array<() => void>} processes waiting for the join */
     this.joinWaiters = [];
+    /** @type {ReturnType<typeof setTimeout> | undefined} the bound on the join (dts-protocol.js JOIN_TIMEOUT_MS) */
+    this.joinTimer = undefined;
   }
 
   /** The ids known live or held. */

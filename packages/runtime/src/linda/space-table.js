@@ -161,14 +161,21 @@ export function attachSpaceStore(node, store) {
 }
 
 /**
- * The spaces of this node for the dashboard: name, kind, tuples, waiting templates,
- * whether durable, and the counts of tuples in and out.
+ * The spaces of this node for the dashboard: name, kind, home (the node that holds it,
+ * or for a distributed space's replica the node that made the space), tuples, whether
+ * durable, and the counts of tuples in and out by this node's operations (for a replica:
+ * the `out`s and withdrawals made here, so the rows of one distributed space add up to
+ * its traffic).
  * @param {any} node
  */
 export function spaceSummaries(node) {
   const t = spaceTable(node);
+  /** @type {Map<string, {home: string}> | undefined} dts-protocol.js's replicas (read here, not imported: that module imports this one) */
+  const reps = node.dtsReplicas;
   return [...node.spaces.entries()].map(([name, s]) => {
     const info = t.info.get(name);
-    return { name, kind: info?.kind ?? 'local', durable: info?.durable ?? false, tuples: s.size, outs: info?.outs ?? 0, ins: info?.ins ?? 0 };
+    const kind = info?.kind ?? 'local';
+    const home = kind === 'distributed' ? reps?.get(name)?.home ?? node.id : node.id;
+    return { name, kind, home, durable: info?.durable ?? false, tuples: s.size, outs: info?.outs ?? 0, ins: info?.ins ?? 0 };
   });
 }

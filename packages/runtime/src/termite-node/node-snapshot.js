@@ -48,7 +48,7 @@ export function snapshot(maxProcesses = 200) {
       procs.push({ pid: `${p.pid.n}@${p.pid.node.slice(0, 8)}`, name: p.handler !== null ? 'handler' : (p.name ?? p.clo?.lam?.name ?? p.k?.lam?.name ?? 'process'), state: this.core.state(p.cpid), migrated: p.visited !== null });
     }
   }
-  const spaces = spaceSummaries(this); // name, kind, durable, tuples, outs, ins
+  const spaces = spaceSummaries(this); // name, kind, home, durable, tuples, outs, ins
   return {
     id: this.id,
     kind: this.kind,

@@ -1,0 +1,100 @@
+// @ts-check
+/**
+ * Repair of a distributed space on a real reconnecting daemon (docs/linda.md,
+ * "Distributed spaces", join and repair): a member daemon holding tuples it owns is
+ * frozen with SIGSTOP; meanwhile the home withdraws two of them (adopted once the member
+ * counts as gone, after the mesh's heartbeat timeout), one of its own, and makes two
+ * new ones; the member is continued, its links come back, and ACCESS/REPAIR bring both
+ * replicas to the same five tuples (the withdrawals it missed are not resurrected, the
+ * new tuples reach it). The two sides agree on one owner for every tuple again (the
+ * adopter's claim): the remaining tuples, raced for by both daemons at once, are each
+ * withdrawn exactly once. Daemons are OS processes on free loopback ports, stopped by
+ * PID (a SIGSTOPped one continued first).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDaemon, runProgram, health, newToken } from './helpers/daemons.js';
+import { within } from './helpers/peer.js';
+
+/** @type {import('./helpers/daemons.js').Daemon[]} */
+const started = [];
+after(async () => {
+  for (const d of started) d.child.kill('SIGCONT');
+  await Promise.all(started.map((d) => d.stop('SIGKILL')));
+});
+
+/** Scheme helpers: show a tagged line; wait (bounded) for a count on a space. */
+const HELPERS = `
+(define (show . xs) (write xs) (newline))
+(define (await-count s n . template)
+  (let loop ((i 0))
+    (let ((c (apply space-count s template)))
+      (cond ((= c n) c)
+            ((< i 1000) (sleep 0.02) (loop (+ i 1)))
+            (else (list 'count c 'expected n))))))`;
+
+/** The line of the program's output that starts with `(tag `. @param {{stdout: string, stderr: string}} r @param {string} tag */
+function lineOf(r, tag) {
+  return r.stdout.split('\n').find((l) => l.startsWith(`(${tag} `)) ?? `missing ${tag}: ${r.stdout}\n${r.stderr}`;
+}
+
+test('a member daemon frozen (SIGSTOP) while it owns tuples, then continued: replicas converge, nothing withdrawn twice', async () => {
+  const token = newToken();
+  const h = await startDaemon({ token });
+  started.push(h);
+  const m = await startDaemon({ token, join: [h.url] });
+  started.push(m);
+  const nodes = `
+(define h (make-node "127.0.0.1" ${h.port}))
+(define ds (on h (lambda () (make-space 'rep 'distributed))))`;
+
+  const r1 = await runProgram(`${HELPERS}${nodes}
+(define m (make-node "127.0.0.1" ${m.port}))
+(on m (lambda () (do ((i 0 (+ i 1))) ((= i 4)) (out ds 'm i))))
+(on h (lambda () (out ds 'h 0) (out ds 'h 1)))
+(show 'before (on h (lambda () (await-count ds 6 ?symbol ?integer))) (on m (lambda () (await-count ds 6 ?symbol ?integer))))`,
+  { token, join: [h.url, m.url], timeoutMs: 30000 });
+  assert.equal(r1.status, 0, r1.stdout + r1.stderr);
+  assert.equal(lineOf(r1, 'before'), '(before 6 6)');
+
+  m.child.kill('SIGSTOP');
+  // at the home, (m 0) is asked of its frozen owner: granted to the home once the member counts as gone
+  const r2 = await runProgram(`${HELPERS}${nodes}
+(show 'frozen (on h (lambda () (list (in ds 'm 0) (in ds 'm 1) (in ds 'h 0) (begin (out ds 'new 0) (out ds 'new 1) (space-count ds ?symbol ?integer))))))`,
+  { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r2.status, 0, r2.stdout + r2.stderr);
+  assert.equal(lineOf(r2, 'frozen'), '(frozen ((m 0) (m 1) (h 0) 5))');
+
+  m.child.kill('SIGCONT');
+  assert.ok(await within(health(m.url), 10000, "the member's /health"));
+  const r3 = await runProgram(`${HELPERS}${nodes}
+(define m (make-node "127.0.0.1" ${m.port}))
+(show 'after (on m (lambda () (await-count ds 5 ?symbol ?integer))) (on h (lambda () (await-count ds 5 ?symbol ?integer))))
+(show 'member-view (on m (lambda () (list (rdp ds 'm 0) (rdp ds 'm 1) (rdp ds 'h 0) (rd ds 'm 2) (rd ds 'new 1)))))
+;; a barrier on the member's link to the home: whatever the member sent the home on its return came first
+(on m (lambda () (out ds 'sync 1)))
+(show 'synced (on h (lambda () (await-count ds 1 'sync ?integer))))
+(define me (self))
+;; both takers start at once (each waits for go): a tuple both sides believed they owned would be taken twice
+(define takers
+  (map (lambda (n)
+         (remote-spawn n (lambda ()
+           (! me 'ready)
+           (?)
+           (! me (list (node-id (current-node))
+                       (map (lambda (t) (if (inp ds (car t) (cadr t)) 1 0))
+                            '((m 2) (m 3) (h 1) (new 0) (new 1))))))))
+       (list h m)))
+(?) (?)
+(for-each (lambda (p) (! p 'go)) takers)
+(define a (?)) (define b (?))
+(show 'taken (map + (cadr a) (cadr b)))
+(show 'left (on h (lambda () (await-count ds 1 ?symbol ?integer))) (on m (lambda () (await-count ds 1 ?symbol ?integer))) (on m (lambda () (rdp ds ?symbol ?integer))))`,
+  { token, join: [h.url, m.url], timeoutMs: 40000 });
+  assert.equal(r3.status, 0, r3.stdout + r3.stderr);
+  assert.equal(lineOf(r3, 'after'), '(after 5 5)');
+  assert.equal(lineOf(r3, 'member-view'), '(member-view (#f #f #f (m 2) (new 1)))');
+  assert.equal(lineOf(r3, 'synced'), '(synced 1)');
+  assert.equal(lineOf(r3, 'taken'), '(taken (1 1 1 1 1))', 'each remaining tuple withdrawn exactly once');
+  assert.equal(lineOf(r3, 'left'), '(left 1 1 (sync 1))', 'only the barrier tuple is left, at both');
+});
