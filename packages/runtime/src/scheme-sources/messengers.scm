@@ -336,9 +336,13 @@
   (if (error-object? e) (error-object-message e) "raised a non-error value"))
 
 ;; The original moves last. A move within this physical node is a table update; to
-;; another one it is a migration. If that fails with no copy sent, the messenger is back
-;; where it was and the error is raised (a retry duplicates nothing); with copies sent,
-;; it ends with a log line and gives its credit back.
+;; another one it is a one-way migration (%msgr-move: one frame, no answer; no guard
+;; either, so the continuation that travels is no longer than it must be). If the move
+;; is not made (the node is unreachable, the state does not encode), the messenger is
+;; still here: with no copy sent, back on its node with the error raised (a retry
+;; duplicates nothing); with copies sent, it ends with a log line and gives its credit
+;; back. If the other node cannot take it, it ends there and that node sends its
+;; credit to the controller (the notice).
 (define (%move-self how from d me copies?)
   (let ((addr (vector-ref d 0)))
     (if (%lnet-local? addr)
@@ -349,9 +353,10 @@
         (let ((phys (%lnet-physical addr)))
           (%msgr-depart)
           (when (eq? how 'delete) (%lnet-delete-if-empty! from))
-          (guard (e (#t (%move-failed from me copies? e)))
-            (migrate phys))
-          (%arrive how from d me)))))
+          (let ((failure (%msgr-move phys (%me-controller me) (list '%msgr-credit (vector-ref me 2) (vector-ref me 3)))))
+            (if (error-object? failure)
+                (%move-failed from me copies? failure)
+                (%arrive how from d me)))))))
 
 (define (%move-failed from me copies? e)
   (cond ((and (not copies?) (%lnet-exists? from))
