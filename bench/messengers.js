@@ -19,7 +19,7 @@
  *   messengers.shortest_path.8x8.{1,2,4}node  ms  the shortest-path example's walk
  *                                       (examples/messengers/shortest-path.scm) on an 8×8 mesh
  *                                       striped over 1, 2 or 4 physical nodes: the median of walks
- *                                       5-12 of a run (walks 1-4 warm the JIT up)
+ *                                       11-20 of a run (walks 1-10 warm the JIT up)
  *   messengers.shortest_path.8x8.{1,2,4}node.first  ms  the first walk of the run
  *   sequential.shortest_path.8x8  ms    Dijkstra on the same weights, sequentially, same run
  *   messengers.grain            divisions  floating-point divisions per stop at which two
@@ -106,8 +106,8 @@ function shortestPathProgram() {
   const cut = text.indexOf(';;; ------------------------------------------------------------ run');
   if (cut < 0) throw new Error('the shortest-path example has no run section');
   return `${text.slice(0, cut)}
-(define reps 12)
-(define warm 4) ; walks 0-3 warm the JIT up (the first is reported as .first); 4-11 are the figure
+(define reps 20)
+(define warm 10) ; walks 0-9 warm the JIT up (the first is reported as .first); 10-19 are the figure
 (define (ms-since t0) (* 1000. (/ (- (current-jiffy) t0) (jiffies-per-second))))
 (define (result name value) (display "result ") (display name) (display " ") (display value) (newline))
 (define me (self))
@@ -184,7 +184,7 @@ rep.ratioComment('messengers.hop.2node', 'pingpong.800.ws.2node', { min: 0.8, la
 rep.ratioComment('messengers.hop.2node', 'migrate.800.2node', { label: 'a hop vs the bare migration under it' });
 figure('sequential.shortest_path.8x8', 'ms', "Dijkstra on the same weights, sequentially, in Scheme, same runs");
 for (const n of [1, 2, 4]) {
-  figure(`messengers.shortest_path.8x8.${n}node`, 'ms', `the walk from n0-0 until every copy has ended, mesh columns striped over ${n} physical node(s), walks 5-12 of a run (the first four warm the JIT up); checked against Dijkstra`);
+  figure(`messengers.shortest_path.8x8.${n}node`, 'ms', `the walk from n0-0 until every copy has ended, mesh columns striped over ${n} physical node(s), walks 11-20 of a run (the first ten warm the JIT up); checked against Dijkstra`);
   figure(`messengers.shortest_path.8x8.${n}node.first`, 'ms', 'the first walk of a run (code compiled and optimised on the way)');
   rep.ratioComment(`messengers.shortest_path.8x8.${n}node`, 'sequential.shortest_path.8x8', { label: 'messengers / sequential' });
 }

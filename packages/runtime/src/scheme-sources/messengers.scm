@@ -303,34 +303,30 @@
          (%me-give-back me)
          ((vector-ref me 4) 'given))))
 
-;; A copy for each destination: a process resuming k there. The copies for one other
-;; physical node go in one remote spawn (the paper sends one Messenger per route).
+;; A copy for each destination: a process resuming k there. A copy for another physical
+;; node starts here and moves there one way (%msgr-move, as the original does): the
+;; messenger sending it waits for no answer. (The paper sends one Messenger per route;
+;; here each copy is its own frame.)
 (define (%send-copies k how from ds mes)
-  (let loop ((ds ds) (mes mes) (remote '()))
-    (cond ((pair? ds)
-           (let ((d (car ds)) (me (car mes)))
-             (if (%lnet-local? (vector-ref d 0))
-                 (begin (spawn (lambda () (%arrive how from d me) (k #t)))
-                        (loop (cdr ds) (cdr mes) remote))
-                 (loop (cdr ds) (cdr mes) (%group-add remote (%lnet-physical (vector-ref d 0)) (cons d me))))))
-          (else (for-each (lambda (g) (%send-group k how from (car g) (reverse (cdr g)))) remote)))))
+  (for-each
+   (lambda (d me)
+     (if (%lnet-local? (vector-ref d 0))
+         (spawn (lambda () (%arrive how from d me) (k #t)))
+         (let ((phys (%lnet-physical (vector-ref d 0))))
+           (spawn (lambda () (when (%copy-to phys me) (%arrive how from d me) (k #t)))))))
+   ds mes))
 
-(define (%group-add groups phys item)
-  (cond ((null? groups) (list (list phys item)))
-        ((equal? (caar groups) phys) (cons (cons phys (cons item (cdar groups))) (cdr groups)))
-        (else (cons (car groups) (%group-add (cdr groups) phys item)))))
-
-(define (%send-group k how from phys items)
-  (guard (e (#t (%log (string-append "(messengers: copies lost, their physical node cannot be reached: "
-                                     (%condition-text e) ")"))
-                (for-each (lambda (item) (%me-give-back (cdr item))) items)))
-    (remote-spawn phys
-      (lambda ()
-        (for-each (lambda (item)
-                    (spawn (lambda () (%arrive how from (car item) (cdr item)) (k #t))))
-                  (cdr items))
-        (%arrive how from (car (car items)) (cdr (car items)))
-        (k #t)))))
+;; Move a copy to physical node phys: #t there; #f here when it could not leave (its
+;; physical node cannot be reached): the copy is lost, logged, and its credit goes back.
+;; If that node cannot take it, it sends the credit back itself (the notice).
+(define (%copy-to phys me)
+  (let ((failure (%msgr-move phys (%me-controller me) (list '%msgr-credit (vector-ref me 2) (vector-ref me 3)))))
+    (cond ((error-object? failure)
+           (%log (string-append "(messengers: copies lost, their physical node cannot be reached: "
+                                (%condition-text failure) ")"))
+           (%me-give-back me)
+           #f)
+          (else #t))))
 
 (define (%condition-text e)
   (if (error-object? e) (error-object-message e) "raised a non-error value"))
