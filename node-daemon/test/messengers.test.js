@@ -123,6 +123,45 @@ test('a hop to a logical node deleted meanwhile ends the messenger with a log li
   assert.equal(a.log().match(/arrived at a logical node that no longer exists/g)?.length, 1);
 });
 
+test('a hop is one frame, and location transparency holds: messages sent to the messenger\'s pid before and after it left reach it there, in order', async () => {
+  const lines = await run(`
+(define m
+  (inject (lambda ()
+            (create 'node 'far-mail 'link 'fm 'physical a)
+            (hop 'link 'fm)                 ; back on this node
+            (hop 'link 'fm)                 ; one way to a: this node forwards its messages
+            (! me 'there)
+            (let* ((x (?)) (y (?))) (! me (list x y (equal? (current-node) a)))))
+          root))
+(! m 'early)
+(recv ('there #t))
+(! m 'late)
+(write (recv ((x y on-a) (list x y on-a)))) (newline)
+`);
+  assert.deepEqual(lines, ['(early late #t)']);
+});
+
+test('a messenger the other node cannot take (its mailbox over that node\'s limit) is lost there, logged, and its credit comes back: the computation ends, nothing arrives twice', async () => {
+  const a = await first;
+  const small = await daemon({ token, join: [a.url], args: ['--max-mailbox', '10'] });
+  const lines = await run(`
+(define small (make-node "127.0.0.1" ${small.port}))
+(inject-and-wait (lambda () (create 'node 'tight 'link 't 'physical small) (hop 'link 't)) root 20)
+(define ended
+  (inject-and-wait
+    (lambda ()
+      (let fill ((i 0)) (when (< i 20) (! (self) i) (fill (+ i 1))))
+      (hop 'link 't)                        ; 20 messages travel with it: over the limit of 10
+      (! me 'arrived))
+    root 20))
+(write (list ended (?? (lambda (m) (eq? m 'arrived)) 0.5 'never))) (newline)
+`);
+  assert.deepEqual(lines, ['(#t never)']);
+  await waitFor(() => /\(HOP\) was lost/.test(small.log()), 5000, 'the log line');
+  assert.equal(small.log().match(/\(HOP\) was lost/g)?.length, 1);
+  assert.match(small.log(), /mailbox holds 20 messages, over the limit of 10/);
+});
+
 test('shortest path on an 8×8 mesh striped over three physical nodes equals Dijkstra run sequentially', async () => {
   const a = await first;
   const b = await daemon({ token, join: [a.url] });

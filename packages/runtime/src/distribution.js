@@ -23,6 +23,7 @@
  *   distribution/received-code.js       what received code may call (DEFAULT_DENIED, guarded units)
  *   distribution/program-environments.js  replicas of program environments and their versions
  *   distribution/migration.js           migrate, accept a process, forwarding entries, GONE
+ *   distribution/one-way-migration.js   HOP: a process moving in one frame, no answer (messengers' hops)
  *   distribution/remote-links.js        links to remote processes; node failure → exit signals
  *   distribution/node-addresses.js      NodeRef → node id (the address book)
  *   distribution/remote-spawn.js        remote spawn, services
@@ -44,6 +45,7 @@ import * as codeOnDemand from './distribution/code-on-demand.js';
 import * as received from './distribution/received-code.js';
 import * as environments from './distribution/program-environments.js';
 import * as migration from './distribution/migration.js';
+import * as oneWayMigration from './distribution/one-way-migration.js';
 import * as remoteLinks from './distribution/remote-links.js';
 import * as addresses from './distribution/node-addresses.js';
 import * as spawning from './distribution/remote-spawn.js';
@@ -327,6 +329,8 @@ export class Distribution {
   processEnded = migration.processEnded;
   isForwarded = migration.isForwarded;
   processGone = migration.processGone;
+  hop = oneWayMigration.hop;
+  onHopFrame = oneWayMigration.onHopFrame;
 
   // where processes are, vouching for a restricted peer's MIGRATE (distribution/whereabouts.js)
   processMoved = whereabouts.processMoved;

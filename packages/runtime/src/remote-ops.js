@@ -48,6 +48,9 @@
  *   start `thunk` on another node; resolves with the new pid
  * @property {(proc: Process, ref: NodeRef) => Promise<void>} migrate move a process blocked in
  *   `migrate` to another node (it resumes there, or here with an error raised)
+ * @property {(proc: Process, ref: NodeRef, notice: {pid: Pid, msg: any} | null) => Promise<void>} [hop] move a
+ *   process blocked in `%msgr-move` to another node in one frame (it resumes there, or here
+ *   with an error object as the value); `notice` goes to its pid if the other node cannot take it
  * @property {Map<string, Pid>} services services published on this node, by name
  * @property {(name: string, ref: NodeRef, peer?: string | null) => Promise<Pid>} remoteService a service's pid
  *   on a node (`peer`: the peer the asking process descends from, if any: a restricted

@@ -23,6 +23,9 @@
  *                                               restricted peer `owner` (browser?: it joined from a
  *                                               browser): the receiver checks it as if `owner` sent it
  *                                               (capabilities.js)
+ *     HOP    [13, notice-pid, notice, state]    a process moving here one way (a messenger's hop); `state` is
+ *                                               the encoding of [process-state envs]; if it cannot be taken,
+ *                                               `notice` goes to `notice-pid` (#f: none): one-way-migration.js
  *     SPACE_OP, SPACE_REPLY, SPACE_ACK, SPACE_CANCEL [30..33, ...]  operations on tuple spaces held by other
  *                                               nodes: ../linda/remote-spaces.js has their shapes
  *   requests (mesh.request; remote-requests.js), answered [#t value versions] or [#f error-message versions]:
@@ -47,6 +50,7 @@
 import { CborWriter, CodecError } from '@termite/scheme/internal';
 
 export const F_SEND = 1, F_SIGNAL = 2, F_LINK = 3, F_UNLINK = 4, F_KILL = 5, F_MOVED = 6, F_GONE = 7, F_ERROR = 8, F_EXITED = 9, F_AS = 10;
+export const F_HOP = 13;
 /** Frame names (for messages) and their lengths on the wire (the environment versions included). */
 export const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4], null, ['EXITED', 5]];
 /** The environment list of a frame with no procedure in it (encode's small path). */

@@ -43,9 +43,11 @@ export const ARRIVALS_KEPT = 32;
  * process continues there and this node keeps a forwarding entry; on failure it is
  * resumed here with the error raised.
  * @param {Process} proc @param {NodeRef} ref
+ * @param {boolean} [failAsValue] resume with the error as the value instead of raising it
+ *   (a messenger's hop, one-way-migration.js, which has no handler to catch it)
  * @this {Distribution}
  */
-export async function migrate(proc, ref) {
+export async function migrate(proc, ref, failAsValue = false) {
   let to;
   let seen = 0;
   /** @type {Pid[]} */
@@ -63,7 +65,8 @@ export async function migrate(proc, ref) {
     await this.call(to, [R_MIGRATE, state], true, this.restricted.size === 0 ? null : this.actingFor(proc));
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    this.node.resumeExternal(proc, { raise: new ErrorObject(`cannot migrate: ${msg}`, arrayToList([ref]), 'migrate', 'migrate') });
+    const err = new ErrorObject(`cannot migrate: ${msg}`, arrayToList([ref]), 'migrate', 'migrate');
+    this.node.resumeExternal(proc, failAsValue ? { value: err } : { raise: err });
     return;
   }
   this.stats.migrationsOut++;
@@ -88,6 +91,18 @@ export async function migrate(proc, ref) {
     if (back !== undefined && back !== proc && back.alive) for (const m of late) this.deliverLate(back, m);
     return;
   }
+  departed.call(this, proc, to, late, shippedLinks);
+}
+
+/**
+ * A process of this node now lives on `to` (a MIGRATE accepted, or a HOP handed to the
+ * mesh, one-way-migration.js): the forwarding entry, the messages and links that came
+ * while it was moving, its monitors, and its birth node told where it went.
+ * @param {Process} proc @param {string} to @param {any[]} late @param {Pid[]} shippedLinks
+ * @this {Distribution}
+ */
+export function departed(proc, to, late, shippedLinks) {
+  const k = key(proc.pid.node, proc.pid.n);
   this.forwarding.set(k, to);
   this.location.set(k, to);
   if (this.movedAhead.size !== 0 || this.placeWaits.size !== 0) this.locationChanged(k, proc.pid);

@@ -32,7 +32,7 @@ import { encodeSmallValue, encodeSmallBetween, encodeAnyValue } from '@termite/s
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { Pid, serialHeadSize, serialAt } from '../termite-values.js';
 import {
-  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, F_AS, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
+  F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_MOVED, F_GONE, F_ERROR, F_EXITED, F_AS, F_HOP, FRAMES, NO_ENVS, NO_ENVS_BYTES, SEND_HEADS,
   NOT_READY, sendHeadBytes, key,
 } from './frame-vocabulary.js';
 import { F_SPACE_OP } from '../linda/remote-spaces.js';
@@ -274,6 +274,7 @@ export function chain(from, step) {
 
 /**
  * @param {string} from @param {any} f the decoded frame @param {Uint8Array} bytes its encoding (for forwarding)
+ * @returns {void | Promise<void>} a promise only for a HOP handled inside the sender's chain, which waits for it
  * @this {Distribution}
  */
 export function handleFrame(from, f, bytes) {
@@ -285,6 +286,7 @@ export function handleFrame(from, f, bytes) {
   if (type === F_ERROR) return void this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
   if (type >= F_SPACE_OP && type <= F_DTS) return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
   if (type === F_AS) return void this.onActedFrame(from, f, bytes); // for a restricted peer's process: capabilities.js
+  if (type === F_HOP) return this.onHopFrame(from, f); // a process moving here one way: one-way-migration.js
   const shape = FRAMES[type];
   if (!Number.isInteger(type) || shape == null) {
     this.refuse(from, `unknown frame type ${type}`);

@@ -11,9 +11,9 @@
  * Each takes the calling process's node from the running thread, so a primitive called
  * by a process that migrated acts on the node it is on now.
  */
-import { definePrimitive } from '@termite/scheme/internal';
+import { definePrimitive, defineBuiltin, unwind, PEND_SUSPEND } from '@termite/scheme/internal';
 import { VOID, Sym, Pair, arrayToList, schemeErrorOf, stringText } from '../scheme-data.js';
-import { NodeRef } from '../termite-values.js';
+import { NodeRef, Pid } from '../termite-values.js';
 import { current } from '../prims-processes.js';
 import { networkOf, keyOf, WILDCARD } from './logical-network.js';
 import { exportNodes, adoptNodes } from './lnet-transfer.js';
@@ -174,6 +174,25 @@ definePrimitive('%msgr-try-arrive', 4, 4, (/** @type {any} */ addr, /** @type {a
   net.arrive(proc, addr, link, weight, me);
   return true;
 });
+/**
+ * `(%msgr-move node notice-pid notice)`: continue on physical node `node` (a messenger's
+ * hop there): #!void there, or here an error object when the move was not made. One
+ * frame, no answer (distribution/one-way-migration.js); if `node` cannot take the
+ * messenger, it sends `notice` (the credit going back) to `notice-pid` (#f: nobody).
+ */
+defineBuiltin('%msgr-move', function (/** @type {number} */ _d, /** @type {any} */ ref, /** @type {any} */ npid, /** @type {any} */ notice) {
+  if (!(ref instanceof NodeRef)) schemeErrorOf('type', 'hop', 'expected a node', ref);
+  const proc = current('hop');
+  const remote = proc.node.remote;
+  if (remote === null) schemeErrorOf('unsupported', 'hop', 'this node is not part of a mesh (start it as a daemon, or with --join)');
+  const to = /** @type {NodeRef} */ (ref);
+  const n = npid instanceof Pid ? { pid: npid, msg: notice } : null;
+  proc.node.blockExternal(proc, { who: 'hop' });
+  // the continuation is complete once this slice has unwound: move after it
+  queueMicrotask(() => (remote.hop ? remote.hop(proc, to, n) : remote.migrate(proc, to)));
+  return unwind(PEND_SUSPEND, proc.waiting);
+}, 3, 0);
+
 definePrimitive('%msgr-depart', 0, 0, () => {
   const { proc, net } = here('hop');
   net.depart(proc);

@@ -303,42 +303,42 @@
          (%me-give-back me)
          ((vector-ref me 4) 'given))))
 
-;; A copy for each destination: a process resuming k there. The copies for one other
-;; physical node go in one remote spawn (the paper sends one Messenger per route).
+;; A copy for each destination: a process resuming k there. A copy for another physical
+;; node starts here and moves there one way (%msgr-move, as the original does): the
+;; messenger sending it waits for no answer. (The paper sends one Messenger per route;
+;; here each copy is its own frame.)
 (define (%send-copies k how from ds mes)
-  (let loop ((ds ds) (mes mes) (remote '()))
-    (cond ((pair? ds)
-           (let ((d (car ds)) (me (car mes)))
-             (if (%lnet-local? (vector-ref d 0))
-                 (begin (spawn (lambda () (%arrive how from d me) (k #t)))
-                        (loop (cdr ds) (cdr mes) remote))
-                 (loop (cdr ds) (cdr mes) (%group-add remote (%lnet-physical (vector-ref d 0)) (cons d me))))))
-          (else (for-each (lambda (g) (%send-group k how from (car g) (reverse (cdr g)))) remote)))))
+  (for-each
+   (lambda (d me)
+     (if (%lnet-local? (vector-ref d 0))
+         (spawn (lambda () (%arrive how from d me) (k #t)))
+         (let ((phys (%lnet-physical (vector-ref d 0))))
+           (spawn (lambda () (when (%copy-to phys me) (%arrive how from d me) (k #t)))))))
+   ds mes))
 
-(define (%group-add groups phys item)
-  (cond ((null? groups) (list (list phys item)))
-        ((equal? (caar groups) phys) (cons (cons phys (cons item (cdar groups))) (cdr groups)))
-        (else (cons (car groups) (%group-add (cdr groups) phys item)))))
-
-(define (%send-group k how from phys items)
-  (guard (e (#t (%log (string-append "(messengers: copies lost, their physical node cannot be reached: "
-                                     (%condition-text e) ")"))
-                (for-each (lambda (item) (%me-give-back (cdr item))) items)))
-    (remote-spawn phys
-      (lambda ()
-        (for-each (lambda (item)
-                    (spawn (lambda () (%arrive how from (car item) (cdr item)) (k #t))))
-                  (cdr items))
-        (%arrive how from (car (car items)) (cdr (car items)))
-        (k #t)))))
+;; Move a copy to physical node phys: #t there; #f here when it could not leave (its
+;; physical node cannot be reached): the copy is lost, logged, and its credit goes back.
+;; If that node cannot take it, it sends the credit back itself (the notice).
+(define (%copy-to phys me)
+  (let ((failure (%msgr-move phys (%me-controller me) (list '%msgr-credit (vector-ref me 2) (vector-ref me 3)))))
+    (cond ((error-object? failure)
+           (%log (string-append "(messengers: copies lost, their physical node cannot be reached: "
+                                (%condition-text failure) ")"))
+           (%me-give-back me)
+           #f)
+          (else #t))))
 
 (define (%condition-text e)
   (if (error-object? e) (error-object-message e) "raised a non-error value"))
 
 ;; The original moves last. A move within this physical node is a table update; to
-;; another one it is a migration. If that fails with no copy sent, the messenger is back
-;; where it was and the error is raised (a retry duplicates nothing); with copies sent,
-;; it ends with a log line and gives its credit back.
+;; another one it is a one-way migration (%msgr-move: one frame, no answer; no guard
+;; either, so the continuation that travels is no longer than it must be). If the move
+;; is not made (the node is unreachable, the state does not encode), the messenger is
+;; still here: with no copy sent, back on its node with the error raised (a retry
+;; duplicates nothing); with copies sent, it ends with a log line and gives its credit
+;; back. If the other node cannot take it, it ends there and that node sends its
+;; credit to the controller (the notice).
 (define (%move-self how from d me copies?)
   (let ((addr (vector-ref d 0)))
     (if (%lnet-local? addr)
@@ -349,9 +349,10 @@
         (let ((phys (%lnet-physical addr)))
           (%msgr-depart)
           (when (eq? how 'delete) (%lnet-delete-if-empty! from))
-          (guard (e (#t (%move-failed from me copies? e)))
-            (migrate phys))
-          (%arrive how from d me)))))
+          (let ((failure (%msgr-move phys (%me-controller me) (list '%msgr-credit (vector-ref me 2) (vector-ref me 3)))))
+            (if (error-object? failure)
+                (%move-failed from me copies? failure)
+                (%arrive how from d me)))))))
 
 (define (%move-failed from me copies? e)
   (cond ((and (not copies?) (%lnet-exists? from))
