@@ -66,11 +66,12 @@ function defaultDisableFeatures() {
 
 /**
  * Launch Chromium for WebRTC on loopback (mDNS hiding off, as the header explains).
+ * @param {string[]} [extraArgs] more switches (a test's certificate to accept, say)
  * @returns {Promise<Chromium>}
  */
-export async function launchChromium() {
+export async function launchChromium(extraArgs = []) {
   const sw = await defaultDisableFeatures();
-  const args = [...BASE_ARGS, sw ? `${sw},WebRtcHideLocalIpsWithMdns` : '--disable-features=WebRtcHideLocalIpsWithMdns'];
+  const args = [...BASE_ARGS, sw ? `${sw},WebRtcHideLocalIpsWithMdns` : '--disable-features=WebRtcHideLocalIpsWithMdns', ...extraArgs];
   // V8 flags for profiling a tab (e.g. `--prof --logfile=/tmp/v8-%p.log`: a tick log per isolate)
   if (process.env.CHROMIUM_JS_FLAGS) args.push(`--js-flags=${process.env.CHROMIUM_JS_FLAGS}`);
   const server = await chromium.launchServer({

@@ -49,6 +49,9 @@ Options:
   --insecure          links to other daemons in plain TCP, not TLS (a trusted network only: the
                       programs, continuations and data they carry are then readable on the way);
                       by default links are encrypted, and this node refuses plain ones
+  --tls-cert FILE     daemon: serve https:// and wss:// on the port with this PEM certificate (chain),
+  --tls-key FILE      and its key: pages load over https:// and their tabs join over wss://
+                      (plain http:// and ws:// are still served; daemon links are TLS either way)
   --trust-tabs        treat browser tabs as daemon peers (by default every peer that joins from a
                       browser page is a restricted peer, as --restricted-peer names one)
   --lib DIR           directory to search for libraries (repeatable); a daemon publishes the
@@ -76,6 +79,8 @@ Options:
  * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
  * @property {boolean} trustTabs peers that join from a browser are not restricted (--trust-tabs)
  * @property {boolean} insecure daemon links in plain TCP, not TLS (--insecure)
+ * @property {string|undefined} [tlsCert] PEM certificate file for https:// and wss:// (--tls-cert)
+ * @property {string|undefined} [tlsKey] its key file (--tls-key)
  * @property {string[]} lib
  * @property {string[]} trust publishers whose libraries this node installs (--trust)
  * @property {string|undefined} publisher directory of a separate publisher key (--publisher)
@@ -118,6 +123,7 @@ export function parseCommandLine(argv) {
         'restricted-peer': { type: 'string', multiple: true, default: [] },
         'trust-tabs': { type: 'boolean', default: false },
         insecure: { type: 'boolean', default: false },
+        'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
         lib: { type: 'string', multiple: true, default: [] },
         trust: { type: 'string', multiple: true, default: [] },
         publisher: { type: 'string' },
@@ -161,6 +167,7 @@ export function parseCommandLine(argv) {
     restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
     trustTabs: /** @type {boolean} */ (values['trust-tabs']),
     insecure: /** @type {boolean} */ (values.insecure),
+    ...tlsFiles(/** @type {string|undefined} */ (values['tls-cert']), /** @type {string|undefined} */ (values['tls-key'])),
     lib: /** @type {string[]} */ (values.lib),
     trust: /** @type {string[]} */ (values.trust),
     publisher: /** @type {string|undefined} */ (values.publisher),
@@ -175,6 +182,15 @@ export function parseCommandLine(argv) {
   };
   if (values.help) return { command: 'help', file: null, options };
   return commandOf(positionals, options);
+}
+
+/**
+ * --tls-cert and --tls-key, which go together.
+ * @param {string|undefined} tlsCert @param {string|undefined} tlsKey
+ */
+function tlsFiles(tlsCert, tlsKey) {
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together: give the certificate file and its key file');
+  return { tlsCert, tlsKey };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { startHost } from './host.js';
 import { consoleSinks } from '@termite/scheme';
+import { readFileSync } from 'node:fs';
 import { BufferedOutput } from './output.js';
 
 /** How long a drain before stopping may take. */
@@ -33,6 +34,22 @@ async function drainTo(host, url, log) {
   clearTimeout(timer);
   const text = typeof r.value?.text === 'function' ? r.value.text() : String(r.value); // a Scheme string (string-append makes it mutable)
   log(r.ok ? `drained to ${url}: ${text}` : `drain to ${url} failed: ${r.message}`);
+}
+
+/**
+ * The PEM files of --tls-cert and --tls-key (host.js checks that TLS can use them).
+ * @param {string} certFile @param {string} keyFile
+ */
+function readCertificate(certFile, keyFile) {
+  /** @param {string} f @param {string} what */
+  const read = (f, what) => {
+    try {
+      return readFileSync(f);
+    } catch (e) {
+      throw new Error(`cannot read the ${what} ${f}: ${e instanceof Error ? e.message : e}`);
+    }
+  };
+  return { cert: read(certFile, 'TLS certificate (--tls-cert)'), key: read(keyFile, 'TLS key (--tls-key)') };
 }
 
 /**
@@ -65,6 +82,7 @@ export async function startDaemon(options) {
       trust: options.trust,
       publisher: options.publisher,
       insecure: options.insecure,
+      ...(options.tlsCert !== undefined && options.tlsKey !== undefined ? { certificate: readCertificate(options.tlsCert, options.tlsKey) } : {}),
       stdout: (s) => stdout.write(s),
       log,
       route: daemonRoutes,

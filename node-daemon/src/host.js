@@ -23,6 +23,7 @@
  * peer joining or leaving is logged in one line.
  */
 import http from 'node:http';
+import tls from 'node:tls';
 import v8 from 'node:v8';
 import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
@@ -54,6 +55,8 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {boolean} [tcp] false: links to daemons over WebSocket only, as before TCP links
  *   (benchmarks compare the two); default true
  * @property {boolean} [insecure] links to daemons in plain TCP (default false: TLS, and plain links refused)
+ * @property {{cert: string | Buffer, key: string | Buffer}} [certificate] PEM certificate and key:
+ *   the port then also serves https:// and wss:// (the daemon's --tls-cert, --tls-key)
  * @property {boolean} [logPeers] log a line when a peer joins or leaves (the daemon)
  * @property {string[]} [publish] library directories whose versioned libraries this node publishes (the daemon's --lib)
  * @property {string[]} [trust] publishers whose libraries this node installs (--trust)
@@ -98,6 +101,7 @@ export async function startHost(opts) {
   if (opts.token !== undefined && (typeof opts.token !== 'string' || opts.token === '')) {
     throw new Error('the mesh token must not be empty (an empty token would admit anyone)');
   }
+  if (opts.certificate !== undefined) checkCertificate(opts);
   const token = opts.token ?? randomBytes(18).toString('base64url');
   const tokenGiven = opts.token !== undefined;
   const identity = opts.data ? await loadOrCreateIdentity(opts.data) : await createIdentity();
@@ -133,7 +137,7 @@ async function startParts(host, server) {
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   host.server = server;
   host.port = address.port;
-  host.url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port}`;
+  host.url = `${opts.certificate !== undefined ? 'https' : 'http'}://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${address.port}`;
   const logger = createLogger('termite:mesh', { sink: (/** @type {any} */ rec) => meshLog(host, rec) });
   const mesh = createMeshNode({
     identity,
@@ -142,7 +146,7 @@ async function startParts(host, server) {
     join: host.tokenGiven ? opts.join : [],
     peerTimeoutMs: opts.peerTimeoutMs,
     allowedOrigins: opts.allowOrigins,
-    tcp: opts.tcp === false ? false : { encrypt: opts.insecure !== true },
+    tcp: opts.tcp === false ? false : { encrypt: opts.insecure !== true, ...(opts.certificate !== undefined ? { certificate: opts.certificate } : {}) },
     logger,
   });
   host.mesh = mesh;
@@ -183,6 +187,19 @@ async function startParts(host, server) {
     const message = describeJoinFailure(f.url, f.error);
     host.joinFailures.push({ url: f.url, kind: joinFailureKind(f.error), message });
     opts.log(message);
+  }
+}
+
+/**
+ * A certificate that TLS cannot use fails the start, in words (not at a browser's first
+ * connection): a key that does not match, a file that is not PEM. @param {HostOptions} opts
+ */
+function checkCertificate(opts) {
+  if (opts.tcp === false) throw new Error('a TLS certificate needs TCP links on (the port sorts TLS connections between mesh links and pages)');
+  try {
+    tls.createSecureContext({ cert: opts.certificate?.cert, key: opts.certificate?.key });
+  } catch (e) {
+    throw new Error(`the TLS certificate and key cannot be used: ${e instanceof Error ? e.message : e}`);
   }
 }
 

@@ -32,7 +32,8 @@ export function serveWorkerPage({ req, res, host }) {
   const authority = /** @type {string} */ (req.headers.host);
   const html = workerPageHtml({
     token: host.token,
-    join: `ws://${authority}/`,
+    // a page served over https:// joins over wss:// (a secure page may not open ws://)
+    join: `${/** @type {any} */ (req.socket).encrypted ? 'wss' : 'ws'}://${authority}/`,
     daemonId: host.identity.id,
     // a tab installs the libraries of the publishers its daemon trusts
     trust: [...(host.distribution?.libraries.trusted ?? [])],

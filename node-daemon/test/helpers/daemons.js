@@ -44,7 +44,7 @@ export function startDaemon(opts) {
       reject(new Error(`daemon did not start within ${opts.timeoutMs ?? 15000} ms:\n${out}`));
     }, opts.timeoutMs ?? 15000);
     const onData = () => {
-      const m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      const m = /termite-node (\w+) listening on https?:\/\/127\.0\.0\.1:(\d+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       child.stderr.off('data', onData);

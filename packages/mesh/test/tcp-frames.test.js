@@ -61,3 +61,23 @@ test('tcp frames: what the writer writes (at once, coalesced, large) reads back 
   for (const c of written) r.push(c);
   assert.deepEqual(got, sent);
 });
+
+test('tcp frames: a large message leaves with its head in one write (writev), never as a 4-byte write of its own', () => {
+  /** @type {number[][]} sizes of the buffers of each call to the stream's output */
+  const calls = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) { calls.push([chunk.length]); cb(); },
+    writev(chunks, cb) { calls.push(chunks.map((c) => c.chunk.length)); cb(); },
+  });
+  const w = new TcpFrameWriter(/** @type {any} */ (sink));
+  w.write(Buffer.alloc(65_536, 1));
+  assert.deepEqual(calls, [[4, 65_536]], 'the head and the message in one call');
+  // behind small messages of the same tick: the batch, the head and the message, one call
+  calls.length = 0;
+  for (let i = 0; i < 20; i++) w.write(Buffer.alloc(10, i));
+  const before = calls.length;
+  w.write(Buffer.alloc(20_000, 2));
+  assert.equal(calls.length, before + 1);
+  assert.equal(calls.at(-1)?.at(-1), 20_000);
+  assert.ok(/** @type {number[]} */ (calls.at(-1))[0] > 4, 'the batch carries the head');
+});

@@ -25,7 +25,7 @@ const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(location.hostna
 
 const config = {
   token: fragment.get('token') ?? embedded.token,
-  join: params.get('join') ?? embedded.join ?? `ws://${location.host}/`,
+  join: params.get('join') ?? embedded.join ?? `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`,
   daemonId: params.get('join') ? null : embedded.daemonId ?? null,
   trust: params.get('join') ? [] : embedded.trust ?? [],
   webrtc: params.get('webrtc') !== '0' && typeof RTCPeerConnection === 'function',

@@ -9,7 +9,8 @@
  * round trip when every message but the first waited). The following small messages
  * of the same tick are copied, with their heads, into one batch buffer written once on
  * the next tick (`process.nextTick`); a large message flushes the batch with its head
- * and is written as it is (no copy). So a stream of small messages costs a write call
+ * and is written as it is (no copy), both in one corked write (a writev): a head
+ * written alone would leave as a 4-byte segment (no-delay) and wake the reader for it. So a stream of small messages costs a write call
  * per batch, and a large message is never copied here.
  *
  * Reading (TcpFrameReader): a message that lies whole in one received chunk is
@@ -64,8 +65,12 @@ export class TcpFrameWriter {
       const b = this.#room(HEAD);
       b.writeUInt32BE(n, this.#used);
       this.#used += HEAD;
+      // one writev for the batch (with this head) and the message: written apart, the
+      // head would leave as a segment of its own and wake the reader for 4 bytes
+      this.socket.cork();
       this.flush();
       this.socket.write(data);
+      this.socket.uncork();
       return;
     }
     if (this.#used === 0 && this.#direct < DIRECT_PER_TICK) {

@@ -11,6 +11,15 @@
  * other byte goes, untouched, to the HTTP server (pages, the WebSocket upgrade). One
  * port to open, to announce and to forward; a peer's ws:// URL names it.
  *
+ * Browsers on the same port (`certificate`): given a certificate a browser accepts,
+ * the listener also terminates TLS for pages — https:// and wss:// on the one port.
+ * A TLS session whose client chose ALPN `termite-mesh/1` (every mesh dialler does) is a
+ * mesh link; any other (a browser offers `h2`/`http/1.1`) goes, decrypted, to the HTTP
+ * server, which serves it as it serves plain connections (pages, the WebSocket
+ * upgrade). Mesh links then present that certificate too: their dialler does not
+ * check it (admission proves the peer, below). Without `certificate`, a browser's TLS
+ * session fails its handshake (the self-signed certificate is for mesh links only).
+ *
  * Encrypted links: each TLS connection carries `channelBinding`, 32 bytes exported
  * from the session (RFC 5705/8446 exporter); admission signs it with the node keys, so
  * a relay that terminates TLS on each side cannot pass admission (docs/mesh.md,
@@ -35,6 +44,8 @@ import { selfSignedCertificate } from './tls-certificate.js';
  * connection not yet admitted can hold no more here than there (hardLimitBytes each).
  */
 export const DEFAULT_TCP_MAX_MESSAGE_BYTES = 1024 * 1024;
+/** The ALPN protocol of mesh links; browsers' are HTTP's. */
+const MESH_ALPN = 'termite-mesh/1';
 /** The exporter label of the channel binding (RFC 8446 §7.5). */
 const BINDING_LABEL = 'EXPORTER-termite-mesh/1 channel binding';
 const BINDING_BYTES = 32;
@@ -49,6 +60,9 @@ const CLOSE_GRACE_MS = 1000;
  * @property {number} [maxMessageBytes] (default 1048576)
  * @property {number} [hardLimitBytes] a message above this closes the connection. (default 4 × maxMessageBytes)
  * @property {number} [dialTimeoutMs] (default 10000)
+ * @property {{cert: string | Buffer, key: string | Buffer}} [certificate] PEM certificate (chain)
+ *   and key served on TLS connections: browsers then reach the HTTP server of the shared
+ *   port over https:// and wss://. (default: a self-signed certificate for mesh links only)
  */
 
 class TcpConnection extends BaseConnection {
@@ -122,12 +136,19 @@ export class TcpTransport {
     this.maxMessageBytes = init.maxMessageBytes ?? DEFAULT_TCP_MAX_MESSAGE_BYTES;
     this.hardLimitBytes = init.hardLimitBytes ?? 4 * this.maxMessageBytes;
     this.dialTimeoutMs = init.dialTimeoutMs;
+    this.certificate = init.certificate ?? null;
     this.log = components.logger.child('tcp');
   }
 
-  /** The TLS context of accepted links: a fresh self-signed certificate (tls-certificate.js). */
+  /**
+   * The TLS context of accepted connections: the configured certificate, or a fresh
+   * self-signed one (tls-certificate.js). Browsers get TLS 1.2 too (some still need it);
+   * mesh diallers ask for 1.3 only.
+   */
   get secureContext() {
-    this.#context ??= tls.createSecureContext({ ...selfSignedCertificate(), minVersion: 'TLSv1.3' });
+    this.#context ??= this.certificate !== null
+      ? tls.createSecureContext({ cert: this.certificate.cert, key: this.certificate.key, minVersion: 'TLSv1.2' })
+      : tls.createSecureContext({ ...selfSignedCertificate(), minVersion: 'TLSv1.3' });
     return this.#context;
   }
 
@@ -156,7 +177,7 @@ export class TcpTransport {
         }, (got) => reject(new DialError(`${url} is not a mesh link port: it answered ${JSON.stringify(got.toString('latin1').slice(0, 16))}`)));
       };
       socket = secure
-        ? tls.connect({ host, port, rejectUnauthorized: false, minVersion: 'TLSv1.3', ALPNProtocols: ['termite-mesh/1'] }, ready)
+        ? tls.connect({ host, port, rejectUnauthorized: false, minVersion: 'TLSv1.3', ALPNProtocols: [MESH_ALPN] }, ready)
         : net.connect({ host, port }, ready);
       socket.once('error', (e) => reject(new DialError(`cannot connect to ${url}: ${e.message}`, { cause: e })));
       socket.once('close', () => reject(new DialError(`connection to ${url} closed before it opened`)));
@@ -242,9 +263,19 @@ class TcpListener {
   /** @param {net.Socket} raw @param {ReturnType<typeof setTimeout>} timer */
   #acceptTls(raw, timer) {
     raw.setNoDelay(true); // on the TCP socket itself: the TLS socket above it may not pass it down
-    const socket = new tls.TLSSocket(raw, { isServer: true, secureContext: this.transport.secureContext, ALPNProtocols: ['termite-mesh/1'] });
-    socket.on('error', (e) => { this.transport.log.info('TLS handshake failed', { address: raw.remoteAddress, error: e.message }); raw.destroy(); });
-    socket.once('secure', () => this.#afterPreamble(socket, raw, timer));
+    const forPages = this.transport.certificate !== null && this.#httpListeners !== null;
+    // the server's preference: a mesh dialler offers only termite-mesh/1, a browser only HTTP's
+    const socket = new tls.TLSSocket(raw, { isServer: true, secureContext: this.transport.secureContext, ALPNProtocols: forPages ? [MESH_ALPN, 'http/1.1'] : [MESH_ALPN] });
+    const onError = (/** @type {Error} */ e) => { this.transport.log.info('TLS handshake failed', { address: raw.remoteAddress, error: e.message }); raw.destroy(); };
+    socket.on('error', onError);
+    socket.once('secure', () => {
+      if (!forPages || socket.alpnProtocol === MESH_ALPN) return this.#afterPreamble(socket, raw, timer);
+      // a page over https:// or wss://: the HTTP server's, decrypted (its own error handling from here)
+      clearTimeout(timer);
+      socket.removeListener('error', onError);
+      this.#sockets.delete(raw);
+      for (const l of /** @type {Function[]} */ (this.#httpListeners)) l.call(this.#server, socket);
+    });
   }
 
   /** @param {net.Socket} socket @param {ReturnType<typeof setTimeout>} timer */
