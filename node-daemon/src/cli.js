@@ -248,10 +248,8 @@ export async function main(argv) {
     case 'help':
       process.stdout.write(USAGE);
       return 0;
-    case 'run': {
-      const { runFile } = await import('./run.js');
-      return runFile(/** @type {string} */ (cmd.file), cmd.options);
-    }
+    case 'run':
+      return runCommand(/** @type {string} */ (cmd.file), cmd.options);
     case 'repl': {
       const { startRepl } = await import('./repl.js');
       return startRepl(cmd.options);
@@ -267,4 +265,22 @@ export async function main(argv) {
     }
   }
   return 2;
+}
+
+/**
+ * `run`: a standalone run (no --port, no --join) loads the run path from the start-up
+ * bundle when there is a fresh one, and writes it after the run when there is not
+ * (run-bundle.js); a mesh node loads the modules as installed.
+ * @param {string} file @param {CliOptions} options
+ */
+async function runCommand(file, options) {
+  const standalone = options.port === undefined && options.join.length === 0;
+  const { runBundleManifest, loadRunBundle, buildRunBundle } = await import('./run-bundle.js');
+  const manifest = standalone ? runBundleManifest() : null;
+  const bundled = await loadRunBundle(manifest);
+  if (bundled !== null) return bundled.runFile(file, options);
+  const { runFile } = await import('./run.js');
+  const status = await runFile(file, options);
+  await buildRunBundle(manifest);
+  return status;
 }

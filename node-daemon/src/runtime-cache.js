@@ -13,7 +13,7 @@
  * Invariants:
  *  - the cache is an optimisation only: a missing, unreadable, stale or corrupt file
  *    means compiling, never a failure; a failed write is ignored;
- *  - one file per installation (its name carries a digest of where @termite/scheme is
+ *  - one file per installation (its name carries a digest of where this module is
  *    installed), so two checkouts on one machine do not overwrite each other's file;
  *  - the file is written whole (to a temporary name, then renamed), private to the user
  *    (mode 0600 in a 0700 directory): it is trusted as the installed code is, and the
@@ -34,8 +34,8 @@ import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from '
 export function runtimeCacheFile(env = process.env) {
   if (env.TERMITE_CACHE === 'off') return null;
   const dir = env.TERMITE_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'termite-mesh');
-  const installed = import.meta.resolve('@termite/scheme/internal');
-  return path.join(dir, `runtime-units-${fnv1a(installed)}.cbor`);
+  // this module's own URL (also inside the start-up bundle, run-bundle.js, which keeps it)
+  return path.join(dir, `runtime-units-${fnv1a(import.meta.url)}.cbor`);
 }
 
 /**
