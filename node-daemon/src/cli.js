@@ -278,7 +278,7 @@ async function runCommand(file, options) {
   const { runBundleManifest, loadRunBundle, buildRunBundle } = await import('./run-bundle.js');
   const manifest = standalone ? runBundleManifest() : null;
   const bundled = await loadRunBundle(manifest);
-  if (bundled !== null) return bundled.runFile(file, options);
+  if (bundled !== null) return bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs });
   const { runFile } = await import('./run.js');
   const status = await runFile(file, options);
   await buildRunBundle(manifest);

@@ -52,9 +52,10 @@ export function runBundleManifest(env = process.env) {
 
 /**
  * The bundled run.js module if the manifest names a bundle built from the files as they
- * are now, else null (then build it after the run: buildRunBundle).
+ * are now, with the file for the runtime library's generated JavaScript kept beside this
+ * bundle (runtime-cache.js), else null (then build it after the run: buildRunBundle).
  * @param {string|null} manifestFile
- * @returns {Promise<typeof import('./run.js') | null>}
+ * @returns {Promise<{run: typeof import('./run.js'), generatedJs: string} | null>}
  */
 export async function loadRunBundle(manifestFile) {
   if (manifestFile === null) return null;
@@ -69,8 +70,9 @@ export async function loadRunBundle(manifestFile) {
   } catch {
     return null; // none yet, or unreadable: the modules as installed
   }
+  const bundle = path.join(path.dirname(manifestFile), path.basename(manifest.bundle));
   try {
-    return await import(pathToFileURL(path.join(path.dirname(manifestFile), path.basename(manifest.bundle))).href);
+    return { run: await import(pathToFileURL(bundle).href), generatedJs: `${bundle}.js.json` };
   } catch {
     return null;
   }
@@ -110,7 +112,10 @@ export async function buildRunBundle(manifestFile) {
     writeWhole(path.join(dir, bundle), code, tmps);
     const previous = previousBundle(manifestFile);
     writeWhole(manifestFile, JSON.stringify({ bundle, inputs }), tmps);
-    if (previous !== null && previous !== bundle) removeQuietly(path.join(dir, previous));
+    if (previous !== null && previous !== bundle) {
+      removeQuietly(path.join(dir, previous));
+      removeQuietly(path.join(dir, `${previous}.js.json`));
+    }
     return true;
   } catch {
     for (const t of tmps) removeQuietly(t);

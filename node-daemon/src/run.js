@@ -23,14 +23,16 @@ import { consoleSinks, SchemeError, formatBacktrace } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
-import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache } from './runtime-cache.js';
+import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
 
 /**
  * @param {string} file
  * @param {import('./cli.js').CliOptions} options
+ * @param {{generatedJs?: string}} [fromBundle] when running from the start-up bundle
+ *   (run-bundle.js): the file of the runtime library's generated JavaScript kept beside it
  * @returns {Promise<number>} exit status
  */
-export async function runFile(file, options) {
+export async function runFile(file, options, fromBundle = {}) {
   let text;
   try {
     text = readFileSync(file, 'utf8');
@@ -46,6 +48,8 @@ export async function runFile(file, options) {
   // the runtime library compiled by an earlier run, if there is one (runtime-cache.js)
   const cacheFile = runtimeCacheFile();
   offerCachedRuntime(cacheFile);
+  const jsFile = cacheFile === null ? null : fromBundle.generatedJs ?? null;
+  offerGeneratedJs(jsFile);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
   try {
@@ -68,6 +72,7 @@ export async function runFile(file, options) {
   }
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
   saveRuntimeCache(cacheFile);
+  saveGeneratedJs(jsFile);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();

@@ -4,7 +4,8 @@
  * writes it, the next runs load it (shown by replacing it with a module that says so),
  * a manifest that no longer matches the files means the modules as installed and a
  * rebuilt bundle, a bundle that fails to load is not a failure, a mesh run never uses
- * it, and TERMITE_RUN_BUNDLE=off writes none. A run from the real bundle keeps run's
+ * it, and TERMITE_RUN_BUNDLE=off writes none; the runtime library's generated JavaScript
+ * is kept beside the bundle, and a broken file of it is regenerated. A run from the real bundle keeps run's
  * semantics: standard input, exit statuses, error messages. Real CLI runs in child
  * processes with a time limit, each test with its own cache directory.
  */
@@ -48,7 +49,7 @@ function run(prog, env, expect = 'hello 3\n') {
 /** The manifest and the bundle it names. @param {NodeJS.ProcessEnv} env */
 function bundleOf(env) {
   const dir = /** @type {string} */ (env.TERMITE_CACHE_DIR);
-  const manifests = existsSync(dir) ? readdirSync(dir).filter((f) => /^run-bundle-.*\.json$/.test(f)) : [];
+  const manifests = existsSync(dir) ? readdirSync(dir).filter((f) => /^run-bundle-[0-9a-f]+\.json$/.test(f)) : [];
   if (manifests.length === 0) return null;
   assert.equal(manifests.length, 1, 'one manifest per installation');
   const manifest = path.join(dir, manifests[0]);
@@ -126,5 +127,24 @@ test('a run from the bundle keeps standard input, exit statuses and error messag
     assert.equal(r3.status, 3, r3.stderr);
     assert.equal(r3.stdout, 'bye');
     assert.ok(bundleOf(env), 'the bundle was there throughout');
+  });
+});
+
+test('the runtime library\'s generated JavaScript is kept beside the bundle; a broken file is regenerated', () => {
+  withDir((dir, prog, env) => {
+    run(prog, env); // writes the bundle
+    run(prog, env); // runs from it, generates the runtime library's JavaScript and keeps it
+    const b = /** @type {NonNullable<ReturnType<typeof bundleOf>>} */ (bundleOf(env));
+    const jsFile = `${b.bundle}.js.json`;
+    const kept = JSON.parse(readFileSync(jsFile, 'utf8'));
+    assert.ok(Object.keys(kept).length >= 5, 'one entry per runtime unit');
+    assert.ok(Object.values(kept).every((s) => typeof s === 'string' && s.includes('function L0(')), 'fast forms');
+    assert.equal(statSync(jsFile).mode & 0o777, 0o600, 'private to the user');
+    const before = statSync(jsFile).mtimeMs;
+    run(prog, env); // uses it and leaves it as it was
+    assert.equal(statSync(jsFile).mtimeMs, before);
+    writeFileSync(jsFile, 'not json');
+    run(prog, env);
+    assert.deepEqual(JSON.parse(readFileSync(jsFile, 'utf8')), kept, 'regenerated whole');
   });
 });
