@@ -277,8 +277,12 @@ async function runCommand(file, options) {
   const standalone = options.port === undefined && options.join.length === 0;
   const { runBundleManifest, loadRunBundle, buildRunBundle } = await import('./run-bundle.js');
   const manifest = standalone ? runBundleManifest() : null;
-  const bundled = await loadRunBundle(manifest);
-  if (bundled !== null) return bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs });
+  const bundled = loadRunBundle(manifest);
+  if (bundled !== null) {
+    const status = await bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs });
+    bundled.saveCodeCache();
+    return status;
+  }
   const { runFile } = await import('./run.js');
   const status = await runFile(file, options);
   await buildRunBundle(manifest);

@@ -2,8 +2,12 @@
 /**
  * The start-up bundle of `termite-node run`: the modules a standalone run loads (the
  * run command, @termite/runtime, @termite/scheme, @termite/core: about 180 ES modules),
- * joined into one file in the user's cache, so that a later run loads one module instead
- * of resolving, reading and linking 180 (a third of a run's start-up).
+ * joined by esbuild into one CommonJS script in the user's cache, so that a later run
+ * reads and compiles one file instead of resolving, reading and linking 180 modules (a
+ * third of a run's start-up). V8's code cache of that script, taken at the end of the
+ * run that first uses it, is kept beside it (`.v8`): a later run does not compile again
+ * the functions that run compiled. The runtime library's generated JavaScript is kept
+ * beside it too (`.js.json`, runtime-cache.js).
  *
  * The first standalone run of an installation, or the first one after any of the bundled
  * files changed, runs from the modules as installed and then writes the bundle with
@@ -14,19 +18,24 @@
  * the installed sources, never from anything received: it is trusted as they are.
  *
  * Invariants:
- *  - the bundle is an optimisation only: a missing, stale, unreadable or failing bundle
- *    means loading the modules, never a failure of the run; a failed build is ignored;
+ *  - the bundle is an optimisation only: a missing, stale or unreadable bundle, or one
+ *    that fails to load, means loading the modules, never a failure of the run; a failed
+ *    build is ignored; a code cache V8 rejects (another Node version) is replaced;
  *  - only a standalone run uses it (no --port, no --join): the mesh, its transports and
  *    the HTTP server are not in it (run.js imports them only for a mesh node, and the
  *    bundle replaces that import by one that throws);
  *  - files the modules read beside themselves (the .scm sources, the .wasm core) are read
  *    from where they are installed (each bundled module keeps its own import.meta.url),
  *    so they are never stale; the runtime units' cache (runtime-cache.js) is unchanged;
+ *  - the files beside a bundle carry its name, which carries a digest of its code: a
+ *    rebuilt bundle never meets the code cache or generated JavaScript of another;
  *  - written whole (temporary name, then rename; the bundle before the manifest that
  *    names it), private to the user (0600 in a 0700 directory), in the same directory
  *    as the runtime units' cache; TERMITE_CACHE=off or TERMITE_RUN_BUNDLE=off: no bundle.
  */
 import { readFileSync, writeFileSync, statSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import vm from 'node:vm';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,13 +60,24 @@ export function runBundleManifest(env = process.env) {
  */
 
 /**
- * The bundled run.js module if the manifest names a bundle built from the files as they
- * are now, with the file for the runtime library's generated JavaScript kept beside this
- * bundle (runtime-cache.js), else null (then build it after the run: buildRunBundle).
- * @param {string|null} manifestFile
- * @returns {Promise<{run: typeof import('./run.js'), generatedJs: string} | null>}
+ * @typedef {object} LoadedBundle
+ * @property {typeof import('./run.js')} run the bundled run.js
+ * @property {string} generatedJs the file for the runtime library's generated JavaScript,
+ *   kept beside this bundle (runtime-cache.js)
+ * @property {() => void} saveCodeCache after the run: keep V8's compiled code of the
+ *   bundle beside it if there was none, or V8 rejected it
  */
-export async function loadRunBundle(manifestFile) {
+
+/**
+ * The bundled run.js if the manifest names a bundle built from the files as they are
+ * now, else null (then build it after the run: buildRunBundle). The bundle is a
+ * CommonJS script compiled with V8's code cache from an earlier run (Node 20 has no code
+ * cache for ES modules): what that run compiled, lazily compiled functions included, is
+ * not compiled again.
+ * @param {string|null} manifestFile
+ * @returns {LoadedBundle | null}
+ */
+export function loadRunBundle(manifestFile) {
   if (manifestFile === null) return null;
   /** @type {Manifest} */
   let manifest;
@@ -71,8 +91,22 @@ export async function loadRunBundle(manifestFile) {
     return null; // none yet, or unreadable: the modules as installed
   }
   const bundle = path.join(path.dirname(manifestFile), path.basename(manifest.bundle));
+  const codeCache = `${bundle}.v8`;
   try {
-    return { run: await import(pathToFileURL(bundle).href), generatedJs: `${bundle}.js.json` };
+    const source = readFileSync(bundle, 'utf8');
+    const cachedData = readOrNull(codeCache);
+    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData: cachedData ?? undefined });
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+    const saveCodeCache = () => {
+      if (cachedData !== null && !script.cachedDataRejected) return;
+      try {
+        writeWhole(codeCache, script.createCachedData(), []);
+      } catch {
+        removeQuietly(`${codeCache}.${process.pid}.tmp`);
+      }
+    };
+    return { run: /** @type {any} */ (module.exports), generatedJs: `${bundle}.js.json`, saveCodeCache };
   } catch {
     return null;
   }
@@ -93,7 +127,7 @@ export async function buildRunBundle(manifestFile) {
       entryPoints: [ENTRY],
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       write: false,
       metafile: true,
       logLevel: 'silent',
@@ -107,7 +141,7 @@ export async function buildRunBundle(manifestFile) {
       const st = statSync(file);
       inputs.push([file, st.size, st.mtimeMs]);
     }
-    const bundle = `run-bundle-${fnv1a(here)}-${fnv1a(code)}.mjs`;
+    const bundle = `run-bundle-${fnv1a(here)}-${fnv1a(code)}.cjs`;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeWhole(path.join(dir, bundle), code, tmps);
     const previous = previousBundle(manifestFile);
@@ -115,6 +149,7 @@ export async function buildRunBundle(manifestFile) {
     if (previous !== null && previous !== bundle) {
       removeQuietly(path.join(dir, previous));
       removeQuietly(path.join(dir, `${previous}.js.json`));
+      removeQuietly(path.join(dir, `${previous}.v8`));
     }
     return true;
   } catch {
@@ -184,7 +219,16 @@ function noMesh() {
   };
 }
 
-/** @param {string} file @param {string} text @param {string[]} tmps */
+/** @param {string} file @returns {Buffer|null} */
+function readOrNull(file) {
+  try {
+    return readFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** @param {string} file @param {string|Uint8Array} text @param {string[]} tmps */
 function writeWhole(file, text, tmps) {
   const tmp = `${file}.${process.pid}.tmp`;
   tmps.push(tmp);

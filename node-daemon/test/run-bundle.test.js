@@ -5,7 +5,8 @@
  * a manifest that no longer matches the files means the modules as installed and a
  * rebuilt bundle, a bundle that fails to load is not a failure, a mesh run never uses
  * it, and TERMITE_RUN_BUNDLE=off writes none; the runtime library's generated JavaScript
- * is kept beside the bundle, and a broken file of it is regenerated. A run from the real bundle keeps run's
+ * and V8's code cache of the bundle are kept beside it, and a broken file of either is
+ * replaced, not a failure. A run from the real bundle keeps run's
  * semantics: standard input, exit statuses, error messages. Real CLI runs in child
  * processes with a time limit, each test with its own cache directory.
  */
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '..', 'bin', 'termite-node.js');
-const FAKE = "export async function runFile() { process.stdout.write('from the bundle\\n'); return 0; }\n";
+const FAKE = "exports.runFile = async () => { process.stdout.write('from the bundle\\n'); return 0; };\n";
 
 /** A scratch directory with a program and a cache, removed afterwards. @param {(dir: string, prog: string, env: NodeJS.ProcessEnv) => void} f */
 function withDir(f) {
@@ -130,7 +131,7 @@ test('a run from the bundle keeps standard input, exit statuses and error messag
   });
 });
 
-test('the runtime library\'s generated JavaScript is kept beside the bundle; a broken file is regenerated', () => {
+test('the generated JavaScript and the code cache are kept beside the bundle; broken files are replaced', () => {
   withDir((dir, prog, env) => {
     run(prog, env); // writes the bundle
     run(prog, env); // runs from it, generates the runtime library's JavaScript and keeps it
@@ -146,5 +147,11 @@ test('the runtime library\'s generated JavaScript is kept beside the bundle; a b
     writeFileSync(jsFile, 'not json');
     run(prog, env);
     assert.deepEqual(JSON.parse(readFileSync(jsFile, 'utf8')), kept, 'regenerated whole');
+    const v8 = `${b.bundle}.v8`;
+    assert.ok(statSync(v8).size > 10000, 'V8 code cache written');
+    assert.equal(statSync(v8).mode & 0o777, 0o600, 'private to the user');
+    writeFileSync(v8, Buffer.alloc(5000, 7)); // V8 rejects it
+    run(prog, env);
+    assert.ok(statSync(v8).size > 10000 && readFileSync(v8)[0] !== 7, 'rejected code cache replaced');
   });
 });
