@@ -155,3 +155,15 @@ test('the generated JavaScript and the code cache are kept beside the bundle; br
     assert.ok(statSync(v8).size > 10000 && readFileSync(v8)[0] !== 7, 'rejected code cache replaced');
   });
 });
+
+test('TERMITE_TRACE_STARTUP=1 prints the start-up stages on stderr, in order, and changes nothing else', () => {
+  withDir((dir, prog, env) => {
+    run(prog, env); // writes the bundle
+    for (const [loaded, extra] of /** @type {const} */ ([['bundle', {}], ['modules', { TERMITE_RUN_BUNDLE: 'off' }]])) {
+      const r = run(prog, { ...env, ...extra, TERMITE_TRACE_STARTUP: '1' });
+      const stages = [...r.stderr.matchAll(/^;; start-up: (.+?) +([\d.]+) ms/gm)].map((m) => [m[1], Number(m[2])]);
+      assert.deepEqual(stages.map((st) => st[0]), ['node ready', 'command line read', `run path loaded (${loaded})`, 'caches read', 'runtime library loaded', 'node created', 'program compiled and run', 'node stopped', 'exit']);
+      for (let i = 1; i < stages.length; i++) assert.ok(stages[i][1] >= stages[i - 1][1], `${stages[i][0]} after ${stages[i - 1][0]}`);
+    }
+  });
+});
