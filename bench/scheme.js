@@ -20,7 +20,9 @@
  *   scheme.startup / node.startup               a whole process: `termite-node run` of a program that
  *                                               prints one line (runtime library cache warm), beside
  *                                               `node -e` printing one line; scheme.startup_nocache:
- *                                               the same with the cache off (TERMITE_CACHE=off), ms
+ *                                               the same with the cache off (TERMITE_CACHE=off);
+ *                                               scheme.startup_nobundle: cache on, start-up bundle
+ *                                               off (TERMITE_RUN_BUNDLE=off), ms
  *   guile.fib30, guile.tak, guile.mbrot, guile.strbuild   the same programs in Guile (`guile` on
  *                                               PATH, compiled by Guile, timed inside it like ours),
  *                                               printed as ratios scheme / guile; skipped without guile
@@ -338,9 +340,9 @@ function timeProcess(argv, env, expect) {
   return ms;
 }
 
-/** scheme.startup, scheme.startup_nocache and node.startup, in interleaved rounds. @param {Reporter} rep */
+/** scheme.startup, scheme.startup_nocache, scheme.startup_nobundle and node.startup, in interleaved rounds. @param {Reporter} rep */
 function startup(rep) {
-  if (!rep.wantsAny(['scheme.startup', 'scheme.startup_nocache', 'node.startup'])) return;
+  if (!rep.wantsAny(['scheme.startup', 'scheme.startup_nocache', 'scheme.startup_nobundle', 'node.startup'])) return;
   const dir = mkdtempSync(join(tmpdir(), 'termite-startup-'));
   try {
     const file = join(dir, 'hello.scm');
@@ -352,23 +354,26 @@ function startup(rep) {
       node: () => timeProcess([process.execPath, '-e', 'console.log("hello")'], process.env, 'hello\n'),
       scheme: () => timeProcess([process.execPath, cli, 'run', file], cached, 'hello\n'),
       nocache: () => timeProcess([process.execPath, cli, 'run', file], uncached, 'hello\n'),
+      nobundle: () => timeProcess([process.execPath, cli, 'run', file], { ...cached, TERMITE_RUN_BUNDLE: 'off' }, 'hello\n'),
     };
-    fns.scheme(); // the first run fills the cache (not timed)
+    fns.scheme(); // the first run fills the cache and writes the start-up bundle (not timed)
     /** @type {Record<string, number[]>} */
-    const samples = { node: [], scheme: [], nocache: [] };
+    const samples = { node: [], scheme: [], nocache: [], nobundle: [] };
     const rounds = 7;
     for (let r = -1; r < rounds; r++) {
-      for (const k of /** @type {const} */ (['node', 'scheme', 'nocache'])) {
+      for (const k of /** @type {const} */ (['node', 'scheme', 'nocache', 'nobundle'])) {
         const ms = fns[k]();
         if (r >= 0) samples[k].push(ms);
       }
     }
-    const st = { node: summarize(samples.node), scheme: summarize(samples.scheme), nocache: summarize(samples.nocache) };
+    const st = { node: summarize(samples.node), scheme: summarize(samples.scheme), nocache: summarize(samples.nocache), nobundle: summarize(samples.nobundle) };
     rep.bench('node.startup', st.node.median, 'ms', { stats: st.node });
     rep.bench('scheme.startup', st.scheme.median, 'ms', { stats: st.scheme, note: 'termite-node run, runtime library cache warm; rounds interleaved with node.startup' });
     rep.bench('scheme.startup_nocache', st.nocache.median, 'ms', { stats: st.nocache, note: 'TERMITE_CACHE=off: the runtime library compiled at start' });
+    rep.bench('scheme.startup_nobundle', st.nobundle.median, 'ms', { stats: st.nobundle, note: 'TERMITE_RUN_BUNDLE=off: the runtime units cached, the ~180 modules loaded one by one' });
     rep.ratioComment('scheme.startup', 'node.startup', { max: 1.5, label: '(whole process, scheme / node)' });
     rep.ratioComment('scheme.startup_nocache', 'node.startup', { label: '(cache off)' });
+    rep.ratioComment('scheme.startup_nobundle', 'node.startup', { label: '(no start-up bundle)' });
     const perRound = summarize(samples.scheme.map((t, i) => t / samples.node[i]));
     rep.comment(`ratio scheme.startup / node.startup per interleaved round: median ${formatNumber(perRound.median)}, min ${formatNumber(perRound.min)}, max ${formatNumber(perRound.max)}`);
   } finally {
@@ -538,7 +543,7 @@ async function main() {
     'js.fib30', 'scheme.fib30', 'biwa.fib30', 'js.tak', 'scheme.tak', 'biwa.tak',
     'js.loop10m', 'scheme.loop10m', 'biwa.loop10m', 'js.mbrot', 'scheme.mbrot', 'scheme.strbuild',
     'scheme.ack', 'scheme.fibc', 'scheme.ctak',
-    'scheme.startup', 'scheme.startup_nocache', 'node.startup',
+    'scheme.startup', 'scheme.startup_nocache', 'scheme.startup_nobundle', 'node.startup',
     ...GUILE.map(([k]) => `guile.${k}`), 'scheme.deep1m',
     ...[10, 1000, 100000].flatMap((d) => [`scheme.capture_serialize.${d}`, `scheme.capture_serialize.${d}_bytes`]),
   ];

@@ -12,6 +12,7 @@
  * starts (an empty --token or $TERMITE_TOKEN is such a mistake, for every command).
  */
 import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
 
 export const USAGE = `Usage:
   termite-node [options]               start a daemon on --host:--port (default 127.0.0.1:7400)
@@ -264,10 +265,8 @@ export async function main(argv) {
     case 'help':
       process.stdout.write(USAGE);
       return 0;
-    case 'run': {
-      const { runFile } = await import('./run.js');
-      return runFile(/** @type {string} */ (cmd.file), cmd.options);
-    }
+    case 'run':
+      return runCommand(/** @type {string} */ (cmd.file), cmd.options);
     case 'repl': {
       const { startRepl } = await import('./repl.js');
       return startRepl(cmd.options);
@@ -283,4 +282,31 @@ export async function main(argv) {
     }
   }
   return 2;
+}
+
+/**
+ * `run`: a standalone run (no --port, no --join) loads the run path from the start-up
+ * bundle when there is a fresh one, and writes it after the run when there is not
+ * (run-bundle.js); a mesh node loads the modules as installed. TERMITE_TRACE_STARTUP=1
+ * prints the time of each stage of the start-up on stderr (run.js).
+ * @param {string} file @param {CliOptions} options
+ */
+async function runCommand(file, options) {
+  /** @type {[string, number][] | undefined} */
+  const marks = process.env.TERMITE_TRACE_STARTUP ? [['node ready', performance.nodeTiming.bootstrapComplete], ['command line read', performance.now()]] : undefined;
+  const standalone = options.port === undefined && options.join.length === 0;
+  const { runBundleManifest, loadRunBundle, buildRunBundle } = await import('./run-bundle.js');
+  const manifest = standalone ? runBundleManifest() : null;
+  const bundled = loadRunBundle(manifest);
+  if (bundled !== null) {
+    marks?.push(['run path loaded (bundle)', performance.now()]);
+    const status = await bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs, marks });
+    bundled.saveCodeCache();
+    return status;
+  }
+  const { runFile } = await import('./run.js');
+  marks?.push(['run path loaded (modules)', performance.now()]);
+  const status = await runFile(file, options, { marks });
+  await buildRunBundle(manifest);
+  return status;
 }

@@ -18,19 +18,24 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createNode } from '@termite/runtime';
+import { createNode, loadTermiteLibrary } from '@termite/runtime';
 import { consoleSinks, SchemeError, formatBacktrace } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
-import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache } from './runtime-cache.js';
+import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
 
 /**
  * @param {string} file
  * @param {import('./cli.js').CliOptions} options
+ * @param {{generatedJs?: string, marks?: [string, number][]}} [startup] generatedJs: when
+ *   running from the start-up bundle (run-bundle.js), the file of the runtime library's
+ *   generated JavaScript kept beside it; marks: the start-up's stages so far, when
+ *   TERMITE_TRACE_STARTUP asks for them (printed on stderr at the end)
  * @returns {Promise<number>} exit status
  */
-export async function runFile(file, options) {
+export async function runFile(file, options, startup = {}) {
+  const marks = startup.marks;
   let text;
   try {
     text = readFileSync(file, 'utf8');
@@ -46,6 +51,9 @@ export async function runFile(file, options) {
   // the runtime library compiled by an earlier run, if there is one (runtime-cache.js)
   const cacheFile = runtimeCacheFile();
   offerCachedRuntime(cacheFile);
+  const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
+  offerGeneratedJs(jsFile);
+  marks?.push(['caches read', performance.now()]);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
   try {
@@ -66,8 +74,11 @@ export async function runFile(file, options) {
     stderr.flush();
     return 1;
   }
+  if (marks && !host) timeRuntimeLibrary(marks);
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
   saveRuntimeCache(cacheFile);
+  saveGeneratedJs(jsFile);
+  marks?.push(['node created', performance.now()]);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();
@@ -84,6 +95,7 @@ export async function runFile(file, options) {
       onTime: options.timePasses ? (/** @type {string} */ pass, /** @type {number} */ ms) => stderr.write(`;; ${pass}: ${ms.toFixed(2)} ms\n`) : undefined,
     });
     node.flushStdout();
+    marks?.push(['program compiled and run', performance.now()]);
     if (!r.ok) {
       stderr.write(`Error: ${r.message}\n${formatBacktrace(r.backtrace ?? null)}`);
       return 1;
@@ -94,9 +106,27 @@ export async function runFile(file, options) {
     if (host) await host.stop();
     else node.stop();
     clearInterval(flusher);
+    if (marks) traceAtExit(marks);
     stdout.flush();
     stderr.flush();
   }
+}
+
+/** Load the runtime library apart, only to time it (createNode loads it first). @param {[string, number][]} marks */
+function timeRuntimeLibrary(marks) {
+  loadTermiteLibrary();
+  marks.push(['runtime library loaded', performance.now()]);
+}
+
+/** Print the start-up's stages on stderr when the process exits. @param {[string, number][]} marks */
+function traceAtExit(marks) {
+  marks.push(['node stopped', performance.now()]);
+  process.once('exit', () => process.stderr.write(startupTrace([...marks, ['exit', performance.now()]])));
+}
+
+/** The start-up's stages: when each ended, ms since the process started, and its share. @param {[string, number][]} marks */
+function startupTrace(marks) {
+  return marks.map(([stage, t], i) => `;; start-up: ${stage.padEnd(32)} ${t.toFixed(1).padStart(7)} ms  (+${(t - (i > 0 ? marks[i - 1][1] : 0)).toFixed(1)})\n`).join('');
 }
 
 /**

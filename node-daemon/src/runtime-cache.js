@@ -13,18 +13,26 @@
  * Invariants:
  *  - the cache is an optimisation only: a missing, unreadable, stale or corrupt file
  *    means compiling, never a failure; a failed write is ignored;
- *  - one file per installation (its name carries a digest of where @termite/scheme is
+ *  - one file per installation (its name carries a digest of where this module is
  *    installed), so two checkouts on one machine do not overwrite each other's file;
  *  - the file is written whole (to a temporary name, then renamed), private to the user
  *    (mode 0600 in a 0700 directory): it is trusted as the installed code is, and the
  *    unit hashes in it are taken as they are (recomputing them costs most of the gain);
  *  - where: $TERMITE_CACHE_DIR, else $XDG_CACHE_HOME/termite-mesh, else
  *    ~/.cache/termite-mesh; TERMITE_CACHE=off turns the cache off.
+ *
+ * Beside it, for a run from the start-up bundle (run-bundle.js), the JavaScript this
+ * installation generated from those units (their fast forms; half of loading the runtime
+ * library is generating it). It is kept per bundle, whose file name carries a digest of
+ * the bundled code, generator included: the same unit hash and the same generator give
+ * the same JavaScript. It is this installation's own output, never a peer's, trusted as
+ * the bundle is; a unit whose hash is not in it is generated as usual, and the file is
+ * then rewritten.
  */
 import { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from '@termite/scheme/internal';
+import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats, runtimeUnits, fastSourcesOf, presetFastSources } from '@termite/scheme/internal';
 
 /**
  * The cache file for this installation, or null when the cache is off.
@@ -34,8 +42,8 @@ import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from '
 export function runtimeCacheFile(env = process.env) {
   if (env.TERMITE_CACHE === 'off') return null;
   const dir = env.TERMITE_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'termite-mesh');
-  const installed = import.meta.resolve('@termite/scheme/internal');
-  return path.join(dir, `runtime-units-${fnv1a(installed)}.cbor`);
+  // this module's own URL (also inside the start-up bundle, run-bundle.js, which keeps it)
+  return path.join(dir, `runtime-units-${fnv1a(import.meta.url)}.cbor`);
 }
 
 /**
@@ -83,4 +91,46 @@ function fnv1a(s) {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The unit hashes whose JavaScript the cache file offered. @type {Set<string>} */
+const offeredJs = new Set();
+
+/**
+ * Offer the generated JavaScript kept beside the bundle; call before the runtime library
+ * is loaded.
+ * @param {string|null} file
+ */
+export function offerGeneratedJs(file) {
+  if (file === null) return;
+  try {
+    const sources = JSON.parse(readFileSync(file, 'utf8'));
+    presetFastSources(sources);
+    for (const h of Object.keys(sources)) offeredJs.add(h);
+  } catch {
+    // none yet, or unreadable: generated as usual
+  }
+}
+
+/**
+ * After the runtime library is loaded: keep its generated JavaScript if some of it was
+ * not offered.
+ * @param {string|null} file
+ * @returns {boolean} whether the file was written
+ */
+export function saveGeneratedJs(file) {
+  if (file === null || [...runtimeUnits.keys()].every((h) => offeredJs.has(h))) return false;
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(fastSourcesOf(runtimeUnits.keys())), { mode: 0o600 });
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing was written
+    }
+    return false;
+  }
 }

@@ -136,6 +136,33 @@ export function instantiate(wire, hash, env, opts = {}) {
 const resumeCache = new Map();
 
 /**
+ * The fast forms' JavaScript of the units with these hashes, as generated here: for a
+ * host that keeps it beside the units it came from (node-daemon's start-up cache of the
+ * runtime library), to hand back with presetFastSources in a later process.
+ * @param {Iterable<string>} hashes
+ * @returns {Record<string, string>}
+ */
+export function fastSourcesOf(hashes) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const h of hashes) {
+    const s = sourceCache.get(h);
+    if (s !== undefined) out[h] = s;
+  }
+  return out;
+}
+
+/**
+ * Take the fast forms' JavaScript of units by hash instead of generating it. Only for
+ * JavaScript this installation generated itself from the same IR with the same
+ * generator (never JavaScript from a peer): the caller vouches for that.
+ * @param {Record<string, string>} sources
+ */
+export function presetFastSources(sources) {
+  for (const [h, s] of Object.entries(sources)) if (typeof s === 'string' && !sourceCache.has(h)) sourceCache.set(h, s);
+}
+
+/**
  * A part of a unit's JavaScript (passes/generate-js.js), generated once per unit hash
  * and registered for backtraces and source locations under `sourceName`.
  * @param {Map<string, string>} cache @param {any} wire @param {string} hash
