@@ -12,7 +12,8 @@
  *   3. the libraries it requires, the same way (bounded depth);
  *   4. its unit's IR by the code-on-demand path (`fetchWire`: code cache, else CODE),
  *      whose hash must be the one the record signs and which passes the IR checker's
- *      allowlist; compiled here, its top level run once with the denied procedures
+ *      allowlist (a library's code writes only its own globals, and names of other
+ *      libraries only what they define: `checkLibraryNames`); compiled here, its top level run once with the denied procedures
  *      linked to stand-ins;
  *   5. the record kept (memory and store).
  *
@@ -85,9 +86,10 @@ export async function installLibrary(from, key, chain) {
   }
   const publisher = await reg.admit(record, key);
   for (const dep of record.requires) await this.obtainLibrary(from, dep, chain);
-  const wire = await this.fetchWire(from, record.unit);
+  const wire = await this.fetchWire(from, record.unit, `lib:${key}`);
   if (!sameList(wire.requires, record.requires)) throw new LibraryRefused(`library ${name} version ${version}: its code requires other libraries than its record says`);
   const ns = `lib:${key}`;
+  checkLibraryNames(wire, record.unit, ns);
   // checking a large library's IR and compiling it each hold the event loop for a while
   // (about a second each for 400K of source): let heartbeats and frames be read between
   // (setImmediate runs after the event loop polled for I/O; a timer may run before it)
@@ -126,6 +128,27 @@ export async function libraryData(key) {
  */
 export function libraryRecordOf(ns) {
   return this.libraries.record(ns.slice(4));
+}
+
+/**
+ * A received unit (a program's, or library `own`'s code) names of other libraries only
+ * what they define: each such library must be one the unit requires (installed here
+ * first, its top level run) and the name bound in it. So received code cannot create
+ * globals in a library's environment, which every program on this node shares, nor
+ * name a library it did not declare. (Writing them is refused earlier, by the IR
+ * checker: `policy`'s globalAssignable.)
+ * @param {any} wire @param {string} hash @param {string|null} own
+ */
+export function checkLibraryNames(wire, hash, own) {
+  /** @type {Set<string>|null} */
+  let required = null;
+  for (const [ns, name] of wire.globals) {
+    if (!ns.startsWith('lib:') || ns === own) continue;
+    required ??= new Set(wire.requires);
+    const lib = libraryEnvs.get(ns);
+    if (!required.has(ns) || lib === undefined) throw new LinkError(`unit ${hash.slice(0, 16)} names ${name} of library ${ns.slice(4)}, which it does not require`);
+    if (!lib.has(name)) throw new LinkError(`unit ${hash.slice(0, 16)} names ${name}, which library ${ns.slice(4)} does not define`);
+  }
 }
 
 /** @param {any} a @param {string[]} b */
