@@ -63,6 +63,7 @@ export async function startDaemon(options) {
       trustTabs: options.trustTabs,
       publish: options.lib,
       trust: options.trust,
+      approvalWaitMs: options.approvalWait * 1000,
       publisher: options.publisher,
       insecure: options.insecure,
       stdout: (s) => stdout.write(s),

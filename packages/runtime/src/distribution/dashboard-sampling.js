@@ -31,6 +31,8 @@ export function snapshot() {
   if (logical.total.nodes > 0) snap.logical = logical; // only a node that hosts logical nodes says so
   const libraries = this.libraries.list();
   if (libraries.length > 0) snap.libraries = libraries; // versioned libraries published or installed here
+  const approvals = this.libraries.pendingList();
+  if (approvals.length > 0) snap.libraryApprovals = approvals; // untrusted publishers asked for here
   return snap;
 }
 
