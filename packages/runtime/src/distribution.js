@@ -310,6 +310,7 @@ export class Distribution {
   // versioned libraries installed on demand (code-libraries/library-install.js)
   obtainLibrary = libraryInstall.obtainLibrary;
   installLibrary = libraryInstall.installLibrary;
+  libraryRecordFrom = libraryInstall.libraryRecordFrom;
   libraryData = libraryInstall.libraryData;
   libraryRecordOf = libraryInstall.libraryRecordOf;
 
