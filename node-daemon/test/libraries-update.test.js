@@ -5,7 +5,8 @@
  * stream of requests sent at full rate, a procedure compiled against version 2.0; it
  * calls it with its state and goes on as 2.0. Every request is answered, in order, by
  * 1.0 before the update and by 2.0 after, with the state carried over; the daemon
- * installed each version once and its dashboard state lists both. Daemons are OS
+ * installed each version once and its dashboard state lists both, the server as the
+ * one process using 2.0 and none using 1.0. Daemons are OS
  * processes on free loopback ports, stopped by PID.
  */
 import { test, after } from 'node:test';
@@ -80,4 +81,9 @@ test('a service updated to a new library version under load loses and reorders n
     self.libraries.map((/** @type {any} */ l) => `${l.name}@${l.version} ${l.origin} ${l.publisher}`).sort(),
     [`(svc counter)@1.0 installed ${publisher.id}`, `(svc counter)@2.0 installed ${publisher.id}`],
   );
+  // which processes use which version: the server runs 2.0 now, nothing uses 1.0
+  const users = Object.fromEntries(self.libraries.map((/** @type {any} */ l) => [l.version, [l.users, l.pids]]));
+  assert.equal(users['2.0'][0], 1, `one process uses 2.0: ${JSON.stringify(users)}`);
+  assert.match(users['2.0'][1][0], /^\d+@\w{8}$/);
+  assert.deepEqual(users['1.0'], [0, []], 'no process uses 1.0 after the update');
 });

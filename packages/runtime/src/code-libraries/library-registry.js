@@ -274,11 +274,16 @@ export class LibraryRegistry {
     return [...this.pending].map(([publisher, p]) => ({ publisher, libraries: [...p.libraries], since: p.since, waiting: p.waiting }));
   }
 
-  /** The dashboard's view: each library, its version, where it came from. */
-  list() {
+  /**
+   * The dashboard's view: each library, its version, where it came from, and (given
+   * `users`, library-usage.js) how many live processes use it and the first of their pids.
+   * @param {Map<string, {count: number, pids: string[]}>} [users] by library namespace
+   */
+  list(users) {
     return [...this.info].map(([key, i]) => {
       const [name, version] = splitKey(key);
-      return { name, version, origin: i.origin, publisher: i.publisher, from: i.from };
+      const u = users?.get(`lib:${key}`);
+      return { name, version, origin: i.origin, publisher: i.publisher, from: i.from, users: u?.count ?? 0, pids: u?.pids ?? [] };
     });
   }
 }
