@@ -103,6 +103,7 @@ export async function installLibrary(from, key, chain) {
     throw e;
   }
   await reg.keep(record, publisher, fromStore ? null : source, fromStore);
+  this.watchOldVersions(); // a newer version may make an older one unloadable (library-unload.js)
   this.log(`installed library ${name} version ${version} (publisher ${publisher}, ${fromStore ? "from this node's store" : `fetched from ${source.slice(0, 12)}${source === from ? '' : `, as ${from.slice(0, 12)} did not give it`}`}) in ${Date.now() - started} ms`);
 }
 

@@ -126,8 +126,12 @@ export class LibraryRegistry {
     this.store = opts.store ?? null;
     /** @type {Map<string, Promise<LibraryRecord>>} this node's libraries by key: published here or installed */
     this.records = new Map();
-    /** @type {Map<string, {origin: 'published'|'installed'|'store', publisher: string, from: string|null, at: number}>} */
+    /** @type {Map<string, {origin: 'published'|'installed'|'store', publisher: string, from: string|null, at: number, requires: string[], idle: number}>} */
     this.info = new Map();
+    /** old library versions unloaded (library-unload.js) */
+    this.unloaded = 0;
+    /** @type {ReturnType<typeof setInterval>|null} the check for old versions to unload */
+    this.unloadTimer = null;
     /** library records fetched from other nodes (a LIB request answered) */
     this.fetched = 0;
     this.approvalWaitMs = Math.max(0, opts.approvalWaitMs ?? 0);
@@ -149,7 +153,7 @@ export class LibraryRegistry {
     const rec = pub.sign(signedBytes(key, unit, requires)).then((sig) => ({ key, unit, requires: requires.slice(), publicKey: pub.publicKey, signature: b64(sig) }));
     rec.catch(() => this.records.delete(key));
     this.records.set(key, rec);
-    this.info.set(key, { origin: 'published', publisher: pub.id, from: null, at: Date.now() });
+    this.info.set(key, { origin: 'published', publisher: pub.id, from: null, at: Date.now(), requires: requires.slice(), idle: 0 });
   }
 
   /** The record of a library this node has, or null. @param {string} key */
@@ -247,8 +251,15 @@ export class LibraryRegistry {
    */
   async keep(r, publisher, from, fromStore) {
     this.records.set(r.key, Promise.resolve(r));
-    this.info.set(r.key, { origin: fromStore ? 'store' : 'installed', publisher, from, at: Date.now() });
+    this.info.set(r.key, { origin: fromStore ? 'store' : 'installed', publisher, from, at: Date.now(), requires: r.requires.slice(), idle: 0 });
     if (!fromStore && this.store !== null) await this.store.put(r.key, encodeValue(recordData(r))).catch(() => {});
+  }
+
+  /** Forget an unloaded library (its record stays in the store, if any). @param {string} key */
+  forget(key) {
+    this.records.delete(key);
+    this.info.delete(key);
+    this.unloaded++;
   }
 
   /** An operator's approval: trust this publisher from now on. @param {string} id */

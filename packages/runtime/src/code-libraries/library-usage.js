@@ -89,13 +89,27 @@ function librariesHeld(roots, budget) {
  * @returns {Map<string, {count: number, pids: string[]}>}
  */
 export function libraryUsers(node) {
+  return libraryUse(node).users;
+}
+
+/**
+ * libraryUsers, and whether the walk was complete: every live process looked at, none
+ * holding more than its share of visits (only a complete walk may say a library is unused).
+ * @param {any} node a TermiteNode
+ */
+export function libraryUse(node) {
   /** @type {Map<string, {count: number, pids: string[]}>} */
   const users = new Map();
   let budget = MAX_VISITS;
   let looked = 0;
+  let complete = true;
   const seen = new Set();
   for (const p of [...node.bySlot, ...node.guests.values()]) {
-    if (p === undefined || !p.alive || seen.has(p) || looked >= MAX_PROCESSES || budget <= 0) continue;
+    if (p === undefined || !p.alive || seen.has(p)) continue;
+    if (looked >= MAX_PROCESSES || budget <= 0) {
+      complete = false;
+      break;
+    }
     seen.add(p);
     looked++;
     // the pending call is the thread's only while it is to be made (act ACT_CALL): a
@@ -103,6 +117,7 @@ export function libraryUsers(node) {
     const call = p.act === ACT_CALL ? [p.clo, p.args] : [];
     const { found, visited } = librariesHeld([...call, p.val, p.k, p.winders, p.handlers, p.params], Math.min(VISITS_PER_PROCESS, budget));
     budget -= visited;
+    if (visited >= VISITS_PER_PROCESS || visited >= budget + visited) complete = false;
     for (const ns of found) {
       let u = users.get(ns);
       if (u === undefined) users.set(ns, (u = { count: 0, pids: [] }));
@@ -110,5 +125,5 @@ export function libraryUsers(node) {
       if (u.pids.length < PIDS_LISTED) u.pids.push(`${p.pid.n}@${p.pid.node.slice(0, 8)}`);
     }
   }
-  return users;
+  return { users, complete };
 }

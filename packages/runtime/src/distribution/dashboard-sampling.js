@@ -32,6 +32,7 @@ export function snapshot() {
   if (logical.total.nodes > 0) snap.logical = logical; // only a node that hosts logical nodes says so
   const libraries = this.libraries.info.size > 0 ? this.libraries.list(libraryUsers(this.node)) : [];
   if (libraries.length > 0) snap.libraries = libraries; // versioned libraries published or installed here, with the processes using them
+  if (libraries.length > 0 || this.libraries.unloaded > 0) snap.libraryCounts = { fetched: this.libraries.fetched, unloaded: this.libraries.unloaded };
   const approvals = this.libraries.pendingList();
   if (approvals.length > 0) snap.libraryApprovals = approvals; // untrusted publishers asked for here
   return snap;

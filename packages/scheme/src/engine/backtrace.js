@@ -53,6 +53,11 @@ export function registerUnitSource(sourceName, source, wire) {
   if (!unitSources.has(sourceName)) unitSources.set(sourceName, { source, wire, lines: null });
 }
 
+/** Forget the generated sources whose names start with `prefix` (an unloaded unit's). @param {string} prefix */
+export function forgetUnitSources(prefix) {
+  for (const name of [...unitSources.keys()]) if (name.startsWith(prefix)) unitSources.delete(name);
+}
+
 /** Lines `new Function` puts before the body ("function anonymous($\n) {"). */
 const FUNCTION_PROLOGUE_LINES = 2;
 

@@ -19,7 +19,7 @@ import { generateJs, generateResumeOf } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { siteLocation } from '../ir/wire.js';
 import { sourceMaps } from './driver.js';
-import { registerUnitSource } from './backtrace.js';
+import { registerUnitSource, forgetUnitSources } from './backtrace.js';
 
 /** A global namespace instance: name → Cell. */
 export class Environment {
@@ -150,6 +150,20 @@ function generated(cache, wire, key, generate, sourceName) {
   if (wire.debug) registerSourceMap(sourceName, source, wire.debug);
   registerUnitSource(sourceName, source, wire);
   return source;
+}
+
+/**
+ * Drop what was generated for unit `hash` (its library was unloaded): its JavaScript,
+ * its resume forms, their source maps and backtrace tables. Instantiating it again
+ * generates them again.
+ * @param {string} hash
+ */
+export function forgetGenerated(hash) {
+  sourceCache.delete(hash);
+  for (const key of [...resumeCache.keys()]) if (key.startsWith(`${hash}:`)) resumeCache.delete(key);
+  const prefix = `termite:${hash.slice(0, 16)}`;
+  for (const name of [...sourceMaps.keys()]) if (name.startsWith(prefix)) sourceMaps.delete(name);
+  forgetUnitSources(prefix);
 }
 
 /** Lines `new Function` puts before the body ("function anonymous($\n) {"). */
