@@ -284,7 +284,11 @@ async function receiver(token, publisher) {
       if (m) installs.push(m[1]);
     },
   });
-  await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(handle.stderr()), 20_000);
+  // a daemon starts in well under a second on a quiet machine; the wait is for a loaded one
+  if (!(await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(handle.stderr()), 60_000))) {
+    await handle.stop();
+    throw new Error(`a receiving daemon did not start within 60 s: ${handle.stderr().trim().split('\n').slice(-2).join(' | ')}`);
+  }
   const port = Number(/** @type {RegExpExecArray} */ (/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(handle.stderr()))[1]);
   return { handle, port, installs };
 }

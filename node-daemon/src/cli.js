@@ -6,6 +6,7 @@
  *   termite-node run FILE.scm [options] run a program as the node's main process
  *   termite-node repl [options]         a Scheme REPL on a live node
  *   termite-node ps | kill PID          see and stop the processes of a node (--node URL)
+ *   termite-node trust add KEY          approve a library publisher (DATA/trust)
  *
  * Parsing is kept apart from the commands so that `--help` documents exactly what is
  * accepted, and a bad option gets a precise message and exit status 2 before anything
@@ -23,6 +24,10 @@ export const USAGE = `Usage:
                                        ws://127.0.0.1:7400; give the mesh's --token)
   termite-node kill PID [--node URL]   terminate the process PID (N, N@NODE or #<pid N@NODE>)
                                        of the node at URL; exit 1 if there is none
+  termite-node trust add KEY --data DIR
+                                       approve a library publisher (node id or public key): added
+                                       to DIR/trust, which a daemon on DIR reads again when a
+                                       library of a publisher it does not trust is asked for
   termite-node --help                  this text
 
 Options:
@@ -59,6 +64,10 @@ Options:
                       versioned libraries (define-library (foo bar@1.2) ...) of its .sld files
   --trust ID          install libraries signed by this publisher (a node id or public key;
                       repeatable; also one a line in DATA/trust)
+  --approval-wait S   daemon: an install of a library whose publisher this node does not trust
+                      waits up to S seconds for an operator's approval (trust add, the
+                      dashboard's approve button) before it is refused (default 0: refused at
+                      once, the publisher listed on the dashboard as waiting for approval)
   --publisher DIR     sign the libraries this node publishes with the key in DIR/identity.json
                       (created if missing) instead of the node key
   --trace-pass P      print the IR after compiler pass P (repeatable; "all" for every pass)
@@ -84,6 +93,7 @@ Options:
  * @property {string|undefined} [tlsKey] its key file (--tls-key)
  * @property {string[]} lib
  * @property {string[]} trust publishers whose libraries this node installs (--trust)
+ * @property {number} approvalWait seconds an untrusted publisher's install waits for approval (--approval-wait)
  * @property {string|undefined} publisher directory of a separate publisher key (--publisher)
  * @property {string[]} tracePass
  * @property {boolean} timePasses
@@ -101,8 +111,8 @@ export class UsageError extends Error {
 
 /**
  * @param {string[]} argv
- * @returns {{command: 'daemon'|'run'|'repl'|'ps'|'kill'|'help', file: string|null, options: CliOptions}}
- *   file: the program of `run`, the pid of `kill`
+ * @returns {{command: 'daemon'|'run'|'repl'|'ps'|'kill'|'trust'|'help', file: string|null, options: CliOptions}}
+ *   file: the program of `run`, the pid of `kill`, the key of `trust add`
  */
 export function parseCommandLine(argv) {
   let parsed;
@@ -127,6 +137,7 @@ export function parseCommandLine(argv) {
         'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
         lib: { type: 'string', multiple: true, default: [] },
         trust: { type: 'string', multiple: true, default: [] },
+        'approval-wait': { type: 'string' },
         publisher: { type: 'string' },
         'trace-pass': { type: 'string', multiple: true, default: [] },
         'time-passes': { type: 'boolean', default: false },
@@ -171,6 +182,7 @@ export function parseCommandLine(argv) {
     ...tlsFiles(/** @type {string|undefined} */ (values['tls-cert']), /** @type {string|undefined} */ (values['tls-key'])),
     lib: /** @type {string[]} */ (values.lib),
     trust: /** @type {string[]} */ (values.trust),
+    approvalWait: values['approval-wait'] === undefined ? 0 : seconds(values['approval-wait'], '--approval-wait'),
     publisher: /** @type {string|undefined} */ (values.publisher),
     tracePass: /** @type {string[]} */ (values['trace-pass']),
     timePasses: /** @type {boolean} */ (values['time-passes']),
@@ -197,7 +209,7 @@ function tlsFiles(tlsCert, tlsKey) {
 /**
  * The command the positional arguments name, with its argument.
  * @param {string[]} positionals @param {CliOptions} options
- * @returns {{command: 'daemon'|'run'|'repl'|'ps'|'kill', file: string|null, options: CliOptions}}
+ * @returns {{command: 'daemon'|'run'|'repl'|'ps'|'kill'|'trust', file: string|null, options: CliOptions}}
  */
 function commandOf(positionals, options) {
   const [cmd, ...rest] = positionals;
@@ -218,7 +230,12 @@ function commandOf(positionals, options) {
     if (rest.length !== 1) throw new UsageError('kill expects exactly one PID');
     return { command: 'kill', file: rest[0], options };
   }
-  throw new UsageError(`unknown command ${cmd} (expected run, repl, ps, kill or nothing)`);
+  if (cmd === 'trust') {
+    if (rest.length !== 2 || rest[0] !== 'add') throw new UsageError('trust expects add KEY (a publisher\'s node id or public key)');
+    if (options.data === undefined) throw new UsageError('trust add needs --data DIR: the data directory of the daemon that is to trust the publisher');
+    return { command: 'trust', file: rest[1], options };
+  }
+  throw new UsageError(`unknown command ${cmd} (expected run, repl, ps, kill, trust or nothing)`);
 }
 
 /** The process's exit status for the code given to `(exit code)`. @param {any} code */
@@ -237,6 +254,13 @@ function positive(v, name) {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${v}`);
+  return n;
+}
+
+/** A number of seconds, 0 or more (bounded to a day). @param {string|boolean|undefined|(string|boolean)[]} v @param {string} name */
+function seconds(v, name) {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 86400) throw new UsageError(`${name} must be a number of seconds from 0 to 86400, got ${v}`);
   return n;
 }
 
@@ -275,6 +299,17 @@ export async function main(argv) {
     case 'kill': {
       const { processCommand } = await import('./ps.js');
       return processCommand(cmd.command, cmd.file, cmd.options);
+    }
+    case 'trust': {
+      const { addTrust } = await import('./library-store.js');
+      try {
+        const id = await addTrust(/** @type {string} */ (cmd.options.data), /** @type {string} */ (cmd.file), 'termite-node trust add');
+        process.stdout.write(`publisher ${id} is trusted by the node of ${cmd.options.data}\n`);
+        return 0;
+      } catch (e) {
+        process.stderr.write(`termite-node: ${e instanceof Error ? e.message : e}\n`);
+        return 1;
+      }
     }
     case 'daemon': {
       const { startDaemon } = await import('./daemon.js');

@@ -80,6 +80,7 @@ export async function startDaemon(options) {
       trustTabs: options.trustTabs,
       publish: options.lib,
       trust: options.trust,
+      approvalWaitMs: options.approvalWait * 1000,
       publisher: options.publisher,
       insecure: options.insecure,
       ...(options.tlsCert !== undefined && options.tlsKey !== undefined ? { certificate: readCertificate(options.tlsCert, options.tlsKey) } : {}),

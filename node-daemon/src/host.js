@@ -60,6 +60,7 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {boolean} [logPeers] log a line when a peer joins or leaves (the daemon)
  * @property {string[]} [publish] library directories whose versioned libraries this node publishes (the daemon's --lib)
  * @property {string[]} [trust] publishers whose libraries this node installs (--trust)
+ * @property {number} [approvalWaitMs] how long an install from an untrusted publisher waits for an operator's approval (--approval-wait)
  * @property {string} [publisher] directory of a publisher key kept apart from the node key (--publisher)
  */
 
@@ -168,8 +169,9 @@ async function startParts(host, server) {
     restrictedPeers: opts.restrictedPeers,
     restrictBrowserPeers: opts.trustTabs !== true,
     restrictRoutedBrowserPeers: opts.trustTabs !== true && opts.trustRoutedTabs !== true,
-    libraries: await libraryOptions({ identity, data: opts.data, trust: opts.trust, publisher: opts.publisher }),
+    libraries: await libraryOptions({ identity, data: opts.data, trust: opts.trust, publisher: opts.publisher, approvalWaitMs: opts.approvalWaitMs }),
   });
+  host.distribution.libraries.onWaiting = (/** @type {string} */ pub, /** @type {string} */ key) => opts.log(`library ${key} of publisher ${pub}, whom this node does not trust, waits for an operator's approval (termite-node trust add ${pub}, or the dashboard)`);
   const publishDirs = [...(opts.publish ?? []), ...(opts.data && opts.publish ? [path.join(opts.data, 'libraries')] : [])];
   if (publishDirs.length > 0) {
     const keys = await publishDirectories(node, publishDirs, opts.log);

@@ -6,7 +6,9 @@
  *   <data>/libraries/        library sources this node publishes (like a --lib directory)
  *   <data>/installed/        one signed record per library installed from another node,
  *                            named by the SHA-256 of its key; the IR is in <data>/code
- *   <data>/trust             trusted publisher ids, one a line (# comments)
+ *   <data>/trust             trusted publisher ids, one a line (# comments); read again
+ *                            when a library of an untrusted publisher is asked for, and
+ *                            appended to by `termite-node trust add` and the dashboard
  *   --publisher DIR          a publisher key kept apart from the node key (DIR/identity.json,
  *                            created if missing); by default the node key signs
  *
@@ -19,7 +21,7 @@
  * old record or none); a record read back goes through the same signature and policy
  * checks as one from a peer (it is only a cache).
  */
-import { mkdir, readFile, writeFile, rename, readdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile, rename, readdir, appendFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -79,26 +81,51 @@ export async function trustedPublishers(given, data) {
       if (t) entries.push(t);
     }
   }
-  return Promise.all(entries.map(async (e) => {
-    if (isNodeId(e)) return e;
-    if (/^[A-Za-z0-9_-]{43}$/.test(e)) return nodeIdFromPublicKey(fromBase64url(e));
-    throw new Error(`--trust expects a publisher's node id (32 characters a-z, 2-7) or its public key (43 characters base64url), got ${e}`);
-  }));
+  return Promise.all(entries.map(publisherId));
 }
 
 /**
- * The registry options of a daemon: who signs, whom it trusts, where records persist.
- * @param {{identity: any, data?: string, trust?: string[], publisher?: string}} opts
+ * A publisher's id from a node id or a base64url public key; a malformed one is an error naming it.
+ * @param {string} e
+ */
+export async function publisherId(e) {
+  if (isNodeId(e)) return e;
+  if (/^[A-Za-z0-9_-]{43}$/.test(e)) return nodeIdFromPublicKey(fromBase64url(e));
+  throw new Error(`--trust expects a publisher's node id (32 characters a-z, 2-7) or its public key (43 characters base64url), got ${e}`);
+}
+
+/**
+ * Add a publisher to DATA/trust (an operator's approval: `termite-node trust add`, the
+ * dashboard's approve button). Returns its id; a publisher already there is not added twice.
+ * @param {string} data @param {string} key a node id or public key @param {string} how who approved
+ */
+export async function addTrust(data, key, how) {
+  const id = await publisherId(key);
+  if ((await trustedPublishers([], data)).includes(id)) return id;
+  await mkdir(data, { recursive: true });
+  await appendFile(path.join(data, 'trust'), `${id}  # approved ${new Date().toISOString()} (${how})\n`, { mode: 0o600 });
+  return id;
+}
+
+/**
+ * The registry options of a daemon: who signs, whom it trusts, where records persist;
+ * an install from an untrusted publisher looks at DATA/trust again (an operator may have
+ * run `termite-node trust add`) and waits `approvalWaitMs` for an approval.
+ * @param {{identity: any, data?: string, trust?: string[], publisher?: string, approvalWaitMs?: number}} opts
  * @returns {Promise<import('@termite/runtime').LibraryOptions>}
  */
 export async function libraryOptions(opts) {
   const key = opts.publisher ? await loadOrCreateIdentity(opts.publisher) : opts.identity;
+  const data = opts.data;
   return {
     publisher: { id: key.id, publicKey: base64url(key.publicKey), sign: (/** @type {Uint8Array} */ d) => key.sign(d) },
     trusted: await trustedPublishers(opts.trust ?? [], opts.data),
     verify: (pk, sig, data) => verifySignature(fromBase64url(pk), fromBase64url(sig), data),
     publisherIdOf: (pk) => nodeIdFromPublicKey(fromBase64url(pk)),
     store: opts.data ? diskLibraryStore(path.join(opts.data, 'installed')) : null,
+    approvalWaitMs: opts.approvalWaitMs ?? 0,
+    reloadTrusted: data ? () => trustedPublishers([], data) : undefined,
+    persistTrust: data ? async (id) => void (await addTrust(data, id, 'the dashboard')) : undefined,
   };
 }
 

@@ -5,7 +5,9 @@
  * stream of requests sent at full rate, a procedure compiled against version 2.0; it
  * calls it with its state and goes on as 2.0. Every request is answered, in order, by
  * 1.0 before the update and by 2.0 after, with the state carried over; the daemon
- * installed each version once and its dashboard state lists both. Daemons are OS
+ * installed each version once; its dashboard state lists the server as the one process
+ * using 2.0 and none using 1.0, which is then unloaded (logged, gone from the dashboard's
+ * list, counted), while 2.0 stays. Daemons are OS
  * processes on free loopback ports, stopped by PID.
  */
 import { test, after } from 'node:test';
@@ -74,10 +76,29 @@ test('a service updated to a new library version under load loses and reorders n
     await waitFor(() => b.log().includes(`installed library (svc counter) version ${v} `), 5000, `the install of ${v} logged`);
     assert.equal((b.log().match(new RegExp(`installed library \\(svc counter\\) version ${v.replace('.', '\\.')} `, 'g')) ?? []).length, 1);
   }
-  const state = await (await fetch(`http://127.0.0.1:${b.port}/api/state`)).json();
-  const self = state.nodes.find((/** @type {any} */ n) => n.id === b.id);
-  assert.deepEqual(
-    self.libraries.map((/** @type {any} */ l) => `${l.name}@${l.version} ${l.origin} ${l.publisher}`).sort(),
-    [`(svc counter)@1.0 installed ${publisher.id}`, `(svc counter)@2.0 installed ${publisher.id}`],
-  );
+  /** The daemon's own snapshot on its dashboard. */
+  const own = async () => (await (await fetch(`http://127.0.0.1:${b.port}/api/state`)).json()).nodes.find((/** @type {any} */ n) => n.id === b.id);
+  // the dashboard samples the node about once a second: wait (bounded) for a sample
+  // taken after the update, then look at which processes use which version: the server
+  // runs 2.0 now, nothing uses 1.0 (which may already be unloaded)
+  /** @type {Record<string, any[]>} */
+  let users = {};
+  await waitFor(async () => {
+    users = Object.fromEntries((await own()).libraries.map((/** @type {any} */ l) => [l.version, [l.users, l.pids, l.publisher]]));
+    return users['2.0']?.[0] === 1 && (users['1.0'] === undefined || users['1.0'][0] === 0);
+  }, 10000, 'a sample showing the server using 2.0 only');
+  assert.match(users['2.0'][1][0], /^\d+@\w{8}$/);
+  assert.equal(users['2.0'][2], publisher.id);
+  if (users['1.0'] !== undefined) assert.deepEqual(users['1.0'].slice(0, 2), [0, []], 'no process uses 1.0 after the update');
+  // the old version is unloaded: nothing refers to it, and a newer one is loaded
+  await waitFor(() => b.log().includes('unloaded library (svc counter) version 1.0'), 20000, 'the unload of 1.0 logged');
+  /** @type {any} */
+  let after = null;
+  await waitFor(async () => {
+    after = await own();
+    return after.libraries.length === 1;
+  }, 10000, 'a sample taken after the unload');
+  assert.deepEqual(after.libraries.map((/** @type {any} */ l) => `${l.name}@${l.version}`), ['(svc counter)@2.0']);
+  assert.equal(after.libraryCounts.unloaded, 1);
+  assert.doesNotMatch(b.log(), /unloaded library \(svc counter\) version 2\.0/);
 });

@@ -11,6 +11,8 @@
  *                          (takes the dashboard secret)
  *   POST /api/kill         terminate a process of the mesh       process-api.js
  *                          (takes the dashboard secret)
+ *   POST /api/libraries/approve  trust a library publisher        library-api.js
+ *                          (takes the dashboard secret)
  *
  * `/` (which holds the dashboard secret), `/api/eval` and `/worker` (which holds the mesh
  * token) answer a loopback connection only from the daemon's own OS user (or root).
@@ -20,8 +22,9 @@
  * Invariants: every request to these paths passes the checks of request-checks.js (Host
  * for all; same origin for POST; the dashboard secret and JSON only for /api/eval) in
  * router.js before any handler runs; refusals under /api are JSON, elsewhere text.
- * Only /api/eval and /api/kill take the secret: they are the routes that change
- * anything (one runs code with the daemon's rights, the other stops processes). /api/state and /api/events show what every peer of
+ * Only /api/eval, /api/kill and /api/libraries/approve take the secret: they are the
+ * routes that change anything (one runs code with the daemon's rights, one stops
+ * processes, one lets a publisher's code run here). /api/state and /api/events show what every peer of
  * the mesh can see (ids, addresses, counts, process names) and EventSource cannot send
  * a header (the secret is never put in a URL).
  */
@@ -30,6 +33,7 @@ import { serveDashboardPage } from './dashboard-page.js';
 import { serveState, serveEval, EVAL_BODY } from './dashboard-api.js';
 import { serveEvents } from './event-stream.js';
 import { serveKill, KILL_BODY } from './process-api.js';
+import { serveApprove, APPROVE_BODY } from './library-api.js';
 import { serveWorkerPage, serveAsset } from './browser-assets.js';
 
 const READ = ['GET', 'HEAD'];
@@ -53,6 +57,7 @@ const routes = [
   { path: '/api/events', methods: ['GET'], handle: serveEvents },
   { path: '/api/eval', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_EVAL_BODY, shape: EVAL_BODY }, handle: serveEval },
   { path: '/api/kill', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_KILL_BODY, shape: KILL_BODY }, handle: serveKill },
+  { path: '/api/libraries/approve', methods: ['POST'], ownUser: true, secret: true, body: { type: 'application/json', max: MAX_KILL_BODY, shape: APPROVE_BODY }, handle: serveApprove },
   { path: '/worker', methods: READ, ownUser: true, handle: serveWorkerPage },
   { path: '/worker/', methods: READ, ownUser: true, handle: serveWorkerPage },
   { path: '/assets/', prefix: true, methods: READ, handle: serveAsset },

@@ -31,6 +31,23 @@ export function registerUnitInstance(inst) {
 }
 
 /**
+ * Forget a unit instance (its library was unloaded): a later reference to it fetches or
+ * installs it again.
+ * @param {any} inst
+ */
+export function unregisterUnitInstance(inst) {
+  instances.delete(`${inst.hash} ${inst.env.id}`);
+  if (unitsByHash.get(inst.hash) !== inst) return;
+  unitsByHash.delete(inst.hash);
+  for (const other of instances.values()) {
+    if (other.hash === inst.hash) {
+      unitsByHash.set(inst.hash, other);
+      break;
+    }
+  }
+}
+
+/**
  * @param {string} hash @param {string} env
  * @returns {any}
  */

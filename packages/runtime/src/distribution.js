@@ -54,6 +54,7 @@ import * as capabilities from './distribution/capabilities.js';
 import * as whereabouts from './distribution/whereabouts.js';
 import * as remoteSpaces from './linda/remote-spaces.js';
 import * as libraryInstall from './code-libraries/library-install.js';
+import * as libraryUnload from './code-libraries/library-unload.js';
 import { LibraryRegistry } from './code-libraries/library-registry.js';
 import { DEFAULT_DENIED } from './distribution/received-code.js';
 import { SEND_HEADS } from './distribution/frame-vocabulary.js';
@@ -312,8 +313,12 @@ export class Distribution {
   // versioned libraries installed on demand (code-libraries/library-install.js)
   obtainLibrary = libraryInstall.obtainLibrary;
   installLibrary = libraryInstall.installLibrary;
+  libraryRecordFrom = libraryInstall.libraryRecordFrom;
   libraryData = libraryInstall.libraryData;
   libraryRecordOf = libraryInstall.libraryRecordOf;
+  watchOldVersions = libraryUnload.watchOldVersions;
+  unloadOldVersions = libraryUnload.unloadOldVersions;
+  unloadLibrary = libraryUnload.unloadLibrary;
 
   // program environments (distribution/program-environments.js)
   stale = environments.stale;

@@ -49,3 +49,12 @@ test('an error in code running in a resume form is located in the source', () =>
   assert.equal(r.ok, false);
   assert.equal(/** @type {any} */ (r).error.loc, 'resumed.scm:3:1');
 });
+
+test('a resumed frame generates the resume form of its own lambda only', async () => {
+  const { generateResumeOf } = await import('../src/passes/generate-js.js');
+  const wire = /** @type {any} */ (compileProgramText(`${SPIN} (define (other y) (+ (spin y) 1)) (define x (spin 3)) x`, { file: 'x.scm' }).at(-1)).wire;
+  const one = generateResumeOf(wire, 0);
+  assert.match(one, /function L0\$r/);
+  assert.doesNotMatch(one, /function L[1-9]\d*\$r/, 'no other lambda\'s resume form');
+  assert.ok(one.length < generateJs(wire, 'resume').length / 2, 'a fraction of the whole resume part');
+});

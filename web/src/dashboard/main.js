@@ -14,6 +14,7 @@ import { Repl } from './repl.js';
 import { renderNodes, renderSpaces, renderMigrations, migKey } from './panels.js';
 import { compact, nodeName } from './format.js';
 import { onKillChange } from './kill.js';
+import { onApproveChange } from './library-approve.js';
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -93,6 +94,7 @@ function select(id, how = {}) {
 }
 
 onKillChange(() => renderNodes($('nodes'), store, selected, select));
+onApproveChange(() => renderNodes($('nodes'), store, selected, select));
 
 /** @param {Set<string>} fresh */
 function renderSide(fresh) {

@@ -1,11 +1,14 @@
 // @ts-check
 /**
  * The side panels: processes per node (the ones that just arrived highlighted and
- * listed first, each with its kill button, kill.js, and the node's versioned libraries), tuple spaces with their kind (and a replica's home), size and rate of tuples in and out, and
+ * listed first, each with its kill button, kill.js, and the node's versioned libraries with
+ * the processes using them and the publishers waiting for approval, library-approve.js), tuple
+ * spaces with their kind (and a replica's home), size and rate of tuples in and out, and
  * the stream of recent migrations.
  */
 import { el, nodeName, compact, clock, shortId } from './format.js';
 import { killButton } from './kill.js';
+import { approveButton } from './library-approve.js';
 
 const ROWS = 7;
 const ROWS_SELECTED = 14;
@@ -89,22 +92,41 @@ function nodeCard(n, store, selected, now) {
   if (deaths.length > 0) parts.push(deathList(deaths));
   const libraries = /** @type {any[]} */ (n.libraries ?? []);
   if (libraries.length > 0) parts.push(libraryList(libraries));
+  const approvals = /** @type {any[]} */ (n.libraryApprovals ?? []);
+  if (approvals.length > 0) parts.push(approvalList(approvals, String(n.id)));
   return parts;
 }
 
 /**
- * The versioned libraries a node published or installed: name, version, and where it
- * came from (its publisher, and the node it was fetched from).
- * @param {any[]} libraries {name, version, origin, publisher, from}
+ * The versioned libraries a node published or installed: name, version, where it came
+ * from (its publisher, and the node it was fetched from), and the processes using it.
+ * @param {any[]} libraries {name, version, origin, publisher, from, users, pids}
  */
 function libraryList(libraries) {
   const items = libraries.map((l) => el(
     'li',
-    { class: 'lib', title: `publisher ${l.publisher}${l.from ? `, fetched from ${l.from}` : ''}` },
+    { class: 'lib', title: `publisher ${l.publisher}${l.from ? `, fetched from ${l.from}` : ''}${l.users > 0 ? `; used by ${(l.pids ?? []).join(' ')}${l.users > (l.pids ?? []).length ? ' …' : ''}` : ''}` },
     el('span', { class: 'lib-name', text: `${l.name}@${l.version}` }),
     el('span', { class: 'lib-origin', text: l.origin === 'published' ? 'published here' : l.origin === 'store' ? 'installed (store)' : `installed from ${shortId(String(l.from ?? ''))}` }),
+    el('span', { class: 'lib-users', text: l.users > 0 ? `${l.users} ${l.users === 1 ? 'process' : 'processes'}: ${(l.pids ?? []).slice(0, 3).join(' ')}${l.users > 3 ? ' …' : ''}` : 'unused' }),
   ));
   return el('div', { class: 'nc-libs' }, el('div', { class: 'nc-libs-head', text: `${libraries.length} ${libraries.length === 1 ? 'library' : 'libraries'}` }), el('ul', { class: 'libs' }, ...items));
+}
+
+/**
+ * The publishers this daemon does not trust whose libraries were asked for, each with
+ * its approve button (library-approve.js).
+ * @param {any[]} approvals {publisher, libraries, since, waiting} @param {string} nodeId
+ */
+function approvalList(approvals, nodeId) {
+  const items = approvals.map((a) => el(
+    'li',
+    { class: 'lib-approval', title: `publisher ${a.publisher} asked for ${(a.libraries ?? []).join(' ')}` },
+    el('span', { class: 'lib-name', text: (a.libraries ?? []).join(' ') }),
+    el('span', { class: 'lib-origin', text: `by ${shortId(String(a.publisher))}${a.waiting > 0 ? `, ${a.waiting} waiting` : ', refused'}` }),
+    ...approveButton(String(a.publisher), nodeId),
+  ));
+  return el('div', { class: 'nc-libs' }, el('div', { class: 'nc-libs-head', text: 'libraries waiting for approval' }), el('ul', { class: 'libs' }, ...items));
 }
 
 /**

@@ -54,6 +54,27 @@ import { encodeValue, decodeValue } from '@termite/scheme/internal';
  * @property {(publicKey: string, signature: string, data: Uint8Array) => Promise<boolean>} [verify]
  * @property {(publicKey: string) => Promise<string>} [publisherIdOf] the id of a public key
  * @property {LibraryStore|null} [store]
+ * @property {number} [approvalWaitMs] how long an install from an untrusted publisher waits
+ *   for an operator's approval before it is refused (default 0: refused at once, the
+ *   publisher still listed as waiting for approval, so the next attempt succeeds once approved)
+ * @property {() => Promise<Iterable<string>>} [reloadTrusted] the trusted ids as persisted now
+ *   (a daemon's DATA/trust, which `termite-node trust add` writes while it runs)
+ * @property {(id: string) => Promise<void>} [persistTrust] keep an operator's approval (DATA/trust)
+ */
+
+/** Publishers listed as waiting for approval at once (a bound on what peers make a node keep). */
+const MAX_PENDING = 64;
+/** Libraries listed per waiting publisher. */
+const MAX_PENDING_LIBRARIES = 32;
+/** How often a waiting install looks at the persisted trust again (ms). */
+const TRUST_POLL_MS = 250;
+
+/**
+ * @typedef {object} PendingPublisher an untrusted publisher whose libraries were asked for
+ * @property {Set<string>} libraries their keys (at most MAX_PENDING_LIBRARIES)
+ * @property {number} since when it was first asked for (ms since the epoch)
+ * @property {number} waiting installs waiting for its approval now
+ * @property {Set<() => void>} wake the waiting installs' wake-ups
  */
 
 /** Raised when a library may not be installed here (policy, signature, no version). */
@@ -105,10 +126,21 @@ export class LibraryRegistry {
     this.store = opts.store ?? null;
     /** @type {Map<string, Promise<LibraryRecord>>} this node's libraries by key: published here or installed */
     this.records = new Map();
-    /** @type {Map<string, {origin: 'published'|'installed'|'store', publisher: string, from: string|null, at: number}>} */
+    /** @type {Map<string, {origin: 'published'|'installed'|'store', publisher: string, from: string|null, at: number, requires: string[], idle: number}>} */
     this.info = new Map();
+    /** old library versions unloaded (library-unload.js) */
+    this.unloaded = 0;
+    /** @type {ReturnType<typeof setInterval>|null} the check for old versions to unload */
+    this.unloadTimer = null;
     /** library records fetched from other nodes (a LIB request answered) */
     this.fetched = 0;
+    this.approvalWaitMs = Math.max(0, opts.approvalWaitMs ?? 0);
+    this.reloadTrusted = opts.reloadTrusted ?? null;
+    this.persistTrust = opts.persistTrust ?? null;
+    /** @type {Map<string, PendingPublisher>} untrusted publishers asked for, by id */
+    this.pending = new Map();
+    /** told when an install starts waiting for an approval (the host logs it) @type {(publisher: string, key: string) => void} */
+    this.onWaiting = () => {};
   }
 
   /**
@@ -121,7 +153,7 @@ export class LibraryRegistry {
     const rec = pub.sign(signedBytes(key, unit, requires)).then((sig) => ({ key, unit, requires: requires.slice(), publicKey: pub.publicKey, signature: b64(sig) }));
     rec.catch(() => this.records.delete(key));
     this.records.set(key, rec);
-    this.info.set(key, { origin: 'published', publisher: pub.id, from: null, at: Date.now() });
+    this.info.set(key, { origin: 'published', publisher: pub.id, from: null, at: Date.now(), requires: requires.slice(), idle: 0 });
   }
 
   /** The record of a library this node has, or null. @param {string} key */
@@ -158,8 +190,59 @@ export class LibraryRegistry {
     if (!(await this.verifyFn(r.publicKey, r.signature, signedBytes(r.key, r.unit, r.requires)))) {
       throw new LibraryRefused(`library ${name} version ${version}: the signature of publisher ${publisher} does not match its content (hash ${r.unit.slice(0, 16)})`);
     }
-    if (!this.trusted.has(publisher)) throw new LibraryRefused(`library ${name} version ${version} is published by ${publisher}, whom this node does not trust (start it with --trust ${publisher} to install it)`);
+    if (!this.trusted.has(publisher) && !(await this.approval(publisher, wanted))) {
+      throw new LibraryRefused(`library ${name} version ${version} is published by ${publisher}, whom this node does not trust (start it with --trust ${publisher} to install it, or approve the publisher: \`termite-node trust add ${publisher}\` or the dashboard's approve button)`);
+    }
     return publisher;
+  }
+
+  /**
+   * Whether untrusted `publisher` is trusted after all: in the persisted trust (read
+   * again), or approved by an operator within approvalWaitMs. Until then it is listed as
+   * waiting for approval (`pendingList`), with the library asked for.
+   * @param {string} publisher @param {string} key
+   */
+  async approval(publisher, key) {
+    if (await this.reloaded(publisher)) return true;
+    let p = this.pending.get(publisher);
+    if (p === undefined) {
+      if (this.pending.size >= MAX_PENDING) this.pending.delete(/** @type {string} */ (this.pending.keys().next().value));
+      p = { libraries: new Set(), since: Date.now(), waiting: 0, wake: new Set() };
+      this.pending.set(publisher, p);
+    }
+    if (p.libraries.size < MAX_PENDING_LIBRARIES) p.libraries.add(key);
+    if (this.approvalWaitMs === 0) return false;
+    const entry = p;
+    entry.waiting++;
+    this.onWaiting(publisher, key);
+    try {
+      const end = Date.now() + this.approvalWaitMs;
+      for (let i = 0; i < 1e6 && Date.now() < end; i++) {
+        await new Promise((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            entry.wake.delete(done);
+            resolve(undefined);
+          };
+          const timer = setTimeout(done, Math.min(TRUST_POLL_MS, Math.max(1, end - Date.now())));
+          entry.wake.add(done);
+        });
+        if (this.trusted.has(publisher) || (await this.reloaded(publisher))) return true;
+      }
+      return false;
+    } finally {
+      entry.waiting--;
+    }
+  }
+
+  /** Whether `publisher` is in the persisted trust, read again (the trusted set takes it). @param {string} publisher */
+  async reloaded(publisher) {
+    if (this.reloadTrusted !== null) {
+      for (const id of await this.reloadTrusted().catch(() => [])) this.trusted.add(id);
+    }
+    if (!this.trusted.has(publisher)) return false;
+    this.pending.delete(publisher);
+    return true;
   }
 
   /**
@@ -168,20 +251,50 @@ export class LibraryRegistry {
    */
   async keep(r, publisher, from, fromStore) {
     this.records.set(r.key, Promise.resolve(r));
-    this.info.set(r.key, { origin: fromStore ? 'store' : 'installed', publisher, from, at: Date.now() });
+    this.info.set(r.key, { origin: fromStore ? 'store' : 'installed', publisher, from, at: Date.now(), requires: r.requires.slice(), idle: 0 });
     if (!fromStore && this.store !== null) await this.store.put(r.key, encodeValue(recordData(r))).catch(() => {});
+  }
+
+  /** Forget an unloaded library (its record stays in the store, if any). @param {string} key */
+  forget(key) {
+    this.records.delete(key);
+    this.info.delete(key);
+    this.unloaded++;
   }
 
   /** An operator's approval: trust this publisher from now on. @param {string} id */
   trust(id) {
     this.trusted.add(id);
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    if (p !== undefined) for (const w of [...p.wake]) w();
   }
 
-  /** The dashboard's view: each library, its version, where it came from. */
-  list() {
+  /**
+   * An operator's approval from the dashboard: trusted from now on, kept in the
+   * persisted trust (DATA/trust), and the installs waiting for it go on.
+   * @param {string} id
+   */
+  async approve(id) {
+    if (this.persistTrust !== null && !this.trusted.has(id)) await this.persistTrust(id);
+    this.trust(id);
+  }
+
+  /** The publishers waiting for approval, for the dashboard. */
+  pendingList() {
+    return [...this.pending].map(([publisher, p]) => ({ publisher, libraries: [...p.libraries], since: p.since, waiting: p.waiting }));
+  }
+
+  /**
+   * The dashboard's view: each library, its version, where it came from, and (given
+   * `users`, library-usage.js) how many live processes use it and the first of their pids.
+   * @param {Map<string, {count: number, pids: string[]}>} [users] by library namespace
+   */
+  list(users) {
     return [...this.info].map(([key, i]) => {
       const [name, version] = splitKey(key);
-      return { name, version, origin: i.origin, publisher: i.publisher, from: i.from };
+      const u = users?.get(`lib:${key}`);
+      return { name, version, origin: i.origin, publisher: i.publisher, from: i.from, users: u?.count ?? 0, pids: u?.pids ?? [] };
     });
   }
 }

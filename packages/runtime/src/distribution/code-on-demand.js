@@ -29,6 +29,7 @@ import {
 import { wireToData, wireFromData, hashWire } from '@termite/scheme';
 import { registerUnitInstance, unitsByHash, MissingCode } from '../code.js';
 import { R_CODE, NOT_READY } from './frame-vocabulary.js';
+import { checkLibraryNames } from '../code-libraries/library-install.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -136,6 +137,7 @@ export async function fetchAndInstantiate(from, hash, envId) {
   const wire = await this.fetchWire(from, hash);
   // a library it needs is installed first (code-libraries/: signed record, policy)
   for (const ns of wire.requires) if (ns.startsWith('lib:') && !libraryEnvs.has(ns)) await this.obtainLibrary(from, ns);
+  checkLibraryNames(wire, hash, null);
   const environments = this.node.environments;
   let env = environments.get(envId);
   const fresh = env === undefined;
@@ -160,11 +162,17 @@ export async function fetchAndInstantiate(from, hash, envId) {
 /**
  * The checked IR of a unit: memory, then the code cache, then node `from`.
  * @param {string} from @param {string} hash
+ * @param {string|null} [own] the library namespace whose code it is to be (null: a program's)
  * @this {Distribution}
  */
-export async function fetchWire(from, hash) {
+export async function fetchWire(from, hash, own = null) {
   const known = unitsByHash.get(hash);
-  if (known) return known.wire;
+  if (known) {
+    // checked (or compiled here) as the runtime's or a library's code: not another environment's
+    const id = known.env.id;
+    if ((id === 'rt' || id.startsWith('lib:')) && id !== own) throw new LinkError(`unit ${hash.slice(0, 16)} is the code of ${id === 'rt' ? 'the runtime' : `library ${id.slice(4)}`}, not of ${own === null ? 'a program' : `library ${own.slice(4)}`}`);
+    return known.wire;
+  }
   let bytes = this.codeCache ? await this.codeCache.get(hash) : null;
   let shipped;
   if (bytes !== null) {
@@ -180,7 +188,7 @@ export async function fetchWire(from, hash) {
   if (!Array.isArray(shipped) || shipped.length !== 3) throw new CodecError(`malformed unit ${hash.slice(0, 16)}`);
   const [name, data, debug] = shipped;
   const wire = wireFromData(data, String(name));
-  checkWire(wire, this.policy());
+  checkWire(wire, this.policy(own));
   const actual = hashWire(wire);
   if (actual !== hash) throw new CodecError(`unit ${hash.slice(0, 16)} does not match its hash (got ${actual.slice(0, 16)})`);
   if (Array.isArray(debug)) /** @type {any} */ (wire).debug = { file: String(debug[0]), sites: debug[1] };

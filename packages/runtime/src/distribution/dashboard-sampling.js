@@ -12,6 +12,7 @@
 import { encodeValue, decodeValue } from '@termite/scheme/internal';
 import { R_STATS, R_EVAL } from './frame-vocabulary.js';
 import { logicalNetworkSnapshot } from '../messengers/logical-network.js';
+import { libraryUsers } from '../code-libraries/library-usage.js';
 
 /**
  * The most of its logical network a node puts in one snapshot: the first 256 logical
@@ -29,8 +30,11 @@ export function snapshot() {
   snap.arrivals = this.arrivals.slice();
   const logical = logicalNetworkSnapshot(this.node, LOGICAL_LIMITS);
   if (logical.total.nodes > 0) snap.logical = logical; // only a node that hosts logical nodes says so
-  const libraries = this.libraries.list();
-  if (libraries.length > 0) snap.libraries = libraries; // versioned libraries published or installed here
+  const libraries = this.libraries.info.size > 0 ? this.libraries.list(libraryUsers(this.node)) : [];
+  if (libraries.length > 0) snap.libraries = libraries; // versioned libraries published or installed here, with the processes using them
+  if (libraries.length > 0 || this.libraries.unloaded > 0) snap.libraryCounts = { fetched: this.libraries.fetched, unloaded: this.libraries.unloaded };
+  const approvals = this.libraries.pendingList();
+  if (approvals.length > 0) snap.libraryApprovals = approvals; // untrusted publishers asked for here
   return snap;
 }
 

@@ -87,12 +87,17 @@ export function receivedCode(hash, env) {
  * A unit naming anything else is refused. Procedures of the denied set are linked to
  * stand-ins that raise an error if called (`instantiate`'s deny option), so a program
  * that uses the file system in its main body can still ship its other closures.
+ * A unit writes (defines, assigns) only its own environment's globals: a program's '.',
+ * and a library's code its own namespace `own` too — never the runtime's nor another
+ * library's, which every program on this node shares.
+ * @param {string|null} [own] the library namespace whose code the unit is, if any
  * @this {Distribution}
  */
-export function policy() {
+export function policy(own = null) {
   return {
     primitiveAllowed: (/** @type {string} */ name) => primitives.has(name) || internalOpNames.has(name),
     globalAllowed: (/** @type {string} */ ns, /** @type {string} */ name) => (ns === 'rt' ? rtEnv.has(name) : ns === '.' || ns.startsWith('lib:')),
+    globalAssignable: (/** @type {string} */ ns) => ns === '.' || ns === own,
   };
 }
 

@@ -17,7 +17,7 @@
  *  - the leading frames of the raising machinery (raise, error, …) are left out: the
  *    first line is the procedure whose code signalled the error;
  *  - generated sources are registered by their JS source name (`termite:<hash>.js`, and
- *    `termite:<hash>$r.js` for the resume forms, generated later) when
+ *    `termite:<hash>$rN.js` for the resume form of lambda N, generated later) when
  *    a unit is instantiated; their line tables are built on first use.
  *  - an error object keeps the frames it was signalled in (and their live values) until
  *    its backtrace is formatted; a copy of it (a message, the wire) carries neither.
@@ -51,6 +51,11 @@ const unitSources = new Map();
  */
 export function registerUnitSource(sourceName, source, wire) {
   if (!unitSources.has(sourceName)) unitSources.set(sourceName, { source, wire, lines: null });
+}
+
+/** Forget the generated sources whose names start with `prefix` (an unloaded unit's). @param {string} prefix */
+export function forgetUnitSources(prefix) {
+  for (const name of [...unitSources.keys()]) if (name.startsWith(prefix)) unitSources.delete(name);
 }
 
 /** Lines `new Function` puts before the body ("function anonymous($\n) {"). */
@@ -116,7 +121,7 @@ function siteOfLabel(wireLam, label) {
  * @param {string} stack
  */
 function firstLocation(stack) {
-  const re = /termite:([0-9a-f]+(?:\$r)?)\.js:(\d+):\d+/g;
+  const re = /termite:([0-9a-f]+(?:\$r\d*)?)\.js:(\d+):\d+/g;
   let m;
   while ((m = re.exec(stack)) !== null) {
     const u = unitSources.get(`termite:${m[1]}.js`);
@@ -136,7 +141,7 @@ function firstLocation(stack) {
  * @param {string} stack @param {string[]} out
  */
 function jsFrames(stack, out) {
-  const re = /termite:([0-9a-f]+(?:\$r)?)\.js:(\d+):\d+/g;
+  const re = /termite:([0-9a-f]+(?:\$r\d*)?)\.js:(\d+):\d+/g;
   let m;
   while ((m = re.exec(stack)) !== null) {
     const u = unitSources.get(`termite:${m[1]}.js`);

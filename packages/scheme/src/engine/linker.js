@@ -8,18 +8,18 @@
  * Cell; a unit's code holds its cells directly, so a global access is one property
  * load. Instantiation generates JavaScript from the IR (never runs JS received from
  * elsewhere), evaluates it with `new Function`, and fills the unit's LambdaInfo table,
- * which closures and frames reference. Only the fast forms are generated then; the
- * resume forms of a unit are generated, evaluated and put in its table the first time
- * one of its frames is resumed (until then each `lam.resume` is that step).
+ * which closures and frames reference. Only the fast forms are generated then; a
+ * lambda's resume form is generated, evaluated and put in its table entry the first
+ * time one of its frames is resumed (until then its `lam.resume` is that step).
  */
 import { Cell, Unbound, codeRuntime, EMPTY } from './engine.js';
 import { primitives } from './registry.js';
 import { Closure, UNIT_HASH, freezeLiteral, schemeErrorOf } from '../values.js';
-import { generateJs } from '../passes/generate-js.js';
+import { generateJs, generateResumeOf } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { siteLocation } from '../ir/wire.js';
 import { sourceMaps } from './driver.js';
-import { registerUnitSource } from './backtrace.js';
+import { registerUnitSource, forgetUnitSources } from './backtrace.js';
 
 /** A global namespace instance: name → Cell. */
 export class Environment {
@@ -111,17 +111,16 @@ export function instantiate(wire, hash, env, opts = {}) {
     };
   });
   const sourceName = `termite:${hash.slice(0, 16)}.js`;
-  const source = generated(sourceCache, wire, hash, 'fast', sourceName);
+  const source = generated(sourceCache, wire, hash, () => generateJs(wire, 'fast'), sourceName);
   const [fast, closed] = new Function('$', `${source}\n//# sourceURL=${sourceName}`)({ ...codeRuntime, K, G, P, LAM });
-  // The resume forms are generated when a frame of this instance is first resumed.
-  const resumeName = `termite:${hash.slice(0, 16)}$r.js`;
+  // A lambda's resume form is generated when a frame of it is first resumed (only
+  // that lambda's: a large unit pre-empted once does not generate all of its own).
   const materialize = function (/** @type {any} */ fr, /** @type {any} */ v) {
-    const rsource = generated(resumeCache, wire, hash, 'resume', resumeName);
-    const resumes = new Function('$', `${rsource}\n//# sourceURL=${resumeName}`)({ ...codeRuntime, K, G, P, LAM, L: fast, S: closed });
-    LAM.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
-      lam.resume = resumes[i];
-    });
-    return fr.lam.resume(fr, v);
+    const lam = fr.lam;
+    const resumeName = `termite:${hash.slice(0, 16)}$r${lam.index}.js`;
+    const rsource = generated(resumeCache, wire, `${hash}:${lam.index}`, () => generateResumeOf(wire, lam.index), resumeName);
+    lam.resume = new Function('$', `${rsource}\n//# sourceURL=${resumeName}`)({ ...codeRuntime, K, G, P, LAM, L: fast, S: closed });
+    return lam.resume(fr, v);
   };
   LAM.forEach((/** @type {any} */ lam, /** @type {number} */ i) => {
     lam.fast = fast[i];
@@ -132,7 +131,7 @@ export function instantiate(wire, hash, env, opts = {}) {
   return instance;
 }
 
-/** Generated resume forms by unit hash. */
+/** Generated resume forms by "unit hash:lambda index". */
 const resumeCache = new Map();
 
 /**
@@ -163,20 +162,35 @@ export function presetFastSources(sources) {
 }
 
 /**
- * A part of a unit's JavaScript (passes/generate-js.js), generated once per unit hash
- * and registered for backtraces and source locations under `sourceName`.
- * @param {Map<string, string>} cache @param {any} wire @param {string} hash
- * @param {'fast'|'resume'} part @param {string} sourceName
+ * A part of a unit's JavaScript (passes/generate-js.js), generated once per key (the
+ * unit hash; with a lambda index for a resume form) and registered for backtraces and
+ * source locations under `sourceName`.
+ * @param {Map<string, string>} cache @param {any} wire @param {string} key
+ * @param {() => string} generate @param {string} sourceName
  */
-function generated(cache, wire, hash, part, sourceName) {
-  let source = cache.get(hash);
+function generated(cache, wire, key, generate, sourceName) {
+  let source = cache.get(key);
   if (source === undefined) {
-    source = generateJs(wire, part);
-    cache.set(hash, source);
+    source = generate();
+    cache.set(key, source);
   }
   if (wire.debug) registerSourceMap(sourceName, source, wire.debug);
   registerUnitSource(sourceName, source, wire);
   return source;
+}
+
+/**
+ * Drop what was generated for unit `hash` (its library was unloaded): its JavaScript,
+ * its resume forms, their source maps and backtrace tables. Instantiating it again
+ * generates them again.
+ * @param {string} hash
+ */
+export function forgetGenerated(hash) {
+  sourceCache.delete(hash);
+  for (const key of [...resumeCache.keys()]) if (key.startsWith(`${hash}:`)) resumeCache.delete(key);
+  const prefix = `termite:${hash.slice(0, 16)}`;
+  for (const name of [...sourceMaps.keys()]) if (name.startsWith(prefix)) sourceMaps.delete(name);
+  forgetUnitSources(prefix);
 }
 
 /** Lines `new Function` puts before the body ("function anonymous($\n) {"). */
@@ -217,11 +231,18 @@ function envOf(ns, self) {
  * @param {string} sourceName @param {string} source @param {any} debug
  */
 function registerSourceMap(sourceName, source, debug) {
-  /** @type {(string|null)[]} */
-  const byLine = [];
-  source.split('\n').forEach((text, i) => {
-    const m = /\/\/@(\d+):(\d+)$/.exec(text);
-    if (m) byLine[i + 1 + FUNCTION_PROLOGUE_LINES] = siteLocation(debug, Number(m[1]), Number(m[2]));
+  // built on the first lookup (an error's location), not at instantiation: most units never need it
+  /** @type {(string|null)[]|null} */
+  let byLine = null;
+  sourceMaps.set(sourceName, (line) => {
+    if (byLine === null) {
+      const lines = /** @type {(string|null)[]} */ ([]);
+      source.split('\n').forEach((text, i) => {
+        const m = /\/\/@(\d+):(\d+)$/.exec(text);
+        if (m) lines[i + 1 + FUNCTION_PROLOGUE_LINES] = siteLocation(debug, Number(m[1]), Number(m[2]));
+      });
+      byLine = lines;
+    }
+    return byLine[line] ?? null;
   });
-  sourceMaps.set(sourceName, (line) => byLine[line] ?? null);
 }

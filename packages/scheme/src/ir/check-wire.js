@@ -9,8 +9,11 @@
  * local written before... (not required: locals start undefined and the compiler never
  * reads one before writing it; a hostile unit reading one only gets `undefined`
  * inside its own activation, which generated code treats as a value like any other),
- * and that every global it names is in the set the receiver allows. Generated code
- * splices only integers from the IR, so a unit that passes cannot inject JavaScript.
+ * and that every global it names is in the set the receiver allows, and every global it
+ * defines or assigns is one the receiver lets it write (`globalAssignable`: a received
+ * program may write only its own environment's globals, never the runtime's or a
+ * library's). Generated code splices only integers from the IR, so a unit that passes
+ * cannot inject JavaScript.
  */
 import {
   WIRE_VERSION, A_CONST, A_LOCAL, A_FREE, A_GLOBAL, A_SELF, A_FIX, MAX_INLINE_FIXNUM,
@@ -22,6 +25,8 @@ import {
  * @typedef {object} CheckPolicy
  * @property {(name: string) => boolean} primitiveAllowed
  * @property {(ns: string, name: string) => boolean} globalAllowed
+ * @property {(ns: string, name: string) => boolean} [globalAssignable] the globals a
+ *   T_GSET or T_GDEF may target (absent: any the unit may name)
  */
 
 /**
@@ -47,7 +52,9 @@ export function checkWire(unit, policy) {
     if (!policy.primitiveAllowed(p)) fail(`primitive ${p} is not in this node's allowed library`);
   });
   if (unit.lambdas.length === 0) fail('unit has no lambdas');
-  unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ li) => checkLam(unit, lam, li, fail));
+  // a unit's writable globals, decided once per global (not per assignment)
+  const assignable = policy.globalAssignable ? unit.globals.map((/** @type {string[]} */ g) => /** @type {any} */ (policy).globalAssignable(g[0], g[1])) : null;
+  unit.lambdas.forEach((/** @type {any} */ lam, /** @type {number} */ li) => checkLam(unit, lam, li, fail, assignable));
   const top = unit.lambdas[0];
   if (top.nfree !== 0 || top.clauses.length !== 1 || top.clauses[0].nreq !== 0 || top.clauses[0].rest !== 0) {
     fail('lambda 0 must be a thunk without free variables');
@@ -56,8 +63,9 @@ export function checkWire(unit, policy) {
 
 /**
  * @param {any} unit @param {any} lam @param {number} li @param {(m: string) => never} fail
+ * @param {boolean[]|null} assignable by global index (null: all)
  */
-function checkLam(unit, lam, li, fail) {
+function checkLam(unit, lam, li, fail, assignable) {
   const where = `lambda ${li}`;
   if (!lam || typeof lam !== 'object') fail(`${where} is malformed`);
   if (typeof lam.name !== 'string') fail(`${where} has no name`);
@@ -68,7 +76,7 @@ function checkLam(unit, lam, li, fail) {
   for (const cl of lam.clauses) {
     if (!isIndex(cl.nreq, 256) || (cl.rest !== 0 && cl.rest !== 1) || !isIndex(cl.nlocals, 1 << 20)) fail(`${where}: malformed clause`);
     if (cl.nreq + cl.rest > cl.nlocals) fail(`${where}: more parameters than locals`);
-    const ctx = { unit, lam, cl, labels, joins, fail, where, scope: /** @type {Set<number>} */ (new Set()) };
+    const ctx = { unit, lam, cl, labels, joins, fail, where, assignable, scope: /** @type {Set<number>} */ (new Set()) };
     checkBlock(ctx, cl.body, 0);
   }
 }
@@ -195,6 +203,10 @@ function triv(ctx, t) {
     case T_GSET:
     case T_GDEF:
       if (t.length !== 3 || !isIndex(t[1], unit.globals.length)) fail(`${where}: global ${t[1]} out of range`);
+      if (ctx.assignable !== null && !ctx.assignable[t[1]]) {
+        const [ns, name] = unit.globals[t[1]];
+        fail(`${where}: ${t[0] === T_GDEF ? 'defines' : 'assigns'} ${ns === 'rt' ? 'runtime procedure ' : ns.startsWith('lib:') ? `library ${ns.slice(4)}'s global ` : `${ns}::`}${name}, which code received from another node may not write`);
+      }
       atom(ctx, t[2]);
       return;
     default: atom(ctx, t);

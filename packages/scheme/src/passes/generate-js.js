@@ -117,6 +117,33 @@ export function generateJs(unit, part = 'all') {
   return out.join('\n');
 }
 
+/**
+ * The resume form of one lambda of a unit: the body of `new Function('$', body)`, which
+ * returns that resume form. The linker generates it the first time a frame of that
+ * lambda is resumed, so resuming one frame of a large unit (a library of thousands of
+ * procedures, pre-empted once) generates and parses one procedure's resume form, not
+ * the unit's. It declares only the unit's tables entries its text names (constants K,
+ * globals G, primitives P, lambda infos LAM, fast forms L, closed closures S, read
+ * from `$` as in 'resume').
+ * @param {any} unit a checked wire unit @param {number} index the lambda
+ * @returns {string}
+ */
+export function generateResumeOf(unit, index) {
+  /** @type {string[]} */
+  const body = [];
+  const [, entry] = new LambdaGen(unit, unit.lambdas[index], index, body).emit('resume');
+  const text = body.join('\n');
+  const out = [`'use strict';`, `const {U, R, CALL, Closure, Box, Pair, VOID, UNASSIGNED, push, sc, arity, mklist, gv, gset, gdef, unassigned, checkBound, EMPTY, Flonum} = $;`];
+  // generated code names table entries only as K3, G12, P0, LAM7, L7, S7 (integers from the IR)
+  for (const name of new Set(text.match(/\b(?:K|G|P|LAM|L|S)\d+\b/g))) {
+    const [, table, n] = /** @type {RegExpExecArray} */ (/^([A-Z]+)(\d+)$/.exec(name));
+    if (table === 'P' && internalOps.has(unit.prims[Number(n)])) continue;
+    out.push(`const ${name} = $.${table}[${n}];`);
+  }
+  out.push(text, `return ${entry};`);
+  return out.join('\n');
+}
+
 class LambdaGen {
   /**
    * @param {any} unit @param {any} lam @param {number} index @param {string[]} out

@@ -1,0 +1,130 @@
+// @ts-check
+/**
+ * An operator's approval of a library publisher the daemon does not trust: the install
+ * is refused with the way to approve it and the publisher is listed on the dashboard
+ * (/api/state) as waiting for approval; `termite-node trust add ID --data DIR` adds it to
+ * DIR/trust, which the running daemon reads again, so the next attempt installs it; with
+ * --approval-wait the install waits instead, and the dashboard's POST
+ * /api/libraries/approve (the approve button's request, with the dashboard secret) lets
+ * it go on and keeps the approval in DATA/trust. Daemons are OS processes on free
+ * loopback ports, stopped by PID.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadOrCreateIdentity } from '@termite/mesh';
+import { startDaemon, runProgram, newToken, waitFor, bin } from './helpers/daemons.js';
+
+/** @type {import('./helpers/daemons.js').Daemon[]} */
+const started = [];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'termite-approval-test-'));
+after(async () => {
+  await Promise.all(started.map((d) => d.stop('SIGKILL')));
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const libs = path.join(tmp, 'libs');
+mkdirSync(path.join(libs, 'foo'), { recursive: true });
+writeFileSync(path.join(libs, 'foo', 'bar@1.0.sld'), `(define-library (foo bar@1.0) (export greet) (import (scheme base)) (begin (define (greet x) (list 'v1.0 x))))`);
+const publisherDir = path.join(tmp, 'publisher');
+const publisher = await loadOrCreateIdentity(publisherDir);
+const runArgs = ['--lib', libs, '--publisher', publisherDir];
+
+/** A program that calls the library's greet on the daemon on `port`. @param {number} port */
+const calling = (port) => `(import (scheme base) (scheme write) (termite) (foo bar@1.0))
+(define there (make-node "127.0.0.1" ${port}))
+(write (on there (lambda () (greet 7)))) (newline)`;
+
+/**
+ * @param {number} port @param {{method?: string, path: string, headers?: Record<string, string>, body?: string}} req
+ * @returns {Promise<{status: number, text: string, json: any}>}
+ */
+function request(port, req) {
+  return new Promise((resolve, reject) => {
+    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers: req.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        let json = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: /** @type {number} */ (res.statusCode), text, json });
+      });
+    });
+    r.setTimeout(20000, () => r.destroy(new Error(`${req.path} took longer than 20 s`)));
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/** This daemon's own snapshot in /api/state. @param {import('./helpers/daemons.js').Daemon} d */
+async function ownSnapshot(d) {
+  const s = await request(d.port, { path: '/api/state' });
+  return (s.json?.nodes ?? []).find((/** @type {any} */ n) => n.id === d.id) ?? null;
+}
+
+test('refused, listed as waiting for approval; `termite-node trust add` approves it for the running daemon (kept in DATA/trust)', async () => {
+  const token = newToken();
+  const data = path.join(tmp, 'data-cli');
+  const b = await startDaemon({ token, data });
+  started.push(b);
+  const first = await runProgram(calling(b.port), { token, join: [b.url], args: runArgs });
+  assert.notEqual(first.status, 0);
+  assert.match(first.stderr, new RegExp(`library \\(foo bar\\) version 1\\.0 is published by ${publisher.id}, whom this node does not trust .*termite-node trust add ${publisher.id}`));
+  // the dashboard lists it as waiting for an approval
+  await waitFor(async () => ((await ownSnapshot(b))?.libraryApprovals ?? []).length > 0, 10000, 'the waiting publisher on the dashboard');
+  const waiting = (await ownSnapshot(b)).libraryApprovals;
+  assert.deepEqual(waiting.map((/** @type {any} */ w) => [w.publisher, w.libraries]), [[publisher.id, ['(foo bar)@1.0']]]);
+  // the operator approves it on the command line
+  const bad = spawnSync(process.execPath, [bin, 'trust', 'add', 'not-a-key', '--data', data], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /expects a publisher's node id .* got not-a-key/);
+  const noData = spawnSync(process.execPath, [bin, 'trust', 'add', publisher.id], { encoding: 'utf8' });
+  assert.equal(noData.status, 2);
+  assert.match(noData.stderr, /trust add needs --data DIR/);
+  const add = spawnSync(process.execPath, [bin, 'trust', 'add', publisher.id, '--data', data], { encoding: 'utf8' });
+  assert.equal(add.status, 0, add.stderr);
+  assert.match(add.stdout, new RegExp(`publisher ${publisher.id} is trusted`));
+  assert.match(readFileSync(path.join(data, 'trust'), 'utf8'), new RegExp(`^${publisher.id}  # approved`, 'm'));
+  // the running daemon reads DATA/trust again: the next attempt installs it
+  const second = await runProgram(calling(b.port), { token, join: [b.url], args: runArgs });
+  assert.equal(second.status, 0, second.stderr);
+  assert.equal(second.stdout.trim(), '(v1.0 7)');
+  assert.deepEqual((await ownSnapshot(b))?.libraryApprovals ?? [], [], 'no longer waiting');
+});
+
+test('with --approval-wait the install waits; the dashboard\'s approve request lets it go on and keeps the approval in DATA/trust', async () => {
+  const token = newToken();
+  const data = path.join(tmp, 'data-dashboard');
+  const b = await startDaemon({ token, data, args: ['--approval-wait', '60'] });
+  started.push(b);
+  const page = await request(b.port, { path: '/' });
+  const secret = String(/<meta name="termite-eval-secret" content="([^"]*)">/.exec(page.text)?.[1]);
+  const approve = (/** @type {any} */ body, /** @type {string} */ s = secret) => request(b.port, { method: 'POST', path: '/api/libraries/approve', headers: { 'content-type': 'application/json', 'x-termite-eval': s }, body: JSON.stringify(body) });
+  // the request changes who may run code here: it takes the secret, and a well-formed id
+  assert.equal((await approve({ publisher: publisher.id }, 'wrong')).status, 401);
+  const malformed = await approve({ publisher: 'nope' });
+  assert.equal(malformed.status, 400);
+  assert.match(malformed.json.error, /node id .* got nope/);
+  // the program's call waits for the approval (its answer comes once approved)
+  const run = runProgram(calling(b.port), { token, join: [b.url], args: runArgs, timeoutMs: 60000 });
+  await waitFor(() => /waits for an operator's approval/.test(b.log()), 30000, 'the install waiting');
+  const waiting = (await ownSnapshot(b))?.libraryApprovals ?? [];
+  assert.equal(waiting[0]?.publisher, publisher.id);
+  assert.equal(waiting[0]?.waiting, 1);
+  const ok = await approve({ publisher: publisher.id });
+  assert.equal(ok.status, 200, ok.text);
+  assert.deepEqual(ok.json, { ok: true, publisher: publisher.id, persisted: true });
+  const r = await run;
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), '(v1.0 7)');
+  assert.match(readFileSync(path.join(data, 'trust'), 'utf8'), new RegExp(`^${publisher.id}  # approved .*the dashboard`, 'm'));
+});
