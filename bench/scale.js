@@ -26,9 +26,22 @@
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv } from './lib/index.js';
 import { Netsim, buildTree, unavailable } from '../scripts/netsim.js';
+import { tabs } from './scale/tabs.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
+const TABS = Number(process.env.BENCH_SCALE_TABS ?? 100);
+const TAB_PARALLEL = Number(process.env.BENCH_SCALE_TAB_PARALLEL ?? 4);
+
+/** Run `f` in a fresh simulated internet, removed afterwards. @param {(sim: Netsim) => Promise<void>} f */
+async function inSim(f) {
+  const sim = new Netsim().setup();
+  try {
+    await f(sim);
+  } finally {
+    await sim.cleanup();
+  }
+}
 
 /** @param {Reporter} rep */
 async function daemonStart(rep) {
@@ -86,7 +99,7 @@ async function rtt(rep) {
 
 async function main() {
   const rep = new Reporter(prefixFromArgv());
-  const why = unavailable({ nat: rep.wantsAny(['scale.join']) });
+  const why = unavailable({ nat: rep.wantsAny(['scale.join', 'scale.tabs']) });
   if (why) {
     rep.comment(`scale: not measured: ${why}`);
     return;
@@ -95,6 +108,7 @@ async function main() {
   if (rep.wants('scale.rtt')) await rtt(rep);
   if (rep.wants('scale.join.10d')) await join(rep, 10);
   if (rep.wants('scale.join.30d')) await join(rep, 30);
+  if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS }));
 }
 
 main().then(() => process.exit(0), (e) => {
