@@ -18,15 +18,22 @@
  *                                to daemon 1, 3, 5 of a line whose links add 20 ms each way
  *   scale.rtt.hops.5.vs_links ratio  hops.5 over the latency its five links add (5 × 2 × 20 ms): ≤ 1.1
  *   scale.rtt.hops.0        ms   reference: the same request to daemon 0 itself (no WAN link)
+ *   scale.nat.tab_tab[.direct, .vs_direct]  two tabs in Chromium behind two NATs over
+ *                                WebRTC: symmetric NATs through TURN, full-cone directly
+ *                                (bench/scale/nat.js; needs coturn's `turnserver`)
+ *   scale.tabs.N[.join_p50, .rtt.hops.3]  N tabs (BENCH_SCALE_TABS, default 100) in four
+ *                                Chromium processes behind NAT joining four daemons, and a
+ *                                tab's round trip 3 hops away (bench/scale/tabs.js)
  *
  * Every process is stopped by PID and every namespace removed at the end, also on failure
  * (Netsim.cleanup, and its exit hook). Env: BENCH_SCALE_ROUNDS (round trips per figure,
- * default 20). Without root or `ip netns` it prints why as a comment and no figure.
+ * default 20), BENCH_SCALE_TABS, BENCH_SCALE_TAB_PARALLEL (bench/scale/tabs.js). Without root or `ip netns` it prints why as a comment and no figure.
  */
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv } from './lib/index.js';
 import { Netsim, buildTree, unavailable } from '../scripts/netsim.js';
 import { tabs } from './scale/tabs.js';
+import { natTabTab } from './scale/nat.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
@@ -99,7 +106,7 @@ async function rtt(rep) {
 
 async function main() {
   const rep = new Reporter(prefixFromArgv());
-  const why = unavailable({ nat: rep.wantsAny(['scale.join', 'scale.tabs']) });
+  const why = unavailable({ nat: rep.wantsAny(['scale.join', 'scale.tabs', 'scale.nat']), turn: rep.wants('scale.nat') });
   if (why) {
     rep.comment(`scale: not measured: ${why}`);
     return;
@@ -108,6 +115,7 @@ async function main() {
   if (rep.wants('scale.rtt')) await rtt(rep);
   if (rep.wants('scale.join.10d')) await join(rep, 10);
   if (rep.wants('scale.join.30d')) await join(rep, 30);
+  if (rep.wants('scale.nat')) await natTabTab(rep, inSim, ROUNDS);
   if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS }));
 }
 
