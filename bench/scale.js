@@ -21,6 +21,8 @@
  *   scale.nat.tab_tab[.direct, .vs_direct]  two tabs in Chromium behind two NATs over
  *                                WebRTC: symmetric NATs through TURN, full-cone directly
  *                                (bench/scale/nat.js; needs coturn's `turnserver`)
+ *   scale.churn.{delivered,lost,refused,repair_ms}  requests across a mesh whose middle
+ *                                daemons are replaced at a rate (bench/scale/churn.js)
  *   scale.tabs.N[.join_p50, .rtt.hops.3]  N tabs (BENCH_SCALE_TABS, default 100) in four
  *                                Chromium processes behind NAT joining four daemons, and a
  *                                tab's round trip 3 hops away (bench/scale/tabs.js)
@@ -34,11 +36,15 @@ import { Reporter, prefixFromArgv } from './lib/index.js';
 import { Netsim, buildTree, unavailable } from '../scripts/netsim.js';
 import { tabs } from './scale/tabs.js';
 import { natTabTab } from './scale/nat.js';
+import { churn } from './scale/churn.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
 const TABS = Number(process.env.BENCH_SCALE_TABS ?? 100);
-const TAB_PARALLEL = Number(process.env.BENCH_SCALE_TAB_PARALLEL ?? 4);
+const TAB_PARALLEL = Number(process.env.BENCH_SCALE_TAB_PARALLEL ?? 2);
+const TAB_TIMEOUT_S = Number(process.env.BENCH_SCALE_TAB_TIMEOUT_S ?? 180);
+const CHURN_S = Number(process.env.BENCH_SCALE_CHURN_S ?? 60);
+const CHURN_PERIOD_S = Number(process.env.BENCH_SCALE_CHURN_PERIOD_S ?? 10);
 
 /** Run `f` in a fresh simulated internet, removed afterwards. @param {(sim: Netsim) => Promise<void>} f */
 async function inSim(f) {
@@ -116,7 +122,8 @@ async function main() {
   if (rep.wants('scale.join.10d')) await join(rep, 10);
   if (rep.wants('scale.join.30d')) await join(rep, 30);
   if (rep.wants('scale.nat')) await natTabTab(rep, inSim, ROUNDS);
-  if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS }));
+  if (rep.wants('scale.churn')) await inSim((sim) => churn(rep, sim, { seconds: CHURN_S, periodS: CHURN_PERIOD_S }));
+  if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS, tabTimeoutS: TAB_TIMEOUT_S }));
 }
 
 main().then(() => process.exit(0), (e) => {

@@ -15,7 +15,8 @@
  *                                 crossings of 20 ms each way, 120 ms of added latency
  *
  * Env: BENCH_SCALE_TABS (default 100), BENCH_SCALE_TAB_PARALLEL (tabs loading at once per
- * browser, default 4), BENCH_SCALE_ROUNDS (round trips, default 20).
+ * browser, default 2), BENCH_SCALE_TAB_TIMEOUT_S (one tab's bound to join, default 180),
+ * BENCH_SCALE_ROUNDS (round trips, default 20).
  */
 import { randomBytes } from 'node:crypto';
 import { buildTree } from '../../scripts/netsim.js';
@@ -26,7 +27,7 @@ const BROWSERS = 4;
 
 /**
  * @param {import('../lib/index.js').Reporter} rep @param {import('../../scripts/netsim.js').Netsim} sim
- * @param {{tabs: number, parallel: number, rounds: number}} o
+ * @param {{tabs: number, parallel: number, rounds: number, tabTimeoutS: number}} o
  */
 export async function tabs(rep, sim, o) {
   /** @type {import('../../e2e/helpers/browser.js').Chromium[]} */
@@ -42,7 +43,7 @@ export async function tabs(rep, sim, o) {
     const t0 = Date.now();
     const opened = await Promise.all(browsers.map(async (br, k) => {
       const n = Math.max(0, Math.min(per, o.tabs - k * per));
-      return openSimTabs(await br.browser.newContext(), workerUrl(links[k], token), n, { parallel: o.parallel, timeoutMs: 120_000 });
+      return openSimTabs(await br.browser.newContext(), workerUrl(links[k], token), n, { parallel: o.parallel, timeoutMs: o.tabTimeoutS * 1000 });
     }));
     const all = opened.flat();
     rep.bench(`scale.tabs.${o.tabs}`, Date.now() - t0, 'ms', { note: `${all.length} tabs in ${BROWSERS} browsers behind ${BROWSERS} NATs, ${o.parallel} loading at once per browser, on ${BROWSERS} daemons over 20 ms links` });
