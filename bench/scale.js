@@ -18,17 +18,43 @@
  *                                to daemon 1, 3, 5 of a line whose links add 20 ms each way
  *   scale.rtt.hops.5.vs_links ratio  hops.5 over the latency its five links add (5 × 2 × 20 ms): ≤ 1.1
  *   scale.rtt.hops.0        ms   reference: the same request to daemon 0 itself (no WAN link)
+ *   scale.nat.tab_tab[.direct, .vs_direct]  two tabs in Chromium behind two NATs over
+ *                                WebRTC: symmetric NATs through TURN, full-cone directly
+ *                                (bench/scale/nat.js; needs coturn's `turnserver`)
+ *   scale.churn.{delivered,lost,refused,repair_ms}  requests across a mesh whose middle
+ *                                daemons are replaced at a rate (bench/scale/churn.js)
+ *   scale.tabs.N[.join_p50, .rtt.hops.3]  N tabs (BENCH_SCALE_TABS, default 100) in four
+ *                                Chromium processes behind NAT joining four daemons, and a
+ *                                tab's round trip 3 hops away (bench/scale/tabs.js)
  *
  * Every process is stopped by PID and every namespace removed at the end, also on failure
  * (Netsim.cleanup, and its exit hook). Env: BENCH_SCALE_ROUNDS (round trips per figure,
- * default 20). Without root or `ip netns` it prints why as a comment and no figure.
+ * default 20), BENCH_SCALE_TABS, BENCH_SCALE_TAB_PARALLEL (bench/scale/tabs.js). Without root or `ip netns` it prints why as a comment and no figure.
  */
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv } from './lib/index.js';
 import { Netsim, buildTree, unavailable } from '../scripts/netsim.js';
+import { tabs } from './scale/tabs.js';
+import { natTabTab } from './scale/nat.js';
+import { churn } from './scale/churn.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
+const TABS = Number(process.env.BENCH_SCALE_TABS ?? 100);
+const TAB_PARALLEL = Number(process.env.BENCH_SCALE_TAB_PARALLEL ?? 2);
+const TAB_TIMEOUT_S = Number(process.env.BENCH_SCALE_TAB_TIMEOUT_S ?? 180);
+const CHURN_S = Number(process.env.BENCH_SCALE_CHURN_S ?? 60);
+const CHURN_PERIOD_S = Number(process.env.BENCH_SCALE_CHURN_PERIOD_S ?? 10);
+
+/** Run `f` in a fresh simulated internet, removed afterwards. @param {(sim: Netsim) => Promise<void>} f */
+async function inSim(f) {
+  const sim = new Netsim().setup();
+  try {
+    await f(sim);
+  } finally {
+    await sim.cleanup();
+  }
+}
 
 /** @param {Reporter} rep */
 async function daemonStart(rep) {
@@ -86,7 +112,7 @@ async function rtt(rep) {
 
 async function main() {
   const rep = new Reporter(prefixFromArgv());
-  const why = unavailable({ nat: rep.wantsAny(['scale.join']) });
+  const why = unavailable({ nat: rep.wantsAny(['scale.join', 'scale.tabs', 'scale.nat']), turn: rep.wants('scale.nat') });
   if (why) {
     rep.comment(`scale: not measured: ${why}`);
     return;
@@ -95,6 +121,9 @@ async function main() {
   if (rep.wants('scale.rtt')) await rtt(rep);
   if (rep.wants('scale.join.10d')) await join(rep, 10);
   if (rep.wants('scale.join.30d')) await join(rep, 30);
+  if (rep.wants('scale.nat')) await natTabTab(rep, inSim, ROUNDS);
+  if (rep.wants('scale.churn')) await inSim((sim) => churn(rep, sim, { seconds: CHURN_S, periodS: CHURN_PERIOD_S }));
+  if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS, tabTimeoutS: TAB_TIMEOUT_S }));
 }
 
 main().then(() => process.exit(0), (e) => {

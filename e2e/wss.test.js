@@ -32,7 +32,7 @@ before(async () => {
   const c = cert;
   [daemon, chromium] = await Promise.all([
     startDaemon({ token, args: ['--tls-cert', c.certFile, '--tls-key', c.keyFile] }),
-    launchChromium([`--ignore-certificate-errors-spki-list=${c.spki}`]),
+    launchChromium({ args: [`--ignore-certificate-errors-spki-list=${c.spki}`] }),
   ]);
 });
 

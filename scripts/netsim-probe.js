@@ -14,6 +14,11 @@
  *   Termite layer answers at once ("no such service"); reports each median in ms;
  * - tries a TCP connection to each `unreachable` host:port and reports whether any
  *   succeeded (a NAT hides the daemons behind it: none should).
+ * - with `stream: {to, durationMs, intervalMs}`, then sends one request to `to` every
+ *   intervalMs for durationMs (each waits for its answer, at most 2 s, before the next)
+ *   and reports `stream`: how many were sent, answered, refused with an error (no route,
+ *   peer down: the sender was told), and timed out (neither: lost), and each outage (a run
+ *   of unanswered requests) as [first failure, next answer] in Date.now() ms.
  * Bounded: the whole task by timeoutMs; each connection attempt by 2 s.
  */
 import net from 'node:net';
@@ -38,6 +43,37 @@ function canConnect(hp) {
     s.once('connect', () => done(true));
     s.once('error', () => done(false));
   });
+}
+
+/**
+ * Requests to one node, one at a time, for a while (the `stream` task above).
+ * @param {any} mesh @param {{to: string, durationMs: number, intervalMs: number}} s
+ */
+async function streamRequests(mesh, s) {
+  const counts = { sent: 0, answered: 0, refused: 0, timedOut: 0 };
+  /** @type {Array<[number, number | null]>} */
+  const outages = [];
+  /** @type {number | null} */
+  let downSince = null;
+  const end = Date.now() + s.durationMs;
+  while (Date.now() < end) {
+    const t = Date.now();
+    counts.sent++;
+    /** @type {'answered' | 'refused' | 'timedOut'} */
+    let outcome = 'answered';
+    await mesh.request(s.to, SERVICE_REQUEST, { timeoutMs: 2000 }).catch((/** @type {any} */ e) => {
+      outcome = e?.name === 'RequestTimeoutError' ? 'timedOut' : 'refused';
+    });
+    counts[outcome]++;
+    if (outcome !== 'answered' && downSince === null) downSince = t;
+    if (outcome === 'answered' && downSince !== null) {
+      outages.push([downSince, Date.now()]);
+      downSince = null;
+    }
+    await new Promise((r) => setTimeout(r, Math.max(0, s.intervalMs - (Date.now() - t))));
+  }
+  if (downSince !== null) outages.push([downSince, null]);
+  return { ...counts, outages };
 }
 
 /** @param {any} task */
@@ -72,9 +108,10 @@ async function run(task) {
       }
       rttMs[id] = median(times);
     }
+    const stream = task.stream ? await streamRequests(mesh, task.stream) : undefined;
     let reachedPrivate = false;
     for (const hp of task.unreachable ?? []) if (await canConnect(hp)) reachedPrivate = true;
-    return { ok: true, joinedAt, reachedAt, hops, rttMs, reachedPrivate };
+    return { ok: true, joinedAt, reachedAt, hops, rttMs, reachedPrivate, stream };
   } finally {
     await mesh.stop();
   }

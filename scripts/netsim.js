@@ -25,6 +25,8 @@
  * Ctrl-C first, to look around with `ip netns exec`).
  */
 import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +55,7 @@ function has(cmd) {
 
 /**
  * Why the simulation cannot run here, or null if it can.
- * @param {{nat?: boolean}} [need]
+ * @param {{nat?: boolean, turn?: boolean}} [need]
  * @returns {string | null}
  */
 export function unavailable(need = {}) {
@@ -67,6 +69,7 @@ export function unavailable(need = {}) {
     return '`ip netns add` does not work here (no network namespaces, or not allowed to make one)';
   }
   if (need.nat && !has('iptables')) return '`iptables` is missing (NAT routers need it: apt-get install iptables)';
+  if (need.turn && !has('turnserver')) return '`turnserver` is missing (STUN/TURN: apt-get install coturn)';
   return null;
 }
 
@@ -76,7 +79,33 @@ export function unavailable(need = {}) {
  * @property {string} ns
  * @property {string} ip the daemon's address (private behind NAT)
  * @property {boolean} nat
+ * @property {string} [wanIp] behind NAT: the router's public address
  */
+
+/** @typedef {'port-restricted' | 'full-cone' | 'symmetric'} NatType */
+
+/**
+ * The iptables `nat` table rules of each NAT type, given the router's WAN address and
+ * the host's private one. Linux keeps a flow's source port when it is free, so plain
+ * MASQUERADE/SNAT map endpoint-independently; conntrack lets in only replies.
+ * - port-restricted (the default; most home routers): MASQUERADE. One outside port per
+ *   inside socket, whoever it sends to; only the address and port it sent to may answer.
+ * - full-cone: the same mapping (SNAT to the WAN address), and every UDP datagram that
+ *   arrives at the WAN side unasked is forwarded to the host (DNAT): once a socket has a
+ *   mapping, anyone may send to it (endpoint-independent filtering).
+ * - symmetric: MASQUERADE --random-fully, a fresh random outside port for every new
+ *   flow (each destination), so the port a STUN server saw is of no use to any other
+ *   peer: only a relay (TURN, or the mesh through a daemon) reaches a host behind it.
+ * @type {Record<NatType, (wan: string, host: string) => string[][]>}
+ */
+export const NAT_TYPES = {
+  'port-restricted': () => [['-A', 'POSTROUTING', '-o', 'wan', '-j', 'MASQUERADE']],
+  'full-cone': (wan, host) => [
+    ['-A', 'POSTROUTING', '-o', 'wan', '-j', 'SNAT', '--to-source', wan],
+    ['-A', 'PREROUTING', '-i', 'wan', '-p', 'udp', '-j', 'DNAT', '--to-destination', host],
+  ],
+  symmetric: () => [['-A', 'POSTROUTING', '-o', 'wan', '-j', 'MASQUERADE', '--random-fully']],
+};
 
 /**
  * @typedef {object} SimDaemon
@@ -101,6 +130,10 @@ export class Netsim {
   /** @type {import('./netsim-relay.js').LinkSpec[]} */
   #relaySpecs = [];
   #cleaned = false;
+  /** @type {import('node:child_process').ChildProcess | null} */
+  #turn = null;
+  /** @type {string[]} directories of the run (coturn's database), removed at cleanup */
+  #dirs = [];
   #onExit = () => this.cleanupSync();
   #onSignal = () => {
     this.cleanupSync();
@@ -149,11 +182,14 @@ export class Netsim {
   }
 
   /**
-   * A host on a private network behind a NAT router (iptables MASQUERADE on the
-   * router's WAN side: it can dial out, nobody can dial it).
-   * @param {string} name @returns {SimHost}
+   * A host on a private network behind a NAT router; `type` says how the router maps
+   * and filters (NAT_TYPES; the NAT section of docs/mesh.md): it can dial out, nobody can
+   * dial it (but a full-cone NAT lets any UDP sender reach a mapped port).
+   * @param {string} name @param {NatType} [type]
+   * @returns {SimHost}
    */
-  addNatHost(name) {
+  addNatHost(name, type = 'port-restricted') {
+    if (!NAT_TYPES[type]) throw new Error(`unknown NAT type ${type}: ${Object.keys(NAT_TYPES).join(', ')}`);
     const j = ++this.#nat;
     if (j > 250) throw new Error('at most 250 NAT hosts');
     const router = `${this.prefix}-r${j}`;
@@ -168,8 +204,8 @@ export class Netsim {
     ip('-n', ns, 'link', 'set', 'eth0', 'up');
     ip('-n', ns, 'route', 'add', 'default', 'via', `192.168.${j}.1`);
     execFileSync('ip', ['netns', 'exec', router, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
-    execFileSync('ip', ['netns', 'exec', router, 'iptables', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'wan', '-j', 'MASQUERADE']);
-    return { name, ns, ip: `192.168.${j}.2`, nat: true };
+    for (const rule of NAT_TYPES[type](`10.77.2.${j}`, `192.168.${j}.2`)) execFileSync('ip', ['netns', 'exec', router, 'iptables', '-t', 'nat', ...rule]);
+    return { name, ns, ip: `192.168.${j}.2`, nat: true, wanIp: `10.77.2.${j}` };
   }
 
   /**
@@ -220,6 +256,34 @@ export class Netsim {
   }
 
   /**
+   * Start coturn (`turnserver`, Debian's coturn package) on `host`, a public host: STUN
+   * and TURN on UDP 3478 with one long-term user, relaying from ports 49152–49999 of the
+   * same address. Its SQLite database and PID file go in a directory of the run, removed
+   * at cleanup. Resolves with the URLs to give ICE: `stun:IP:3478` and
+   * `turn:USER:PASSWORD@IP:3478` (the credentials in node-datachannel's form).
+   * @param {SimHost} host @param {{user: string, password: string, timeoutMs?: number}} o
+   */
+  async startTurn(host, o) {
+    if (host.nat) throw new Error('a TURN server needs a public address');
+    const dir = mkdtempSync(path.join(os.tmpdir(), `${this.prefix}-turn-`));
+    this.#dirs.push(dir);
+    const child = this.#spawn(host.ns, 'turnserver', [
+      '-n', '--no-cli', '--no-tls', '--no-dtls', '--fingerprint', '--lt-cred-mech', '--realm=termite',
+      `--user=${o.user}:${o.password}`, `--listening-ip=${host.ip}`, `--relay-ip=${host.ip}`, '--listening-port=3478',
+      '--min-port=49152', '--max-port=49999', '--allowed-peer-ip=10.77.0.0-10.77.255.255', `--userdb=${path.join(dir, 'turndb')}`, `--pidfile=${path.join(dir, 'turn.pid')}`,
+      '--log-file=stdout', '--simple-log', ...(process.env.NETSIM_TURN_VERBOSE ? ['--verbose'] : []),
+    ]);
+    await waitOutput(child, /Total General servers/, o.timeoutMs ?? 15_000, 'turnserver');
+    this.#turn = child;
+    return { stun: `stun:${host.ip}:3478`, turn: `turn:${o.user}:${o.password}@${host.ip}:3478` };
+  }
+
+  /** What coturn printed so far ('' if none was started). */
+  turnLog() {
+    return /** @type {any} */ (this.#turn)?.out ?? '';
+  }
+
+  /**
    * Run the probe (netsim-probe.js) in `host`'s namespace with `task`; resolves with its JSON answer.
    * @param {SimHost} host @param {object} task @param {number} timeoutMs
    */
@@ -264,6 +328,7 @@ export class Netsim {
     process.off('SIGINT', this.#onSignal);
     process.off('SIGTERM', this.#onSignal);
     for (const c of this.#children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const d of this.#dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     for (const ns of this.#namespaces.splice(0).reverse()) {
       try {
         execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n').filter(Boolean).forEach((pid) => {

@@ -66,16 +66,19 @@ function defaultDisableFeatures() {
 
 /**
  * Launch Chromium for WebRTC on loopback (mDNS hiding off, as the header explains).
- * @param {string[]} [extraArgs] more switches (a test's certificate to accept, say)
+ * `executablePath`: another Chromium (or a wrapper that execs it, e.g. in a network namespace);
+ * `args`: more switches (a later switch overrides an earlier one of the same name).
+ * @param {{executablePath?: string, args?: string[]}} [opts]
  * @returns {Promise<Chromium>}
  */
-export async function launchChromium(extraArgs = []) {
+export async function launchChromium(opts = {}) {
   const sw = await defaultDisableFeatures();
-  const args = [...BASE_ARGS, sw ? `${sw},WebRtcHideLocalIpsWithMdns` : '--disable-features=WebRtcHideLocalIpsWithMdns', ...extraArgs];
+  const args = [...BASE_ARGS, sw ? `${sw},WebRtcHideLocalIpsWithMdns` : '--disable-features=WebRtcHideLocalIpsWithMdns'];
   // V8 flags for profiling a tab (e.g. `--prof --logfile=/tmp/v8-%p.log`: a tick log per isolate)
   if (process.env.CHROMIUM_JS_FLAGS) args.push(`--js-flags=${process.env.CHROMIUM_JS_FLAGS}`);
+  args.push(...(opts.args ?? []));
   const server = await chromium.launchServer({
-    executablePath: CHROMIUM, headless: true, args, host: '127.0.0.1', timeout: 30000,
+    executablePath: opts.executablePath ?? CHROMIUM, headless: true, args, host: '127.0.0.1', timeout: 30000,
     ...(sw ? { ignoreDefaultArgs: [sw] } : {}),
     handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
   });

@@ -10,8 +10,9 @@
  * daemonId, workerUrl}. The URL may override some of it for experiments and tests:
  * `?join=ws://HOST:PORT` (join another daemon), `?webrtc=0` (stay on WebSocket),
  * `?rtc=any|loopback|loopback-rewrite` (ICE candidate policy), `?tabLinks=N`,
- * `?fresh=1` (a new identity, not the stored one), and `#token=T` (another mesh token;
- * in the fragment so that it is never sent to a server).
+ * `?fresh=1` (a new identity, not the stored one), `#token=T` (another mesh token;
+ * in the fragment so that it is never sent to a server) and `#ice=URL,URL` (STUN/TURN
+ * servers, `turn:USER:PASSWORD@HOST:PORT` with credentials; in the fragment too).
  */
 import { hostRtc } from './rtc-host.js';
 
@@ -30,6 +31,7 @@ const config = {
   trust: params.get('join') ? [] : embedded.trust ?? [],
   webrtc: params.get('webrtc') !== '0' && typeof RTCPeerConnection === 'function',
   candidatePolicy: params.get('rtc') ?? (loopback ? 'loopback-rewrite' : 'any'),
+  iceServers: (fragment.get('ice') ?? '').split(',').filter(Boolean),
   maxTabLinks: Math.max(0, Math.min(64, Number(params.get('tabLinks') ?? 8) || 0)),
   freshIdentity: params.get('fresh') === '1',
   peerTimeoutMs: params.has('peerTimeout') ? Number(params.get('peerTimeout')) : undefined,
@@ -46,7 +48,7 @@ const view = {
   /** @type {string[]} */ log: [],
   pageStart: performance.timeOrigin,
 };
-/** @type {any} */ (window).termite = { view, worker, config: { ...config, token: undefined } };
+/** @type {any} */ (window).termite = { view, worker, config: { ...config, token: undefined, iceServers: undefined } };
 
 worker.onmessage = (ev) => {
   const m = ev.data;

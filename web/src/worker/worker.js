@@ -37,6 +37,7 @@ import { Upgrader } from './upgrader.js';
  * @property {string[]} [trust] library publishers whose libraries this tab installs (its daemon's)
  * @property {boolean} webrtc open WebRTC data channels (default true)
  * @property {'loopback' | 'loopback-rewrite' | 'any'} candidatePolicy
+ * @property {string[]} [iceServers] STUN/TURN URLs (TURN credentials as `turn:USER:PASSWORD@HOST:PORT`)
  * @property {number} maxTabLinks WebRTC links to other tabs this tab opens at most
  * @property {boolean} freshIdentity do not use a stored identity
  * @property {number} [peerTimeoutMs]
@@ -176,7 +177,7 @@ async function start(cfg) {
   mesh = createMeshNode({
     identity,
     token: cfg.token,
-    webrtc: cfg.webrtc ? { candidatePolicy: cfg.candidatePolicy } : false,
+    webrtc: cfg.webrtc ? { candidatePolicy: cfg.candidatePolicy, iceServers: cfg.iceServers ?? [] } : false,
     peerTimeoutMs: cfg.peerTimeoutMs,
     logger: meshLogger(),
   });

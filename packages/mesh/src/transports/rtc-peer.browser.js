@@ -69,7 +69,7 @@ class BrowserRtcConnection extends BaseConnection {
  * @param {import('./rtc-peer.js').RtcPeerOptions} o
  */
 export function createRtcPeer(o) {
-  const pc = new RTCPeerConnection({ iceServers: o.iceServers.map((urls) => ({ urls })) });
+  const pc = new RTCPeerConnection({ iceServers: o.iceServers.map(iceServer) });
   let closed = false;
   /** @type {BrowserRtcConnection | null} */
   let conn = null;
@@ -137,4 +137,15 @@ export function createRtcPeer(o) {
       if (!conn) pc.close();
     },
   };
+}
+
+/**
+ * A STUN/TURN URL as RTCPeerConnection takes it. TURN credentials may be written in the
+ * URL as node-datachannel takes them (`turn:USER:PASSWORD@HOST:PORT`), so one list
+ * configures daemons and tabs alike; a browser wants them as fields.
+ * @param {string} url @returns {RTCIceServer}
+ */
+export function iceServer(url) {
+  const m = /^(turns?):([^:@/]+):([^@/]+)@(.+)$/.exec(url);
+  return m ? { urls: `${m[1]}:${m[4]}`, username: decodeURIComponent(m[2]), credential: decodeURIComponent(m[3]) } : { urls: url };
 }
