@@ -110,6 +110,52 @@ export class UsageError extends Error {
 }
 
 /**
+ * The addresses given on the command line, checked: --node and --join are WebSocket URLs,
+ * --drain-to one daemon's, --allow-origin page origins.
+ * @param {Record<string, any>} values @returns {string|undefined} the --drain-to address
+ */
+function checkAddresses(values) {
+  if (!/^wss?:\/\/[^/\s]+/.test(/** @type {string} */ (values.node))) throw new UsageError(`--node expects ws://HOST:PORT, got ${values.node}`);
+  for (const url of /** @type {string[]} */ (values.join)) {
+    if (!/^wss?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--join expects ws://HOST:PORT, got ${url}`);
+  }
+  const drainTo = /** @type {string|undefined} */ (values['drain-to']);
+  if (drainTo !== undefined && !/^wss?:\/\/[A-Za-z0-9.-]+:\d{1,5}\/?$/.test(drainTo)) throw new UsageError(`--drain-to expects ws://HOST:PORT, got ${drainTo}`);
+  for (const o of /** @type {string[]} */ (values['allow-origin'])) {
+    if (!/^https?:\/\/[^/\s?#]+\/?$/.test(o)) throw new UsageError(`--allow-origin expects http://HOST[:PORT] or https://HOST[:PORT], got ${o}`);
+  }
+  return drainTo;
+}
+
+/** The command line's options, for node:util's parseArgs. @type {import('node:util').ParseArgsConfig['options']} */
+const OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string' },
+  join: { type: 'string', multiple: true, default: [] },
+  'continue-alone': { type: 'boolean', default: false },
+  node: { type: 'string', default: 'ws://127.0.0.1:7400' },
+  token: { type: 'string' },
+  data: { type: 'string' },
+  'drain-to': { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true, default: [] },
+  'restricted-peer': { type: 'string', multiple: true, default: [] },
+  'trust-tabs': { type: 'boolean', default: false },
+  insecure: { type: 'boolean', default: false },
+  'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
+  lib: { type: 'string', multiple: true, default: [] },
+  trust: { type: 'string', multiple: true, default: [] },
+  'approval-wait': { type: 'string' },
+  publisher: { type: 'string' },
+  'trace-pass': { type: 'string', multiple: true, default: [] },
+  'time-passes': { type: 'boolean', default: false },
+  'max-processes': { type: 'string' },
+  'max-processes-per-peer': { type: 'string' },
+  'max-mailbox': { type: 'string' },
+  'max-process-heap': { type: 'string' },
+  help: { type: 'boolean', default: false },
+};
+
+/**
  * @param {string[]} argv
  * @returns {{command: 'daemon'|'run'|'repl'|'ps'|'kill'|'trust'|'help', file: string|null, options: CliOptions}}
  *   file: the program of `run`, the pid of `kill`, the key of `trust add`
@@ -121,50 +167,18 @@ export function parseCommandLine(argv) {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: {
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string' },
-        join: { type: 'string', multiple: true, default: [] },
-        'continue-alone': { type: 'boolean', default: false },
-        node: { type: 'string', default: 'ws://127.0.0.1:7400' },
-        token: { type: 'string' },
-        data: { type: 'string' },
-        'drain-to': { type: 'string' },
-        'allow-origin': { type: 'string', multiple: true, default: [] },
-        'restricted-peer': { type: 'string', multiple: true, default: [] },
-        'trust-tabs': { type: 'boolean', default: false },
-        insecure: { type: 'boolean', default: false },
-        'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
-        lib: { type: 'string', multiple: true, default: [] },
-        trust: { type: 'string', multiple: true, default: [] },
-        'approval-wait': { type: 'string' },
-        publisher: { type: 'string' },
-        'trace-pass': { type: 'string', multiple: true, default: [] },
-        'time-passes': { type: 'boolean', default: false },
-        'max-processes': { type: 'string' },
-        'max-processes-per-peer': { type: 'string' },
-        'max-mailbox': { type: 'string' },
-        'max-process-heap': { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
+      options: OPTIONS,
     });
   } catch (e) {
     throw new UsageError(/** @type {Error} */ (e).message);
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
+  const values = /** @type {Record<string, any>} */ (parsed.values);
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port must be an integer from 0 to 65535, got ${values.port}`);
   if (values.token === '') throw new UsageError('--token must not be empty (an empty token would admit anyone): give the mesh\'s secret, or leave --token out to have a daemon generate one');
   if (values.token === undefined && process.env.TERMITE_TOKEN === '') throw new UsageError('TERMITE_TOKEN is set but empty (an empty token would admit anyone): give the mesh\'s secret, or unset it');
-  if (!/^wss?:\/\/[^/\s]+/.test(/** @type {string} */ (values.node))) throw new UsageError(`--node expects ws://HOST:PORT, got ${values.node}`);
-  for (const url of /** @type {string[]} */ (values.join)) {
-    if (!/^wss?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--join expects ws://HOST:PORT, got ${url}`);
-  }
-  const drainTo = /** @type {string|undefined} */ (values['drain-to']);
-  if (drainTo !== undefined && !/^wss?:\/\/[A-Za-z0-9.-]+:\d{1,5}\/?$/.test(drainTo)) throw new UsageError(`--drain-to expects ws://HOST:PORT, got ${drainTo}`);
-  for (const o of /** @type {string[]} */ (values['allow-origin'])) {
-    if (!/^https?:\/\/[^/\s?#]+\/?$/.test(o)) throw new UsageError(`--allow-origin expects http://HOST[:PORT] or https://HOST[:PORT], got ${o}`);
-  }
+  const drainTo = checkAddresses(values);
   /** @type {CliOptions} */
   const options = {
     host: /** @type {string} */ (values.host),
