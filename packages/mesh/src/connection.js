@@ -10,9 +10,17 @@
  * - `ondrain` is armed by a send that leaves bufferedAmount above
  *   lowWaterMark and fired once when the transport reports it fell below.
  *
+ * - while writes are held (holdWrites … releaseWrites, nested), a connection
+ *   whose transport can cork (a stream socket: `_corkable`) is corked at its
+ *   first send, and every connection corked so is uncorked when the outermost
+ *   hold ends: the messages a node writes while it handles one received chunk
+ *   (a reply, an acknowledgement, what the processes it woke sent) leave in one
+ *   write per connection, not one system call each.
+ *
  * Subclasses call `_receive(data, isText)` for each message, `_closed(reason)`
  * once the transport is closed, `_drained()` when their buffer fell, and
- * implement `_send(data)`, `_close(reason)` and the `bufferedAmount` getter.
+ * implement `_send(data)`, `_close(reason)` and the `bufferedAmount` getter
+ * (and `_cork()`/`_uncork()` with `_corkable = true` where they can).
  */
 import { ConnectionClosedError, FrameTooLargeError } from './errors.js';
 
@@ -28,6 +36,36 @@ const UNREAD_BOUND = 1 << 29;
 
 /** @typedef {import('./interfaces.js').Connection} Connection */
 
+/** Holds in force (holdWrites), and the connections corked under them. */
+let holds = 0;
+/** @type {BaseConnection[]} */
+const corked = [];
+
+/**
+ * Hold writes: until the matching releaseWrites, messages sent on a corkable
+ * connection wait in its socket and leave together. Every hold must be released
+ * (try/finally): a hold never released would keep every socket corked.
+ */
+export function holdWrites() {
+  holds++;
+}
+
+/** End a hold; the outermost one writes out every connection corked under it. */
+export function releaseWrites() {
+  if (holds > 0) holds--;
+  if (holds > 0 || corked.length === 0) return;
+  // bounded by the connections that sent under the hold; an uncork that throws (a
+  // socket torn down meanwhile) must not leave the others corked
+  for (let i = 0; i < corked.length; i++) {
+    const c = corked[i];
+    c._held = false;
+    try {
+      c._uncork();
+    } catch { /* the connection's own error path reports it */ }
+  }
+  corked.length = 0;
+}
+
 /** @implements {Connection} */
 export class BaseConnection {
   /** @type {((data: Uint8Array, isText: boolean) => void) | null} */
@@ -42,6 +80,10 @@ export class BaseConnection {
   #closeDelivered = false;
   /** True after a send left bufferedAmount above lowWaterMark. */
   _drainArmed = false;
+  /** Whether the transport can cork its writes (_cork/_uncork). */
+  _corkable = false;
+  /** Corked under the current hold (holdWrites). */
+  _held = false;
   /**
    * An upper bound of bufferedAmount: its last reading plus what was sent since, with
    * room for each message's framing. The buffer only shrinks by itself, so while the
@@ -120,6 +162,11 @@ export class BaseConnection {
   send(data) {
     if (this.status !== 'open') throw new ConnectionClosedError(`cannot send on a ${this.status} ${this.transport} connection to ${this.remoteAddress}`);
     if (data.length > this.maxMessageBytes) throw new FrameTooLargeError(data.length, this.maxMessageBytes, `${this.transport} message`);
+    if (holds > 0 && this._corkable && !this._held) {
+      this._held = true;
+      corked.push(this);
+      this._cork();
+    }
     this._send(data);
     this.#bufferedBound += data.length + FRAMING_BOUND;
     if (!this._drainArmed && this.#bufferedBound > this.lowWaterMark && (this.#bufferedBound = this.bufferedAmount) > this.lowWaterMark) {
@@ -169,6 +216,12 @@ export class BaseConnection {
   _close(_reason) {
     throw new Error('subclass must implement _close');
   }
+
+  /** Make the transport keep what is written until _uncork (corkable transports). @protected */
+  _cork() {}
+
+  /** Write out what _cork kept. @protected */
+  _uncork() {}
 
   /** Called when the drain is armed (transports that poll start polling). @protected */
   _armDrain() {}

@@ -32,7 +32,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { BaseConnection } from '../connection.js';
+import { BaseConnection, holdWrites, releaseWrites } from '../connection.js';
 import { DialError, InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { encodeError } from '../frames.js';
 import { guardedDial } from './ws-common.js';
@@ -85,7 +85,16 @@ class TcpConnection extends BaseConnection {
     });
     this.reader = reader;
     socket.setNoDelay(true);
-    socket.on('data', (chunk) => reader.push(chunk));
+    // what this node writes while it handles a chunk (replies, what the processes it
+    // woke sent) leaves in one write per connection (connection.js, holdWrites)
+    socket.on('data', (chunk) => {
+      holdWrites();
+      try {
+        reader.push(chunk);
+      } finally {
+        releaseWrites();
+      }
+    });
     socket.on('drain', () => this._drained());
     socket.on('error', (e) => { this.#reason ??= `connection lost (${e.message})`; });
     socket.on('end', () => { this.#reason ??= 'closed by peer'; socket.end(); });
@@ -104,6 +113,16 @@ class TcpConnection extends BaseConnection {
   /** @param {Uint8Array} data */
   _send(data) {
     this.writer.write(data);
+  }
+
+  _corkable = true;
+
+  _cork() {
+    this.socket.cork();
+  }
+
+  _uncork() {
+    this.socket.uncork();
   }
 
   /** @param {string} reason */

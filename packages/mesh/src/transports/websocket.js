@@ -15,7 +15,7 @@
  * line per ORIGIN_LOG_MS with the count.
  */
 import { WebSocket, WebSocketServer } from 'ws';
-import { BaseConnection } from '../connection.js';
+import { BaseConnection, holdWrites, releaseWrites } from '../connection.js';
 import { DialError, throwIfAborted } from '../errors.js';
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, checkWsUrl, closeReasonBytes, describeClose, guardedDial } from './ws-common.js';
 import { FrameReader, writeBinaryFrame } from './ws-frames.js';
@@ -78,7 +78,15 @@ class WsConnection extends BaseConnection {
     const wsOnData = socket?.listeners('data').find((/** @type {Function} */ f) => f.name === 'socketOnData');
     if (!wsOnData || !receiver || receiver._bufferedBytes !== 0 || Object.keys(w._extensions ?? {}).length > 0) return;
     /** @param {Buffer} chunk */
-    const onData = (chunk) => reader.push(chunk);
+    const onData = (chunk) => {
+      // replies written while the chunk is handled leave together (connection.js, holdWrites)
+      holdWrites();
+      try {
+        reader.push(chunk);
+      } finally {
+        releaseWrites();
+      }
+    };
     const reader = new FrameReader(!this.#masks, hardLimit,
       (payload) => this._receive(payload, false),
       (rest) => {
@@ -91,6 +99,15 @@ class WsConnection extends BaseConnection {
     socket.on('data', onData);
     this.#socket = socket;
     this.#reader = reader;
+    this._corkable = true;
+  }
+
+  _cork() {
+    this.#socket?.cork();
+  }
+
+  _uncork() {
+    this.#socket?.uncork();
   }
 
   /** Who frames this connection's binary messages: here (ws-frames.js) or ws; reads go to ws for good at the first frame of another kind. */

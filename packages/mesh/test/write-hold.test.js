@@ -1,0 +1,108 @@
+// @ts-check
+/**
+ * Held writes (connection.js): the messages a node sends while writes are held leave
+ * in one write per connection when the outermost hold ends, in order. Checked on real
+ * loopback links of both stream transports:
+ *  - under holdWrites a corkable connection's socket is corked from its first send, and
+ *    uncorked (its messages written, in order) only by the outermost releaseWrites;
+ *  - a node's replies to what it receives are held while it handles the received chunk:
+ *    the far end's echo is written corked and arrives;
+ *  - a hold released after its connection closed leaves nothing corked behind.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tcpTransport } from '../src/transports/tcp.js';
+import { webSocketTransport } from '../src/transports/websocket.js';
+import { holdWrites, releaseWrites } from '../src/connection.js';
+import { createMemoryLogger } from '../src/logger.js';
+import { within } from './helpers.js';
+
+/** The far end: echoes every message, recording whether its socket was corked as it answered. */
+function echoing() {
+  /** @type {boolean[]} */
+  const corkedWhileAnswering = [];
+  /** @param {any} conn */
+  const onConnection = (conn) => {
+    conn.onmessage = (/** @type {Uint8Array} */ data) => {
+      conn.send(data.slice());
+      corkedWhileAnswering.push(socketOf(conn).writableCorked > 0);
+    };
+    conn.onclose = () => {};
+  };
+  return { onConnection, corkedWhileAnswering };
+}
+
+/** The stream socket under a connection of either transport. @param {any} conn @returns {import('node:net').Socket} */
+function socketOf(conn) {
+  return conn.socket ?? conn.ws._socket;
+}
+
+/** @param {'tcp'|'ws'} kind */
+async function link(kind) {
+  const transport = kind === 'tcp'
+    ? tcpTransport({ encrypt: false })({ logger: createMemoryLogger() })
+    : webSocketTransport({})({ logger: createMemoryLogger() });
+  const far = echoing();
+  const listener = transport.createListener({ onConnection: far.onConnection });
+  await listener.listen({ host: '127.0.0.1', port: 0 });
+  const conn = await transport.dial(listener.addresses()[0]);
+  return { conn, far, close: async () => { conn.close('done'); await listener.close(); } };
+}
+
+/** The next `n` messages on `conn`, as their first bytes. @param {any} conn @param {number} n */
+function firstBytes(conn, n) {
+  /** @type {number[]} */
+  const got = [];
+  return within(new Promise((resolve) => {
+    conn.onmessage = (/** @type {Uint8Array} */ d) => {
+      got.push(d[0]);
+      if (got.length === n) resolve(got);
+    };
+  }), 10_000, `${n} echoes`);
+}
+
+for (const kind of /** @type {const} */ (['tcp', 'ws'])) {
+  test(`${kind}: messages sent under a hold stay in the corked socket until the outermost release, then arrive in order`, async () => {
+    const { conn, far, close } = await link(kind);
+    try {
+      const socket = socketOf(conn);
+      const echoes = firstBytes(conn, 5);
+      holdWrites();
+      holdWrites();
+      for (let i = 1; i <= 5; i++) conn.send(new Uint8Array([i, 0, 0, 0]));
+      assert.equal(socket.writableCorked, 1, 'corked once, at the first send under the hold');
+      releaseWrites();
+      assert.equal(socket.writableCorked, 1, 'an inner release writes nothing');
+      releaseWrites();
+      assert.equal(socket.writableCorked, 0, 'the outermost release uncorks');
+      assert.deepEqual(await echoes, [1, 2, 3, 4, 5]);
+      assert.ok(far.corkedWhileAnswering.length === 5 && far.corkedWhileAnswering.every((c) => c),
+        `the far end answered each message with its writes held while it handled the chunk: ${far.corkedWhileAnswering}`);
+      // without a hold, a send is written at once (nothing is left corked)
+      const one = firstBytes(conn, 1);
+      conn.send(new Uint8Array([9]));
+      assert.equal(socket.writableCorked, 0);
+      assert.deepEqual(await one, [9]);
+    } finally {
+      await close();
+    }
+  });
+}
+
+test('a hold released after its connection closed leaves no hold in force', async () => {
+  const { conn, close } = await link('tcp');
+  holdWrites();
+  conn.send(new Uint8Array([1]));
+  await close();
+  releaseWrites();
+  releaseWrites(); // an unmatched release does not make the count negative
+  const again = await link('tcp');
+  try {
+    const echo = firstBytes(again.conn, 1);
+    again.conn.send(new Uint8Array([7]));
+    assert.equal(socketOf(again.conn).writableCorked, 0, 'no hold left in force: the send is written at once');
+    assert.deepEqual(await echo, [7]);
+  } finally {
+    await again.close();
+  }
+});
