@@ -54,7 +54,7 @@ async function until(cond, ms, what) {
  * @param {number} expected the count of [i, bytes] messages it reports on
  */
 async function startReceiver(expected) {
-  const child = spawn(process.execPath, [RECEIVER, TOKEN, String(expected)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [RECEIVER, '--receive', TOKEN, String(expected)], { stdio: ['pipe', 'pipe', 'inherit'] });
   /** @type {any[]} */
   const lines = [];
   /** @type {(() => void)[]} */

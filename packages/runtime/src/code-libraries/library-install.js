@@ -23,7 +23,7 @@
  * Invariants: one install per library in flight (`libFetching`): every frame that
  * needs it waits for that one, so a library is fetched once per node, never per
  * message; records that require each other in a cycle are refused, and an install
- * ends within INSTALL_MS whatever peers answer; a library's environment exists only once its top level has run to its end
+ * ends within INSTALL_MS (plus the approval wait) whatever peers answer; a library's environment exists only once its top level has run to its end
  * (a failure removes it); these are Distribution's methods (`this` is the Distribution).
  */
 import { Environment, instantiate, libraryEnvs, LinkError } from '@termite/scheme/internal';
@@ -59,7 +59,9 @@ export function obtainLibrary(from, ns, chain = []) {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer;
     const late = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new LibraryRefused(`library ${key} was not installed within ${INSTALL_MS / 1000} s`)), INSTALL_MS);
+      // an install may also wait for an operator's approval (library-registry.js `approval`)
+      const limit = INSTALL_MS + this.libraries.approvalWaitMs;
+      timer = setTimeout(() => reject(new LibraryRefused(`library ${key} was not installed within ${limit / 1000} s`)), limit);
     });
     p = Promise.race([this.installLibrary(from, key, [...chain, ns]), late]).finally(() => clearTimeout(timer));
     this.libFetching.set(ns, p);
