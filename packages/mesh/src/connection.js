@@ -220,7 +220,7 @@ export class BaseConnection {
   /** Make the transport keep what is written until _uncork (corkable transports). @protected */
   _cork() {}
 
-  /** Write out what _cork kept. @protected */
+  /** Write out what _cork kept (releaseWrites calls it). */
   _uncork() {}
 
   /** Called when the drain is armed (transports that poll start polling). @protected */
