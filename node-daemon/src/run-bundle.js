@@ -137,7 +137,8 @@ export async function buildRunBundle(manifestFile) {
     const code = result.outputFiles[0].text;
     /** @type {[string, number, number][]} */
     const inputs = [];
-    for (const file of inputFiles(Object.keys(result.metafile.inputs))) {
+    // this file too: how the bundle is built is part of what it is
+    for (const file of inputFiles([...Object.keys(result.metafile.inputs), fileURLToPath(import.meta.url)])) {
       const st = statSync(file);
       inputs.push([file, st.size, st.mtimeMs]);
     }

@@ -7,8 +7,9 @@
  * and writes the units (engine/boot.js precompiledRuntime: CBOR of the wire IR, never
  * JavaScript) to a file; later runs offer that file to boot (supplyPrecompiledRuntime),
  * which uses a unit only if it was compiled in the same context — the same source, the
- * same primitives, procedures and syntax — and passes checkWire; any other unit is
- * compiled again, and the file is rewritten.
+ * same primitives, procedures and syntax — and passes checkWire (not checked when its
+ * generated JavaScript, below, is given: that is what runs); any other unit is compiled
+ * again, and the file is rewritten.
  *
  * Invariants:
  *  - the cache is an optimisation only: a missing, unreadable, stale or corrupt file

@@ -67,6 +67,7 @@ test('the first standalone run writes the bundle; the next run loads it', () => 
     assert.equal(statSync(b.bundle).mode & 0o777, 0o600, 'private to the user');
     assert.ok(b.data.inputs.some((/** @type {any[]} */ i) => i[0].endsWith(path.join('scheme', 'src', 'engine', 'driver.js'))), 'the engine is an input');
     assert.ok(!b.data.inputs.some((/** @type {any[]} */ i) => i[0].includes(`${path.sep}mesh${path.sep}src`)), 'the mesh is not in it');
+    assert.ok(b.data.inputs.some((/** @type {any[]} */ i) => i[0].endsWith(path.join('node-daemon', 'src', 'run-bundle.js'))), 'how it is built is an input');
     run(prog, env); // from the real bundle: the same output
     writeFileSync(b.bundle, FAKE);
     run(prog, env, 'from the bundle\n');

@@ -3,7 +3,8 @@
  * The precompiled runtime library (@termite/scheme boot.js): a process that is handed
  * the units another process compiled instantiates them instead of compiling, ends up
  * with the same unit hashes, and compiles from source whatever it is handed that does
- * not fit (another context, malformed bytes, IR that fails the check). The library
+ * not fit (another context, malformed bytes, IR that fails the check); a unit whose
+ * JavaScript the host gives (presetFastSources) is used as given, and only it. The library
  * loads once per process, so each case runs in a child process.
  */
 import { test } from 'node:test';
@@ -11,6 +12,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -93,4 +96,36 @@ test('a unit whose IR fails the check (a primitive this process lacks) is compil
   assert.match(r.stats.rejected.join('\n'), /termite: .*no-such-primitive/);
   assert.deepEqual(r.hashes, fresh.hashes);
   assert.ok(r.ok);
+});
+
+test('the JavaScript of some units given (presetFastSources): those are used as given, the others are still checked', () => {
+  const sources = child(`${LOAD_AND_REPORT.replace('console.log(JSON.stringify({', 'console.log(JSON.stringify({ js: internal.fastSourcesOf(internal.runtimeUnits.keys()),')}`).js;
+  assert.equal(Object.keys(sources).length, 6, 'one fast form per unit');
+  const preludeHash = fresh.hashes[0];
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'termite-preset-'));
+  try {
+    const some = path.join(dir, 'some.json');
+    const every = path.join(dir, 'every.json');
+    writeFileSync(some, JSON.stringify({ [preludeHash]: sources[preludeHash] }));
+    writeFileSync(every, JSON.stringify(sources));
+    const preset = (/** @type {string} */ file) => `internal.presetFastSources(JSON.parse((await import('node:fs')).readFileSync(${JSON.stringify(file)}, 'utf8')));`;
+    const r = child(`
+      const list = scheme.decodeValue(Buffer.from(input, 'base64'));
+      const termite = list.find((e) => e[0] === 'termite');
+      termite[3][3] = [...termite[3][3], 'no-such-primitive'];
+      internal.supplyPrecompiledRuntime(scheme.encodeValue(list));
+      ${preset(some)}
+      ${LOAD_AND_REPORT}`, fresh.units);
+    assert.equal(r.stats.used, 5);
+    assert.equal(r.stats.compiled, 1);
+    assert.match(r.stats.rejected.join('\n'), /termite: .*no-such-primitive/, 'a unit without given JavaScript is checked');
+    assert.deepEqual(r.hashes, fresh.hashes);
+    assert.ok(r.ok);
+    const all = child(`internal.supplyPrecompiledRuntime(Buffer.from(input, 'base64'));\n${preset(every)}\n${LOAD_AND_REPORT}`, fresh.units);
+    assert.deepEqual(all.stats, { used: 6, compiled: 0, rejected: [] });
+    assert.deepEqual(all.hashes, fresh.hashes);
+    assert.ok(all.ok);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -15,8 +15,8 @@
  * Invariants: boot() runs once per process (JS realm), before any program is compiled
  * or run; a runtime unit is instantiated from precompiled IR only when it was compiled
  * in the same context (the same source, primitives, procedures and syntax) and passes
- * checkWire, so it is the unit this process would have compiled itself, with the same
- * hash.
+ * checkWire (unless the host gave the JavaScript to run for it), so it is the unit this
+ * process would have compiled itself, with the same hash.
  */
 import '../primitives/prims-numbers.js';
 import '../primitives/prims-equivalence.js';
@@ -35,7 +35,7 @@ import { installPrimitives, installControl, builtinUnit } from './builtins.js';
 import { installEval } from './eval.js';
 import { makeParameter, parameterValue } from '../primitives/prims-control.js';
 import { current } from './current.js';
-import { rtEnv, instantiate } from './linker.js';
+import { rtEnv, instantiate, hasFastSource } from './linker.js';
 import { driverHooks, Thread, runToCompletion } from './driver.js';
 import { preludeSource } from '../primitives/prelude-source.js';
 import { readAll } from '../reader.js';
@@ -172,7 +172,10 @@ function compileRuntimeSource(source, name, key) {
 // JavaScript, so they are trusted as much as that code: the hash they come with is taken
 // as it is (recomputing it would cost a third of the gain). They are still checked like
 // received code (checkWire); a unit that fails is compiled from source instead. Nothing
-// here is JavaScript: the worker generates its code from the IR as always.
+// here is JavaScript: the worker generates its code from the IR as always. (One host
+// also keeps the JavaScript it generated from them, beside its own code: node-daemon's
+// start-up bundle, linker.js presetFastSources; for a unit whose JavaScript is given,
+// the IR is not checked, as the check would protect nothing.)
 
 /**
  * What a runtime source's compilation depends on.
@@ -193,9 +196,31 @@ export const precompiledStats = { used: 0, compiled: 0, rejected: /** @type {str
  * @param {CompileInputs} inputs
  */
 function compileContext(inputs) {
-  const sorted = (/** @type {string[]} */ xs) => [...xs].sort().join(' ');
-  const text = `${WIRE_VERSION}\0${inputs.source}\0${sorted(inputs.prims)}\0${sorted(inputs.syntax)}\0${sorted(inputs.procedures)}`;
-  return `${text.length}:${stringHash2(text)}`;
+  const text = `${WIRE_VERSION}\0${inputs.source}`;
+  return `${text.length}:${stringHash2(text)}:${setDigest(inputs.prims)}:${setDigest(inputs.syntax)}:${setDigest(inputs.procedures)}`;
+}
+
+/**
+ * A digest of a set of names that does not depend on their order (the sum, modulo 2³²,
+ * of each name's two hashes, and the count): sorting and joining thousands of names at
+ * every start-up cost more than the hashing.
+ * @param {string[]} names
+ */
+function setDigest(names) {
+  let a = 0;
+  let b = 0;
+  for (const n of names) {
+    let h1 = (0x811c9dc5 ^ 0x9e3779b9) >>> 0;
+    let h2 = (0x811c9dc5 ^ 0x85ebca6b) >>> 0;
+    for (let i = 0; i < n.length; i++) {
+      const u = n.charCodeAt(i);
+      h1 = Math.imul(h1 ^ u, 0x01000193);
+      h2 = Math.imul(h2 ^ u, 0x01000193);
+    }
+    a = (a + (h1 >>> 0)) >>> 0;
+    b = (b + (h2 >>> 0)) >>> 0;
+  }
+  return `${names.length}.${a.toString(16)}.${b.toString(16)}`;
 }
 
 /**
@@ -232,10 +257,15 @@ function fromPrecompiled(name, inputs) {
   }
   try {
     const wire = wireFromData(pre.data, name);
-    checkWire(wire, {
-      primitiveAllowed: (p) => primitives.has(p) || internalOps.has(p),
-      globalAllowed: (ns) => ns === 'rt',
-    });
+    // When the host already gave the JavaScript that will run for this unit
+    // (presetFastSources: its own output, kept beside its own code), checking the IR
+    // it was generated from would protect nothing.
+    if (!hasFastSource(pre.hash)) {
+      checkWire(wire, {
+        primitiveAllowed: (p) => primitives.has(p) || internalOps.has(p),
+        globalAllowed: (ns) => ns === 'rt',
+      });
+    }
     precompiledStats.used++;
     return { hash: pre.hash, wire };
   } catch (e) {

@@ -151,6 +151,11 @@ export function fastSourcesOf(hashes) {
   return out;
 }
 
+/** Whether the fast forms' JavaScript of the unit with this hash is at hand. @param {string} hash */
+export function hasFastSource(hash) {
+  return sourceCache.has(hash);
+}
+
 /**
  * Take the fast forms' JavaScript of units by hash instead of generating it. Only for
  * JavaScript this installation generated itself from the same IR with the same
