@@ -4,12 +4,15 @@
  * The simulated internet: daemons in their own Linux network namespaces, joined
  * through an "internet" namespace (a bridge), WAN latency added on each link by a
  * user-space relay (netsim-relay.js; this kernel has no netem), some daemons behind a
- * NAT router (iptables MASQUERADE in a router namespace, the daemon on a private
- * network behind it). Needs root and `ip netns`; NAT also needs `iptables`.
+ * NAT router (iptables in a router namespace, the daemon on a private network behind
+ * it; port-restricted, full-cone or symmetric: NAT_TYPES), coturn as STUN/TURN server
+ * (startTurn), and Chromium in a namespace (netsim-tabs.js). Needs root and `ip netns`;
+ * NAT also needs `iptables`, TURN coturn's `turnserver`.
  *
  * Everything it makes is named with a prefix unique to the run (`tm` + 5 random hex
  * digits), and cleanup() removes exactly that: the processes it started (by PID), then
- * its namespaces (their veths, bridge and NAT rules go with them). From setup() on, the
+ * any process left in its namespaces, then the namespaces (their veths, bridge and NAT
+ * rules go with them), and coturn's directory. From setup() on, the
  * same is done on process exit and on SIGINT/SIGTERM (then the process exits with 130),
  * so a failed or interrupted run leaves nothing.
  * Nothing is added to the root namespace.
