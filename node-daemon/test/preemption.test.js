@@ -173,9 +173,19 @@ async function memoryBack(other, churn, before, peak, t) {
   assert.equal(churning[0], true, String(churning[1]));
   /** @type {any} */
   let now = null;
+  // the heap shows memory given back only after a major collection: on a loaded machine
+  // the first churn can end before V8 made one, so another is started (one at a time,
+  // at most 8) while the heap is still high and the last churn has ended
+  let churns = 1;
   await waitFor(async () => {
     now = await health(e.url);
-    return now.heapUsedBytes < before.heapUsedBytes + held / 2;
+    if (now.heapUsedBytes < before.heapUsedBytes + held / 2) return true;
+    if (now.processes <= before.processes && churns < 8) {
+      churns++;
+      const again = await other.request([R.SPAWN, closureRef(churn.hash, 'other-env', churnInner, [FULL ? 2000 : 400]), null, false, []], 20_000);
+      assert.equal(again[0], true, String(again[1]));
+    }
+    return false;
   }, 60_000, 'the bomb\'s memory back').catch((err) => {
     throw new Error(`${err.message}: ${now?.processes} processes (${before.processes} before), heap ${(now?.heapUsedBytes / 2 ** 20).toFixed(0)} MiB (${(before.heapUsedBytes / 2 ** 20).toFixed(0)} MiB before, ${(peak.heapUsedBytes / 2 ** 20).toFixed(0)} at the peak)`);
   });
