@@ -202,12 +202,12 @@ function keepModuleUrls() {
 /**
  * What a standalone run never loads stays out: run.js's import of the mesh host (for
  * --port and --join, which never use the bundle) and cli.js's imports of the other
- * commands are replaced by a module that throws.
+ * commands (repl, ps, daemon, trust's library store) are replaced by a module that throws.
  * @returns {import('esbuild').Plugin}
  */
 function noMesh() {
   /** @type {Record<string, string[]>} */
-  const left = { [ENTRY]: ['./host.js'], [path.join(here, 'cli.js')]: ['./repl.js', './ps.js', './daemon.js', './run-bundle.js'] };
+  const left = { [ENTRY]: ['./host.js'], [path.join(here, 'cli.js')]: ['./repl.js', './ps.js', './daemon.js', './run-bundle.js', './library-store.js'] };
   return {
     name: 'no-mesh',
     setup(b) {
