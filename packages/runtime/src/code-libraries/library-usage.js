@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Which live processes of a node use which versioned library, for the dashboard: a
- * process uses a library when code it holds — its pending call (while it is to be made), its continuation's
+ * process uses a library when code it holds — its pending call (while it is to be made), the
+ * value it is to return (while it is to be returned), its continuation's
  * frames, a closure among the values those keep (free values, saved live values, list
  * and vector elements, boxes, records, its dynamic state) — is the library's own code,
  * or program code that requires the library.
@@ -15,7 +16,7 @@
  *    environment and its `requires`;
  *  - messages still queued in a mailbox are not looked at (they are in the core).
  */
-import { ACT_CALL } from '@termite/scheme/internal';
+import { ACT_CALL, ACT_RETURN } from '@termite/scheme/internal';
 import { Pair, Box, Record, Closure, Frame } from '../scheme-data.js';
 
 /** Processes one walk looks at, at most. */
@@ -115,7 +116,12 @@ export function libraryUse(node) {
     // the pending call is the thread's only while it is to be made (act ACT_CALL): a
     // thread that returned or waits keeps its last one in `clo`, which it no longer runs
     const call = p.act === ACT_CALL ? [p.clo, p.args] : [];
-    const { found, visited } = librariesHeld([...call, p.val, p.k, p.winders, p.handlers, p.params], Math.min(VISITS_PER_PROCESS, budget));
+    // likewise its value register holds a value only while that is to be returned to its
+    // continuation (act ACT_RETURN, not waiting): a thread about to call, or waiting (a
+    // wake gives it a new value), keeps the last one there, dead — after a hot update,
+    // code of the old version the new one will never run
+    const val = p.act === ACT_RETURN && p.waiting === null ? [p.val] : [];
+    const { found, visited } = librariesHeld([...call, ...val, p.k, p.winders, p.handlers, p.params], Math.min(VISITS_PER_PROCESS, budget));
     budget -= visited;
     if (visited >= VISITS_PER_PROCESS || visited >= budget + visited) complete = false;
     for (const ns of found) {
