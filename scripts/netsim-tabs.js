@@ -82,9 +82,10 @@ export function workerUrl(linkUrl, token, opts = {}) {
 
 /**
  * Open one worker tab at `url` and wait (bounded) until it joined. A page whose
- * connection itself fails (`net::ERR_...`, or the error page replacing it) is closed and
- * opened again, at most 3 times within `timeoutMs`, as a person would reload on a loaded
- * link; `tries` says how many it took.
+ * connection itself fails (`net::ERR_...`, or the error page replacing it), or that has
+ * not joined within a third of `timeoutMs`, is closed and opened again, at most 3 times
+ * within `timeoutMs`, as a person would reload on a loaded link; `tries` says how many
+ * it took.
  * @param {import('playwright-core').BrowserContext} context @param {string} url @param {number} timeoutMs
  * @returns {Promise<SimTab & {tries: number}>}
  */
@@ -98,13 +99,13 @@ export async function openSimTab(context, url, timeoutMs) {
       const drawn = await page.waitForFunction(() => {
         const id = document.getElementById('node-id')?.textContent ?? '';
         return document.getElementById('state')?.dataset.state === 'joined' && /^[a-z2-7]{32}$/.test(id) ? id : false;
-      }, null, { timeout: Math.max(1, t0 + timeoutMs - Date.now()), polling: 100 });
+      }, null, { timeout: Math.max(1, Math.min(t0 + timeoutMs - Date.now(), Math.ceil(timeoutMs / 3))), polling: 100 });
       const id = /** @type {string} */ (await drawn.jsonValue());
       return { page, id, joinMs: Date.now() - t0, tries };
     } catch (e) {
       const log = await page.evaluate(() => /** @type {any} */ (window).termite?.view?.log?.slice(-20) ?? []).catch(() => []);
       await page.close().catch(() => {});
-      if (tries < 3 && Date.now() < t0 + timeoutMs && /net::ERR_|chrome-error:|interrupted by another navigation/.test(String(e))) continue;
+      if (tries < 3 && Date.now() < t0 + timeoutMs && /net::ERR_|chrome-error:|interrupted by another navigation|waitForFunction: Timeout/.test(String(e))) continue;
       throw new Error(`a tab at ${url.replace(/#.*/, '')} did not join within ${timeoutMs} ms (${tries} tries): ${e instanceof Error ? e.message.split('\n')[0] : e}; its log: ${log.join(' | ')}`);
     }
   }
