@@ -13,6 +13,7 @@ import http from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startDaemon, newToken, waitFor } from './helpers/daemons.js';
+import { request, dashboardSecret } from './helpers/http.js';
 
 /** @type {import('./helpers/daemons.js').Daemon} */
 let a;
@@ -33,42 +34,13 @@ after(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-/**
- * One HTTP request with full control of the headers (fetch would not send Host, Origin or
- * Sec-Fetch-Site as given).
- * @param {number} port
- * @param {{method?: string, path: string, headers?: Record<string, string>, body?: string}} req
- * @returns {Promise<{status: number, headers: http.IncomingHttpHeaders, text: string, json: any}>}
- */
-function request(port, req) {
-  return new Promise((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers: req.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: /** @type {number} */ (res.statusCode), headers: res.headers, text, json });
-      });
-    });
-    r.setTimeout(30000, () => r.destroy(new Error(`${req.method ?? 'GET'} ${req.path} took longer than 30 s`)));
-    r.on('error', reject);
-    r.end(req.body);
-  });
-}
 
 /**
  * The dashboard secret in the page the daemon serves, as the page's script reads it.
  * @param {number} port
  */
 async function secretOf(port) {
-  const page = await request(port, { path: '/' });
-  const secret = /<meta name="termite-eval-secret" content="([^"]*)">/.exec(page.text)?.[1];
+  const secret = await dashboardSecret(port);
   assert.ok(secret, 'the page carries the dashboard secret');
   return secret;
 }

@@ -9,8 +9,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { startDaemon, newToken, waitFor } from './helpers/daemons.js';
+import { request, dashboardSecret, postAsDashboard } from './helpers/http.js';
 
 /** @type {import('./helpers/daemons.js').Daemon} */
 let a;
@@ -20,41 +20,15 @@ const token = newToken();
 /** @type {Map<number, string>} */
 const secrets = new Map();
 
-/**
- * @param {number} port
- * @param {{method?: string, path: string, headers?: Record<string, string>, body?: string}} req
- * @returns {Promise<{status: number, text: string, json: any}>}
- */
-function request(port, req) {
-  return new Promise((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers: req.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: /** @type {number} */ (res.statusCode), text, json });
-      });
-    });
-    r.setTimeout(20000, () => r.destroy(new Error(`${req.path} took longer than 20 s`)));
-    r.on('error', reject);
-    r.end(req.body);
-  });
-}
 
 /** @param {number} port @param {any} body @param {Record<string, string>} [headers] */
 function kill(port, body, headers = {}) {
-  return request(port, { method: 'POST', path: '/api/kill', headers: { 'content-type': 'application/json', 'x-termite-eval': String(secrets.get(port)), ...headers }, body: JSON.stringify(body) });
+  return postAsDashboard(port, '/api/kill', body, String(secrets.get(port)), headers);
 }
 
 /** Evaluate on a daemon through its own dashboard API; the last output. @param {number} port @param {string} code */
 async function evalOn(port, code) {
-  const r = await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json', 'x-termite-eval': String(secrets.get(port)) }, body: JSON.stringify({ code }) });
+  const r = await postAsDashboard(port, '/api/eval', { code }, String(secrets.get(port)));
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.ok, true, r.text);
   return String(r.json.outputs.at(-1));
@@ -83,8 +57,7 @@ before(async () => {
   b = await startDaemon({ token });
   a = await startDaemon({ token, join: [b.url] });
   for (const d of [a, b]) {
-    const page = await request(d.port, { path: '/' });
-    secrets.set(d.port, String(/<meta name="termite-eval-secret" content="([^"]*)">/.exec(page.text)?.[1]));
+    secrets.set(d.port, await dashboardSecret(d.port));
   }
   await waitFor(async () => (await listedOn(a.port, b.id)) !== null, 10000, 'b in a\'s snapshot');
 });

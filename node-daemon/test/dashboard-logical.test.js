@@ -10,11 +10,11 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startDaemon, newToken, waitFor } from './helpers/daemons.js';
+import { request, dashboardSecret, postAsDashboard } from './helpers/http.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -28,27 +28,10 @@ const token = newToken();
 /** @type {Map<number, string>} */
 const secrets = new Map();
 
-/**
- * @param {number} port @param {{method?: string, path: string, headers?: Record<string, string>, body?: string}} req
- * @returns {Promise<{status: number, text: string, json: any}>}
- */
-function request(port, req) {
-  return new Promise((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers: req.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (x) => (text += x));
-      res.on('end', () => resolve({ status: /** @type {number} */ (res.statusCode), text, json: text.startsWith('{') ? JSON.parse(text) : null }));
-    });
-    r.setTimeout(60000, () => r.destroy(new Error(`${req.path} took longer than 60 s`)));
-    r.on('error', reject);
-    r.end(req.body);
-  });
-}
 
 /** @param {number} port @param {string} code */
 async function evalOn(port, code) {
-  const r = await request(port, { method: 'POST', path: '/api/eval', headers: { 'content-type': 'application/json', 'x-termite-eval': String(secrets.get(port)) }, body: JSON.stringify({ code }) });
+  const r = await postAsDashboard(port, '/api/eval', { code }, String(secrets.get(port)));
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.ok, true, r.text);
   return /** @type {string[]} */ (r.json.outputs);
@@ -66,8 +49,7 @@ before(async () => {
   a = await startDaemon({ token, join: [b.url] });
   c = await startDaemon({ token });
   for (const d of [a, b, c]) {
-    const page = await request(d.port, { path: '/' });
-    secrets.set(d.port, String(/<meta name="termite-eval-secret" content="([^"]*)">/.exec(page.text)?.[1]));
+    secrets.set(d.port, await dashboardSecret(d.port));
   }
   await waitFor(async () => Boolean((await nodesOf(a.port)).get(b.id)?.processes), 10000, 'b in a\'s samples');
 });

@@ -11,13 +11,13 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadOrCreateIdentity } from '@termite/mesh';
 import { startDaemon, runProgram, newToken, waitFor, bin } from './helpers/daemons.js';
+import { request, dashboardSecret, postAsDashboard } from './helpers/http.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
 const started = [];
@@ -39,31 +39,6 @@ const calling = (port) => `(import (scheme base) (scheme write) (termite) (foo b
 (define there (make-node "127.0.0.1" ${port}))
 (write (on there (lambda () (greet 7)))) (newline)`;
 
-/**
- * @param {number} port @param {{method?: string, path: string, headers?: Record<string, string>, body?: string}} req
- * @returns {Promise<{status: number, text: string, json: any}>}
- */
-function request(port, req) {
-  return new Promise((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers: req.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: /** @type {number} */ (res.statusCode), text, json });
-      });
-    });
-    r.setTimeout(20000, () => r.destroy(new Error(`${req.path} took longer than 20 s`)));
-    r.on('error', reject);
-    r.end(req.body);
-  });
-}
 
 /** This daemon's own snapshot in /api/state. @param {import('./helpers/daemons.js').Daemon} d */
 async function ownSnapshot(d) {
@@ -107,9 +82,8 @@ test('with --approval-wait the install waits; the dashboard\'s approve request l
   const data = path.join(tmp, 'data-dashboard');
   const b = await startDaemon({ token, data, args: ['--approval-wait', '60'] });
   started.push(b);
-  const page = await request(b.port, { path: '/' });
-  const secret = String(/<meta name="termite-eval-secret" content="([^"]*)">/.exec(page.text)?.[1]);
-  const approve = (/** @type {any} */ body, /** @type {string} */ s = secret) => request(b.port, { method: 'POST', path: '/api/libraries/approve', headers: { 'content-type': 'application/json', 'x-termite-eval': s }, body: JSON.stringify(body) });
+  const secret = await dashboardSecret(b.port);
+  const approve = (/** @type {any} */ body, /** @type {string} */ s = secret) => postAsDashboard(b.port, '/api/libraries/approve', body, s);
   // the request changes who may run code here: it takes the secret, and a well-formed id
   assert.equal((await approve({ publisher: publisher.id }, 'wrong')).status, 401);
   const malformed = await approve({ publisher: 'nope' });
