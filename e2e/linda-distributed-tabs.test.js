@@ -13,10 +13,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
 import { startDaemon, newToken, runProgram } from '../node-daemon/test/helpers/daemons.js';
-import { launchChromium } from './helpers/browser.js';
-import { openTab, waitJoined, waitPeers, saveTabLogs, artifactsDir } from './helpers/mesh.js';
+import { startDaemonWithTabs, stopDaemonWithTabs } from './helpers/daemon-with-tabs.js';
+import { waitPeers } from './helpers/mesh.js';
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'mesh');
 const token = newToken();
@@ -28,18 +27,11 @@ let chromium;
 let tabs = [];
 
 before(async () => {
-  [daemon, chromium] = await Promise.all([startDaemon({ token }), launchChromium()]);
-  const context = await chromium.browser.newContext();
-  tabs = await Promise.all([0, 1].map(() => openTab(context, daemon.port)));
-  const ids = await Promise.all(tabs.map((t) => waitJoined(t)));
-  await waitPeers(daemon.url, ids, { timeoutMs: 30000 });
+  ({ daemon, chromium, tabs } = await startDaemonWithTabs('linda-distributed-tabs', 2, { token }));
 });
 
 after(async () => {
-  await saveTabLogs('linda-distributed-tabs', tabs).catch(() => {});
-  if (daemon) writeFileSync(path.join(artifactsDir(), 'linda-distributed-tabs-daemon.log'), daemon.log());
-  await chromium?.close();
-  await daemon?.stop();
+  await stopDaemonWithTabs('linda-distributed-tabs', { daemon, chromium, tabs });
 });
 
 const TASKS = 40;

@@ -8,12 +8,12 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { readFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemon, newToken } from '../node-daemon/test/helpers/daemons.js';
-import { launchChromium } from './helpers/browser.js';
-import { openTab, waitJoined, waitPeers, runToEnd, saveTabLogs, artifactsDir, FIND_NODE } from './helpers/mesh.js';
+import { newToken } from '../node-daemon/test/helpers/daemons.js';
+import { startDaemonWithTabs, stopDaemonWithTabs } from './helpers/daemon-with-tabs.js';
+import { runToEnd, artifactsDir, FIND_NODE } from './helpers/mesh.js';
 
 const token = newToken();
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'messengers');
@@ -25,18 +25,11 @@ let chromium;
 let tabs = [];
 
 before(async () => {
-  [daemon, chromium] = await Promise.all([startDaemon({ token }), launchChromium()]);
-  const context = await chromium.browser.newContext();
-  tabs = await Promise.all([0, 1].map(() => openTab(context, daemon.port)));
-  const ids = await Promise.all(tabs.map((t) => waitJoined(t)));
-  await waitPeers(daemon.url, ids, { timeoutMs: 30000 });
+  ({ daemon, chromium, tabs } = await startDaemonWithTabs('messengers', 2, { token }));
 });
 
 after(async () => {
-  await saveTabLogs('messengers', tabs).catch(() => {});
-  if (daemon) writeFileSync(path.join(artifactsDir(), 'messengers-daemon.log'), daemon.log());
-  await chromium?.close();
-  await daemon?.stop();
+  await stopDaemonWithTabs('messengers', { daemon, chromium, tabs });
 });
 
 /** @param {string} source @param {number} [timeoutMs] @param {string[]} [args] the program node's options */

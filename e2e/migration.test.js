@@ -9,12 +9,12 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDaemon, newToken, health } from '../node-daemon/test/helpers/daemons.js';
-import { launchChromium } from './helpers/browser.js';
-import { openTab, waitJoined, waitPeers, waitStatus, tabStatus, startProgram, runToEnd, saveTabLogs, artifactsDir, FIND_NODE } from './helpers/mesh.js';
+import { newToken, health } from '../node-daemon/test/helpers/daemons.js';
+import { startDaemonWithTabs, stopDaemonWithTabs } from './helpers/daemon-with-tabs.js';
+import { waitJoined, waitPeers, waitStatus, tabStatus, startProgram, runToEnd, FIND_NODE } from './helpers/mesh.js';
 
 const token = newToken();
 /** @type {import('../node-daemon/test/helpers/daemons.js').Daemon} */
@@ -28,19 +28,12 @@ const programs = [];
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'termite-e2e-migration-'));
 
 before(async () => {
-  [daemon, chromium] = await Promise.all([startDaemon({ token }), launchChromium()]);
-  const context = await chromium.browser.newContext();
-  tabs = await Promise.all([0, 1, 2].map(() => openTab(context, daemon.port)));
-  const ids = await Promise.all(tabs.map((t) => waitJoined(t)));
-  await waitPeers(daemon.url, ids, { transport: 'webrtc', timeoutMs: 30000 });
+  ({ daemon, chromium, tabs } = await startDaemonWithTabs('migration', 3, { token }, { transport: 'webrtc' }));
 });
 
 after(async () => {
-  await saveTabLogs('migration', tabs).catch(() => {});
-  if (daemon) writeFileSync(path.join(artifactsDir(), 'migration-daemon.log'), daemon.log());
   for (const p of programs) await p.stop();
-  await chromium?.close();
-  await daemon?.stop();
+  await stopDaemonWithTabs('migration', { daemon, chromium, tabs });
   rmSync(scratch, { recursive: true, force: true });
 });
 

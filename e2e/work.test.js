@@ -11,10 +11,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
-import { startDaemon, newToken, runProgram } from '../node-daemon/test/helpers/daemons.js';
-import { launchChromium } from './helpers/browser.js';
-import { openTab, waitJoined, waitPeers, saveTabLogs, artifactsDir } from './helpers/mesh.js';
+import { newToken, runProgram } from '../node-daemon/test/helpers/daemons.js';
+import { startDaemonWithTabs, stopDaemonWithTabs } from './helpers/daemon-with-tabs.js';
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'mesh');
 const token = newToken();
@@ -26,18 +24,11 @@ let chromium;
 let tabs = [];
 
 before(async () => {
-  [daemon, chromium] = await Promise.all([startDaemon({ token }), launchChromium()]);
-  const context = await chromium.browser.newContext();
-  tabs = await Promise.all([0, 1, 2].map(() => openTab(context, daemon.port)));
-  const ids = await Promise.all(tabs.map((t) => waitJoined(t)));
-  await waitPeers(daemon.url, ids, { timeoutMs: 30000 });
+  ({ daemon, chromium, tabs } = await startDaemonWithTabs('work', 3, { token }));
 });
 
 after(async () => {
-  await saveTabLogs('work', tabs).catch(() => {});
-  if (daemon) writeFileSync(path.join(artifactsDir(), 'work-daemon.log'), daemon.log());
-  await chromium?.close();
-  await daemon?.stop();
+  await stopDaemonWithTabs('work', { daemon, chromium, tabs });
 });
 
 /** @param {string} example @param {Record<string, string>} env @param {(out: string) => void} [onStdout] */

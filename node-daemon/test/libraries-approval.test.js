@@ -9,30 +9,18 @@
  * it go on and keeps the approval in DATA/trust. Daemons are OS processes on free
  * loopback ports, stopped by PID.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadOrCreateIdentity } from '@termite/mesh';
 import { startDaemon, runProgram, newToken, waitFor, bin } from './helpers/daemons.js';
 import { request, dashboardSecret, postAsDashboard } from './helpers/http.js';
+import { libraryWorkspace } from './helpers/library-workspace.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'termite-approval-test-'));
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(tmp, { recursive: true, force: true });
+const { tmp, publisher, started, publishing: runArgs } = await libraryWorkspace('termite-approval-test-', {
+  'foo/bar@1.0.sld': `(define-library (foo bar@1.0) (export greet) (import (scheme base)) (begin (define (greet x) (list 'v1.0 x))))`,
 });
-
-const libs = path.join(tmp, 'libs');
-mkdirSync(path.join(libs, 'foo'), { recursive: true });
-writeFileSync(path.join(libs, 'foo', 'bar@1.0.sld'), `(define-library (foo bar@1.0) (export greet) (import (scheme base)) (begin (define (greet x) (list 'v1.0 x))))`);
-const publisherDir = path.join(tmp, 'publisher');
-const publisher = await loadOrCreateIdentity(publisherDir);
-const runArgs = ['--lib', libs, '--publisher', publisherDir];
 
 /** A program that calls the library's greet on the daemon on `port`. @param {number} port */
 const calling = (port) => `(import (scheme base) (scheme write) (termite) (foo bar@1.0))

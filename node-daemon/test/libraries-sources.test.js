@@ -7,30 +7,17 @@
  * refuses C's record, asks A, installs A's and runs the code; the log says where it came
  * from. Daemons are OS processes on free loopback ports, stopped by PID.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { loadOrCreateIdentity } from '@termite/mesh';
 import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
+import { libraryWorkspace } from './helpers/library-workspace.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'termite-lib-sources-test-'));
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(tmp, { recursive: true, force: true });
+const { libs, publisherDir, publisher, started } = await libraryWorkspace('termite-lib-sources-test-', {
+  'foo/bar@1.0.sld': `(define-library (foo bar@1.0) (export greet) (import (scheme base)) (begin (define (greet x) (list 'v1.0 x))))`,
 });
-
-const libs = path.join(tmp, 'libs');
-mkdirSync(path.join(libs, 'foo'), { recursive: true });
-writeFileSync(path.join(libs, 'foo', 'bar@1.0.sld'), `(define-library (foo bar@1.0) (export greet) (import (scheme base)) (begin (define (greet x) (list 'v1.0 x))))`);
 
 test('a library the sender does not give is fetched from another node linked to the receiver', async () => {
   const token = newToken();
-  const publisherDir = path.join(tmp, 'publisher');
-  const publisher = await loadOrCreateIdentity(publisherDir);
   const a = await startDaemon({ token, args: ['--lib', libs, '--publisher', publisherDir] });
   started.push(a);
   await waitFor(() => /publishing libraries \(foo bar@1\.0\)/.test(a.log()), 10000, 'A publishing');

@@ -10,26 +10,13 @@
  * list, counted), while 2.0 stays. Daemons are OS
  * processes on free loopback ports, stopped by PID.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { loadOrCreateIdentity } from '@termite/mesh';
 import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
+import { libraryWorkspace } from './helpers/library-workspace.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'termite-libs-update-'));
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-const libs = path.join(tmp, 'libs');
-mkdirSync(path.join(libs, 'svc'), { recursive: true });
-for (const v of ['1.0', '2.0']) {
-  writeFileSync(path.join(libs, 'svc', `counter@${v}.sld`), `(define-library (svc counter@${v})
+/** The service library, version `v`. @param {string} v */
+const counterSource = (v) => `(define-library (svc counter@${v})
   (export serve)
   (import (scheme base) (termite))
   (begin
@@ -38,10 +25,11 @@ for (const v of ['1.0', '2.0']) {
     (define (serve count)
       (recv
         (('call from n) (! from (list 'v${v} n count)) (serve (+ count 1)))
-        (('upgrade k) (k count))))))`);
-}
-const publisherDir = path.join(tmp, 'publisher');
-const publisher = await loadOrCreateIdentity(publisherDir);
+        (('upgrade k) (k count))))))`;
+const { libs, publisherDir, publisher, started } = await libraryWorkspace('termite-libs-update-', {
+  'svc/counter@1.0.sld': counterSource('1.0'),
+  'svc/counter@2.0.sld': counterSource('2.0'),
+});
 
 const N = 3000;
 const UPDATE_AT = 1500;

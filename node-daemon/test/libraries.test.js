@@ -9,24 +9,15 @@
  * signed record names) is refused. Daemons are OS processes on free loopback ports,
  * stopped by PID.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { loadOrCreateIdentity, createIdentity, base64url } from '@termite/mesh';
+import { createIdentity, base64url } from '@termite/mesh';
 import { compileProgramText, wireToData } from '@termite/scheme';
 import { signedBytes } from '@termite/runtime';
 import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
 import { hostilePeer, closureRef, R } from './helpers/peer.js';
-
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'termite-libs-test-'));
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(tmp, { recursive: true, force: true });
-});
+import { libraryWorkspace } from './helpers/library-workspace.js';
 
 /** A library version whose body says it loaded (on the node's stderr, its log) and whose greet tags its version. */
 const libSource = (/** @type {string} */ v) => `(define-library (foo bar@${v})
@@ -34,13 +25,11 @@ const libSource = (/** @type {string} */ v) => `(define-library (foo bar@${v})
   (import (scheme base) (scheme write))
   (begin (display "LOADED-${v}\\n" (current-error-port)) (define (greet x) (list 'v${v} x))))`;
 
-const libs = path.join(tmp, 'libs');
-mkdirSync(path.join(libs, 'foo'), { recursive: true });
-writeFileSync(path.join(libs, 'foo', 'bar@1.0.sld'), libSource('1.0'));
-writeFileSync(path.join(libs, 'foo', 'bar@1.5.sld'), libSource('1.5'));
-writeFileSync(path.join(libs, 'foo', 'local.sld'), '(define-library (foo local) (export f) (import (scheme base)) (begin (define (f x) (* x 2))))');
-const publisherDir = path.join(tmp, 'publisher');
-const publisher = await loadOrCreateIdentity(publisherDir);
+const { tmp, libs, publisherDir, publisher, started } = await libraryWorkspace('termite-libs-test-', {
+  'foo/bar@1.0.sld': libSource('1.0'),
+  'foo/bar@1.5.sld': libSource('1.5'),
+  'foo/local.sld': '(define-library (foo local) (export f) (import (scheme base)) (begin (define (f x) (* x 2))))',
+});
 
 /** A program that migrates a server using `greet` to the daemon on `port` and calls it `n` times. */
 const migrating = (/** @type {number} */ port, /** @type {string} */ imports, /** @type {number} */ n) => `
