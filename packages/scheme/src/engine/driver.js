@@ -16,7 +16,7 @@
  * (another package) decides which thread runs next; there is no scheduler here.
  */
 import { R, U, CALL, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT } from './engine.js';
-import { SchemeError, ErrorObject, Values, arrayToList } from '../values.js';
+import { SchemeError, ErrorObject, Values, arrayToList, MAX_CALL_ARGUMENTS, schemeErrorOf } from '../values.js';
 import { ErrorOrigin } from './backtrace.js';
 
 export const ACT_CALL = 0;
@@ -92,7 +92,10 @@ function loop(th) {
         const args = /** @type {any[]} */ (th.args);
         th.clo = null;
         th.args = null;
-        r = c[CALL](0, ...args);
+        // depth 0 and the argument count (values.js CALL): a pending call decoded from
+        // another node may carry any number of arguments, more than a call word holds
+        if (args.length > MAX_CALL_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_CALL_ARGUMENTS})`, args.length);
+        r = c[CALL](args.length, ...args);
       } else {
         const fr = th.k;
         if (fr === null) return SLICE_DONE;

@@ -8,7 +8,8 @@
  *    unwound; every activation with a pending return point pushes its Frame (innermost
  *    first) onto the chain R.uhead..R.utail before returning U.
  *  - `R.pend` says why the unwind started; the driver reads it once the stack is empty.
- *  - Every Scheme procedure is called as `f[CALL](depth, ...args)` with `this === f`.
+ *  - Every Scheme procedure is called as `f[CALL](word, ...args)` with `this === f`, the
+ *    word holding the stack depth and the argument count (values.js CALL, callWord).
  *    Values that are not procedures inherit a [CALL] that signals "not a procedure".
  */
 import { Frame, Closure, Box, VOID, UNASSIGNED, Pair, CALL, Flonum, schemeErrorOf, arrayToList } from '../values.js';
