@@ -44,14 +44,18 @@
  * runToCompletion. JS and our Scheme are timed in interleaved rounds (one JS round,
  * one Scheme round, ...) so both meet the same load on a shared machine, and the
  * ratio is also given per round; for fib30 also by CPU time (process.cpuUsage), which a
- * loaded machine inflates far less than wall-clock time. BiwaScheme runs in a child process of this script
- * (its evaluate is synchronous, so a time limit needs another process): the
+ * loaded machine inflates far less than wall-clock time. BiwaScheme runs in a child
+ * process of this script (its evaluate is synchronous, so a time limit needs another process): the
  * definitions are evaluated first (not timed), then the call. Times are wall-clock medians of
  * several rounds after warm-up; each figure is followed by its spread.
  * BiwaScheme's fib30 and loop10m take about 10 s and 55-90 s per call, so they get
  * few rounds (BENCH_BIWA_ROUNDS, default 2 for fib30; loop10m once) and a time limit
  * (BENCH_BIWA_LIMIT_S, default 240 s per benchmark); a limit hit is reported as a
  * comment and no figure is printed.
+ *
+ * size: over 600 lines because every Scheme benchmark and its references (JS, BiwaScheme,
+ * Guile, `node -e`) live here so that one process measures them side by side; the next
+ * addition should split the references of one kind into a module of their own.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
