@@ -3,6 +3,9 @@
 /**
  * The language's benchmarks: compiled Termite Scheme beside hand-written JavaScript and
  * BiwaScheme 0.8.3, measured in the same run.
+ * (size: over 600 lines because every Scheme benchmark and its references — JS,
+ * BiwaScheme, Guile, `node -e` — live here so that one process measures them side by
+ * side; the next addition should move the references of one kind to a module.)
  *
  *   node bench/scheme.js [name-prefix]        (npm run bench -- scheme)
  *
@@ -52,10 +55,6 @@
  * few rounds (BENCH_BIWA_ROUNDS, default 2 for fib30; loop10m once) and a time limit
  * (BENCH_BIWA_LIMIT_S, default 240 s per benchmark); a limit hit is reported as a
  * comment and no figure is printed.
- *
- * size: over 600 lines because every Scheme benchmark and its references (JS, BiwaScheme,
- * Guile, `node -e`) live here so that one process measures them side by side; the next
- * addition should split the references of one kind into a module of their own.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
