@@ -3,6 +3,9 @@
 /**
  * The language's benchmarks: compiled Termite Scheme beside hand-written JavaScript and
  * BiwaScheme 0.8.3, measured in the same run.
+ * (size: over 600 lines because every Scheme benchmark and its references — JS,
+ * BiwaScheme, Guile, `node -e` — live here so that one process measures them side by
+ * side; the next addition should move the references of one kind to a module.)
  *
  *   node bench/scheme.js [name-prefix]        (npm run bench -- scheme)
  *
@@ -43,8 +46,9 @@
  * not timed); each timed call runs a fresh Thread on a top-level procedure with
  * runToCompletion. JS and our Scheme are timed in interleaved rounds (one JS round,
  * one Scheme round, ...) so both meet the same load on a shared machine, and the
- * ratio is also given per round. BiwaScheme runs in a child process of this script
- * (its evaluate is synchronous, so a time limit needs another process): the
+ * ratio is also given per round; for fib30 also by CPU time (process.cpuUsage), which a
+ * loaded machine inflates far less than wall-clock time. BiwaScheme runs in a child
+ * process of this script (its evaluate is synchronous, so a time limit needs another process): the
  * definitions are evaluated first (not timed), then the call. Times are wall-clock medians of
  * several rounds after warm-up; each figure is followed by its spread.
  * BiwaScheme's fib30 and loop10m take about 10 s and 55-90 s per call, so they get
@@ -281,7 +285,7 @@ const TARGETS = { fib30: 2, loop10m: 3, mbrot: 3 };
  * @param {Reporter} rep @param {ReturnType<typeof loadOurs>} ours
  * @param {{key: string, jsFn: () => number, scheme: () => any, expect: number,
  *          opts: import('./lib/timing.js').MeasureOptions & {roundMs?: number},
- *          biwaWarmup: number, biwaRounds: number}} b
+ *          biwaWarmup: number, biwaRounds: number, cpuRatio?: boolean}} b  (cpuRatio: also the ratio by CPU time)
  */
 async function compare(rep, ours, b) {
   const names = { js: `js.${b.key}`, scheme: `scheme.${b.key}`, biwa: `biwa.${b.key}` };
@@ -291,6 +295,7 @@ async function compare(rep, ours, b) {
   const hasBiwa = b.biwaRounds > 0; // (BiwaScheme runs only the programs of COMMON)
   const run = { js: withRefs || rep.wants(names.js), scheme: withRefs, biwa: hasBiwa && (withRefs || rep.wants(names.biwa)) };
   if (!run.js && !run.scheme && !run.biwa) return;
+  const target = TARGETS[b.key];
   /** @param {() => unknown} fn */
   const inner = (fn) => (b.opts.roundMs ? calibrate(fn, b.opts.roundMs, 1 << 20) : 1);
   let interleavedRatio = null;
@@ -304,6 +309,11 @@ async function compare(rep, ours, b) {
     rep.bench(names.js, m.stats.js.median, 'ms', { stats: m.stats.js });
     rep.bench(names.scheme, m.stats.scheme.median, 'ms', { stats: m.stats.scheme, note: 'rounds interleaved with js' });
     interleavedRatio = m.ratios.scheme;
+    if (b.cpuRatio) {
+      const r = cpuRatio(b.jsFn, b.scheme, b.opts.rounds ?? 21);
+      rep.comment(`ratio ${names.scheme} / ${names.js} by CPU time per interleaved round (process.cpuUsage: what a loaded machine does not inflate): median ${formatNumber(r.median)}, min ${formatNumber(r.min)}, max ${formatNumber(r.max)}` +
+        (target ? ` (target <= ${target}: ${r.median <= target ? 'met' : 'NOT met'})` : ''));
+    }
   } else if (run.js) {
     expectEqual(names.js, b.jsFn(), b.expect);
     const st = measure(b.jsFn, { ...b.opts, inner: inner(b.jsFn) });
@@ -313,7 +323,6 @@ async function compare(rep, ours, b) {
     const st = await biwa(rep, names.biwa, b.biwaWarmup, b.biwaRounds);
     if (st) rep.bench(names.biwa, st.median, 'ms', { stats: st, note: `${b.biwaWarmup} warm-up + ${st.samples.length} timed calls` });
   }
-  const target = TARGETS[b.key];
   rep.ratioComment(names.scheme, names.js, target ? { max: target, label: '(scheme / js)' } : { label: '(scheme / js)' });
   if (interleavedRatio) {
     const r = interleavedRatio;
@@ -322,6 +331,29 @@ async function compare(rep, ours, b) {
   }
   rep.ratioComment(names.biwa, names.js, { label: '(biwa / js)' });
   rep.ratioComment(names.biwa, names.scheme, { label: '(biwa / scheme: how much faster we are)' });
+}
+
+/**
+ * The ratio of two functions' CPU time (user + system of this process), in interleaved
+ * rounds after 3 warm-up rounds of each: on a shared machine, wall-clock time counts
+ * the time the process waited for a core, CPU time only the time it ran.
+ * @param {() => unknown} jsFn @param {() => unknown} schemeFn @param {number} rounds
+ */
+function cpuRatio(jsFn, schemeFn, rounds) {
+  const cpu = (/** @type {() => unknown} */ f) => {
+    const t0 = process.cpuUsage();
+    f();
+    const t = process.cpuUsage(t0);
+    return t.user + t.system;
+  };
+  /** @type {number[]} */
+  const ratios = [];
+  for (let i = -3; i < rounds; i++) {
+    const j = cpu(jsFn);
+    const s = cpu(schemeFn);
+    if (i >= 0 && j > 0) ratios.push(s / j);
+  }
+  return summarize(ratios);
 }
 
 // ---- start-up: whole processes ------------------------------------------------------
@@ -553,7 +585,7 @@ async function main() {
 
   await compare(rep, ours, {
     key: 'fib30', jsFn: () => js.fib(30), scheme: ours.caller('fib', [30]), expect: 832040,
-    opts: { warmup: 5, rounds: 21 }, biwaWarmup: 0, biwaRounds: BIWA_ROUNDS,
+    opts: { warmup: 5, rounds: 21 }, biwaWarmup: 0, biwaRounds: BIWA_ROUNDS, cpuRatio: true,
   });
   await compare(rep, ours, {
     key: 'tak', jsFn: () => js.tak(18, 12, 6), scheme: ours.caller('tak', [18, 12, 6]), expect: 7,

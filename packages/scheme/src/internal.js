@@ -6,7 +6,7 @@
  * primitives/, codec/, ir/), so a value is the same object whichever way it is imported.
  */
 export { R, U, CALL, unwind, arity, charge, chargeSince, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT, Cell, Unbound, gv } from './engine/engine.js';
-export { Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, driverHooks, ESCAPE, DIE } from './engine/driver.js';
+export { Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_SUSPENDED, SLICE_DIED, driverHooks, DIE } from './engine/driver.js';
 export { ErrorOrigin, originHere, MAX_LINES as BACKTRACE_LINES } from './engine/backtrace.js';
 export { definePrimitive, primitives } from './engine/registry.js';
 export { defineBuiltin, installPrimitives, builtinUnit } from './engine/builtins.js';

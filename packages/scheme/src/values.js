@@ -234,15 +234,50 @@ export class Box {
  * @property {number} nreq   number of required parameters
  * @property {number} nopt   number of optional parameters (from case-lambda / #!optional), 0 usually
  * @property {boolean} rest  whether extra arguments are collected in a list
- * @property {Function} fast direct-style entry: fast(closure, depth, ...args)
+ * @property {Function} fast direct-style entry: fast.call(closure, word, ...args) (CALL: word = depth and argument count)
  * @property {Function|null} resume resumable twin: resume(frame, value); null for builtins, which leave no frames
  */
 
 /**
  * The property under which every callable value keeps its code: a procedure is called
- * as `f[CALL](depth, ...args)` with `this === f`. A symbol, so it collides with nothing.
+ * as `f[CALL](word, ...args)` with `this === f`. A symbol, so it collides with nothing.
+ *
+ * The first argument, the call word, is `depth * DEPTH_UNIT + argc`: the caller's JS
+ * stack depth (passes/generate-js.js MAX_DEPTH) and the number of arguments it passes.
+ * A callee checks its arity with one integer test on the word (`(d & ARGC_MASK) !== 2`)
+ * instead of reading `arguments`, which V8 makes the hot call pay for. So every caller,
+ * generated or written in JavaScript, must put the true count there (callWord); a
+ * callee written in JavaScript may still read `arguments.length` instead.
  */
 export const CALL = Symbol('termite.call');
+
+/** The low bits of a call word that hold the argument count. */
+export const ARGC_BITS = 16;
+/** One unit of stack depth in a call word. */
+export const DEPTH_UNIT = 1 << ARGC_BITS;
+/** The argument count of a call word: `word & ARGC_MASK`. */
+export const ARGC_MASK = DEPTH_UNIT - 1;
+/**
+ * The most arguments one call can pass (V8 parses no call with more than 65,535
+ * arguments either); `apply` and the driver refuse more with an error.
+ */
+export const MAX_CALL_ARGUMENTS = ARGC_MASK;
+/**
+ * The version of the generated code's calling convention. Kept JavaScript (the start-up
+ * cache of generated fast forms) is keyed by it, so code generated under another
+ * convention is never linked with this one's. Bump it whenever what a call site passes
+ * or what an entry expects changes.
+ */
+export const CALLING_CONVENTION = 2;
+
+/**
+ * The call word for calling a procedure with `argc` arguments from an activation whose
+ * own call word is `d` (one unit deeper than that activation).
+ * @param {number} d @param {number} argc
+ */
+export function callWord(d, argc) {
+  return d - (d & ARGC_MASK) + DEPTH_UNIT + argc;
+}
 
 /**
  * A procedure value: code reference plus free values. Never holds a JS closure, so any
@@ -251,7 +286,7 @@ export const CALL = Symbol('termite.call');
  */
 export class Closure {
   /**
-   * @param {Function} fn   the lambda's fast entry (same as lam.fast); called fn.call(closure, depth, ...args)
+   * @param {Function} fn   the lambda's fast entry (same as lam.fast); called fn.call(closure, word, ...args) (CALL)
    * @param {LambdaInfo} lam
    * @param {any[]|null} fv free values, in the order closure conversion assigned
    */

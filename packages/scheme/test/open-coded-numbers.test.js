@@ -104,3 +104,34 @@ test('a flonum loop pre-empted and resumed many times computes what the same loo
   assert.equal(Number(gotTotal), total);
   assert.equal(Number(gotSum), sum);
 });
+
+test('an operation with an integer literal tests one bound and agrees with the general procedure', () => {
+  // x + c and x - c move towards one bound only, so only that bound is tested: at
+  // the edges of the safe integers and of the inline range, the result must still be
+  // exactly what the general procedure gives (a bigint past 2^53, a fixnum below it)
+  const forms = ['(+ x 1)', '(+ 1 x)', '(- x 1)', '(- 5 x)', '(+ x 1000)', '(- x 1000)', '(+ x 1073741823)', '(- x 1073741823)', '(* x 2)', '(< x 2)', '(= 2 x)'];
+  const defs = forms.map((f, i) => `(define (lit${i} x) ${f})`).join('\n');
+  const general = forms.map((f) => f.replace(/^\((\S+) /, '(apply $1 (list ').replace(/\)$/, '))'));
+  const gdefs = general.map((f, i) => `(define (gen${i} x) ${f})`).join('\n');
+  const pairs = forms.map((_, i) => `(cons lit${i} gen${i})`).join(' ');
+  const text = `
+    ${defs}
+    ${gdefs}
+    (define numbers
+      (list 0 1 -1 4503599627370495 -4503599627370495 4503599627370494 -4503599627370494
+            9007199254740991 -9007199254740991 9007199254740990 -9007199254740990 9007199254740993
+            1/2 1.5 -0.0 +inf.0 +nan.0 3+4i 'x))
+    (define (try f a) (guard (e (#t 'error)) (f a)))
+    (define (same? x y) (or (eqv? x y) (and (eq? x 'error) (eq? y 'error))))
+    (define bad '())
+    (for-each (lambda (p)
+                (for-each (lambda (a)
+                            (let ((i (try (car p) a)) (g (try (cdr p) a)))
+                              (if (not (same? i g)) (set! bad (cons (list a i g) bad)))))
+                          numbers))
+              (list ${pairs}))
+    (list (lit0 9007199254740991) (lit2 -9007199254740991) (lit0 4503599627370495) bad)`;
+  assert.equal(runProgram(text), '(9007199254740992 -9007199254740992 4503599627370496 ())');
+  const js = generateJs(/** @type {any} */ (compileProgramText('(define (g a) (- a 1))', { file: 'y.scm' }).at(-1)).wire);
+  assert.match(js, /\(typeof l0 === 'number' && \(l0 - 1\) >= -4503599627370495 \? l0 - 1 : P\d+\(l0, 1\)\)/);
+});

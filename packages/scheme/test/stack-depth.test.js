@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { compileProgramText, linkProgram, Thread, runToCompletion } from '../src/index.js';
 import { generateJs, frameWeight, MAX_DEPTH } from '../src/passes/generate-js.js';
 import { writeString } from '../src/printer.js';
+import { DEPTH_UNIT } from '../src/values.js';
 
 /** @param {string} text */
 function run(text) {
@@ -42,8 +43,10 @@ test('a call passes on its activation\'s weight; small activations weigh 1', () 
   assert.ok(weights.includes(1));
   const heavy = Math.max(...weights);
   assert.ok(heavy >= 300 / 16, `the 300-value activation weighs ${heavy}`);
-  assert.match(js, new RegExp(`\\[CALL\\]\\(d \\+ ${heavy}, `));
-  assert.match(js, /\[CALL\]\(d \+ 1, /);
+  // the call word: d plus the weight in depth units, less the caller's own argument
+  // count, plus the callee's (both 1 here)
+  assert.match(js, new RegExp(`\\[CALL\\]\\(d \\+ ${heavy * DEPTH_UNIT}, `));
+  assert.match(js, new RegExp(`\\[CALL\\]\\(d \\+ ${DEPTH_UNIT}, `));
 });
 
 test('deep recursion, deeply nested data written and compared, primitives calling back', () => {

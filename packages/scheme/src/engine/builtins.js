@@ -10,9 +10,9 @@
  */
 import { primitives } from './registry.js';
 import { rtEnv } from './linker.js';
-import { R, CALL, arity, unwind, charge, built, PEND_CAPTURE, PEND_EXIT } from './engine.js';
-import { ESCAPE, DIE, driverHooks } from './driver.js';
-import { Closure, ErrorObject, Pair, schemeErrorOf } from '../values.js';
+import { R, CALL, arity, unwind, charge, built, PEND_CAPTURE, PEND_EXIT, PEND_REINSTATE } from './engine.js';
+import { DIE, driverHooks } from './driver.js';
+import { Closure, ErrorObject, Pair, schemeErrorOf, callWord, ARGC_MASK } from '../values.js';
 import { originHere } from './backtrace.js';
 import { parameterLambda, parameterCode } from '../primitives/prims-control.js';
 
@@ -46,7 +46,8 @@ export function defineBuiltin(name, fast, nreq, nopt) {
 }
 
 /**
- * The calling-convention adapter of a primitive: checks arity, calls the JS function.
+ * The calling-convention adapter of a primitive: checks arity (the count in the call
+ * word, values.js CALL), calls the JS function.
  * @param {import('./registry.js').PrimitiveDef} p
  * @returns {Function}
  */
@@ -54,10 +55,10 @@ function adapter(p) {
   const { fn, min, max } = p;
   if (min === max) {
     switch (min) {
-      case 0: return /** @this {Closure} */ function (/** @type {number} */ _d) { return arguments.length !== 1 ? arity(this, arguments.length - 1) : fn(); };
-      case 1: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a) { return arguments.length !== 2 ? arity(this, arguments.length - 1) : fn(a); };
-      case 2: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b) { return arguments.length !== 3 ? arity(this, arguments.length - 1) : fn(a, b); };
-      case 3: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return arguments.length !== 4 ? arity(this, arguments.length - 1) : fn(a, b, c); };
+      case 0: return /** @this {Closure} */ function (/** @type {number} */ d) { return (d & ARGC_MASK) !== 0 ? arity(this, d & ARGC_MASK) : fn(); };
+      case 1: return /** @this {Closure} */ function (/** @type {number} */ d, /** @type {any} */ a) { return (d & ARGC_MASK) !== 1 ? arity(this, d & ARGC_MASK) : fn(a); };
+      case 2: return /** @this {Closure} */ function (/** @type {number} */ d, /** @type {any} */ a, /** @type {any} */ b) { return (d & ARGC_MASK) !== 2 ? arity(this, d & ARGC_MASK) : fn(a, b); };
+      case 3: return /** @this {Closure} */ function (/** @type {number} */ d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return (d & ARGC_MASK) !== 3 ? arity(this, d & ARGC_MASK) : fn(a, b, c); };
     }
   }
   return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any[]} */ ...args) {
@@ -85,12 +86,12 @@ export const MAX_APPLY_ARGUMENTS = 50000;
 
 /** `(apply f a ... list)` — a tail call, so it needs no frame of its own. @this {Closure} the apply procedure */
 function applyCode(/** @type {number} */ d, /** @type {any} */ f, /** @type {any[]} */ ...rest) {
-  if (arguments.length < 3) return arity(this, arguments.length - 1);
+  if ((d & ARGC_MASK) < 2) return arity(this, d & ARGC_MASK);
   if (!(f instanceof Closure)) schemeErrorOf('type', 'apply', 'not a procedure', f);
   const last = rest.pop();
   const args = spreadArguments(rest, last);
   charge(built(args.length)); // spreading them, and the callee's work over them
-  return f[CALL](d + 1, ...args);
+  return f[CALL](callWord(d, args.length), ...args);
 }
 
 /**
@@ -122,11 +123,14 @@ function captureCode(/** @type {number} */ _d) {
   return unwind(PEND_CAPTURE);
 }
 
-/** `(%reinstate raw value)` abandons the JS stack and returns value to raw's frames. */
+/**
+ * `(%reinstate raw value)` abandons the JS stack and returns value to raw's frames. It
+ * unwinds by returning (the activations it passes drop themselves: engine.js push), not
+ * by throwing: a JS throw cost about 2 µs here, most of a call/cc-heavy program's time.
+ */
 function reinstateCode(/** @type {number} */ _d, /** @type {any} */ raw, /** @type {any} */ value) {
   if (!Array.isArray(raw) || raw.length !== 4) schemeErrorOf('type', '%reinstate', 'expected a raw continuation', raw);
-  R.pval = [raw, value];
-  throw ESCAPE;
+  return unwind(PEND_REINSTATE, [raw, value]);
 }
 
 /** `(%uncaught obj)`: the thread dies with obj. */

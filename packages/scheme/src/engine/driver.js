@@ -15,8 +15,8 @@
  * the thread in ACT_CALL or ACT_RETURN, ready to continue. The process scheduler
  * (another package) decides which thread runs next; there is no scheduler here.
  */
-import { R, U, CALL, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT } from './engine.js';
-import { SchemeError, ErrorObject, Values, arrayToList } from '../values.js';
+import { R, U, CALL, PEND_CALL, PEND_CAPTURE, PEND_SUSPEND, PEND_EXIT, PEND_REINSTATE } from './engine.js';
+import { SchemeError, ErrorObject, Values, arrayToList, MAX_CALL_ARGUMENTS, schemeErrorOf } from '../values.js';
 import { ErrorOrigin } from './backtrace.js';
 
 export const ACT_CALL = 0;
@@ -28,8 +28,7 @@ export const SLICE_DONE = 1; // the thread returned; thread.val is its value
 export const SLICE_SUSPENDED = 2; // the thread blocked; thread.suspension says on what
 export const SLICE_DIED = 3; // an uncaught exception; thread.val is the payload
 
-/** Thrown (not returned) to abandon the JS stack: continuation invocation, uncaught raise. */
-export const ESCAPE = Object.freeze({ escape: true });
+/** Thrown (not returned) to abandon the JS stack: an uncaught raise. */
 export const DIE = Object.freeze({ die: true });
 
 /** A Scheme computation. */
@@ -92,7 +91,10 @@ function loop(th) {
         const args = /** @type {any[]} */ (th.args);
         th.clo = null;
         th.args = null;
-        r = c[CALL](0, ...args);
+        // depth 0 and the argument count (values.js CALL): a pending call decoded from
+        // another node may carry any number of arguments, more than a call word holds
+        if (args.length > MAX_CALL_ARGUMENTS) schemeErrorOf('range', 'apply', `too many arguments (at most ${MAX_CALL_ARGUMENTS})`, args.length);
+        r = c[CALL](args.length, ...args);
       } else {
         const fr = th.k;
         if (fr === null) return SLICE_DONE;
@@ -131,6 +133,17 @@ function loop(th) {
         th.act = ACT_RETURN;
         th.val = driverHooks.makeRawContinuation(th);
         continue;
+      case PEND_REINSTATE: {
+        // a continuation was invoked: R.pval = [raw, value], raw = #(frames winders handlers params)
+        const [raw, value] = R.pval;
+        R.pval = null;
+        th.k = raw[0];
+        th.handlers = raw[2];
+        th.params = raw[3];
+        th.act = ACT_RETURN;
+        th.val = value;
+        continue;
+      }
       case PEND_SUSPEND:
         th.suspension = R.pval;
         R.pval = null;
@@ -149,23 +162,11 @@ function loop(th) {
 
 /**
  * A JS exception escaped the running code. Returns a SLICE_ code to stop the slice, or
- * null when the thread continues (a continuation was reinstated, or the error is now
- * being raised in Scheme).
+ * null when the thread continues (the error is now being raised in Scheme).
  * @param {Thread} th @param {any} e
  * @returns {number|null}
  */
 function caught(th, e) {
-  if (e === ESCAPE) {
-    // a continuation was invoked: R.pval = [raw, value], raw = #(frames winders handlers params)
-    const [raw, value] = R.pval;
-    R.pval = null;
-    th.k = raw[0];
-    th.handlers = raw[2];
-    th.params = raw[3];
-    th.act = ACT_RETURN;
-    th.val = value;
-    return null;
-  }
   if (e === DIE) {
     th.val = R.pval;
     R.pval = null;

@@ -8,7 +8,8 @@
  *    unwound; every activation with a pending return point pushes its Frame (innermost
  *    first) onto the chain R.uhead..R.utail before returning U.
  *  - `R.pend` says why the unwind started; the driver reads it once the stack is empty.
- *  - Every Scheme procedure is called as `f[CALL](depth, ...args)` with `this === f`.
+ *  - Every Scheme procedure is called as `f[CALL](word, ...args)` with `this === f`, the
+ *    word holding the stack depth and the argument count (values.js CALL, callWord).
  *    Values that are not procedures inherit a [CALL] that signals "not a procedure".
  */
 import { Frame, Closure, Box, VOID, UNASSIGNED, Pair, CALL, Flonum, schemeErrorOf, arrayToList } from '../values.js';
@@ -23,6 +24,7 @@ export const PEND_CALL = 1; // call R.pc with R.pargs (depth limit or fuel exhau
 export const PEND_CAPTURE = 2; // call/cc: the driver hands the whole continuation back
 export const PEND_SUSPEND = 3; // the thread blocks; R.presume says how it resumes
 export const PEND_EXIT = 4; // the thread ends with R.pval
+export const PEND_REINSTATE = 5; // a continuation was invoked: R.pval = [raw, value]; the frames unwound are dropped
 
 /** Engine registers. One set per JS realm: only one thread runs at a time. */
 export const R = {
@@ -49,6 +51,8 @@ export const R = {
  * @param {any} lam @param {number} label @param {any[]} s
  */
 export function push(lam, label, s) {
+  // a continuation being reinstated abandons the activations it unwinds
+  if (R.pend === PEND_REINSTATE) return U;
   const f = new Frame(lam, label, s, null);
   if (R.utail === null) R.uhead = f;
   else R.utail.next = f;

@@ -36,7 +36,7 @@ import { STANDARD_LIBRARIES } from '../expand/stdlib.js';
 import { compileUnitChecked } from '../compile-checked.js';
 import { registerPrinter, writeString } from '../printer.js';
 import { readAll, locationOf } from '../reader.js';
-import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf, stringText } from '../values.js';
+import { Pair, Sym, VOID, arrayToList, isList, schemeErrorOf, stringText, callWord } from '../values.js';
 import { typeError } from '../primitives/prims-errors.js';
 import * as host from './host.js';
 
@@ -135,8 +135,8 @@ function compileIn(datum, env) {
  */
 function runTops(d, tops) {
   if (tops.length === 0) return VOID;
-  if (tops.length === 1) return tops[0][CALL](d + 1);
-  return rtEnv.cell('%run-thunks').v[CALL](d + 1, arrayToList(tops));
+  if (tops.length === 1) return tops[0][CALL](callWord(d, 0));
+  return rtEnv.cell('%run-thunks').v[CALL](callWord(d, 1), arrayToList(tops));
 }
 
 /** @param {string} who @param {any} x @returns {EvalEnvironment} */

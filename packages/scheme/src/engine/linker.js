@@ -14,7 +14,7 @@
  */
 import { Cell, Unbound, codeRuntime, EMPTY } from './engine.js';
 import { primitives } from './registry.js';
-import { Closure, UNIT_HASH, freezeLiteral, schemeErrorOf } from '../values.js';
+import { Closure, UNIT_HASH, freezeLiteral, schemeErrorOf, CALLING_CONVENTION } from '../values.js';
 import { generateJs, generateResumeOf } from '../passes/generate-js.js';
 import { internalOps } from '../passes/inline-primitives.js';
 import { siteLocation } from '../ir/wire.js';
@@ -135,9 +135,18 @@ export function instantiate(wire, hash, env, opts = {}) {
 const resumeCache = new Map();
 
 /**
+ * What each kept source starts with: the calling convention it was generated for
+ * (values.js CALLING_CONVENTION). Code of another convention would call this one's
+ * procedures with the wrong call words, so presetFastSources takes only sources that
+ * carry this one's mark.
+ */
+const CONVENTION_MARK = `/* calling convention ${CALLING_CONVENTION} */`;
+
+/**
  * The fast forms' JavaScript of the units with these hashes, as generated here: for a
  * host that keeps it beside the units it came from (node-daemon's start-up cache of the
- * runtime library), to hand back with presetFastSources in a later process.
+ * runtime library), to hand back with presetFastSources in a later process. Each source
+ * is marked with the calling convention it was generated for.
  * @param {Iterable<string>} hashes
  * @returns {Record<string, string>}
  */
@@ -146,7 +155,7 @@ export function fastSourcesOf(hashes) {
   const out = {};
   for (const h of hashes) {
     const s = sourceCache.get(h);
-    if (s !== undefined) out[h] = s;
+    if (s !== undefined) out[h] = CONVENTION_MARK + s;
   }
   return out;
 }
@@ -159,11 +168,20 @@ export function hasFastSource(hash) {
 /**
  * Take the fast forms' JavaScript of units by hash instead of generating it. Only for
  * JavaScript this installation generated itself from the same IR with the same
- * generator (never JavaScript from a peer): the caller vouches for that.
+ * generator (never JavaScript from a peer): the caller vouches for that. A source
+ * without this calling convention's mark (fastSourcesOf) is ignored: its unit is
+ * generated as usual.
  * @param {Record<string, string>} sources
+ * @returns {string[]} the hashes whose source was taken
  */
 export function presetFastSources(sources) {
-  for (const [h, s] of Object.entries(sources)) if (typeof s === 'string' && !sourceCache.has(h)) sourceCache.set(h, s);
+  const taken = [];
+  for (const [h, s] of Object.entries(sources)) {
+    if (typeof s !== 'string' || !s.startsWith(CONVENTION_MARK) || sourceCache.has(h)) continue;
+    sourceCache.set(h, s.slice(CONVENTION_MARK.length));
+    taken.push(h);
+  }
+  return taken;
 }
 
 /**

@@ -23,7 +23,7 @@
  *    them by name with anything): every step re-checks what it dereferences;
  *  - a small input is finished by the entry's first step: one JS call, no extra allocation.
  */
-import { Closure, SchemeError, schemeErrorOf } from '../values.js';
+import { Closure, SchemeError, schemeErrorOf, ARGC_MASK } from '../values.js';
 import { Thread, runToCompletion } from './driver.js';
 import { rtEnv } from './linker.js';
 import { sc, arity } from './engine.js';
@@ -64,9 +64,9 @@ export function defineResumable(name, nreq, nopt, entry) {
 function entryAdapter(nreq, nopt, entry) {
   if (nopt === 0) {
     switch (nreq) {
-      case 1: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a) { return arguments.length !== 2 ? arity(this, arguments.length - 1) : entry(a); };
-      case 2: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b) { return arguments.length !== 3 ? arity(this, arguments.length - 1) : entry(a, b); };
-      case 3: return /** @this {Closure} */ function (/** @type {number} */ _d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return arguments.length !== 4 ? arity(this, arguments.length - 1) : entry(a, b, c); };
+      case 1: return /** @this {Closure} */ function (/** @type {number} */ d, /** @type {any} */ a) { return (d & ARGC_MASK) !== 1 ? arity(this, d & ARGC_MASK) : entry(a); };
+      case 2: return /** @this {Closure} */ function (/** @type {number} */ d, /** @type {any} */ a, /** @type {any} */ b) { return (d & ARGC_MASK) !== 2 ? arity(this, d & ARGC_MASK) : entry(a, b); };
+      case 3: return /** @this {Closure} */ function (/** @type {number} */ d, /** @type {any} */ a, /** @type {any} */ b, /** @type {any} */ c) { return (d & ARGC_MASK) !== 3 ? arity(this, d & ARGC_MASK) : entry(a, b, c); };
     }
   }
   const max = nopt < 0 ? Infinity : nreq + nopt;

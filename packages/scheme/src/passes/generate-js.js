@@ -8,13 +8,16 @@
  * serializes like any value (docs/architecture.md § The compiler). To that end each
  * clause of each lambda becomes two JS functions:
  *
- *   fast form    function L5(d, l0, l1)   `this` is the closure, d the JS stack depth.
+ *   fast form    function L5(d, l0, l1)   `this` is the closure, d the call word: the JS
+ *                stack depth times DEPTH_UNIT plus the number of arguments passed
+ *                (values.js CALL), so the arity check is one integer test on d.
  *                Structured code: K_IF → an `if` whose else-code follows it unnested,
  *                K_JOIN → `jN: { inner }` followed by the join's code, K_LOOP →
  *                `continue` of a loop around the body.
  *                After every non-tail call:
- *                  l2 = f[CALL](d + w, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
- *                (w: this activation's stack weight, frameWeight)
+ *                  l2 = f[CALL](d + k, ...); if (l2 === U) return push(LAM5, label, [c, live...]);
+ *                (k a constant: this activation's stack weight (frameWeight) in depth
+ *                units, less its own argument count, plus the callee's)
  *                so when anything below unwinds (pre-emption, call/cc, a blocking receive,
  *                the depth limit), this activation reifies itself as a Frame and unwinds too.
  *                On entry: arity check, then fuel and depth check (`sc` suspends the call).
@@ -28,7 +31,9 @@
  * `part`): the linker generates the resume forms on the first resume. A loop clause on
  * fixnums or flonums also gets a typed copy in its fast form (typed-loops.js). The JS
  * stack is bounded in bytes: `d` counts stack units, each call adding its activation's
- * frameWeight, and a callee past MAX_DEPTH unwinds.
+ * frameWeight, and a callee past MAX_DEPTH unwinds. Every call site passes its argument
+ * count in the word's low bits, and every entry checks its arity there
+ * (CALLING_CONVENTION names this convention).
  *
  * Generated code refers to nothing but generated identifiers and the tables the linker
  * passes in ($.K constants, $.G global cells, $.P primitives, $.LAM lambda infos):
@@ -45,6 +50,7 @@ import {
   K_RETURN, K_TAIL, K_CALL, K_LET, K_FIX, K_IF, K_JOIN, K_JUMP, K_LOOP, forEachSite,
 } from '../ir/wire.js';
 import { CompilerBug } from './walk-core.js';
+import { DEPTH_UNIT, ARGC_MASK, MAX_CALL_ARGUMENTS } from '../values.js';
 import { inlinePrimitive, internalOps } from './inline-primitives.js';
 import { typeLoop, emitTypedLoop } from './typed-loops.js';
 
@@ -57,6 +63,9 @@ import { typeLoop, emitTypedLoop } from './typed-loops.js';
  * about 360 KB, leaving the rest to the primitives and the host below and above.
  */
 export const MAX_DEPTH = 2400;
+
+/** The largest call word an entry accepts before it unwinds (depth MAX_DEPTH, any count). */
+const MAX_WORD = MAX_DEPTH * DEPTH_UNIT + ARGC_MASK;
 
 /**
  * The stack units of one activation of a clause: an interpreted frame takes about
@@ -197,7 +206,7 @@ class LambdaGen {
       maxLabel += countLabels(cl.body);
       resumes.push(`  if (fr.label <= ${maxLabel}) return L${index}$r${k}(fr, v);`);
     });
-    if (fast) this.out.push(`function L${index}(d) {\n  const n = arguments.length - 1;\n${cases.join('\n')}\n  return arity(this, n);\n}`);
+    if (fast) this.out.push(`function L${index}(d) {\n  const n = d & ${ARGC_MASK};\n${cases.join('\n')}\n  return arity(this, n);\n}`);
     if (resume) this.out.push(`function L${index}$r(fr, v) {\n${resumes.join('\n')}\n  throw new Error('bad frame label ' + fr.label);\n}`);
     return [`L${index}`, `L${index}$r`];
   }
@@ -211,16 +220,16 @@ class LambdaGen {
     const argList = cl.rest ? [...params, '...r'] : params;
     const lines = [];
     lines.push(`function ${name}(d${argList.map((p) => ', ' + p).join('')}) {`);
-    if (!dispatched) {
-      lines.push(cl.rest
-        ? `  if (arguments.length < ${cl.nreq + 1}) return arity(this, arguments.length - 1);`
-        : `  if (arguments.length !== ${cl.nreq + 1}) return arity(this, arguments.length - 1);`);
-    }
+    // the arity check reads the count the caller put in the call word; a clause with a
+    // rest list then clears it, so its calls add constants to d as a fixed clause's do
+    if (!dispatched && !cl.rest) lines.push(`  if ((d & ${ARGC_MASK}) !== ${cl.nreq}) return arity(this, d & ${ARGC_MASK});`);
+    else if (!dispatched && cl.nreq > 0) lines.push(`  if ((d & ${ARGC_MASK}) < ${cl.nreq}) return arity(this, d & ${ARGC_MASK});`);
+    if (cl.rest) lines.push(`  d -= d & ${ARGC_MASK};`);
     const suspendArgs = cl.rest ? `[${params.map((p) => p + ', ').join('')}...r]` : `[${params.join(', ')}]`;
     const hasLoop = containsLoop(cl.body);
     lines.push(hasLoop
-      ? `  if (d > ${MAX_DEPTH}) return sc(this, ${suspendArgs});`
-      : `  if (--R.fuel < 0 || d > ${MAX_DEPTH}) return sc(this, ${suspendArgs});`);
+      ? `  if (d > ${MAX_WORD}) return sc(this, ${suspendArgs});`
+      : `  if (--R.fuel < 0 || d > ${MAX_WORD}) return sc(this, ${suspendArgs});`);
     lines.push(`  const c = this;`);
     if (cl.rest) lines.push(`  let l${cl.nreq} = mklist(r);`);
     const first = cl.nreq + cl.rest;
@@ -229,7 +238,7 @@ class LambdaGen {
     const body = new BlockWriter(this, cl, 'fast');
     if (hasLoop) {
       const typing = typeLoop(this.unit, cl);
-      if (typing) emitTypedLoop(this.unit, cl, typing, frameWeight(cl), lines);
+      if (typing) emitTypedLoop(this.unit, cl, typing, (n) => body.word(n), lines);
       lines.push(`  loop: for (;;) {`);
       lines.push(`    if (--R.fuel < 0) return sc(c, [${params.join(', ')}]);`);
       body.block(cl.body, '    ', lines);
@@ -291,6 +300,8 @@ class BlockWriter {
     this.mode = mode;
     this.unit = gen.unit;
     this.weight = frameWeight(clause);
+    /** the argument count in this activation's own `d`: the fast form of a fixed-arity clause keeps the caller's; a rest clause clears it, the resume form's d is 0 */
+    this.ownCount = mode === 'fast' && !clause.rest ? clause.nreq : 0;
     /** resume mode: pieces still to emit, as [state, block, start index] */
     /** @type {[number, any[], number][]} */
     this.pieces = [];
@@ -334,6 +345,15 @@ class BlockWriter {
   }
 
   /**
+   * The call word passed to a callee of `argc` arguments: d plus one constant.
+   * @param {number} argc @returns {string}
+   */
+  word(argc) {
+    if (argc > MAX_CALL_ARGUMENTS) throw new CompilerBug(`generate-js: a call with ${argc} arguments (at most ${MAX_CALL_ARGUMENTS})`);
+    return `d + ${this.weight * DEPTH_UNIT - this.ownCount + argc}`;
+  }
+
+  /**
    * Fast mode: emit a whole block.
    * @param {any[]} block @param {string} ind @param {string[]} lines
    */
@@ -356,7 +376,7 @@ class BlockWriter {
         case K_CALL: {
           const [, label, dest, live, f, args] = ins;
           const slots = ['c', ...live.map((/** @type {number} */ l) => 'l' + l)].join(', ');
-          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](d + ${this.weight}${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
+          lines.push(`${ind}l${dest} = ${this.callee(f)}[CALL](${this.word(args.length)}${args.map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           lines.push(`${ind}if (l${dest} === U) return push(LAM${this.gen.index}, ${label}, [${slots}]);`);
           if (this.mode === 'resume') {
             lines.push(`${ind}st = ${label}; continue;`);
@@ -386,7 +406,7 @@ class BlockWriter {
           lines.push(`${ind}return ${this.triv(ins[1])};${this.gen.marker(ins)}`);
           return;
         case K_TAIL:
-          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](d + ${this.weight}${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
+          lines.push(`${ind}return ${this.callee(ins[1])}[CALL](${this.word(ins[2].length)}${ins[2].map((/** @type {any} */ a) => ', ' + this.atom(a)).join('')});${this.gen.marker(ins)}`);
           return;
         case K_IF:
           // The then-block ends in a terminal, so the else-block follows the `if`
@@ -413,7 +433,7 @@ class BlockWriter {
             if (args.length > 0) lines.push(`${ind}{ const ${temps.join(', ')}; ${args.map((/** @type {any} */ _, /** @type {number} */ k) => `l${k} = t${k};`).join(' ')} }`);
             lines.push(`${ind}continue loop;`);
           } else {
-            lines.push(`${ind}return c[CALL](d + ${this.weight}${args.map((/** @type {any} */ a) => ', ' + a).join('')});`);
+            lines.push(`${ind}return c[CALL](${this.word(args.length)}${args.map((/** @type {any} */ a) => ', ' + a).join('')});`);
           }
           return;
         }

@@ -12,7 +12,9 @@
  * Numbers: the arithmetic and comparisons of two arguments are open-coded for two
  * fixnums (JS numbers) and for two flonums (Flonum, a boxed double: the IEEE operation
  * on `.v`, then one allocation for an arithmetic result, none for a comparison); mixed
- * and other numbers take the general procedure.
+ * and other numbers take the general procedure. An integer literal operand is known to
+ * be a fixnum (no type test), and `x + c`, `x - c` test only the bound the result moves
+ * towards.
  */
 
 /** An identifier: safe to repeat and to take a property of. @param {string} a */
@@ -66,7 +68,17 @@ function flonumOp([a, b], op) {
  */
 function fixnumOp([a, b], op, fn) {
   if (!simple(a) || !simple(b)) return null;
-  return `(typeof ${a} === 'number' && typeof ${b} === 'number' && (${a} ${op} ${b}) <= 4503599627370495 && (${a} ${op} ${b}) >= -4503599627370495 ? ${a} ${op} ${b} : ${flonumOp([a, b], op)}${fn}(${a}, ${b}))`;
+  const x = literalValue(b) !== null ? a : op === '+' && literalValue(a) !== null ? b : null;
+  if (x !== null && ident(x)) {
+    // `x + c`, `c + x` or `x - c` with an inline integer c (|c| < 2^30, wire.js
+    // MAX_INLINE_FIXNUM): x is a safe integer, so the exact result moves towards one
+    // bound only, and only that bound is tested (and not the literal's type)
+    const c = /** @type {number} */ (literalValue(x === a ? b : a));
+    const up = (op === '+') === (c >= 0);
+    const bound = up ? `(${a} ${op} ${b}) <= 4503599627370495` : `(${a} ${op} ${b}) >= -4503599627370495`;
+    return `(typeof ${x} === 'number' && ${bound} ? ${a} ${op} ${b} : ${fn}(${a}, ${b}))`;
+  }
+  return `(${numberTests(a, b)} && (${a} ${op} ${b}) <= 4503599627370495 && (${a} ${op} ${b}) >= -4503599627370495 ? ${a} ${op} ${b} : ${flonumOp([a, b], op)}${fn}(${a}, ${b}))`;
 }
 
 /**
@@ -75,7 +87,20 @@ function fixnumOp([a, b], op, fn) {
  */
 function fixnumMul([a, b], fn) {
   if (!simple(a) || !simple(b)) return null;
-  return `(typeof ${a} === 'number' && typeof ${b} === 'number' && (${a} * ${b}) <= 4503599627370495 && (${a} * ${b}) >= -4503599627370495 ? ${a} * ${b} + 0 : ${flonumOp([a, b], '*')}${fn}(${a}, ${b}))`;
+  return `(${numberTests(a, b)} && (${a} * ${b}) <= 4503599627370495 && (${a} * ${b}) >= -4503599627370495 ? ${a} * ${b} + 0 : ${flonumOp([a, b], '*')}${fn}(${a}, ${b}))`;
+}
+
+/** The value of an integer literal atom (`5`, `(-5)`), else null. @param {string} a */
+function literalValue(a) {
+  return /^\d+$|^\(-\d+\)$/.test(a) ? Number(a.replace(/[()]/g, '')) : null;
+}
+
+/**
+ * The test that both atoms are JS numbers (fixnums); a literal needs none.
+ * @param {string} a @param {string} b
+ */
+function numberTests(a, b) {
+  return [a, b].filter((x) => literalValue(x) === null).map((x) => `typeof ${x} === 'number'`).join(' && ') || 'true';
 }
 
 /**
@@ -86,7 +111,7 @@ function fixnumMul([a, b], fn) {
 function fixnumCmp([a, b], op, fn) {
   if (!simple(a) || !simple(b)) return null;
   const flonums = ident(a) && ident(b) ? `${a} instanceof Flonum && ${b} instanceof Flonum ? ${a}.v ${op} ${b}.v : ` : '';
-  return `(typeof ${a} === 'number' && typeof ${b} === 'number' ? ${a} ${op} ${b} : ${flonums}${fn}(${a}, ${b}))`;
+  return `(${numberTests(a, b)} ? ${a} ${op} ${b} : ${flonums}${fn}(${a}, ${b}))`;
 }
 
 /** Names of the compiler's internal operations (not in the primitive registry). */

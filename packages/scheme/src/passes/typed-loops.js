@@ -204,10 +204,11 @@ export function typeLoop(unit, cl) {
 /**
  * Emit the typed copy (the guarded block above) for a clause typeLoop accepted.
  * @param {any} unit @param {any} cl @param {{cls: Classes, frees: number[]}} typing
- * @param {number} weight the activation's stack weight (what a call adds to `d`)
+ * @param {(argc: number) => string} word the call word of a call passing argc arguments
+ *   (generate-js BlockWriter.word: d plus the activation's weight and the count)
  * @param {string[]} lines
  */
-export function emitTypedLoop(unit, cl, typing, weight, lines) {
+export function emitTypedLoop(unit, cl, typing, word, lines) {
   const { cls } = typing;
   const params = [];
   for (let k = 0; k < cl.nreq; k++) params.push(k);
@@ -243,7 +244,7 @@ export function emitTypedLoop(unit, cl, typing, weight, lines) {
   lines.push(`    let fuel = R.fuel;`);
   lines.push(`    for (;;) {`);
   lines.push(`      if (--fuel < 0) break;`);
-  new TypedWriter(unit, cls, box, weight).block(cl.body, '      ', lines);
+  new TypedWriter(unit, cls, box, word).block(cl.body, '      ', lines);
   lines.push(`    }`);
   lines.push(`    R.fuel = fuel; ${params.map((k) => `l${k} = ${box(`l${k}`, `u${k}`)};`).join(' ')}`);
   lines.push(`  }`);
@@ -254,13 +255,13 @@ class TypedWriter {
   /**
    * @param {any} unit @param {Classes} cls
    * @param {(slot: string, js: string) => string} box
-   * @param {number} weight the activation's stack weight (generate-js frameWeight)
+   * @param {(argc: number) => string} word the call word of a call (emitTypedLoop)
    */
-  constructor(unit, cls, box, weight) {
+  constructor(unit, cls, box, word) {
     this.unit = unit;
     this.cls = cls;
     this.box = box;
-    this.weight = weight;
+    this.word = word;
     this.temp = 0;
   }
 
@@ -292,7 +293,7 @@ class TypedWriter {
         case K_TAIL: {
           const f = ins[1][0] === A_GLOBAL ? `G${ins[1][1]}.v` : this.atom(ins[1]);
           const args = ins[2].map((/** @type {any} */ a) => `, ${this.boxAtom(a)}`).join('');
-          lines.push(`${ind}R.fuel = fuel; return ${f}[CALL](d + ${this.weight}${args});`);
+          lines.push(`${ind}R.fuel = fuel; return ${f}[CALL](${this.word(ins[2].length)}${args});`);
           return;
         }
         case K_LOOP: {
