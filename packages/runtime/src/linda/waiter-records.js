@@ -10,7 +10,7 @@
  *  - a record is served only by a tuple put into its space after it was recorded (at
  *    recording the space had no match): serveRecords runs after every tuple that enters
  *    a space with records (space-table.js putTuple, and tuples put back);
- *  - the core serves its own waiters first (the node's processes and timed helpers,
+ *  - the core serves its own waiters first (the node's own processes,
  *    inside `outBytes`); then every recorded `rd` whose template matches the new tuple
  *    gets a copy, and the first recorded `in` — by priority (0 first), then arrival —
  *    that finds a match in the space withdraws it: one `out` feeds at most one `in`;
