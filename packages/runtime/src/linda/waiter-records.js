@@ -129,12 +129,13 @@ function matches(scratch, template) {
 }
 
 /**
- * Take the tuple back out of the scratch space. A tuple holding formals (S/Net) matches
- * no template with its own bytes: that scratch space is then dropped for a new one.
+ * Take the tuple back out of the scratch space, by its exact bytes (a tuple holding
+ * formals, S/Net, included); should it not be there, the scratch space is dropped for a
+ * new one.
  * @param {any} node @param {any} scratch @param {Uint8Array} bytes
  */
 export function clearScratch(node, scratch, bytes) {
-  if (scratch.inpBytes(bytes) !== undefined) return;
+  if (scratch.removeExactBytes(bytes)) return;
   scratch.destroy();
   node.scratchSpace = undefined;
 }
