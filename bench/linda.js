@@ -5,6 +5,7 @@
  * run (docs/linda.md; BENCHMARKS.md, "Tuple spaces across nodes").
  *
  *   node bench/linda.js [PREFIX]        (node bench/run.js linda)
+ *   node bench/linda.js linda.rpc       (all but the matrix multiplication, which takes the longest)
  *
  *   pingpong.ws.2node          rt/s    the reference: a message to an echo process on the
  *                                      daemon and back (as bench/mesh.js measures it)
@@ -65,6 +66,8 @@ const MATMUL_WORKERS = [1, 2, 4];
 const prefix = prefixFromArgv();
 /** `node bench/linda.js linda.matmul`: only the matrix multiplication (it takes the longest) */
 const onlyMatmul = prefix.startsWith('linda.matmul');
+/** the matrix multiplication runs for the whole suite or its own prefix, not for another figure's (`node bench/linda.js linda.rpc`) */
+const withMatmul = onlyMatmul || prefix === '' || prefix === 'linda' || 'linda.matmul'.startsWith(prefix);
 const rep = new Reporter(prefix.startsWith('linda') || 'linda'.startsWith(prefix) ? '' : prefix);
 const SCALE = Number(process.env.BENCH_LINDA_SCALE ?? 1);
 const ROUNDS = 3;
@@ -224,7 +227,7 @@ try {
       }
     });
   }
-  await guarded('linda.matmul', () => matmulFigures(port));
+  if (withMatmul) await guarded('linda.matmul', () => matmulFigures(port));
 } catch (e) {
   rep.comment(`linda figures not measured: ${e instanceof Error ? e.message : e}`);
 } finally {
