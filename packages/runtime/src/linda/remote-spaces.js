@@ -447,6 +447,7 @@ function armTimeout(d, st, k, job, at) {
     dropRecord(d.node, job.record);
     d.emit(job.from, [F_SPACE_REPLY, job.n, S_TIMEOUT, false]);
   }, Math.max(0, Math.min(left, MAX_TIMER_MS)));
+  job.timer.unref?.(); // a peer's wait does not keep this node's process alive
 }
 
 /** @param {any} st @param {string} k @param {any} job */
