@@ -5,6 +5,7 @@
  * run (docs/linda.md; BENCHMARKS.md, "Tuple spaces across nodes").
  *
  *   node bench/linda.js [PREFIX]        (node bench/run.js linda)
+ *   node bench/linda.js linda.rpc       (all but the matrix multiplication, which takes the longest)
  *
  *   pingpong.ws.2node          rt/s    the reference: a message to an echo process on the
  *                                      daemon and back (as bench/mesh.js measures it)
@@ -13,7 +14,10 @@
  *   linda.rpc.{256,1k,8k}.2node rt/s   RPC by tuples (a request tuple, a server on the daemon,
  *                                      a response tuple) with that many payload bytes
  *   raw.ws.{256,1024,8192}     rt/s    the references: the same bytes echoed over a bare `ws`
- *                                      socket (bench/mesh-raw.js)
+ *                                      socket (bench/mesh-raw.js). The bare echo swings between
+ *                                      runs, so RPC is measured in RPC_ROUNDS rounds, each the
+ *                                      bare echo then RPC by tuples and by messages; the
+ *                                      `.vs_raw.ratio` figures are the median of the rounds' ratios
  *   rpc.msg.{256,1024,8192}.2node rt/s the same request and response as Termite messages in the
  *                                      same run (the fair reference: what the mesh and the
  *                                      runtime cost a message RPC before any Linda)
@@ -62,6 +66,8 @@ const MATMUL_WORKERS = [1, 2, 4];
 const prefix = prefixFromArgv();
 /** `node bench/linda.js linda.matmul`: only the matrix multiplication (it takes the longest) */
 const onlyMatmul = prefix.startsWith('linda.matmul');
+/** the matrix multiplication runs for the whole suite or its own prefix, not for another figure's (`node bench/linda.js linda.rpc`) */
+const withMatmul = onlyMatmul || prefix === '' || prefix === 'linda' || 'linda.matmul'.startsWith(prefix);
 const rep = new Reporter(prefix.startsWith('linda') || 'linda'.startsWith(prefix) ? '' : prefix);
 const SCALE = Number(process.env.BENCH_LINDA_SCALE ?? 1);
 const ROUNDS = 3;
@@ -71,12 +77,39 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-linda-'));
 /** @type {Map<string, number[]>} */
 const samples = new Map();
 
+/** per-round ratios to the bare ws echo of the same round, by figure */
+/** @type {Map<string, number[]>} */
+const roundRatios = new Map();
+const RPC_ROUNDS = 5;
+const RAW_SIZES = [[256, 3000], [1024, 3000], [8192, 2000]];
+
 /** @param {string} stdout */
 function keep(stdout) {
   for (const line of stdout.split('\n')) {
     const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
     if (r && Number.isFinite(Number(r[3]))) samples.set(r[1], [...(samples.get(r[1]) ?? []), Number(r[3])]);
   }
+}
+
+/** One round's figures (each printed once) into `into`. @param {string} stdout @param {Map<string, number>} into */
+function parse(stdout, into) {
+  for (const line of stdout.split('\n')) {
+    const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
+    if (r && Number.isFinite(Number(r[3]))) into.set(r[1], Number(r[3]));
+  }
+}
+
+/**
+ * Run bench/programs/linda-mesh.scm on a node joined to the daemon; its stdout.
+ * @param {number} port the daemon's @param {'main' | 'rpc'} part @param {number} rounds
+ */
+async function lindaProgram(port, part, rounds) {
+  const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
+    timeoutMs: 240000,
+    env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(rounds), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES), PART: part },
+  });
+  if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
+  return r.stdout;
 }
 
 /** @param {string} what @param {() => Promise<void>} f */
@@ -173,22 +206,28 @@ try {
   echo = await startAndWait([path.join(here, 'mesh-raw.js'), 'echo'], /^port (\d+)/m);
   const port = Number(daemon.m[2]);
   rep.comment(`daemon ${daemon.m[1].slice(0, 8)} on 127.0.0.1:${port} (pid ${daemon.h.pid}); daemon with --data (in ${dir}) on port ${durable.m[2]} (pid ${durable.h.pid}); raw echo server pid ${echo.h.pid}`);
-  if (!onlyMatmul) await guarded('two-node figures', async () => {
-    const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
-      timeoutMs: 240000,
-      env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(ROUNDS), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES) },
-    });
-    if (r.timedOut || r.code !== 0) throw new Error(`${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
-    keep(r.stdout);
-  });
-  for (const [bytes, count] of onlyMatmul ? [] : [[256, 3000], [1024, 3000], [8192, 2000]]) {
-    await guarded(`raw.ws.${bytes}`, async () => {
-      const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'ws', String(echo.m[1]), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
-      if (r.timedOut || r.code !== 0) throw new Error(r.stderr.slice(-400));
-      keep(r.stdout);
+  if (!onlyMatmul) await guarded('two-node figures', async () => keep(await lindaProgram(port, 'main', ROUNDS)));
+  // RPC by tuples and its references, interleaved a round at a time: bare ws, then Linda
+  // (and messages), so each round's ratio compares figures taken under the same load
+  for (let round = 1; !onlyMatmul && round <= RPC_ROUNDS; round++) {
+    await guarded(`RPC round ${round}`, async () => {
+      /** @type {Map<string, number>} */
+      const one = new Map();
+      for (const [bytes, count] of RAW_SIZES) {
+        const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'ws', String(echo.m[1]), String(bytes), String(Math.max(10, Math.round(count * SCALE))), '1'], { timeoutMs: 60000 });
+        if (r.timedOut || r.code !== 0) throw new Error(`raw.ws.${bytes}: ${r.stderr.slice(-400)}`);
+        parse(r.stdout, one);
+      }
+      parse(await lindaProgram(port, 'rpc', 1), one);
+      for (const [k, v] of one) samples.set(k, [...(samples.get(k) ?? []), v]);
+      for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
+        const raw = one.get(`raw.ws.${b}`), linda = one.get(`linda.rpc.${n}.2node`), msg = one.get(`rpc.msg.${b}.2node`);
+        if (raw !== undefined && linda !== undefined) roundRatios.set(`linda.rpc.${n}.2node`, [...(roundRatios.get(`linda.rpc.${n}.2node`) ?? []), linda / raw]);
+        if (raw !== undefined && msg !== undefined) roundRatios.set(`rpc.msg.${b}.2node`, [...(roundRatios.get(`rpc.msg.${b}.2node`) ?? []), msg / raw]);
+      }
     });
   }
-  await guarded('linda.matmul', () => matmulFigures(port));
+  if (withMatmul) await guarded('linda.matmul', () => matmulFigures(port));
 } catch (e) {
   rep.comment(`linda figures not measured: ${e instanceof Error ? e.message : e}`);
 } finally {
@@ -239,10 +278,12 @@ if (Number.isFinite(drpc)) {
   rep.ratioComment('linda.distributed.rpc.256.2node', 'raw.ws.256', { min: 0.6, label: 'RPC by tuples on a distributed space / bare ws' });
 }
 for (const [n, b] of [['256', '256'], ['1k', '1024'], ['8k', '8192']]) {
-  const r = rep.ratio(`linda.rpc.${n}.2node`, `raw.ws.${b}`);
-  if (Number.isFinite(r)) {
+  const per = roundRatios.get(`linda.rpc.${n}.2node`) ?? [];
+  if (per.length > 0) {
+    const r = summarize(per).median;
+    const msgPer = roundRatios.get(`rpc.msg.${b}.2node`) ?? [];
     rep.bench(`linda.rpc.${n}.2node.vs_raw.ratio`, Number(r.toFixed(3)), 'x');
-    rep.ratioComment(`linda.rpc.${n}.2node`, `raw.ws.${b}`, { min: 0.6, label: 'RPC by tuples / bare ws' });
+    rep.comment(`ratio linda.rpc.${n}.2node / raw.ws.${b} = ${r.toFixed(2)}: the median of ${per.length} rounds' ratios (${per.map((x) => x.toFixed(2)).join(' ')}), each round raw then Linda (target >= 0.6)${msgPer.length > 0 ? `; rpc.msg / raw per round: ${msgPer.map((x) => x.toFixed(2)).join(' ')}` : ''}`);
   }
   const m = rep.ratio(`linda.rpc.${n}.2node`, `rpc.msg.${b}.2node`);
   if (Number.isFinite(m)) {

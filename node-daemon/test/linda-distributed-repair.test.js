@@ -8,19 +8,28 @@
  * replicas to the same five tuples (the withdrawals it missed are not resurrected, the
  * new tuples reach it). The two sides agree on one owner for every tuple again (the
  * adopter's claim): the remaining tuples, raced for by both daemons at once, are each
- * withdrawn exactly once. Daemons are OS processes on free loopback ports, stopped by
- * PID (a SIGSTOPped one continued first).
+ * withdrawn exactly once. The same after a *restart*: a member daemon started with
+ * --data is killed (SIGKILL) while it owns tuples, the home adopts them, and the member
+ * is started again with the same --data (the same identity): its replica, empty (a
+ * distributed space is not durable), joins again and converges, and every remaining
+ * tuple is withdrawn exactly once. Daemons are OS processes on free loopback ports,
+ * stopped by PID (a SIGSTOPped one continued first).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startDaemon, runProgram, health, newToken } from './helpers/daemons.js';
 import { within } from './helpers/peer.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
 const started = [];
+const dir = mkdtempSync(path.join(os.tmpdir(), 'linda-repair-'));
 after(async () => {
   for (const d of started) d.child.kill('SIGCONT');
   await Promise.all(started.map((d) => d.stop('SIGKILL')));
+  rmSync(dir, { recursive: true, force: true });
 });
 
 /** Scheme helpers: show a tagged line; wait (bounded) for a count on a space. */
@@ -32,6 +41,24 @@ const HELPERS = `
       (cond ((= c n) c)
             ((< i 1000) (sleep 0.02) (loop (+ i 1)))
             (else (list 'count c 'expected n))))))`;
+
+/** The racers: both daemons take the listed tuples at once; each tuple must be taken once. @param {string} nodes @param {string} tuples */
+const RACE = (nodes, tuples) => `
+(define me (self))
+;; both takers start at once (each waits for go): a tuple both sides believed they owned would be taken twice
+(define takers
+  (map (lambda (n)
+         (remote-spawn n (lambda ()
+           (! me 'ready)
+           (?)
+           (! me (list (node-id (current-node))
+                       (map (lambda (t) (if (inp ds (car t) (cadr t)) 1 0))
+                            '${tuples}))))))
+       (list ${nodes})))
+(?) (?)
+(for-each (lambda (p) (! p 'go)) takers)
+(define a (?)) (define b (?))
+(show 'taken (map + (cadr a) (cadr b)))`;
 
 /** The line of the program's output that starts with `(tag `. @param {{stdout: string, stderr: string}} r @param {string} tag */
 function lineOf(r, tag) {
@@ -97,4 +124,53 @@ test('a member daemon frozen (SIGSTOP) while it owns tuples, then continued: rep
   assert.equal(lineOf(r3, 'synced'), '(synced 1)');
   assert.equal(lineOf(r3, 'taken'), '(taken (1 1 1 1 1))', 'each remaining tuple withdrawn exactly once');
   assert.equal(lineOf(r3, 'left'), '(left 1 1 (sync 1))', 'only the barrier tuple is left, at both');
+});
+
+test('a member daemon killed (SIGKILL) while it owns tuples, then restarted with the same --data: it joins again, replicas converge, nothing withdrawn twice', async () => {
+  const token = newToken();
+  const h = await startDaemon({ token });
+  started.push(h);
+  const data = path.join(dir, 'member');
+  const m = await startDaemon({ token, join: [h.url], data });
+  started.push(m);
+  const nodes = `
+(define h (make-node "127.0.0.1" ${h.port}))
+(define ds (on h (lambda () (make-space 'rep-restart 'distributed))))`;
+
+  const r1 = await runProgram(`${HELPERS}${nodes}
+(define m (make-node "127.0.0.1" ${m.port}))
+(on m (lambda () (do ((i 0 (+ i 1))) ((= i 4)) (out ds 'm i))))
+(on h (lambda () (out ds 'h 0) (out ds 'h 1)))
+(show 'before (on h (lambda () (await-count ds 6 ?symbol ?integer))) (on m (lambda () (await-count ds 6 ?symbol ?integer))))`,
+  { token, join: [h.url, m.url], timeoutMs: 30000 });
+  assert.equal(r1.status, 0, r1.stdout + r1.stderr);
+  assert.equal(lineOf(r1, 'before'), '(before 6 6)');
+
+  await m.stop('SIGKILL');
+  // the home adopts the dead member's tuples: (m 0) is withdrawn there once it counts as gone
+  const r2 = await runProgram(`${HELPERS}${nodes}
+(show 'killed (on h (lambda () (list (in ds 'm 0) (in ds 'h 0) (begin (out ds 'new 0) (space-count ds ?symbol ?integer))))))`,
+  { token, join: [h.url], timeoutMs: 30000 });
+  assert.equal(r2.status, 0, r2.stdout + r2.stderr);
+  assert.equal(lineOf(r2, 'killed'), '(killed ((m 0) (h 0) 5))');
+
+  const m2 = await startDaemon({ token, join: [h.url], data });
+  started.push(m2);
+  assert.equal(m2.id, m.id, 'the restarted member has its identity back (--data)');
+  const r3 = await runProgram(`${HELPERS}${nodes}
+(define m (make-node "127.0.0.1" ${m2.port}))
+(show 'after (on m (lambda () (await-count ds 5 ?symbol ?integer))) (on h (lambda () (await-count ds 5 ?symbol ?integer))))
+(show 'member-view (on m (lambda () (list (rdp ds 'm 0) (rdp ds 'h 0) (rd ds 'm 1) (rd ds 'h 1) (rd ds 'new 0)))))
+;; the restarted member makes a tuple of its own: it reaches the home
+(on m (lambda () (out ds 'sync 1)))
+(show 'synced (on h (lambda () (await-count ds 1 'sync ?integer))))
+${RACE('h m', '((m 1) (m 2) (m 3) (h 1) (new 0) (sync 1))')}
+(show 'left (on h (lambda () (await-count ds 0 ?symbol ?integer))) (on m (lambda () (await-count ds 0 ?symbol ?integer))))`,
+  { token, join: [h.url, m2.url], timeoutMs: 40000 });
+  assert.equal(r3.status, 0, r3.stdout + r3.stderr);
+  assert.equal(lineOf(r3, 'after'), '(after 5 5)', 'the rejoined replica holds the five tuples left');
+  assert.equal(lineOf(r3, 'member-view'), '(member-view (#f #f (m 1) (h 1) (new 0)))', 'withdrawals made while it was dead are not resurrected');
+  assert.equal(lineOf(r3, 'synced'), '(synced 1)');
+  assert.equal(lineOf(r3, 'taken'), '(taken (1 1 1 1 1 1))', 'each remaining tuple withdrawn exactly once');
+  assert.equal(lineOf(r3, 'left'), '(left 0 0)', 'nothing left at either replica');
 });

@@ -320,6 +320,17 @@ TM_API tm_status tm_space_rd(tm_core *core, uint32_t space,
                              const uint8_t *tmpl, size_t len, uint32_t pid,
                              uint32_t clock, double timeout_at, tm_bytes *out);
 
+/*
+ * Remove one stored tuple whose canonical bytes are exactly those of
+ * `tuple` — by what it is, not by what it matches: a tuple holding formals
+ * (S/Net) removes only its equal, never an actual it would match, and an
+ * actual tuple never removes a formal one. TM_NOMATCH if the space holds
+ * none. Waiters are not involved. Errors: TM_E_NO_SPACE, TM_E_MALFORMED,
+ * TM_E_LIMIT, TM_E_TEMPLATE, TM_E_UNKNOWN_FORMAL, as for tm_space_out.
+ */
+TM_API tm_status tm_space_remove_exact(tm_core *core, uint32_t space,
+                                       const uint8_t *tuple, size_t len);
+
 /* Number of stored tuples matching the template. Errors as for rdp. */
 TM_API tm_status tm_space_count(tm_core *core, uint32_t space,
                                 const uint8_t *tmpl, size_t len,

@@ -15,6 +15,9 @@
  *    is searched by walking its arity chain with the symmetric rule
  *    (tm_match_field_sym): a field chain would miss a formal that matches
  *    an actual of the template.
+ *  - tm_space_remove_exact removes a tuple by what it is, not by what it
+ *    matches: only a stored tuple whose canonical bytes equal the given
+ *    tuple's, formals included, found on the shortest chain of its keys.
  */
 #include <string.h>
 
@@ -308,4 +311,55 @@ tm_status tm_space_rd(tm_core *c, uint32_t id, const uint8_t *tmpl,
                       double timeout_at, tm_bytes *out) {
   return tm_done(c, wait_op(c, id, tmpl, len, pid, clock, timeout_at, out,
                             TM_WAIT_RD));
+}
+
+/* The chain to walk for an exact removal: the shortest among the arity
+ * chain and the chains of the tuple's actual fields (an identical stored
+ * tuple is on each of them); the arity chain when the group is not indexed
+ * or the tuple does not compile as a template (a formal inside a field). */
+static tm_chain *exact_chain(tm_core *c, tm_space *sp, tm_item *it) {
+  tm_chain *best = arity_chain(c, sp, it->arity), *ch;
+  uint32_t i;
+  if (best == NULL || best->count == 0 || !best->indexed) return best;
+  if (template_compile(c, it) != TM_OK) return best; /* tm_done resets it */
+  template_keys(c, it);
+  for (i = 0; i < it->arity; i++) {
+    if (it->tf[i].formal != TM_ACTUAL) continue;
+    ch = tm_index_find(&sp->ix, it->tf[i].key);
+    if (ch == NULL || ch->count == 0) return NULL;
+    if (ch->count < best->count) best = ch;
+  }
+  return best;
+}
+
+static tm_status remove_exact(tm_core *c, uint32_t id, const uint8_t *tuple,
+                              size_t len) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_item it;
+  tm_chain *ch;
+  tm_entry *e;
+  uint32_t n;
+  if (sp == NULL) return st;
+  if ((st = tm_item_parse(c, tuple, len, 0, &it)) != TM_OK) return st;
+  if ((ch = exact_chain(c, sp, &it)) == NULL) return TM_NOMATCH;
+  for (e = ch->head, n = 0; e != NULL && n < ch->count; e = e->next, n++) {
+    tm_tuple *t = TUPLE_OF(e);
+#ifdef TM_DEBUG
+    c->examined++;
+#endif
+    if (t->arity != it.arity || t->len != it.len ||
+        !tm_bytes_equal(TM_TUPLE_BYTES(t), it.b, (uint32_t)it.len))
+      continue;
+    tm_tuple_remove(c, sp, t);
+    tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
+    return TM_OK;
+  }
+  return TM_NOMATCH;
+}
+
+tm_status tm_space_remove_exact(tm_core *c, uint32_t id, const uint8_t *tuple,
+                                size_t len) {
+  TM_API_CHECK(c != NULL);
+  return tm_done(c, remove_exact(c, id, tuple, len));
 }

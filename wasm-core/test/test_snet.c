@@ -2,7 +2,8 @@
  * test_snet.c — S/Net's formals inside tuples: a stored formal matches an
  * actual of its type in a template, never a formal; searches, counts and
  * waiters see such tuples in small and in indexed groups, and the
- * bookkeeping (the arity chain's nformal) survives withdrawals.
+ * bookkeeping (the arity chain's nformal) survives withdrawals; an exact
+ * removal takes a tuple by its bytes, never one it would match.
  */
 #include "../src/core.h"
 #include "test.h"
@@ -132,6 +133,44 @@ static void an_out_with_a_formal_wakes_a_matching_waiter(tm_core *c) {
   CHECK_CORE();
 }
 
+/* tm_space_remove_exact: by what a tuple is, in a small and an indexed
+ * group: a formal tuple removes only its equal (not the actual it would
+ * match), an actual tuple never a formal one; a missing one is NOMATCH. */
+static void an_exact_removal_takes_only_an_equal_tuple(tm_core *c) {
+  uint32_t s = t_space(c), i, n;
+  tm_bytes o;
+  static cb t2;
+  for (i = 0; i < 3 * TM_INDEX_MIN; i++) { /* past the index threshold */
+    cb_build(&t, "[sii]", "B", (long long)i, 1LL);
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  }
+  cb_build(&t, "[siF]", "B", 5LL, TM_FORMAL_INTEGER); /* ("B", 5, ?integer) */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&t2, "[sii]", "B", 5LL, 1LL); /* the older ("B", 5, 1) matches it */
+  CHECK_OK(tm_space_remove_exact(c, s, t.b, t.n)); /* the formal one */
+  CHECK_OK(tm_space_count(c, s, t2.b, t2.n, &n));
+  CHECK_EQ(n, 1); /* ("B", 5, 1) is still there */
+  CHECK_ST(tm_space_remove_exact(c, s, t.b, t.n), TM_NOMATCH);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  CHECK_OK(tm_space_remove_exact(c, s, t2.b, t2.n)); /* the actual one */
+  cb_build(&p, "[siF]", "B", 5LL, TM_FORMAL_ANY);
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 0); /* ("B", 5, 1) is gone; the formal one matches no formal */
+  cb_build(&p, "[sii]", "B", 5LL, 99LL);
+  CHECK_OK(tm_space_rdp(c, s, p.b, p.n, &o)); /* the formal one is still there */
+  CHECK(o.len == t.n && memcmp(o.bytes, t.b, t.n) == 0);
+  CHECK_EQ(t_count(c, s), 3 * TM_INDEX_MIN);
+  /* a small group, and a tuple holding a stored template inside a field */
+  cb_build(&t2, "[s[sF]]", "saved", "job", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_out(c, s, t2.b, t2.n, NULL));
+  CHECK_OK(tm_space_remove_exact(c, s, t2.b, t2.n));
+  CHECK_ST(tm_space_remove_exact(c, s, t2.b, t2.n), TM_NOMATCH);
+  cb_build(&t2, "[s]", "none");
+  CHECK_ST(tm_space_remove_exact(c, s, t2.b, t2.n), TM_NOMATCH);
+  CHECK_EQ(t_count(c, s), 3 * TM_INDEX_MIN);
+  CHECK_CORE();
+}
+
 const test_case snet_tests[] = {
     {"a formal in a tuple matches an actual of its type", a_formal_in_a_tuple_matches_an_actual_of_its_type},
     {"a formal in a tuple never matches a formal", a_formal_never_matches_a_formal},
@@ -139,5 +178,6 @@ const test_case snet_tests[] = {
     {"an unknown formal in a tuple is refused", an_unknown_formal_in_a_tuple_is_refused},
     {"the oldest match is taken, also in an indexed group", the_oldest_match_is_taken_in_an_indexed_group},
     {"an out with a formal wakes a matching waiter", an_out_with_a_formal_wakes_a_matching_waiter},
+    {"an exact removal takes only an equal tuple", an_exact_removal_takes_only_an_equal_tuple},
     {NULL, NULL},
 };

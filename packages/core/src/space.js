@@ -191,6 +191,19 @@ export class Space {
     return c._fail(st);
   }
 
+  /**
+   * Remove one tuple whose bytes are exactly these, formals included (by what it is, not
+   * what it matches: an S/Net tuple never takes an actual it would match); whether one was.
+   * @param {Uint8Array} bytes @returns {boolean}
+   */
+  removeExactBytes(bytes) {
+    const c = this.core, len = c._putBytes(bytes);
+    const st = c.ex.tm_space_remove_exact(c.p, this.id, c.data, len);
+    if (st === 0) return true;
+    if (st === Status.NOMATCH) return false;
+    return c._fail(st);
+  }
+
   /** count() for an encoded template. @param {Uint8Array} bytes @returns {number} */
   countBytes(bytes) {
     const c = this.core, len = c._putBytes(bytes);

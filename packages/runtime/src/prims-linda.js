@@ -177,7 +177,6 @@ function distributedOp(proc, who, op, args) {
   if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
   confine(proc, ref.name, who);
   if (op === OP.out) {
-    if (fields.some((f) => f instanceof Formal)) schemeErrorOf('type', who, 'a tuple of a distributed space cannot hold formals (its replicas remove it by its bytes)', ref);
     const bytes = encodeFields(fields, who, false);
     let rep;
     try {

@@ -123,7 +123,7 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       dist.onSpaceFrame('peer', [30, 14, 4, 'q', 'central', never, false, []]);
       assert.equal(dist.spaceState.jobs.size, 1, 'a waiter record waits for it');
       const job = [...dist.spaceState.jobs.values()][0];
-      assert.equal(job.proc, null, 'no helper process for a wait with no timeout');
+      assert.ok(job.record !== null && job.timer === null, 'a record, no timer, for a wait with no timeout');
       assert.equal(node.spaceTable.records.get('q')?.length, 1);
       dist.onSpaceFrame('peer', [33, 14, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
@@ -204,7 +204,7 @@ test('with-qos: an operation past its deadline fails with a clear error; earlies
     assert.equal(writeString(r.value), '("in: the operation passed its deadline (with-qos) before a tuple matched" own-timeout plain-default (c b a) "a priority is 0 (first), 1, 2 or 3 (last)" "expected a non-negative timeout in seconds")');
   }));
 
-test('remote waits with no timeout are waiter records, answered by the matching out itself: every rd a copy, one in by priority then arrival; timed ones wait in a helper', () =>
+test('remote waits with no timeout are waiter records, answered by the matching out itself: every rd a copy, one in by priority then arrival; timed ones too, with a timer', () =>
   withNode(async ({ node, run }) => {
     const { sent, mesh } = recordingMesh();
     const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
@@ -217,7 +217,7 @@ test('remote waits with no timeout are waiter records, answered by the matching 
       dist.onSpaceFrame('c', [30, 3, 5, 'w', 'central', tpl, false, []]);     // rd of (r 7)
       dist.onSpaceFrame('c', [30, 4, 5, 'w', 'central', any, false, []]);     // rd of (r ?integer)
       assert.equal(dist.spaceState.jobs.size, 4);
-      assert.ok([...dist.spaceState.jobs.values()].every((j) => j.proc === null), 'no helper process');
+      assert.ok([...dist.spaceState.jobs.values()].every((j) => j.record !== null && !('proc' in j)), 'records, no helper process');
       sent.length = 0;
       const r = await run(`(out (make-space 'w 'central) 'r 7) 'done`);
       assert.ok(r.ok, r.message);
@@ -229,13 +229,23 @@ test('remote waits with no timeout are waiter records, answered by the matching 
       const again = sent.filter((s) => s.frame[0] === 31 && s.to === 'a');
       assert.equal(again.length, 1, 'a put-back tuple is offered to the records');
       assert.equal(dist.spaceState.jobs.size, 0);
-      // with a timeout it waits in a helper process, which CANCEL stops
+      // with a timeout it is a record with a timer (no process), which CANCEL drops
+      const procs = node.core.processStats().live;
       dist.onSpaceFrame('peer', [30, 16, 4, 'q', 'central', tpl, 60000, []]);
-      const helper = [...dist.spaceState.jobs.values()][0].proc;
-      assert.ok(helper !== null && helper.alive, 'a helper waits for it');
+      const timed = [...dist.spaceState.jobs.values()][0];
+      assert.ok(timed.record !== null && timed.timer !== null, 'a record and a timer wait for it');
+      assert.equal(node.core.processStats().live, procs, 'no helper process');
       dist.onSpaceFrame('peer', [33, 16, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
-      assert.equal(helper.alive, false, 'the helper is stopped');
+      assert.equal(timed.timer, null, 'the timer is cleared');
+      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      // the timer ends it: "timed out" answered, the record dropped, a later tuple stays
+      sent.length = 0;
+      dist.onSpaceFrame('peer', [30, 17, 5, 'q', 'central', tpl, 20, 0, []]);
+      const until = Date.now() + 5000;
+      while (dist.spaceState.jobs.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(sent.map((x) => x.frame.slice(0, 4)), [[31, 17, 3, false]], 'timed out');
+      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
     } finally {
       node.remote = null;
     }

@@ -190,7 +190,7 @@ export function dtsTake(proc, rep, t) {
     if (r === undefined) break;
     const id = rep.pick(r);
     if (id === null) {
-      rep.space.inpBytes(r); // a copy nobody accounts for (cannot happen): dropped
+      rep.space.removeExactBytes(r); // a copy nobody accounts for (cannot happen): dropped
       continue;
     }
     const tu = rep.tuples.get(id);

@@ -103,7 +103,7 @@ function joinTimedOut(node, rep, ms) {
   rep.joinTimer = undefined;
   if (rep.ready || rep.failed !== undefined || replicas(node).get(rep.name) !== rep) return;
   replicas(node).delete(rep.name);
-  for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.inpBytes(t.bytes);
+  for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.removeExactBytes(t.bytes);
   rep.failed = `the distributed space ${rep.name} cannot be joined: its home ${rep.home.slice(0, 12)} did not answer within ${ms / 1000} s`;
   node.remote?.log(rep.failed);
   wakeJoiners(rep);

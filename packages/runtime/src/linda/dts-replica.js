@@ -13,7 +13,9 @@
  *    process of this node takes it meanwhile;
  *  - tuples with the same bytes are interchangeable in the core: removing "a tuple with
  *    these bytes" removes the copy of any of them, so the bookkeeping picks which id
- *    left (its own first);
+ *    left (its own first); a copy is removed by its exact bytes (removeExactBytes), so a
+ *    tuple holding formals (S/Net) takes out only its own copy, never an actual tuple it
+ *    would match;
  *  - a withdrawn id is remembered (at most MAX_TOMBSTONES, the oldest forgotten first)
  *    and never comes back: an OUT or REPAIR_ACK naming it is ignored;
  *  - what a peer can make a replica keep is bounded: MAX_TUPLES tuples, MAX_MEMBERS
@@ -128,7 +130,7 @@ export class Replica {
   /** Take a live tuple's copy out of the core (it is being withdrawn or acquired). @param {string} id */
   hold(id) {
     const t = /** @type {DtsTuple} */ (this.tuples.get(id));
-    if (t.state === LIVE) this.space.inpBytes(t.bytes);
+    if (t.state === LIVE) this.space.removeExactBytes(t.bytes);
     t.state = HELD;
     return t;
   }
@@ -151,7 +153,7 @@ export class Replica {
     const t = this.tuples.get(id);
     this.tomb(id);
     if (t === undefined) return undefined;
-    if (t.state === LIVE) this.space.inpBytes(t.bytes);
+    if (t.state === LIVE) this.space.removeExactBytes(t.bytes);
     this.tuples.delete(id);
     const k = bytesKey(t.bytes);
     const ids = this.byBytes.get(k);

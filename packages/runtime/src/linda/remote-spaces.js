@@ -21,26 +21,23 @@
  *    process is alive and still waiting in that very request (`proc.waiting.info`), and
  *    ACKs #t only then; otherwise (dead, killed, interrupted, or a reply it cannot
  *    decode) it ACKs #f;
- *  - a blocking `in`/`rd` that cannot be served at once and waits with no timeout is a
- *    waiter record at the holder (waiter-records.js), answered by the matching `out`
- *    itself, remote ones by priority then arrival; one with a timeout (or a deadline)
- *    waits in a helper process (`%space-serve`) blocked in the core, at the requester's
- *    priority, so the core's timer ends it; when the requester's node goes away its
- *    records and helpers are stopped and a tuple already handed to a helper is put back;
+ *  - a blocking `in`/`rd` that cannot be served at once is a waiter record at the
+ *    holder (waiter-records.js), answered by the matching `out` itself, remote ones by
+ *    priority then arrival; its timeout (or deadline) is a timer that drops the record
+ *    and answers "timed out" — no process waits for a peer; when the requester's node
+ *    goes away, or its process ends, its records and timers are dropped (a record holds
+ *    no tuple);
  *  - when the holder goes away, every process waiting on it gets an error raised;
- *  - what a peer can make a holder keep is bounded: MAX_WAITING helpers and
+ *  - what a peer can make a holder keep is bounded: MAX_WAITING waiting records and
  *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
  *
  * The frame handlers are Distribution's methods (`this` is the Distribution). The DTS
  * frame (34, distributed spaces) arrives here too and goes to dts-protocol.js.
  */
-import { unwind, PEND_SUSPEND, defineBuiltin, rtEnv, R } from '@termite/scheme/internal';
+import { unwind, PEND_SUSPEND, R } from '@termite/scheme/internal';
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
-import { BLOCKED } from '@termite/core';
 import { VOID, schemeErrorOf } from '../scheme-data.js';
 import { SpaceRef } from '../termite-values.js';
-import { current } from '../prims-processes.js';
-import { W_TUPLE } from '../termite-node/process.js';
 import { coreSpace, declareSpace, putTuple, putBackTuple, noteWithdrawn, spaceTable, kindOf } from './space-table.js';
 import { addRecord, dropRecord } from './waiter-records.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
@@ -51,7 +48,7 @@ export const F_SPACE_OP = 30, F_SPACE_REPLY = 31, F_SPACE_ACK = 32, F_SPACE_CANC
 export const OP = { out: 1, inp: 2, rdp: 3, in: 4, rd: 5, count: 6, make: 7 };
 const OP_NAMES = [null, 'out', 'inp', 'rdp', 'in', 'rd', 'count', 'make'];
 export const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_TIMEOUT = 3, S_ERROR = 4;
-/** helpers a peer may keep waiting on this node */
+/** operations (waiter records) a peer may keep waiting on this node */
 export const MAX_WAITING = 10000;
 /** withdrawn tuples a peer may leave unacknowledged */
 export const MAX_UNACKED = 10000;
@@ -212,7 +209,7 @@ export function spaceRequestAbandoned(info) {
 
 /**
  * A node went away: processes waiting on a space it holds get an error; what it was
- * waiting for here (helpers) is stopped and what it had withdrawn is put back.
+ * waiting for here (waiter records) is stopped and what it had withdrawn is put back.
  * @param {string} id @param {string} reason
  * @this {Distribution}
  */
@@ -313,7 +310,7 @@ export function onSpaceFrame(from, f) {
 }
 
 /**
- * Run a request on a space of this node and answer it (or leave a helper waiting).
+ * Run a request on a space of this node and answer it (or leave a waiter record).
  * @param {Distribution} d @param {string} from @param {number} n @param {number} op @param {string} name
  * @param {string} kind @param {Uint8Array} bytes @param {number | false} timeoutMs @param {number} priority
  */
@@ -403,9 +400,13 @@ function putBack(node, name, bytes) {
   putBackTuple(node, name, bytes);
 }
 
+/** the longest a timer may be armed for at once (setTimeout's limit): a longer wait re-arms */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * Leave a helper process blocked in the core on the template, at the requester's
- * priority; it answers when a tuple comes or the timeout passes.
+ * Leave a waiter record at the home (waiter-records.js), at the requester's priority:
+ * the matching `out` answers it from its own path; a timeout (or a deadline) is a timer
+ * that drops the record and answers "timed out". No process waits for a remote peer.
  * @param {Distribution} d @param {any} st @param {{waiting: number}} c @param {string} from @param {number} n
  * @param {boolean} remove @param {string} name @param {Uint8Array} bytes @param {number | false} timeoutMs
  * @param {number} priority
@@ -417,85 +418,55 @@ function wait(d, st, c, from, n, remove, name, bytes, timeoutMs, priority) {
   }
   if (c.waiting >= MAX_WAITING) throw new Error(`this peer has ${MAX_WAITING} operations waiting on this node's spaces`);
   const k = `${from}/${n}`;
-  const timeoutAt = timeoutMs === false ? Infinity : d.node.now() + timeoutMs;
-  const job = { from, n, remove, name, bytes, timeoutAt, proc: /** @type {any} */ (null), record: /** @type {any} */ (null) };
+  const job = { from, n, remove, name, record: /** @type {any} */ (null), timer: /** @type {any} */ (null) };
   st.jobs.set(k, job);
   c.waiting++;
-  if (timeoutMs === false) {
-    // no timeout: a waiter record, answered by the matching out itself (waiter-records.js)
-    job.record = addRecord(d.node, {
-      name, template: bytes, remove, priority,
-      answer: (r) => {
-        endJob(st, k, job);
-        if (remove) handOver(d, st, from, n, name, r);
-        else d.emit(from, [F_SPACE_REPLY, n, S_READ, r]);
-      },
-    });
-    return;
-  }
-  job.proc = d.node.spawnCall(rtEnv.cell('%space-serve').v, [k]);
-  if (priority !== PRIORITY_DEFAULT) d.node.core.setPriority(job.proc.cpid, priority);
+  job.record = addRecord(d.node, {
+    name, template: bytes, remove, priority,
+    answer: (r) => {
+      endJob(st, k, job);
+      if (remove) handOver(d, st, from, n, name, r);
+      else d.emit(from, [F_SPACE_REPLY, n, S_READ, r]);
+    },
+  });
+  if (timeoutMs !== false) armTimeout(d, st, k, job, Date.now() + timeoutMs);
+}
+
+/**
+ * The timeout of a waiting record: at `at` (wall-clock ms) the record is dropped and the
+ * requester told "timed out"; a wait longer than a timer can hold re-arms.
+ * @param {Distribution} d @param {any} st @param {string} k @param {any} job @param {number} at
+ */
+function armTimeout(d, st, k, job, at) {
+  const left = at - Date.now();
+  job.timer = setTimeout(() => {
+    job.timer = null;
+    if (st.jobs.get(k) !== job) return; // answered or stopped meanwhile
+    if (left > MAX_TIMER_MS) return armTimeout(d, st, k, job, at);
+    endJob(st, k, job);
+    dropRecord(d.node, job.record);
+    d.emit(job.from, [F_SPACE_REPLY, job.n, S_TIMEOUT, false]);
+  }, Math.max(0, Math.min(left, MAX_TIMER_MS)));
+  job.timer.unref?.(); // a peer's wait does not keep this node's process alive
 }
 
 /** @param {any} st @param {string} k @param {any} job */
 function endJob(st, k, job) {
   st.jobs.delete(k);
+  if (job.timer !== null) clearTimeout(job.timer);
+  job.timer = null;
   const c = st.perPeer.get(job.from);
   if (c !== undefined) c.waiting--;
 }
 
 /**
- * Stop a helper whose requester went away; a tuple the core had already handed it goes back.
+ * Stop waiting for a requester that went away or cancelled (a record holds no tuple).
  * @param {Distribution} d @param {any} st @param {string} k @param {any} job
  */
 function stopJob(d, st, k, job) {
   endJob(st, k, job);
-  if (job.record !== null) return dropRecord(d.node, job.record); // a record holds no tuple
-  const proc = job.proc;
-  if (proc.waiting !== null && proc.waiting.kind === W_TUPLE) {
-    const bytes = d.node.core.takeTupleBytes(proc.cpid);
-    if (bytes !== undefined && job.remove) putBack(d.node, job.name, bytes);
-  }
-  d.node.terminate(proc.pid);
+  dropRecord(d.node, job.record);
 }
-
-/**
- * `(%space-serve key)`: the body of a helper process — block in the core on the job's
- * template, then answer the requester (a withdrawn tuple is handed over with an ACK).
- */
-defineBuiltin('%space-serve', function (/** @type {number} */ _d, /** @type {any} */ k) {
-  const proc = current('%space-serve');
-  const d = /** @type {any} */ (proc.node.remote);
-  const st = d === null ? undefined : d.spaceState;
-  const job = st?.jobs.get(k);
-  if (st === undefined || job === undefined || job.proc !== proc) return VOID; // stopped before it ran
-  const space = coreSpace(proc.node, job.name);
-  const answer = (/** @type {Uint8Array | undefined} */ r) => {
-    if (st.jobs.get(k) !== job) {
-      if (r !== undefined && job.remove) putBack(proc.node, job.name, r);
-      return;
-    }
-    endJob(st, k, job);
-    if (r === undefined) d.emit(job.from, [F_SPACE_REPLY, job.n, S_TIMEOUT, false]);
-    else if (job.remove) handOver(d, st, job.from, job.n, job.name, r);
-    else d.emit(job.from, [F_SPACE_REPLY, job.n, S_READ, r]);
-  };
-  const r = job.remove ? space.inBytes(proc.cpid, job.bytes, { timeoutAt: job.timeoutAt }) : space.rdBytes(proc.cpid, job.bytes, { timeoutAt: job.timeoutAt });
-  if (r !== BLOCKED) {
-    answer(/** @type {Uint8Array | undefined} */ (r));
-    return VOID;
-  }
-  proc.waiting = {
-    kind: W_TUPLE,
-    resume: (/** @type {any} */ th, /** @type {string} */ reason) => {
-      th.act = 1; // ACT_RETURN
-      th.val = VOID;
-      if (reason === 'tuple') answer(proc.node.core.takeTupleBytes(proc.cpid));
-      else if (reason === 'timeout') answer(undefined);
-    },
-  };
-  return unwind(PEND_SUSPEND, proc.waiting);
-}, 1, 0);
 
 /** The spaces' counters for the node's snapshot. @param {any} d a Distribution */
 export function spaceRequestStats(d) {

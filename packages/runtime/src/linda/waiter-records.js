@@ -10,7 +10,7 @@
  *  - a record is served only by a tuple put into its space after it was recorded (at
  *    recording the space had no match): serveRecords runs after every tuple that enters
  *    a space with records (space-table.js putTuple, and tuples put back);
- *  - the core serves its own waiters first (the node's processes and timed helpers,
+ *  - the core serves its own waiters first (the node's own processes,
  *    inside `outBytes`); then every recorded `rd` whose template matches the new tuple
  *    gets a copy, and the first recorded `in` — by priority (0 first), then arrival —
  *    that finds a match in the space withdraws it: one `out` feeds at most one `in`;
@@ -64,55 +64,78 @@ export function dropRecord(node, rec) {
 
 /**
  * A tuple entered `space` (the core has served its own waiters): answer the records it
- * matches — every `rd` with a copy, then one `in` with a match it withdraws.
+ * matches — every `rd` with a copy, then one `in` with a match it withdraws. By the
+ * first invariant no other tuple of the space matches a waiting record, so an `in`
+ * record is tried straight on the space (one core call, the tuple copied out once); only
+ * `rd` records, which must see the tuple even when an `in` takes it, are matched in the
+ * scratch space.
  * @param {any} node @param {string} name @param {any} space its core space @param {Uint8Array} bytes the new tuple
  */
 export function serveRecords(node, name, space, bytes) {
   const all = node.spaceTable.records;
   const list = all?.get(name);
   if (list === undefined) return;
-  const scratch = scratchSpace(node);
-  scratch.outBytes(bytes);
-  /** @type {WaiterRecord[]} */
-  const hits = [];
-  try {
-    for (const rec of list) {
-      if (matches(scratch, rec.template)) hits.push(rec);
-    }
-  } finally {
-    clearScratch(node, scratch, bytes);
-  }
-  for (const rec of hits) {
-    if (rec.remove) continue;
-    dropRecord(node, rec);
-    rec.answer(bytes);
-  }
-  for (const rec of hits) {
+  let readers = 0;
+  for (const rec of list) if (!rec.remove) readers++;
+  if (readers > 0) serveReaders(node, list, bytes);
+  for (const rec of list) { // the first `in` served ends the loop: no record is dropped during it
     if (!rec.remove) continue;
-    const r = space.inpBytes(rec.template); // the new tuple, unless a waiter of the core took it
-    if (r === undefined) return;
+    const r = takeFor(space, rec.template); // the new tuple, unless a waiter of the core took it
+    if (r === undefined) continue;
     dropRecord(node, rec);
     rec.answer(r);
     return;
   }
 }
 
+/**
+ * Every recorded `rd` the tuple matches gets a copy (matched in the scratch space).
+ * @param {any} node @param {WaiterRecord[]} list @param {Uint8Array} bytes
+ */
+function serveReaders(node, list, bytes) {
+  const scratch = scratchSpace(node);
+  scratch.outBytes(bytes);
+  /** @type {WaiterRecord[]} */
+  const hits = [];
+  try {
+    for (const rec of list) {
+      if (!rec.remove && matches(scratch, rec.template)) hits.push(rec);
+    }
+  } finally {
+    clearScratch(node, scratch, bytes);
+  }
+  for (const rec of hits) {
+    dropRecord(node, rec);
+    rec.answer(bytes);
+  }
+}
+
+/** A record's `in` tried on the space (a template the core refuses takes nothing). @param {any} space @param {Uint8Array} template */
+function takeFor(space, template) {
+  try {
+    return space.inpBytes(template);
+  } catch {
+    return undefined;
+  }
+}
+
 /** @param {any} scratch @param {Uint8Array} template */
 function matches(scratch, template) {
   try {
-    return scratch.rdpBytes(template) !== undefined;
+    return scratch.countBytes(template) > 0;
   } catch {
     return false; // a template the core refuses matches nothing
   }
 }
 
 /**
- * Take the tuple back out of the scratch space. A tuple holding formals (S/Net) matches
- * no template with its own bytes: that scratch space is then dropped for a new one.
+ * Take the tuple back out of the scratch space, by its exact bytes (a tuple holding
+ * formals, S/Net, included); should it not be there, the scratch space is dropped for a
+ * new one.
  * @param {any} node @param {any} scratch @param {Uint8Array} bytes
  */
 export function clearScratch(node, scratch, bytes) {
-  if (scratch.inpBytes(bytes) !== undefined) return;
+  if (scratch.removeExactBytes(bytes)) return;
   scratch.destroy();
   node.scratchSpace = undefined;
 }
