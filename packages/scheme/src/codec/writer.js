@@ -9,7 +9,9 @@
  * Invariants: the same calls always write the same bytes, so the same value always
  * gives the same encoding (hashes of IR depend on it); integers given to head() are
  * non-negative safe integers; a SlabWriter's encoding is a view of its slab that stays
- * valid after later encodings (they are written after it, or in a new slab).
+ * valid after later encodings (they are written after it, or in a new slab); one that
+ * outgrew the slab has a buffer of its own with HEADROOM free bytes in front of it, which
+ * its holder may overwrite (spareBefore).
  */
 
 const f32 = new Float32Array(1);
