@@ -29,12 +29,17 @@
  *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node,
  *   erlang.stream.2node
  *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
+ *   erlang.pingpong.2node.nospin   the same with Erlang's schedulers not spinning before
+ *                                  they sleep (+sbwt none ...): woken by the kernel per
+ *                                  message, as a Node process is
  *
  * The Scheme side is a real daemon (`termite-node --port 0`) and a node joined to it
  * (bench/mesh-node.js: what `termite-node run --join` does, plus the WebRTC upgrade).
- * Ping-pong over WebSocket alternates with its raw ceiling (PASSES passes of ROUNDS
- * timed rounds each, after warm-up rounds) so both see the same load; the figure is the
- * median of all rounds, and the ratio is also given per pass. Every OS process started
+ * Each pass (PASSES of them) runs the raw sockets, our ping-pongs, Erlang's (with and
+ * without its spin), then our remote spawns and payloads and Erlang's, so every pair
+ * of a ratio meets the same load; each run has ROUNDS timed rounds after warm-up rounds.
+ * A figure is the median of all its rounds; a ratio is the median of its per-pass
+ * ratios (each pass's medians), printed with them. The streams run once, after the passes. Every OS process started
  * here is stopped by its PID (process group); every loop is bounded by a count.
  * Env: BENCH_MESH_SCALE scales the counts (default 1), BENCH_MESH_PASSES (default 2).
  */
@@ -43,7 +48,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv, runChild, startChild, stopChild, waitFor, summarize } from './lib/index.js';
-import { erlangInstalled, erlangTwoNode, TWO_NODE_GROUPS } from './erlang/run-erlang.js';
+import { erlangInstalled, erlangTwoNode, TWO_NODE_GROUPS, ERLANG_NO_SPIN } from './erlang/run-erlang.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
@@ -71,8 +76,6 @@ function results(stdout) {
 
 /** @type {Map<string, number[]>} samples of every figure, over passes */
 const samples = new Map();
-/** @type {Map<string, number[]>} per-pass ratios */
-const passRatios = new Map();
 /** @param {Map<string, number[]>} m */
 function keep(m) {
   for (const [k, v] of m) samples.set(k, [...(samples.get(k) ?? []), ...v]);
@@ -150,12 +153,24 @@ function figure(name, key, unit, note) {
   rep.bench(name, st.median, unit, { stats: st, note });
 }
 
-/** `bench <a>.vs_<label>.ratio` and the ratio comment (run.js takes medians of those). */
-function ratio(/** @type {string} */ a, /** @type {string} */ b, /** @type {string} */ label, /** @type {{min?: number, max?: number, label?: string}} */ target) {
-  const r = rep.ratio(a, b);
+/**
+ * `bench <a>.vs_<label>.ratio`: the median of the per-pass ratios when both figures were
+ * measured in every pass (each pass's pair under the same load), else the ratio of the
+ * medians; and the comment saying whether the target is met, with the per-pass ratios.
+ * @param {string} a @param {string} b @param {string} label @param {{min?: number, max?: number, label?: string}} target
+ */
+function ratio(a, b, label, target) {
+  const pa = passMedians.get(a);
+  const pb = passMedians.get(b);
+  const perPass = pa && pb && pa.length === pb.length && pa.length > 0 ? pa.map((x, i) => x / pb[i]) : null;
+  const r = perPass ? summarize(perPass).median : rep.ratio(a, b);
   if (!Number.isFinite(r)) return;
   rep.bench(`${a}.vs_${label}.ratio`, Number(r.toFixed(3)), 'x');
-  rep.ratioComment(a, b, target);
+  let t = '';
+  if (target.max !== undefined) t = ` (target <= ${target.max.toFixed(2)}: ${r <= target.max ? 'met' : 'NOT met'})`;
+  else if (target.min !== undefined) t = ` (target >= ${target.min}: ${r >= target.min ? 'met' : 'NOT met'})`;
+  const passes = perPass ? `, median of ${perPass.length} per-pass ratios (${perPass.map((x) => x.toFixed(2)).join(', ')})` : ', ratio of the medians';
+  rep.comment(`ratio ${a} / ${b} = ${r.toFixed(2)}${target.label ? ` ${target.label}` : ''}${passes}${t}`);
 }
 
 /** Thrown when the prefix selects no figure that needs the daemon. */
@@ -191,41 +206,95 @@ async function peakRss(pid, f) {
 }
 /** @type {Map<string, number>} peak resident MiB of the daemon during each transport's stream */
 const streamRss = new Map();
-try {
-  if (!want(...DAEMON_FIGURES)) throw SKIP;
-  daemon = await startDaemon(token);
-  echo = await startEcho();
-  const d = daemon;
-  const e = echo;
-  rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds`);
 
-  // ping-pong over WebSocket, alternating with its raw ceiling
+/**
+ * Every figure: [name, key printed by the child (or the Erlang figure's name), unit, note].
+ * @type {[string, string, string, string][]}
+ */
+const FIGURES = [
+  ['pingpong.tcp.2node', 'pingpong.tcp.2node', 'rt/s', 'daemon + joined node, plain TCP over loopback; (pid . 0) to an echo process and back'],
+  ['pingpong.tls.2node', 'pingpong.tls.2node', 'rt/s', 'the same in TLS 1.3 (the default)'],
+  ['pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'the same over WebSocket'],
+  ['raw.ws.2node', 'raw.ws', 'rt/s', `bare ws, ${RAW_SMALL}-byte binary message, echoed`],
+  ['raw.tcp.2node', 'raw.tcp', 'rt/s', `bare TCP socket, ${RAW_SMALL} bytes echoed, no framing`],
+  ['erlang.pingpong.2node', 'erlang.pingpong.2node', 'rt/s', 'two Erlang nodes, loopback TCP (Erlang as installed: idle schedulers spin before they sleep)'],
+  ['erlang.pingpong.2node.nospin', 'erlang.pingpong.2node.nospin', 'rt/s', 'the same, schedulers not spinning (+sbwt none +sbwtdcpu none +sbwtdio none)'],
+  ['pingpong.webrtc.2node', 'pingpong.webrtc.2node', 'rt/s', 'the same pair after MeshNode.upgrade to a WebRTC data channel'],
+  ['raw.webrtc.2node', 'raw.webrtc', 'rt/s', `bare node-datachannel, ${RAW_SMALL}-byte message`],
+  ['remote_spawn.2node', 'remote_spawn.tcp.2node', 'us', 'closure over local data spawned on the daemon, answers with a value computed from it; TCP'],
+  ['remote_spawn.tls.2node', 'remote_spawn.tls.2node', 'us', 'the same in TLS'],
+  ['remote_spawn.ws.2node', 'remote_spawn.ws.2node', 'us', 'the same over WebSocket'],
+  ['erlang.remote_spawn.2node', 'erlang.remote_spawn.2node', 'us', 'spawn/2 of a closure on the other node + its reply'],
+  ['migrate.2node', 'migrate.tcp.2node', 'ms', 'median single hop (migrate + report back), per round; TCP'],
+  ['stream.2node', 'stream.tcp.2node', 'msg/s', '1,000,000 16-byte messages one way, then one answer; TCP'],
+  ['stream.tls.2node', 'stream.tls.2node', 'msg/s', 'the same in TLS'],
+  ['stream.ws.2node', 'stream.ws.2node', 'msg/s', 'the same over WebSocket'],
+  ['erlang.stream.2node', 'erlang.stream.2node', 'msg/s', ''],
+  ['payload.1k.2node', 'payload.1k.tcp.2node', 'rt/s', '1 KiB bytevector echoed; TCP'],
+  ['payload.64k.2node', 'payload.64k.tcp.2node', 'rt/s', '64 KiB bytevector echoed; TCP'],
+  ['payload.1k.tls.2node', 'payload.1k.tls.2node', 'rt/s', 'the same in TLS'],
+  ['payload.64k.tls.2node', 'payload.64k.tls.2node', 'rt/s', 'the same in TLS'],
+  ['payload.1k.ws.2node', 'payload.1k.ws.2node', 'rt/s', '1 KiB bytevector echoed'],
+  ['raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB'],
+  ['payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed'],
+  ['raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB'],
+  ['erlang.payload.1k.2node', 'erlang.payload.1k.2node', 'rt/s', ''],
+  ['erlang.payload.64k.2node', 'erlang.payload.64k.2node', 'rt/s', ''],
+];
+
+/** @type {Map<string, number[]>} each figure's median in each pass (by name), for per-pass ratios */
+const passMedians = new Map();
+/** Note the medians of one pass's samples (child keys) under the figures' names. @param {Map<string, number[]>} pass */
+function notePass(pass) {
+  for (const [name, key] of FIGURES) {
+    const v = pass.get(key);
+    if (v && v.length > 0) passMedians.set(name, [...(passMedians.get(name) ?? []), summarize(v).median]);
+  }
+}
+/** Run `f` for its samples, kept for the figures and for this pass. @param {Map<string, number[]>} pass @param {string} what @param {() => Promise<Map<string, number[]>>} f */
+async function measure(pass, what, f) {
+  await guarded(what, async () => {
+    const m = await f();
+    keep(m);
+    for (const [k, v] of m) pass.set(k, [...(pass.get(k) ?? []), ...v]);
+  });
+}
+/**
+ * Erlang's two nodes for `groups` (one VM pair; our processes are stopped meanwhile, 2
+ * cores), as samples keyed by figure name (`suffix` appended: the no-spin run).
+ * @param {(keyof typeof TWO_NODE_GROUPS)[]} groups @param {string[]} [flags] @param {string} [suffix]
+ */
+async function erlangSamples(groups, flags = [], suffix = '') {
+  /** @type {Map<string, number[]>} */
+  const m = new Map();
+  for (const [n, st] of await erlangTwoNode(groups, { flags })) m.set(`${n}${suffix}`, st.samples);
+  return m;
+}
+const erlangOk = erlangInstalled();
+if (!erlangOk) rep.comment('erlang not installed (erl/erlc not on PATH): erlang.* figures skipped');
+/** The Erlang groups of `names` that the prefix selects. @param {(keyof typeof TWO_NODE_GROUPS)[]} names */
+const erlangWanted = (names) => (erlangOk ? names.filter((g) => rep.wants(TWO_NODE_GROUPS[g]) || rep.wants(TWO_NODE_GROUPS[g].slice('erlang.'.length))) : []);
+
+/** One pass of the ping-pongs: raw sockets, the mesh over each transport, then Erlang. @param {{port: number, id: string}} d @param {{port: number, tcpPort: number}} e */
+async function pingpongPass(d, e) {
+  /** @type {Map<string, number[]>} */
+  const pass = new Map();
   if (want('pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node')) {
-    for (let p = 1; p <= PASSES; p++) {
-      /** @type {Map<string, number[]>} */
-      const pass = new Map();
-      await guarded('raw.tcp.2node', async () => keep(await runRaw('tcp', e.tcpPort, RAW_SMALL, 8000)));
-      await guarded('raw.ws.2node', async () => {
-        const m = await runRaw('ws', e.port, RAW_SMALL, 8000);
-        keep(m);
-        for (const [k, v] of m) pass.set(k, v);
-      });
-      for (const links of /** @type {const} */ (['ws', 'tcp', 'tls'])) {
-        await guarded(`pingpong.${links}.2node`, async () => {
-          const m = await runMesh(d, token, 'pingpong', { links });
-          keep(m);
-          for (const [k, v] of m) pass.set(k, v);
-        });
-      }
-      const a = pass.get('pingpong.ws.2node');
-      const b = pass.get('raw.ws');
-      if (a && b) passRatios.set('pingpong.ws.2node / raw.ws.2node', [...(passRatios.get('pingpong.ws.2node / raw.ws.2node') ?? []), summarize(a).median / summarize(b).median]);
-    }
+    await measure(pass, 'raw.tcp.2node', () => runRaw('tcp', e.tcpPort, RAW_SMALL, 8000));
+    await measure(pass, 'raw.ws.2node', () => runRaw('ws', e.port, RAW_SMALL, 8000));
+    for (const links of /** @type {const} */ (['ws', 'tcp', 'tls'])) await measure(pass, `pingpong.${links}.2node`, () => runMesh(d, token, 'pingpong', { links }));
   }
-  if (want('pingpong.webrtc.2node', 'raw.webrtc.2node')) {
-    await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
-    await guarded('pingpong.webrtc.2node', async () => keep(await runMesh(d, token, 'pingpong', { webrtc: true, scale: 0.5 })));
+  if (erlangWanted(['pingpong']).length > 0) {
+    await measure(pass, 'erlang.pingpong.2node', () => erlangSamples(['pingpong']));
+    await measure(pass, 'erlang.pingpong.2node.nospin', () => erlangSamples(['pingpong'], ERLANG_NO_SPIN, '.nospin'));
   }
+  notePass(pass);
+}
+
+/** One pass of remote spawn, migration and payloads over each transport, then Erlang's. @param {{port: number, id: string}} d */
+async function groupsPass(d) {
+  /** @type {Map<string, number[]>} */
+  const pass = new Map();
   for (const links of /** @type {const} */ (['tcp', 'tls', 'ws'])) {
     const v = links === 'tcp' ? '' : `.${links}`;
     /** @type {string[]} */
@@ -234,7 +303,32 @@ try {
     if (links === 'tcp' && want('migrate.2node')) groups.push('migrate');
     if (want(`payload.1k${v}.2node`)) groups.push('payload1k');
     if (want(`payload.64k${v}.2node`)) groups.push('payload64k');
-    if (groups.length > 0) await guarded(`${groups.join(', ')} (${links})`, async () => keep(await runMesh(d, token, groups.join(' '), { links })));
+    if (groups.length > 0) await measure(pass, `${groups.join(', ')} (${links})`, () => runMesh(d, token, groups.join(' '), { links }));
+  }
+  const erl = erlangWanted(['remote_spawn', 'payload1k', 'payload64k']);
+  if (erl.length > 0) await measure(pass, 'erlang two-node figures', () => erlangSamples(erl));
+  notePass(pass);
+}
+
+try {
+  if (!want(...DAEMON_FIGURES)) throw SKIP;
+  daemon = await startDaemon(token);
+  echo = await startEcho();
+  const d = daemon;
+  const e = echo;
+  rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds, Erlang's figures in each pass`);
+  // passes alternate ours, the raw sockets and Erlang, so that each pass's ratios are taken
+  // under the same load (on a shared machine one reference run swung 3x)
+  for (let p = 1; p <= PASSES; p++) {
+    await pingpongPass(d, e);
+    await groupsPass(d);
+  }
+  if (want('pingpong.webrtc.2node', 'raw.webrtc.2node')) {
+    await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
+    await guarded('pingpong.webrtc.2node', async () => keep(await runMesh(d, token, 'pingpong', { webrtc: true, scale: 0.5 })));
+  }
+  for (const links of /** @type {const} */ (['tcp', 'tls', 'ws'])) {
+    const v = links === 'tcp' ? '' : `.${links}`;
     if (want(`stream${v}.2node`)) {
       await guarded(`stream${v}.2node`, async () => {
         // always 1,000,000 messages, whatever BENCH_MESH_SCALE
@@ -250,45 +344,18 @@ try {
   if (echo) await stopChild(echo.h);
   if (daemon) await stopChild(daemon.h);
 }
+// Erlang's stream, after ours (it is not part of the passes: one run of 1,000,000 each)
+if (erlangWanted(['stream']).length > 0) await guarded('erlang.stream.2node', async () => keep(await erlangSamples(['stream'])));
 
-// Erlang's two nodes, after ours (not at the same time: 2 cores)
-/** @type {Map<string, Stats>} */
-let erl = new Map();
-const erlGroups = /** @type {(keyof typeof TWO_NODE_GROUPS)[]} */ (Object.keys(TWO_NODE_GROUPS)).filter((g) => rep.wants(TWO_NODE_GROUPS[g]) || rep.wants(TWO_NODE_GROUPS[g].slice('erlang.'.length)));
-if (erlGroups.length > 0) {
-  if (!erlangInstalled()) rep.comment('erlang not installed (erl/erlc not on PATH): erlang.* figures skipped');
-  else await guarded('erlang two-node figures', async () => { erl = await erlangTwoNode(erlGroups); });
+for (const [name, key, unit, note] of FIGURES) {
+  figure(name, key, unit, note);
+  if (name === 'stream.ws.2node') {
+    for (const [links, mib] of streamRss) rep.bench(`stream${links === 'tcp' ? '' : `.${links}`}.2node.receiver_rss`, Math.round(mib), 'MiB', { note: 'peak resident memory of the receiving daemon during the streams' });
+  }
 }
 
-figure('pingpong.tcp.2node', 'pingpong.tcp.2node', 'rt/s', 'daemon + joined node, plain TCP over loopback; (pid . 0) to an echo process and back');
-figure('pingpong.tls.2node', 'pingpong.tls.2node', 'rt/s', 'the same in TLS 1.3 (the default)');
-figure('pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'the same over WebSocket');
-figure('raw.ws.2node', 'raw.ws', 'rt/s', `bare ws, ${RAW_SMALL}-byte binary message, echoed`);
-figure('raw.tcp.2node', 'raw.tcp', 'rt/s', `bare TCP socket, ${RAW_SMALL} bytes echoed, no framing`);
-for (const [n, st] of erl) if (n === 'erlang.pingpong.2node') rep.bench(n, st.median, 'rt/s', { stats: st, note: 'two Erlang nodes, loopback TCP' });
-figure('pingpong.webrtc.2node', 'pingpong.webrtc.2node', 'rt/s', 'the same pair after MeshNode.upgrade to a WebRTC data channel');
-figure('raw.webrtc.2node', 'raw.webrtc', 'rt/s', `bare node-datachannel, ${RAW_SMALL}-byte message`);
-figure('remote_spawn.2node', 'remote_spawn.tcp.2node', 'us', 'closure over local data spawned on the daemon, answers with a value computed from it; TCP');
-figure('remote_spawn.tls.2node', 'remote_spawn.tls.2node', 'us', 'the same in TLS');
-figure('remote_spawn.ws.2node', 'remote_spawn.ws.2node', 'us', 'the same over WebSocket');
-for (const [n, st] of erl) if (n === 'erlang.remote_spawn.2node') rep.bench(n, st.median, 'us', { stats: st });
-figure('migrate.2node', 'migrate.tcp.2node', 'ms', 'median single hop (migrate + report back), per round; TCP');
-figure('stream.2node', 'stream.tcp.2node', 'msg/s', '1,000,000 16-byte messages one way, then one answer; TCP');
-figure('stream.tls.2node', 'stream.tls.2node', 'msg/s', 'the same in TLS');
-figure('stream.ws.2node', 'stream.ws.2node', 'msg/s', 'the same over WebSocket');
-for (const [links, mib] of streamRss) rep.bench(`stream${links === 'tcp' ? '' : `.${links}`}.2node.receiver_rss`, Math.round(mib), 'MiB', { note: 'peak resident memory of the receiving daemon during the streams' });
-for (const [n, st] of erl) if (n === 'erlang.stream.2node') rep.bench(n, st.median, 'msg/s', { stats: st });
-figure('payload.1k.2node', 'payload.1k.tcp.2node', 'rt/s', '1 KiB bytevector echoed; TCP');
-figure('payload.64k.2node', 'payload.64k.tcp.2node', 'rt/s', '64 KiB bytevector echoed; TCP');
-figure('payload.1k.tls.2node', 'payload.1k.tls.2node', 'rt/s', 'the same in TLS');
-figure('payload.64k.tls.2node', 'payload.64k.tls.2node', 'rt/s', 'the same in TLS');
-figure('payload.1k.ws.2node', 'payload.1k.ws.2node', 'rt/s', '1 KiB bytevector echoed');
-figure('raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB');
-figure('payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed');
-figure('raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB');
-for (const [n, st] of erl) if (n.startsWith('erlang.payload.')) rep.bench(n, st.median, 'rt/s', { stats: st });
-
 ratio('pingpong.tcp.2node', 'erlang.pingpong.2node', 'erlang', { min: 0.95, label: 'ours / Erlang' });
+ratio('pingpong.tcp.2node', 'erlang.pingpong.2node.nospin', 'erlang_nospin', { min: 0.95, label: 'ours / Erlang with schedulers not spinning' });
 ratio('pingpong.tcp.2node', 'raw.tcp.2node', 'raw_tcp', { min: 0.85, label: 'ours / bare TCP' });
 ratio('pingpong.tls.2node', 'pingpong.tcp.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
 ratio('payload.1k.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
@@ -300,9 +367,9 @@ ratio('stream.tls.2node', 'stream.2node', 'tcp', { min: 0.85, label: 'encrypted 
 ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1.5, label: 'ours / Erlang (time: lower is better)' });
 ratio('remote_spawn.tls.2node', 'remote_spawn.2node', 'tcp', { max: 1 / 0.85, label: 'encrypted / plain (time)' });
 ratio('pingpong.ws.2node', 'raw.ws.2node', 'raw', { min: 0.85, label: 'ours / bare ws' });
-for (const [k, v] of passRatios) rep.comment(`ratio ${k} per pass: ${v.map((x) => x.toFixed(2)).join(', ')}`);
-// how close Erlang's distribution is to what Node gets from a bare socket here
+// how close Erlang's distribution is to what Node gets from a bare socket here, and what its spin is worth
 ratio('erlang.pingpong.2node', 'raw.tcp.2node', 'raw_tcp', {});
+ratio('erlang.pingpong.2node', 'erlang.pingpong.2node.nospin', 'nospin', {});
 ratio('pingpong.webrtc.2node', 'raw.webrtc.2node', 'raw', { min: 0.85, label: 'ours / bare data channel' });
 if (rep.get('migrate.2node') !== undefined) rep.comment(`migrate.2node target <= 0.3 ms: ${(rep.get('migrate.2node') ?? Infinity) <= 0.3 ? 'met' : 'NOT met'}`);
 ratio('payload.1k.ws.2node', 'raw.ws.1k.2node', 'raw', {});

@@ -171,10 +171,17 @@ export const TWO_NODE_GROUPS = /** @type {const} */ ({
 });
 
 /**
+ * Emulator flags that stop Erlang's schedulers from spinning before they sleep (busy
+ * wait): Erlang as a Node process is, woken by the kernel on each message. The mesh
+ * benchmark measures both, so the ratio to Erlang can be read with and without the spin.
+ */
+export const ERLANG_NO_SPIN = ['+sbwt', 'none', '+sbwtdcpu', 'none', '+sbwtdio', 'none'];
+
+/**
  * Two nodes on this machine: a private epmd, node B idle, node A running the groups
  * against B. Everything is stopped by PID before this returns.
  * @param {(keyof typeof TWO_NODE_GROUPS)[]} groups
- * @param {{timeoutS?: number}} [opts]
+ * @param {{timeoutS?: number, flags?: string[]}} [opts] flags: emulator flags of both nodes
  * @returns {Promise<Map<string, Stats>>} figure name (erlang.*) → stats
  */
 export async function erlangTwoNode(groups, opts = {}) {
@@ -191,7 +198,7 @@ export async function erlangTwoNode(groups, opts = {}) {
     const env = { ...process.env, ERL_EPMD_PORT: String(port) };
     const cookie = randomBytes(16).toString('hex');
     const tag = `${process.pid}_${randomBytes(3).toString('hex')}`;
-    const common = ['-noshell', '-noinput', ...extraFlags, '-setcookie', cookie, '-start_epmd', 'false',
+    const common = ['-noshell', '-noinput', ...(opts.flags ?? []), ...extraFlags, '-setcookie', cookie, '-start_epmd', 'false',
       '-kernel', 'inet_dist_use_interface', '{127,0,0,1}', '-pa', dir];
     const nameB = `tmbench_b_${tag}@127.0.0.1`;
     nodeB = startChild('erl', [...common, '-name', nameB], { env });

@@ -15,7 +15,8 @@
  *   first send, and every connection corked so is uncorked when the outermost
  *   hold ends: the messages a node writes while it handles one received chunk
  *   (a reply, an acknowledgement, what the processes it woke sent) leave in one
- *   write per connection, not one system call each.
+ *   write per connection, not one system call each; a request answered at once
+ *   extends the hold through the task's microtasks (holdWritesThroughMicrotasks).
  *
  * Subclasses call `_receive(data, isText)` for each message, `_closed(reason)`
  * once the transport is closed, `_drained()` when their buffer fell, and
@@ -48,6 +49,21 @@ const corked = [];
  */
 export function holdWrites() {
   holds++;
+}
+
+const SETTLED = Promise.resolve();
+
+/**
+ * Hold writes until the microtasks queued so far have run (then release). A request
+ * answered in the task it arrived in calls it after writing its answer: what the request
+ * started and the node runs at the end of the task (a spawned process and the first
+ * messages it sends) then leaves in the same write as the answer, and the asker is
+ * woken once, not once for the answer and again for the message.
+ */
+export function holdWritesThroughMicrotasks() {
+  holds++;
+  // a reaction of a settled promise: queued behind what the task already queued
+  SETTLED.then(releaseWrites);
 }
 
 /** End a hold; the outermost one writes out every connection corked under it. */

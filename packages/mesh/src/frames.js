@@ -17,6 +17,7 @@
  *   anything else on any input.
  */
 import { Reader, Writer, headSize, writeHead, MAJOR_BYTES, MAJOR_TEXT } from './cbor-lite.js';
+import { TRANSPORT_HEADROOM, MARK_FROM, markHeadroom } from './headroom.js';
 import { MalformedFrameError, ProtocolVersionError, UnknownFrameTypeError } from './errors.js';
 
 /** Envelope version spoken by this implementation. */
@@ -158,12 +159,23 @@ function frameBytes(n) {
 
 /**
  * MSG: the hot path. One allocation (the frame, usually a slab view), one copy (the
- * payload).
- * @param {Uint8Array} payload
+ * payload). With `spare` bytes free in front of the payload (its producer's promise) that
+ * hold the envelope, the frame is built in place: no allocation, no copy; a large one
+ * with room left for a transport's head is marked so (headroom.js).
+ * @param {Uint8Array} payload @param {number} [spare]
  */
-export function encodeMsg(payload) {
+export function encodeMsg(payload, spare = 0) {
   const n = payload.length;
   const h = headSize(n);
+  if (spare >= 3 + h && payload.byteOffset >= 3 + h) {
+    const out = new Uint8Array(payload.buffer, payload.byteOffset - 3 - h, 3 + h + n);
+    out[0] = 0x83;
+    out[1] = VERSION;
+    out[2] = T.MSG;
+    writeHead(out, 3, MAJOR_BYTES, n);
+    if (spare - 3 - h >= TRANSPORT_HEADROOM && n >= MARK_FROM) markHeadroom(out);
+    return out;
+  }
   const out = frameBytes(3 + h + n);
   out[0] = 0x83; // array(3)
   out[1] = VERSION;

@@ -459,12 +459,13 @@ export class MeshNode {
    * reason going to 'send:error' (UnreachableError, QueueFullError,
    * FrameTooLargeError, NotStartedError). Messages to one peer arrive in the
    * order sent. Throws InvalidArgumentError only for a payload that is not a
-   * Uint8Array.
-   * @param {string} peerId @param {Uint8Array} payload
+   * Uint8Array. `spare`: bytes in front of the payload, in its buffer, that the node may
+   * overwrite (the envelope and a transport's head are then written there: no copy).
+   * @param {string} peerId @param {Uint8Array} payload @param {number} [spare]
    */
-  send(peerId, payload) {
+  send(peerId, payload, spare = 0) {
     if (!(payload instanceof Uint8Array)) throw new InvalidArgumentError(`payload must be a Uint8Array, got ${typeof payload}`);
-    const err = this.#paths.trySend(peerId, encodeMsg(payload));
+    const err = this.#paths.trySend(peerId, encodeMsg(payload, spare));
     if (err === null) return true;
     this.#events.emit('send:error', { id: peerId, error: err });
     return false;

@@ -88,8 +88,9 @@
  * What the runtime may ask of a mesh node.
  * @typedef {object} MeshPort
  * @property {string} id this node's id
- * @property {(peerId: string, payload: Uint8Array) => boolean} send one-way, in order per
- *   destination; false when the frame was not accepted (the reason goes to 'send:error')
+ * @property {(peerId: string, payload: Uint8Array, spare?: number) => boolean} send one-way, in order per
+ *   destination; false when the frame was not accepted (the reason goes to 'send:error');
+ *   `spare`: bytes in front of the payload in its buffer that the node may overwrite
  * @property {(peerId: string) => boolean} canSend whether send would be accepted now;
  *   when false, a 'drain' for peerId follows once there is room (or 'peer:down')
  * @property {(peerId: string, payload: Uint8Array, options?: {timeoutMs?: number, signal?: AbortSignal}) => Promise<Uint8Array>} request

@@ -15,6 +15,7 @@
  * - handlers see the node's life signal, aborted by stop().
  */
 import { T, encodeIdPayload, encodeResErr } from './frames.js';
+import { holdWritesThroughMicrotasks } from './connection.js';
 import { NoHandlerError, NotStartedError, PeerDownError, TooManyRequestsError } from './errors.js';
 import { PendingRequests } from './pending-requests.js';
 
@@ -123,6 +124,9 @@ export class RequestService {
     }
     if (r instanceof Uint8Array) {
       this.#reply(from, id, r);
+      // what the request started (a spawned process, run at the end of this task) leaves
+      // in the same write as the answer
+      holdWritesThroughMicrotasks();
       return;
     }
     this.#inflight++;

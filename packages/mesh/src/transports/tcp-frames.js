@@ -10,8 +10,11 @@
  * of the same tick are copied, with their heads, into one batch buffer written once on
  * the next tick (`process.nextTick`); a large message flushes the batch with its head
  * and is written as it is (no copy), both in one corked write (a writev): a head
- * written alone would leave as a 4-byte segment (no-delay) and wake the reader for it. So a stream of small messages costs a write call
- * per batch, and a large message is never copied here.
+ * written alone would leave as a 4-byte segment (no-delay) and wake the reader for it.
+ * A large frame built with headroom (../headroom.js: the node wrote its envelope in
+ * front of the encoded payload) gets its head written in front of it too, and leaves as
+ * one buffer. So a stream of small messages costs a write call per batch, and a large
+ * message is never copied here.
  *
  * Reading (TcpFrameReader): a message that lies whole in one received chunk is
  * delivered as a view of that chunk (no copy); one that spans chunks is kept as views
@@ -20,6 +23,8 @@
  * the reader allocate by announcing). A head that announces more than `hardLimit`
  * bytes ends the reading (onTooLarge) without buffering anything of it.
  */
+
+import { hasHeadroom } from '../headroom.js';
 
 /** What a dialler sends first: a zero byte (no HTTP method, no TLS record starts so), then the protocol name. */
 export const PREAMBLE = Buffer.from([0x00, 0x54, 0x4d, 0x45, 0x53, 0x48, 0x2f, 0x31]); // \0 TMESH/1
@@ -61,6 +66,20 @@ export class TcpFrameWriter {
   /** @param {Uint8Array} data */
   write(data) {
     const n = data.length;
+    if (n > COPY_LIMIT && hasHeadroom(data)) {
+      // the head goes into the free bytes in front of the frame: one buffer, no copy
+      const whole = Buffer.from(data.buffer, data.byteOffset - HEAD, HEAD + n);
+      whole.writeUInt32BE(n, 0);
+      if (this.#used === 0) {
+        this.socket.write(whole);
+        return;
+      }
+      this.socket.cork();
+      this.flush();
+      this.socket.write(whole);
+      this.socket.uncork();
+      return;
+    }
     if (n > COPY_LIMIT) {
       const b = this.#room(HEAD);
       b.writeUInt32BE(n, this.#used);

@@ -28,7 +28,7 @@
  * These functions are Distribution's methods (`this` is the Distribution), moved here
  * whole: the SEND paths keep the bodies and call depth they were measured with.
  */
-import { encodeSmallValue, encodeSmallBetween, encodeAnyValue } from '@termite/scheme/internal';
+import { encodeSmallValue, encodeSmallBetween, encodeAnyValue, encodedSpare } from '@termite/scheme/internal';
 import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { Pid, serialHeadSize, serialAt } from '../termite-values.js';
 import {
@@ -95,7 +95,7 @@ export function emit(to, frame, pid = null) {
   }
   if (this.restricted.size !== 0) this.giveEnvs(to, frame);
   this.stats.sent++;
-  if (this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes)) return true;
+  if (this.outboxes.size === 0 ? this.mesh.send(to, bytes, encodedSpare(bytes)) : this.sendBehind(to, bytes)) return true;
   return this.refused(to, bytes, pid);
 }
 
@@ -124,8 +124,9 @@ export function send(pid, msg) {
   }
   if (bytes === null) return this.emit(to, [F_SEND, pid.node, pid.n, msg], pid);
   this.stats.sent++;
-  // the fast path: no outbox anywhere, and the mesh took the frame
-  if (this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes)) return true;
+  // the fast path: no outbox anywhere, and the mesh took the frame (a large encoding has
+  // free bytes in front, where the mesh writes the envelope instead of copying it)
+  if (this.outboxes.size === 0 ? this.mesh.send(to, bytes, encodedSpare(bytes)) : this.sendBehind(to, bytes)) return true;
   return this.refused(to, bytes, pid);
 }
 

@@ -75,6 +75,17 @@ const scratch = new SlabWriter();
 let scratchBusy = false;
 
 /**
+ * Bytes free in front of an encoding just returned by encodeSmallValue, encodeSmallBetween
+ * or encodeAnyValue, which its holder may overwrite (a frame's envelope written there
+ * instead of copying the encoding behind it): HEADROOM (writer.js) for a large encoding,
+ * 0 for one in the shared slab. Valid until the next encoding starts.
+ * @param {Uint8Array} bytes
+ */
+export function encodedSpare(bytes) {
+  return scratch.spareBefore(bytes);
+}
+
+/**
  * encodeValue's bytes for a small value, in one pass, or null when the value is not
  * small. Small: built of numbers, text, booleans, atoms (symbols, characters, flonums,
  * ...), leaf extensions (pids, tags, node references), and at most SMALL_OBJECTS

@@ -28,7 +28,7 @@
 export { CodecError } from './codec-error.js';
 export * from './tags.js';
 export { registerValueCodec, internRecordType } from './registry.js';
-export { encodeValue, encodeAnyValue, encodeSmallValue, encodeSmallBetween } from './encode.js';
+export { encodeValue, encodeAnyValue, encodeSmallValue, encodeSmallBetween, encodedSpare } from './encode.js';
 export { decodeValue } from './decode.js';
 export { CborWriter, SlabWriter } from './writer.js';
 export { sharesNothing } from './sharing.js';

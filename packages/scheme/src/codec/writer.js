@@ -9,7 +9,9 @@
  * Invariants: the same calls always write the same bytes, so the same value always
  * gives the same encoding (hashes of IR depend on it); integers given to head() are
  * non-negative safe integers; a SlabWriter's encoding is a view of its slab that stays
- * valid after later encodings (they are written after it, or in a new slab).
+ * valid after later encodings (they are written after it, or in a new slab); one that
+ * outgrew the slab has a buffer of its own with HEADROOM free bytes in front of it, which
+ * its holder may overwrite (spareBefore).
  */
 
 const f32 = new Float32Array(1);
@@ -243,6 +245,14 @@ function toHalf(x) {
 
 /** The size of a SlabWriter's buffers. */
 const SLAB_BYTES = 16384;
+/**
+ * Bytes left free in front of an encoding that outgrew the slab (it then has a buffer of
+ * its own): a transport writes its envelope and frame head there instead of copying the
+ * encoding behind them (spareBefore).
+ */
+export const HEADROOM = 16;
+/** Room after a single write that outgrew the slab, for what the encoding writes after it. */
+const TAIL_ROOM = 1024;
 
 /**
  * A writer for many short-lived encodings in a row (messages): each one is written
@@ -257,10 +267,13 @@ export class SlabWriter extends CborWriter {
     super(SLAB_BYTES);
     /** Where the encoding in progress starts in buf. */
     this.start = 0;
+    /** The last encoding handed out with HEADROOM free bytes in front of it, until the next begins. @type {Uint8Array | null} */
+    this.roomy = null;
   }
 
   /** Start an encoding (aligned after the previous one; a fresh slab when little is left). */
   begin() {
+    this.roomy = null;
     const at = (this.pos + 7) & ~7;
     if (this.buf.length - at < 256) {
       this.buf = new Uint8Array(SLAB_BYTES);
@@ -274,24 +287,41 @@ export class SlabWriter extends CborWriter {
   ensure(n) {
     if (this.pos + n <= this.buf.length) return;
     const used = this.pos - this.start;
+    // doubling for many writes; one large write (a bytevector) gets what it needs and a
+    // little more, not the next power of two (a new buffer is zero-filled: 128 KiB for a
+    // 64 KiB bytevector cost as much as the copy)
+    const need = HEADROOM + used + n;
     let size = Math.max(SLAB_BYTES, this.buf.length);
-    while (size < used + n) size *= 2;
+    if (size < need) {
+      size *= 2;
+      if (size < need) size = need + TAIL_ROOM;
+    }
     const next = new Uint8Array(size);
-    next.set(this.buf.subarray(this.start, this.pos));
+    next.set(this.buf.subarray(this.start, this.pos), HEADROOM);
     this.buf = next;
-    this.start = 0;
-    this.pos = used;
+    this.start = HEADROOM;
+    this.pos = HEADROOM + used;
   }
 
   /** The encoding just written, as a view; the next one starts after it. */
   end() {
     const out = this.buf.subarray(this.start, this.pos);
-    // a buffer grown for one large encoding is that encoding's alone
+    // a buffer grown for one large encoding is that encoding's alone, HEADROOM included
     if (this.buf.length > SLAB_BYTES) {
+      this.roomy = out;
       this.buf = new Uint8Array(SLAB_BYTES);
       this.pos = this.start = 0;
     }
     return out;
+  }
+
+  /**
+   * How many bytes in front of `bytes` its holder may overwrite: HEADROOM for the
+   * encoding this writer handed out last when it had a buffer of its own, else 0.
+   * @param {Uint8Array} bytes
+   */
+  spareBefore(bytes) {
+    return bytes === this.roomy ? HEADROOM : 0;
   }
 
   /** Drop the encoding in progress (after an error). */
