@@ -17,9 +17,14 @@
  *   leave, in order, on the current path. A hold whose old link closes is released
  *   at once. A send refused for lack of room while holding is owed a 'drain'.
  * - Sends are accepted only while open (between MeshNode's start() and stop()).
+ * - A destination the routing table does not know is sent toward the neighbour its
+ *   routed frames last came from (reverse-paths.js), if that neighbour is still linked:
+ *   an answer goes back the way its request came while gossip converges. Learning such
+ *   a way for a destination cached as unreachable makes its entry stale.
  */
 import { encodeRoute, encodeSwitch, encodeSwitchAck } from './frames.js';
 import { FrameTooLargeError, InvalidArgumentError, NotStartedError, QueueFullError, UnreachableError } from './errors.js';
+import { ReversePaths } from './reverse-paths.js';
 
 /** @typedef {import('./link.js').Link} Link */
 
@@ -71,6 +76,7 @@ export class Paths {
   #events;
   /** @type {import('./logger.js').Logger} */
   #log;
+  #reverse = new ReversePaths();
 
   /** @param {PathsInit} init */
   constructor(init) {
@@ -97,6 +103,18 @@ export class Paths {
   clear() {
     for (const d of this.#dests.values()) if (d.hold) clearTimeout(d.hold.timer);
     this.#dests.clear();
+    this.#reverse.clear();
+  }
+
+  /**
+   * A routed frame from `src` came from neighbour `via` (forwarding.js): remember the way
+   * back, for when no route to `src` is known.
+   * @param {string} src @param {string} via
+   */
+  noteReverse(src, via) {
+    if (!this.#reverse.note(src, via)) return;
+    const d = this.#dests.get(src);
+    if (d !== undefined && (d.link === null || d.link.closed)) d.version = 0;
   }
 
   /** A link came or went, or gossip changed what is known: every path is recomputed when next used. */
@@ -200,7 +218,8 @@ export class Paths {
   /**
    * Best next hop for `peerId`: its best direct link, else the link to the
    * neighbour with the cheapest route to it (router.js; the hop in use is kept
-   * unless another is clearly cheaper).
+   * unless another is clearly cheaper), else the neighbour its routed frames last came
+   * from (reverse-paths.js).
    * @param {string} peerId @param {string} [exclude] neighbour not to route through
    * @returns {{link: Link | null, routed: boolean}}
    */
@@ -212,9 +231,18 @@ export class Paths {
     const hop = this.#router.nextHop(peerId, (id) => {
       const b = this.#peers.get(id)?.best;
       return b ? (b.rttMs ?? -1) : null;
-    }, exclude, prefer);
+    }, exclude, prefer) ?? this.#reverseHop(peerId, exclude);
     const b = hop === null ? null : this.#peers.get(hop)?.best ?? null;
     return { link: b, routed: b !== null };
+  }
+
+  /**
+   * The neighbour routed frames from `peerId` last came from, if it is still linked.
+   * @param {string} peerId @param {string} [exclude] @returns {string | null}
+   */
+  #reverseHop(peerId, exclude) {
+    const via = this.#reverse.via(peerId);
+    return via === null || via === exclude || via === this.#localId || !this.#peers.get(via)?.best ? null : via;
   }
 
   /** @param {Dest} d @param {Uint8Array} inner @returns {Error | null} */
