@@ -32,8 +32,8 @@ import { isNodeId } from './identity.js';
  * @property {number} hopLimit hops a frame this node originates may take
  * @property {import('./paths.js').Paths} paths
  * @property {Pick<import('./link.js').LinkOwner, '_deliver'>} receiver gets routed MSG payloads
- * @property {(from: string, f: import('./frames.js').Frame, link: Link | null) => void} receiveEndToEnd
- *   gets every other routed end-to-end frame
+ * @property {(from: string, f: import('./frames.js').Frame, link: Link | null, via: string) => void} receiveEndToEnd
+ *   gets every other routed end-to-end frame, with the neighbour it came from
  * @property {import('./logger.js').Logger} logger the route log
  * @property {(peerId: string) => boolean} isBrowserPeer whether a direct peer joined from a browser
  * @property {(peerId: string) => boolean} isDaemonPeer whether a node is a direct peer that did not
@@ -141,7 +141,7 @@ export class Forwarding {
       this.#paths.sendUrgent(f.src, encodeError('UnexpectedFrameError', `${typeName(inner.type)} cannot be routed`, false, inner.type));
       return;
     }
-    this.#receiveEndToEnd(f.src, inner, null);
+    this.#receiveEndToEnd(f.src, inner, null, link.peerId);
   }
 
   /**

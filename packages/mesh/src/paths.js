@@ -10,7 +10,8 @@
  *   topologyChanged() (called on every link admitted or closed and on every gossip
  *   that changed what is known). The send path reads a cached entry and allocates
  *   nothing but its result.
- * - Path switch: when a destination's link changes while the old one is still open,
+ * - Path switch: when a destination's link changes while the old one is still open
+ *   and not silent (nothing received for a heartbeat period and SILENCE_MARGIN_MS),
  *   a SWITCH goes out on the old path and new frames are held (bounded by
  *   maxQueueBytes) until the peer acknowledges it — which it receives after
  *   everything sent before it — or until switchTimeoutMs; then the held frames
@@ -25,6 +26,9 @@
 import { encodeRoute, encodeSwitch, encodeSwitchAck } from './frames.js';
 import { FrameTooLargeError, InvalidArgumentError, NotStartedError, QueueFullError, UnreachableError } from './errors.js';
 import { ReversePaths } from './reverse-paths.js';
+
+/** Silence on a link, beyond a heartbeat period, after which its peer counts as gone for routing, ms. */
+export const SILENCE_MARGIN_MS = 250;
 
 /** @typedef {import('./link.js').Link} Link */
 
@@ -199,7 +203,8 @@ export class Paths {
     d.link = link;
     d.routed = routed;
     d.version = this.#topo;
-    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link) {
+    // no switch from a silent link: what went on it is likely lost, and its ack would not come
+    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link && !this.#linkSilent(old)) {
       const epoch = ++this.#switchEpoch;
       const sw = encodeSwitch(epoch);
       old.sendFrame(oldRouted ? encodeRoute(peerId, this.#localId, this.#o.hopLimit, sw) : sw) || old.forceFrame(sw);
@@ -295,6 +300,64 @@ export class Paths {
   switchAcknowledged(from, epoch) {
     const d = this.#dests.get(from);
     if (d?.hold && d.hold.epoch === epoch) this.#release(d);
+  }
+
+  /**
+   * Whether direct peer `peerId` has no link, or its link has received nothing (not even
+   * a heartbeat) for a heartbeat period and SILENCE_MARGIN_MS: a relay that may be gone,
+   * seconds before the heartbeat timeout closes its link.
+   * @param {string} peerId
+   */
+  silent(peerId) {
+    const b = this.#peers.get(peerId)?.best;
+    return b ? this.#linkSilent(b) : true;
+  }
+
+  /** @param {Link} link */
+  #linkSilent(link) {
+    return Date.now() - link.lastSeen > this.#o.heartbeatIntervalMs + SILENCE_MARGIN_MS;
+  }
+
+  /**
+   * Send an end-to-end frame to `peerId` on a way that does not go through neighbour
+   * `avoid`, regardless of holds (a request sent again: routed-requests.js).
+   * @param {string} peerId @param {Uint8Array} inner @param {string} avoid
+   * @returns {string | null} the neighbour it went to, or null if there was no such way
+   */
+  sendAvoiding(peerId, inner, avoid) {
+    if (!this.#open) return null;
+    const { link, routed } = this.route(peerId, avoid);
+    if (link === null || link.peerId === avoid) return null;
+    const frame = routed ? encodeRoute(peerId, this.#localId, this.#o.hopLimit, inner) : inner;
+    return link.sendFrame(frame) || link.forceFrame(frame) ? link.peerId : null;
+  }
+
+  /**
+   * Whether an answer to a request from `src` that came through neighbour `via` should
+   * go back through `via` rather than on the current path: the current path goes through
+   * the neighbour `src` has just stopped sending through (it went around it).
+   * @param {string} src @param {string} via
+   */
+  answerAround(src, via) {
+    const left = this.#reverse.left(src);
+    if (left === null || left === via) return false;
+    const d = this.pathTo(src);
+    return d.link === null || d.link.peerId === left || (d.hold !== null && d.hold.from.peerId === left);
+  }
+
+  /**
+   * Send an end-to-end frame to `peerId` through neighbour `via` (or directly if `via`
+   * is null or `peerId` itself), regardless of holds: an answer going the way its
+   * request's latest copy came.
+   * @param {string} peerId @param {Uint8Array} inner @param {string | null} via
+   * @returns {boolean} false if there is no link to `via` (or to `peerId`) now
+   */
+  sendVia(peerId, inner, via) {
+    if (!this.#open) return false;
+    const link = this.#peers.get(via ?? peerId)?.best;
+    if (!link) return false;
+    const frame = via === null || via === peerId ? inner : encodeRoute(peerId, this.#localId, this.#o.hopLimit, inner);
+    return link.sendFrame(frame) || link.forceFrame(frame);
   }
 
   /**

@@ -11,18 +11,23 @@
  * - noting is the cost of a Map lookup when the entry is fresh and unchanged (every
  *   routed frame notes its source: this is on the forwarding path);
  * - an entry names a neighbour, not a link: the link in use to that neighbour at send
- *   time carries the frame, and no entry is used once that neighbour is gone.
+ *   time carries the frame, and no entry is used once that neighbour is gone;
+ * - when a source's frames start coming through another neighbour, the one it left is
+ *   remembered for LEFT_MS (`left`): a source that sent a request again around a relay
+ *   it found gone is answered around it too (request-service.js).
  */
 
 /** Sources remembered at most. */
 export const REVERSE_MAX_ENTRIES = 4096;
 /** How long an entry may be used after the last frame that noted it, ms. */
 export const REVERSE_TTL_MS = 60_000;
+/** How long the neighbour a source stopped sending through is remembered, ms. */
+export const LEFT_MS = 10_000;
 /** An unchanged entry is re-noted (its time refreshed) at most this often, ms. */
 const REFRESH_MS = 1000;
 
 export class ReversePaths {
-  /** @type {Map<string, {via: string, at: number}>} */
+  /** @type {Map<string, {via: string, at: number, left: string | null, leftAt: number}>} */
   #entries = new Map();
   #max;
   #ttlMs;
@@ -59,7 +64,7 @@ export class ReversePaths {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(src, { via, at: now });
+    this.#entries.set(src, { via, at: now, left: e?.via ?? null, leftAt: now });
     return true;
   }
 
@@ -75,6 +80,15 @@ export class ReversePaths {
       return null;
     }
     return e.via;
+  }
+
+  /**
+   * The neighbour `src`'s frames stopped coming through (for another) within LEFT_MS, or null.
+   * @param {string} src @returns {string | null}
+   */
+  left(src) {
+    const e = this.#entries.get(src);
+    return e === undefined || e.left === null || performance.now() - e.leftAt > LEFT_MS ? null : e.left;
   }
 
   /** Forget everything (the node stopped). */
