@@ -18,6 +18,13 @@
  *   leave, in order, on the current path. A hold whose old link closes is released
  *   at once. A send refused for lack of room while holding is owed a 'drain'.
  * - Sends are accepted only while open (between MeshNode's start() and stop()).
+ * - A neighbour whose link fell silent (nothing received for a heartbeat period and
+ *   SILENCE_MARGIN_MS: it may be gone, seconds before the heartbeat timeout says so) is
+ *   not chosen while another way exists; a routed path through one is chosen again on
+ *   its next send (one clock read per routed send). A neighbour suspected of swallowing
+ *   frames for a destination (routed-requests.js) is not chosen for it for
+ *   SUSPECT_FOR_MS while another way exists; at most
+ *   MAX_SUSPECTS destinations are so marked (the oldest mark goes first).
  * - A destination the routing table does not know is sent toward the neighbour its
  *   routed frames last came from (reverse-paths.js), if that neighbour is still linked:
  *   an answer goes back the way its request came while gossip converges. Learning such
@@ -29,6 +36,10 @@ import { ReversePaths } from './reverse-paths.js';
 
 /** Silence on a link, beyond a heartbeat period, after which its peer counts as gone for routing, ms. */
 export const SILENCE_MARGIN_MS = 250;
+/** How long a neighbour that swallowed a request for a destination is avoided for it, ms. */
+export const SUSPECT_FOR_MS = 60_000;
+/** Destinations with a neighbour avoided, at most. */
+const MAX_SUSPECTS = 1024;
 
 /** @typedef {import('./link.js').Link} Link */
 
@@ -81,6 +92,8 @@ export class Paths {
   /** @type {import('./logger.js').Logger} */
   #log;
   #reverse = new ReversePaths();
+  /** destination → neighbour avoided for it, until (performance.now()) @type {Map<string, {hop: string, until: number}>} */
+  #suspects = new Map();
 
   /** @param {PathsInit} init */
   constructor(init) {
@@ -108,6 +121,22 @@ export class Paths {
     for (const d of this.#dests.values()) if (d.hold) clearTimeout(d.hold.timer);
     this.#dests.clear();
     this.#reverse.clear();
+    this.#suspects.clear();
+  }
+
+  /**
+   * Neighbour `hop` swallowed a request for `dst` (it answers heartbeats): avoid it for
+   * `dst` while another way exists, for SUSPECT_FOR_MS.
+   * @param {string} hop @param {string} dst
+   */
+  suspect(hop, dst) {
+    if (this.#suspects.size >= MAX_SUSPECTS && !this.#suspects.has(dst)) {
+      const oldest = this.#suspects.keys().next().value;
+      if (oldest !== undefined) this.#suspects.delete(oldest);
+    }
+    this.#suspects.set(dst, { hop, until: performance.now() + SUSPECT_FOR_MS });
+    this.#log.warn('neighbour avoided for a destination: a request through it went unanswered', { hop, dst, forMs: SUSPECT_FOR_MS });
+    this.#topo++;
   }
 
   /**
@@ -145,7 +174,8 @@ export class Paths {
   trySend(peerId, inner, force = false) {
     if (!this.#open) return new NotStartedError(`node ${this.#localId} is not started`);
     let d = this.#dests.get(peerId);
-    if (d === undefined || d.version !== this.#topo) d = this.#repath(peerId, d);
+    // a routed path whose neighbour fell silent is chosen again (around it, if another way exists)
+    if (d === undefined || d.version !== this.#topo || (d.routed && d.link !== null && this.#linkSilent(d.link))) d = this.#repath(peerId, d);
     if (d.hold !== null && !force) return this.#holdFrame(d, inner);
     const link = d.link;
     if (link === null) return peerId === this.#localId ? new InvalidArgumentError('cannot send to this node itself') : new UnreachableError(peerId);
@@ -203,8 +233,8 @@ export class Paths {
     d.link = link;
     d.routed = routed;
     d.version = this.#topo;
-    // no switch from a silent link: what went on it is likely lost, and its ack would not come
-    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link && !this.#linkSilent(old)) {
+    // no switch from a silent or suspected link: what went on it is likely lost, and its ack would not come
+    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link && !this.#linkSilent(old) && this.#suspects.get(peerId)?.hop !== old.peerId) {
       const epoch = ++this.#switchEpoch;
       const sw = encodeSwitch(epoch);
       old.sendFrame(oldRouted ? encodeRoute(peerId, this.#localId, this.#o.hopLimit, sw) : sw) || old.forceFrame(sw);
@@ -232,11 +262,21 @@ export class Paths {
     const p = this.#peers.get(peerId);
     if (p && p.best) return { link: p.best, routed: false };
     const d = this.#dests.get(peerId);
-    const prefer = d !== undefined && d.routed && d.link !== null && !d.link.closed ? d.link.peerId : null;
-    const hop = this.#router.nextHop(peerId, (id) => {
+    let prefer = d !== undefined && d.routed && d.link !== null && !d.link.closed ? d.link.peerId : null;
+    const rttOf = (/** @type {string} */ id) => {
       const b = this.#peers.get(id)?.best;
       return b ? (b.rttMs ?? -1) : null;
-    }, exclude, prefer) ?? this.#reverseHop(peerId, exclude);
+    };
+    const s = this.#suspects.size === 0 ? undefined : this.#suspects.get(peerId);
+    if (s !== undefined && performance.now() > s.until) this.#suspects.delete(peerId);
+    const avoid = s !== undefined && this.#suspects.has(peerId) ? s.hop : null;
+    if (prefer !== null && (prefer === avoid || this.silent(prefer))) prefer = null;
+    // silent neighbours, and the one suspected for this destination, count as unlinked;
+    // if no other way is known, they are used after all
+    const hop = this.#router.nextHop(peerId, (id) => {
+      const b = this.#peers.get(id)?.best;
+      return !b || id === avoid || this.#linkSilent(b) ? null : (b.rttMs ?? -1);
+    }, exclude, prefer) ?? this.#router.nextHop(peerId, rttOf, exclude, prefer) ?? this.#reverseHop(peerId, exclude);
     const b = hop === null ? null : this.#peers.get(hop)?.best ?? null;
     return { link: b, routed: b !== null };
   }
@@ -322,12 +362,15 @@ export class Paths {
    * Send an end-to-end frame to `peerId` on a way that does not go through neighbour
    * `avoid`, regardless of holds (a request sent again: routed-requests.js).
    * @param {string} peerId @param {Uint8Array} inner @param {string} avoid
+   * @param {boolean} [orSame] if there is no such way, send it through `avoid` again (a
+   *   neighbour further on may have gone around what swallowed it)
    * @returns {string | null} the neighbour it went to, or null if there was no such way
    */
-  sendAvoiding(peerId, inner, avoid) {
+  sendAvoiding(peerId, inner, avoid, orSame = false) {
     if (!this.#open) return null;
-    const { link, routed } = this.route(peerId, avoid);
-    if (link === null || link.peerId === avoid) return null;
+    let { link, routed } = this.route(peerId, avoid);
+    if ((link === null || link.peerId === avoid) && orSame) ({ link, routed } = this.route(peerId));
+    if (link === null || (link.peerId === avoid && !orSame)) return null;
     const frame = routed ? encodeRoute(peerId, this.#localId, this.#o.hopLimit, inner) : inner;
     return link.sendFrame(frame) || link.forceFrame(frame) ? link.peerId : null;
   }

@@ -10,7 +10,8 @@
  * Invariants:
  * - an entry exists only while its request is pending (PendingRequests calls settled());
  * - a request is sent again at most MAX_RESENDS times, each time avoiding the neighbour
- *   it last went through;
+ *   it last went through; for want of an answer alone, at most once, and only if its
+ *   frame is at most SUSPECT_MAX_BYTES (a large one is not copied on a guess);
  * - when its neighbour's link closed and no other way is known, the request fails at once
  *   with UnreachableError (the sender is told: nothing is lost in silence); a silent
  *   neighbour with no other way known is left to answer or to time out;
@@ -25,6 +26,10 @@ import { UnreachableError } from './errors.js';
 export const MAX_RESENDS = 2;
 /** Bytes of request frames kept for a resend, at most, in all. */
 export const MAX_KEPT_BYTES = 16 * 1024 * 1024;
+/** A routed request unanswered this long through a neighbour that is not silent is sent again around it, ms. */
+export const SUSPECT_MS = 1300;
+/** The largest request copied for want of an answer alone, bytes. */
+const SUSPECT_MAX_BYTES = 64 * 1024;
 /** Period of the check for silent neighbours while routed requests are pending, ms. */
 const CHECK_MS = 100;
 
@@ -34,6 +39,8 @@ const CHECK_MS = 100;
  * @property {Uint8Array | null} frame the encoded REQ (null: too big to keep)
  * @property {string} hop the neighbour it last went through
  * @property {number} resends
+ * @property {number} sentAt performance.now() when it last left
+ * @property {boolean} suspected sent again for want of an answer already
  */
 
 /**
@@ -74,7 +81,7 @@ export class RoutedRequests {
   sent(id, peerId, frame, hop) {
     const keep = this.#keptBytes + frame.length <= MAX_KEPT_BYTES;
     if (keep) this.#keptBytes += frame.length;
-    this.#entries.set(id, { peerId, frame: keep ? frame : null, hop, resends: 0 });
+    this.#entries.set(id, { peerId, frame: keep ? frame : null, hop, resends: 0, sentAt: performance.now(), suspected: false });
     if (this.#timer === null) {
       this.#timer = setInterval(() => this.#check(), CHECK_MS);
       this.#timer.unref?.();
@@ -99,25 +106,33 @@ export class RoutedRequests {
     for (const [id, e] of [...this.#entries]) if (e.hop === hop) this.#resend(id, e, true);
   }
 
-  /** Requests whose neighbour fell silent go another way. */
+  /** Requests whose neighbour fell silent, or swallowed them, go another way. */
   #check() {
+    const now = performance.now();
     for (const [id, e] of [...this.#entries]) {
       if (this.#paths.silent(e.hop)) this.#resend(id, e, false);
+      else if (!e.suspected && e.frame !== null && e.frame.length <= SUSPECT_MAX_BYTES && now - e.sentAt > SUSPECT_MS) {
+        e.suspected = true;
+        this.#paths.suspect(e.hop, e.peerId);
+        this.#resend(id, e, false, true);
+      }
     }
   }
 
   /**
    * @param {number} id @param {Routed} e @param {boolean} down the neighbour's link closed
+   * @param {boolean} [orSame] with no other way, send it through the same neighbour (no answer came)
    */
-  #resend(id, e, down) {
-    const other = e.frame === null || e.resends >= MAX_RESENDS ? null : this.#paths.sendAvoiding(e.peerId, e.frame, e.hop);
+  #resend(id, e, down, orSame = false) {
+    const other = e.frame === null || e.resends >= MAX_RESENDS ? null : this.#paths.sendAvoiding(e.peerId, e.frame, e.hop, orSame);
     if (other === null) {
       if (down) this.#fail(id, new UnreachableError(e.peerId, `the way through ${e.hop.slice(0, 12)} went down with request ${id} on it, and ${e.frame === null ? 'the request was too large to keep for sending again' : e.resends >= MAX_RESENDS ? `it was sent again ${MAX_RESENDS} times already` : 'no other way is known'}`));
       return;
     }
-    this.#log.info('routed request sent again', { to: e.peerId, id, avoiding: e.hop, via: other, why: down ? 'link closed' : 'neighbour silent' });
+    this.#log.info('routed request sent again', { to: e.peerId, id, avoiding: e.hop, via: other, why: down ? 'link closed' : e.suspected && !this.#paths.silent(e.hop) ? 'no answer' : 'neighbour silent' });
     e.hop = other;
     e.resends++;
+    e.sentAt = performance.now();
   }
 
   /** The node stopped. */
