@@ -444,9 +444,9 @@ export class MeshNode {
     this.#events.emit('peer:browser', { id, via });
   }
 
-  /** @param {string} peerId true if a direct link or a route exists */
+  /** @param {string} peerId true if a direct link or a route from gossip exists (not a reverse path alone) */
   isReachable(peerId) {
-    return this.#paths.pathTo(peerId).link !== null;
+    return this.#paths.known(peerId);
   }
 
   // ============================================================ sending

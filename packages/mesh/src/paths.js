@@ -282,6 +282,20 @@ export class Paths {
   }
 
   /**
+   * Whether `peerId` has a direct link or a route from gossip (a reverse path does not
+   * count: it only carries answers while gossip converges, and must not keep a node that
+   * left looking reachable to those who watch it).
+   * @param {string} peerId
+   */
+  known(peerId) {
+    if (this.#peers.get(peerId)?.best) return true;
+    return this.#router.nextHop(peerId, (id) => {
+      const b = this.#peers.get(id)?.best;
+      return b ? (b.rttMs ?? -1) : null;
+    }) !== null;
+  }
+
+  /**
    * The neighbour routed frames from `peerId` last came from, if it is still linked.
    * @param {string} peerId @param {string} [exclude] @returns {string | null}
    */
