@@ -8,8 +8,8 @@
  * one task per row, spawns a linked worker on every tab it sees (new tabs included, as
  * they come), and re-issues the rows without a result when a worker dies. Every PERIOD,
  * a tenth of the tabs (at least one) is closed and as many new ones opened, for
- * SECONDS. Each worker holds each row ROW_DELAY seconds (sized so the product takes
- * about SECONDS with every tab working). The tabs reach the program's node only through
+ * SECONDS. Each worker holds each row a while (sizeFor: the product takes about SECONDS
+ * with every tab working, a row at most a quarter of a tab's life). The tabs reach the program's node only through
  * the daemon (routed), and a closed tab takes its rows in progress with it.
  *
  *   scale.tab_churn.ms        ms     program start → the product checked
@@ -42,9 +42,12 @@ export function churnProgram(o) {
   (rows (+ i 1) (cons (list->vector (let cols ((j 0) (r '())) (if (= j n) (reverse r) (cols (+ j 1) (cons (f i j) r))))) acc)))))
 (define a (make-matrix (lambda (i j) (+ i j 1))))
 (define b (make-matrix (lambda (i j) (- (* 2 i) j))))
-(define (dot row b j)
-  (let loop ((k 0) (sum 0)) (if (= k n) sum (loop (+ k 1) (+ sum (* (vector-ref row k) (vector-ref (list-ref b k) j)))))))
-(define (row-times row b) (list->vector (let cols ((j 0) (r '())) (if (= j n) (reverse r) (cols (+ j 1) (cons (dot row b j) r))))))
+;; b as a vector of rows, so that a row of the product costs n² steps
+(define (dot row bv j)
+  (let loop ((k 0) (sum 0)) (if (= k n) sum (loop (+ k 1) (+ sum (* (vector-ref row k) (vector-ref (vector-ref bv k) j)))))))
+(define (row-times row b)
+  (let ((bv (list->vector b)))
+    (list->vector (let cols ((j 0) (r '())) (if (= j n) (reverse r) (cols (+ j 1) (cons (dot row bv j) r)))))))
 (define (worker space)
   (lambda ()
     (let ((b (cadr (rd space 'b ?list))))
@@ -105,13 +108,26 @@ export function churnProgram(o) {
 }
 
 /**
+ * The matrix size and the time a worker holds a row, so that the product takes about
+ * 0.8 × `seconds` with every tab working, while a row takes at most a quarter of a tab's
+ * life (tabs / per-period × periodS) and at most 5 s, and n stays at most 200.
+ * @param {{tabs: number, seconds: number, periodS: number}} o
+ */
+export function sizeFor(o) {
+  const life = (o.tabs / Math.max(1, Math.round(o.tabs / 10))) * o.periodS;
+  const work = o.seconds * o.tabs * 0.8;
+  const n = Math.max(4, Math.min(200, Math.round(work / Math.min(5, life / 4))));
+  return { n, rowDelay: Math.round(Math.min(life / 4, work / n) * 10) / 10 };
+}
+
+/**
  * Run the scenario; returns what it measured.
- * @param {{tabs: number, seconds: number, periodS: number, n: number, timeoutS: number}} o
- * @returns {Promise<{ms: number, correct: boolean, lost: number, replaced: number, reissued: number, workers: number, deaths: number, stdout: string}>}
+ * @param {{tabs: number, seconds: number, periodS: number, timeoutS: number}} o
+ * @returns {Promise<{ms: number, n: number, correct: boolean, lost: number, replaced: number, reissued: number, workers: number, deaths: number, stdout: string}>}
  */
 export async function runTabChurn(o) {
   const token = randomBytes(12).toString('hex');
-  const rowDelay = Math.max(0.2, Math.round((o.seconds * o.tabs / o.n) * 0.8 * 10) / 10);
+  const { n, rowDelay } = sizeFor(o);
   const daemon = await startDaemon({ token });
   /** @type {import('../../e2e/helpers/browser.js').Chromium | null} */
   let chromium = null;
@@ -127,7 +143,7 @@ export async function runTabChurn(o) {
     };
     const tabs = await Promise.all(Array.from({ length: o.tabs }, open));
     const t0 = Date.now();
-    program = startProgram(churnProgram({ n: o.n, rowDelay }), { token, join: [daemon.url] });
+    program = startProgram(churnProgram({ n, rowDelay }), { token, join: [daemon.url] });
     const done = program.waitOutput(/\(rows (\d+) workers (\d+) deaths (\d+) reissued (\d+) lost (\d+) product-correct (#t|#f)\)/, o.timeoutS * 1000, 'the product');
     done.catch(() => {});
     let replaced = 0;
@@ -146,7 +162,7 @@ export async function runTabChurn(o) {
     }
     const m = await done;
     return {
-      ms: Date.now() - t0, correct: m[6] === '#t', lost: Number(m[5]), replaced, reissued: Number(m[4]),
+      ms: Date.now() - t0, n, correct: m[6] === '#t', lost: Number(m[5]), replaced, reissued: Number(m[4]),
       workers: Number(m[2]), deaths: Number(m[3]), stdout: program.stdout(),
     };
   } finally {
@@ -160,11 +176,11 @@ export async function runTabChurn(o) {
  * The benchmark: full size by default (the issue's: a tenth of the tabs replaced every
  * 10 s for 5 minutes).
  * @param {import('../lib/index.js').Reporter} rep
- * @param {{tabs: number, seconds: number, periodS: number, n: number}} o
+ * @param {{tabs: number, seconds: number, periodS: number}} o
  */
 export async function tabChurn(rep, o) {
   const r = await runTabChurn({ ...o, timeoutS: o.seconds * 3 + 120 });
-  const note = `${o.tabs} tabs in one Chromium on a daemon, a tenth replaced every ${o.periodS} s for ${o.seconds} s; ${o.n}×${o.n} product by rows, ${r.workers} workers spawned, ${r.deaths} died`;
+  const note = `${o.tabs} tabs in one Chromium on a daemon, a tenth replaced every ${o.periodS} s for ${o.seconds} s; ${r.n}×${r.n} product by rows, ${r.workers} workers spawned, ${r.deaths} died`;
   rep.bench('scale.tab_churn.ms', r.ms, 'ms', { note });
   rep.bench('scale.tab_churn.correct', r.correct ? 1 : 0, 'bool', { note: 'the product equals the sequential one' });
   rep.bench('scale.tab_churn.lost', r.lost, 'count', { note: 'rows with no result at the end (target: 0)' });
