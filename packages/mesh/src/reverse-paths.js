@@ -8,8 +8,10 @@
  * Invariants:
  * - bounded: at most `maxEntries` sources; the one noted longest ago is dropped first;
  * - an entry older than `ttlMs` is never used (and is dropped when looked at);
- * - noting is the cost of a Map lookup when the entry is fresh and unchanged (every
- *   routed frame notes its source: this is on the forwarding path);
+ * - noting is the cost of a Map lookup when the entry is unchanged (every routed frame
+ *   notes its source: this is on the forwarding path); the clock is read once in
+ *   REFRESH_EVERY such frames, so a source heard rarely may expire while it still sends
+ *   (its next frame notes it again);
  * - an entry names a neighbour, not a link: the link in use to that neighbour at send
  *   time carries the frame, and no entry is used once that neighbour is gone;
  * - when a source's frames start coming through another neighbour, the one it left is
@@ -25,9 +27,11 @@ export const REVERSE_TTL_MS = 60_000;
 export const LEFT_MS = 10_000;
 /** An unchanged entry is re-noted (its time refreshed) at most this often, ms. */
 const REFRESH_MS = 1000;
+/** An unchanged entry looks at the clock once in this many frames (a power of two). */
+const REFRESH_EVERY = 16;
 
 export class ReversePaths {
-  /** @type {Map<string, {via: string, at: number, left: string | null, leftAt: number}>} */
+  /** @type {Map<string, {via: string, at: number, left: string | null, leftAt: number, hits: number}>} */
   #entries = new Map();
   #max;
   #ttlMs;
@@ -49,6 +53,8 @@ export class ReversePaths {
    */
   note(src, via) {
     const e = this.#entries.get(src);
+    // the same way again: the clock is read only every REFRESH_EVERY frames
+    if (e !== undefined && e.via === via && (++e.hits & (REFRESH_EVERY - 1)) !== 0) return false;
     const now = performance.now();
     if (e !== undefined && e.via === via) {
       if (now - e.at > REFRESH_MS) {
@@ -64,7 +70,7 @@ export class ReversePaths {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(src, { via, at: now, left: e?.via ?? null, leftAt: now });
+    this.#entries.set(src, { via, at: now, left: e?.via ?? null, leftAt: now, hits: 0 });
     return true;
   }
 

@@ -18,7 +18,8 @@
  * - bounded memory: the frames kept for a resend total at most MAX_KEPT_BYTES; a request
  *   whose frame does not fit is kept without it and, when its neighbour goes, fails with
  *   UnreachableError instead of being sent again;
- * - the check timer runs only while entries exist (and never holds the process open).
+ * - the check timer runs only while entries exist, and one check period after (it is not
+ *   made and cleared per request), and never holds the process open.
  */
 import { UnreachableError } from './errors.js';
 
@@ -82,6 +83,7 @@ export class RoutedRequests {
     const keep = this.#keptBytes + frame.length <= MAX_KEPT_BYTES;
     if (keep) this.#keptBytes += frame.length;
     this.#entries.set(id, { peerId, frame: keep ? frame : null, hop, resends: 0, sentAt: performance.now(), suspected: false });
+    // one timer while routed requests come and go; it stops itself when it finds none
     if (this.#timer === null) {
       this.#timer = setInterval(() => this.#check(), CHECK_MS);
       this.#timer.unref?.();
@@ -94,10 +96,6 @@ export class RoutedRequests {
     if (e === undefined) return;
     this.#entries.delete(id);
     if (e.frame !== null) this.#keptBytes -= e.frame.length;
-    if (this.#entries.size === 0 && this.#timer !== null) {
-      clearInterval(this.#timer);
-      this.#timer = null;
-    }
   }
 
   /** The last link to neighbour `hop` closed: what went through it goes another way. @param {string} hop */
@@ -108,6 +106,11 @@ export class RoutedRequests {
 
   /** Requests whose neighbour fell silent, or swallowed them, go another way. */
   #check() {
+    if (this.#entries.size === 0) {
+      if (this.#timer !== null) clearInterval(this.#timer);
+      this.#timer = null;
+      return;
+    }
     const now = performance.now();
     for (const [id, e] of [...this.#entries]) {
       if (this.#paths.silent(e.hop)) this.#resend(id, e, false);
