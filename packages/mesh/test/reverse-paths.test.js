@@ -33,8 +33,11 @@ test('a node that joins the end of a line and at once asks the far end is answer
   await until(() => head.isReachable(last.id) && last.isReachable(head.id), 5000, 'the line converged');
   /** @type {boolean[]} whether the far end knew a route to the asker when it answered */
   const knew = [];
+  /** @type {boolean[]} whether it counted the asker reachable then */
+  const reachable = [];
   last.onRequest((from, p) => {
     knew.push(last.routes().some((r) => r.id === from));
+    reachable.push(last.isReachable(from));
     return p.slice().reverse();
   });
   // each new node learns the whole line from the head's first gossip, while its own route
@@ -45,6 +48,9 @@ test('a node that joins the end of a line and at once asks the far end is answer
     assert.deepEqual([...await asker.request(last.id, new Uint8Array([1, 2, i]), { timeoutMs: 3000 })], [i, 2, 1], `asker ${i}: the first call is answered`);
   }
   assert.ok(knew.includes(false), `the far end answered at least once before gossip told it the way back (${JSON.stringify(knew)})`);
+  // a way known only from the request's path does not make a node reachable (those who watch
+  // reachability must see a node that left go)
+  assert.deepEqual(reachable, knew, 'isReachable counts gossip routes, not the reverse path');
 });
 
 test('the table is bounded (the oldest noted goes first), refreshes only on news, and expires', async () => {
