@@ -23,6 +23,10 @@
  *                                (bench/scale/nat.js; needs coturn's `turnserver`)
  *   scale.churn.{delivered,lost,refused,repair_ms}  requests across a mesh whose middle
  *                                daemons are replaced at a rate (bench/scale/churn.js)
+ *   scale.tab_churn.{ms,correct,lost,replaced,reissued}  the Linda matrix multiplication on
+ *                                worker tabs while a tenth of them are replaced every 10 s for
+ *                                5 minutes (bench/scale/tab-churn.js; BENCH_SCALE_TAB_CHURN_TABS,
+ *                                default 20, BENCH_SCALE_TAB_CHURN_S, default 300)
  *   scale.tabs.N[.join_p50, .rtt.hops.3]  N tabs (BENCH_SCALE_TABS, default 100) in four
  *                                Chromium processes behind NAT joining four daemons, and a
  *                                tab's round trip 3 hops away (bench/scale/tabs.js)
@@ -37,6 +41,7 @@ import { Netsim, buildTree, unavailable } from '../scripts/netsim.js';
 import { tabs } from './scale/tabs.js';
 import { natTabTab } from './scale/nat.js';
 import { churn } from './scale/churn.js';
+import { tabChurn } from './scale/tab-churn.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
@@ -45,6 +50,8 @@ const TAB_PARALLEL = Number(process.env.BENCH_SCALE_TAB_PARALLEL ?? 2);
 const TAB_TIMEOUT_S = Number(process.env.BENCH_SCALE_TAB_TIMEOUT_S ?? 180);
 const CHURN_S = Number(process.env.BENCH_SCALE_CHURN_S ?? 60);
 const CHURN_PERIOD_S = Number(process.env.BENCH_SCALE_CHURN_PERIOD_S ?? 10);
+const TAB_CHURN_TABS = Number(process.env.BENCH_SCALE_TAB_CHURN_TABS ?? 20);
+const TAB_CHURN_S = Number(process.env.BENCH_SCALE_TAB_CHURN_S ?? 300);
 
 /** Run `f` in a fresh simulated internet, removed afterwards. @param {(sim: Netsim) => Promise<void>} f */
 async function inSim(f) {
@@ -123,6 +130,7 @@ async function main() {
   if (rep.wants('scale.join.30d')) await join(rep, 30);
   if (rep.wants('scale.nat')) await natTabTab(rep, inSim, ROUNDS);
   if (rep.wants('scale.churn')) await inSim((sim) => churn(rep, sim, { seconds: CHURN_S, periodS: CHURN_PERIOD_S }));
+  if (rep.wants('scale.tab_churn')) await tabChurn(rep, { tabs: TAB_CHURN_TABS, seconds: TAB_CHURN_S, periodS: CHURN_PERIOD_S });
   if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS, tabTimeoutS: TAB_TIMEOUT_S }));
 }
 

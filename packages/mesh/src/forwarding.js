@@ -12,6 +12,8 @@
  *   answered to its source: RES_ERR for a request (so request() fails at once),
  *   ERROR otherwise, nothing for an error (no error storms);
  * - a routed MSG reaches the message handlers by the same call as a direct one;
+ * - every ROUTE received from a daemon notes its source's way back (paths.noteReverse),
+ *   so an answer to a node not yet known from gossip retraces the request's path;
  * - the browser mark travels: a ROUTE received from a browser peer, or marked so by an
  *   earlier hop, is forwarded marked, and its destination reports its source as a
  *   browser origin (`onBrowserOrigin`) before it
@@ -30,8 +32,8 @@ import { isNodeId } from './identity.js';
  * @property {number} hopLimit hops a frame this node originates may take
  * @property {import('./paths.js').Paths} paths
  * @property {Pick<import('./link.js').LinkOwner, '_deliver'>} receiver gets routed MSG payloads
- * @property {(from: string, f: import('./frames.js').Frame, link: Link | null) => void} receiveEndToEnd
- *   gets every other routed end-to-end frame
+ * @property {(from: string, f: import('./frames.js').Frame, link: Link | null, via: string) => void} receiveEndToEnd
+ *   gets every other routed end-to-end frame, with the neighbour it came from
  * @property {import('./logger.js').Logger} logger the route log
  * @property {(peerId: string) => boolean} isBrowserPeer whether a direct peer joined from a browser
  * @property {(peerId: string) => boolean} isDaemonPeer whether a node is a direct peer that did not
@@ -82,6 +84,8 @@ export class Forwarding {
     // the mark is set by the first hop that knows the source's side is a browser
     const browser = f.browser === true || this.#isBrowserPeer(link.peerId);
     if (browser && !this.#browserSource(link, f)) return;
+    // the way back to the source (used while no route to it is known); a page speaks only for itself
+    if (f.src !== link.peerId && !this.#isBrowserPeer(link.peerId)) this.#paths.noteReverse(f.src, link.peerId);
     if (f.dst === this.#localId) {
       const p = msgPayload(f.inner);
       if (p !== null) {
@@ -137,7 +141,7 @@ export class Forwarding {
       this.#paths.sendUrgent(f.src, encodeError('UnexpectedFrameError', `${typeName(inner.type)} cannot be routed`, false, inner.type));
       return;
     }
-    this.#receiveEndToEnd(f.src, inner, null);
+    this.#receiveEndToEnd(f.src, inner, null, link.peerId);
   }
 
   /**

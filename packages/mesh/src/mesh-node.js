@@ -144,7 +144,7 @@ export class MeshNode {
       // a peer linked only over WebRTC may be a tab (tabs link to each other so): not known as a daemon
       isDaemonPeer: (id) => !this.#browser.direct.has(id) && (peers.get(id)?.links.some((l) => l.transport !== 'webrtc') ?? false),
       onBrowserOrigin: (id, via) => this.#browserOrigin(id, via),
-      receiveEndToEnd: (from, f, link) => this.#onEndToEnd(from, f, link),
+      receiveEndToEnd: (from, f, link, via) => this.#onEndToEnd(from, f, link, via),
     });
     this.#gossip = new Gossip({
       localId: this.id, peers, router, paths: this.#paths, events, isStarted,
@@ -444,9 +444,9 @@ export class MeshNode {
     this.#events.emit('peer:browser', { id, via });
   }
 
-  /** @param {string} peerId true if a direct link or a route exists */
+  /** @param {string} peerId true if a direct link or a route from gossip exists (not a reverse path alone) */
   isReachable(peerId) {
-    return this.#paths.pathTo(peerId).link !== null;
+    return this.#paths.known(peerId);
   }
 
   // ============================================================ sending
@@ -577,14 +577,15 @@ export class MeshNode {
    * An end-to-end frame from node `from` (direct, or the source of a ROUTE):
    * each type goes to the mechanism that owns it.
    * @param {string} from @param {import('./frames.js').Frame} f @param {Link | null} link the link it came on, if direct
+   * @param {string | null} [via] the neighbour it came from, if routed
    */
-  #onEndToEnd(from, f, link) {
+  #onEndToEnd(from, f, link, via = null) {
     switch (f.type) {
       case T.MSG:
         this._deliver(from, f.payload);
         return;
       case T.REQ:
-        this.#requests.onRequest(from, f.id, f.payload);
+        this.#requests.onRequest(from, f.id, f.payload, via);
         return;
       case T.RES:
         this.#requests.onResponse(from, f.id, f.payload);

@@ -10,16 +10,36 @@
  *   topologyChanged() (called on every link admitted or closed and on every gossip
  *   that changed what is known). The send path reads a cached entry and allocates
  *   nothing but its result.
- * - Path switch: when a destination's link changes while the old one is still open,
+ * - Path switch: when a destination's link changes while the old one is still open
+ *   and not silent (nothing received for a heartbeat period and SILENCE_MARGIN_MS),
  *   a SWITCH goes out on the old path and new frames are held (bounded by
  *   maxQueueBytes) until the peer acknowledges it — which it receives after
  *   everything sent before it — or until switchTimeoutMs; then the held frames
  *   leave, in order, on the current path. A hold whose old link closes is released
  *   at once. A send refused for lack of room while holding is owed a 'drain'.
  * - Sends are accepted only while open (between MeshNode's start() and stop()).
+ * - A neighbour whose link fell silent (nothing received for a heartbeat period and
+ *   SILENCE_MARGIN_MS: it may be gone, seconds before the heartbeat timeout says so) is
+ *   not chosen while another way exists; a routed path through one is chosen again on
+ *   its next send (one clock read per routed send). A neighbour suspected of swallowing
+ *   frames for a destination (routed-requests.js) is not chosen for it for
+ *   SUSPECT_FOR_MS while another way exists; at most
+ *   MAX_SUSPECTS destinations are so marked (the oldest mark goes first).
+ * - A destination the routing table does not know is sent toward the neighbour its
+ *   routed frames last came from (reverse-paths.js), if that neighbour is still linked:
+ *   an answer goes back the way its request came while gossip converges. Learning such
+ *   a way for a destination cached as unreachable makes its entry stale.
  */
 import { encodeRoute, encodeSwitch, encodeSwitchAck } from './frames.js';
 import { FrameTooLargeError, InvalidArgumentError, NotStartedError, QueueFullError, UnreachableError } from './errors.js';
+import { ReversePaths } from './reverse-paths.js';
+
+/** Silence on a link, beyond a heartbeat period, after which its peer counts as gone for routing, ms. */
+export const SILENCE_MARGIN_MS = 250;
+/** How long a neighbour that swallowed a request for a destination is avoided for it, ms. */
+export const SUSPECT_FOR_MS = 60_000;
+/** Destinations with a neighbour avoided, at most. */
+const MAX_SUSPECTS = 1024;
 
 /** @typedef {import('./link.js').Link} Link */
 
@@ -71,6 +91,9 @@ export class Paths {
   #events;
   /** @type {import('./logger.js').Logger} */
   #log;
+  #reverse = new ReversePaths();
+  /** destination → neighbour avoided for it, until (performance.now()) @type {Map<string, {hop: string, until: number}>} */
+  #suspects = new Map();
 
   /** @param {PathsInit} init */
   constructor(init) {
@@ -97,6 +120,34 @@ export class Paths {
   clear() {
     for (const d of this.#dests.values()) if (d.hold) clearTimeout(d.hold.timer);
     this.#dests.clear();
+    this.#reverse.clear();
+    this.#suspects.clear();
+  }
+
+  /**
+   * Neighbour `hop` swallowed a request for `dst` (it answers heartbeats): avoid it for
+   * `dst` while another way exists, for SUSPECT_FOR_MS.
+   * @param {string} hop @param {string} dst
+   */
+  suspect(hop, dst) {
+    if (this.#suspects.size >= MAX_SUSPECTS && !this.#suspects.has(dst)) {
+      const oldest = this.#suspects.keys().next().value;
+      if (oldest !== undefined) this.#suspects.delete(oldest);
+    }
+    this.#suspects.set(dst, { hop, until: performance.now() + SUSPECT_FOR_MS });
+    this.#log.warn('neighbour avoided for a destination: a request through it went unanswered', { hop, dst, forMs: SUSPECT_FOR_MS });
+    this.#topo++;
+  }
+
+  /**
+   * A routed frame from `src` came from neighbour `via` (forwarding.js): remember the way
+   * back, for when no route to `src` is known.
+   * @param {string} src @param {string} via
+   */
+  noteReverse(src, via) {
+    if (!this.#reverse.note(src, via)) return;
+    const d = this.#dests.get(src);
+    if (d !== undefined && (d.link === null || d.link.closed)) d.version = 0;
   }
 
   /** A link came or went, or gossip changed what is known: every path is recomputed when next used. */
@@ -123,7 +174,8 @@ export class Paths {
   trySend(peerId, inner, force = false) {
     if (!this.#open) return new NotStartedError(`node ${this.#localId} is not started`);
     let d = this.#dests.get(peerId);
-    if (d === undefined || d.version !== this.#topo) d = this.#repath(peerId, d);
+    // a routed path whose neighbour fell silent is chosen again (around it, if another way exists)
+    if (d === undefined || d.version !== this.#topo || (d.routed && d.link !== null && this.#linkSilent(d.link))) d = this.#repath(peerId, d);
     if (d.hold !== null && !force) return this.#holdFrame(d, inner);
     const link = d.link;
     if (link === null) return peerId === this.#localId ? new InvalidArgumentError('cannot send to this node itself') : new UnreachableError(peerId);
@@ -181,7 +233,8 @@ export class Paths {
     d.link = link;
     d.routed = routed;
     d.version = this.#topo;
-    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link) {
+    // no switch from a silent or suspected link: what went on it is likely lost, and its ack would not come
+    if (d.hold === null && old !== null && !old.closed && link !== null && old !== link && !this.#linkSilent(old) && this.#suspects.get(peerId)?.hop !== old.peerId) {
       const epoch = ++this.#switchEpoch;
       const sw = encodeSwitch(epoch);
       old.sendFrame(oldRouted ? encodeRoute(peerId, this.#localId, this.#o.hopLimit, sw) : sw) || old.forceFrame(sw);
@@ -200,7 +253,8 @@ export class Paths {
   /**
    * Best next hop for `peerId`: its best direct link, else the link to the
    * neighbour with the cheapest route to it (router.js; the hop in use is kept
-   * unless another is clearly cheaper).
+   * unless another is clearly cheaper), else the neighbour its routed frames last came
+   * from (reverse-paths.js).
    * @param {string} peerId @param {string} [exclude] neighbour not to route through
    * @returns {{link: Link | null, routed: boolean}}
    */
@@ -208,13 +262,46 @@ export class Paths {
     const p = this.#peers.get(peerId);
     if (p && p.best) return { link: p.best, routed: false };
     const d = this.#dests.get(peerId);
-    const prefer = d !== undefined && d.routed && d.link !== null && !d.link.closed ? d.link.peerId : null;
-    const hop = this.#router.nextHop(peerId, (id) => {
+    let prefer = d !== undefined && d.routed && d.link !== null && !d.link.closed ? d.link.peerId : null;
+    const rttOf = (/** @type {string} */ id) => {
       const b = this.#peers.get(id)?.best;
       return b ? (b.rttMs ?? -1) : null;
-    }, exclude, prefer);
+    };
+    const s = this.#suspects.size === 0 ? undefined : this.#suspects.get(peerId);
+    if (s !== undefined && performance.now() > s.until) this.#suspects.delete(peerId);
+    const avoid = s !== undefined && this.#suspects.has(peerId) ? s.hop : null;
+    if (prefer !== null && (prefer === avoid || this.silent(prefer))) prefer = null;
+    // silent neighbours, and the one suspected for this destination, count as unlinked;
+    // if no other way is known, they are used after all
+    const hop = this.#router.nextHop(peerId, (id) => {
+      const b = this.#peers.get(id)?.best;
+      return !b || id === avoid || this.#linkSilent(b) ? null : (b.rttMs ?? -1);
+    }, exclude, prefer) ?? this.#router.nextHop(peerId, rttOf, exclude, prefer) ?? this.#reverseHop(peerId, exclude);
     const b = hop === null ? null : this.#peers.get(hop)?.best ?? null;
     return { link: b, routed: b !== null };
+  }
+
+  /**
+   * Whether `peerId` has a direct link or a route from gossip (a reverse path does not
+   * count: it only carries answers while gossip converges, and must not keep a node that
+   * left looking reachable to those who watch it).
+   * @param {string} peerId
+   */
+  known(peerId) {
+    if (this.#peers.get(peerId)?.best) return true;
+    return this.#router.nextHop(peerId, (id) => {
+      const b = this.#peers.get(id)?.best;
+      return b ? (b.rttMs ?? -1) : null;
+    }) !== null;
+  }
+
+  /**
+   * The neighbour routed frames from `peerId` last came from, if it is still linked.
+   * @param {string} peerId @param {string} [exclude] @returns {string | null}
+   */
+  #reverseHop(peerId, exclude) {
+    const via = this.#reverse.via(peerId);
+    return via === null || via === exclude || via === this.#localId || !this.#peers.get(via)?.best ? null : via;
   }
 
   /** @param {Dest} d @param {Uint8Array} inner @returns {Error | null} */
@@ -267,6 +354,67 @@ export class Paths {
   switchAcknowledged(from, epoch) {
     const d = this.#dests.get(from);
     if (d?.hold && d.hold.epoch === epoch) this.#release(d);
+  }
+
+  /**
+   * Whether direct peer `peerId` has no link, or its link has received nothing (not even
+   * a heartbeat) for a heartbeat period and SILENCE_MARGIN_MS: a relay that may be gone,
+   * seconds before the heartbeat timeout closes its link.
+   * @param {string} peerId
+   */
+  silent(peerId) {
+    const b = this.#peers.get(peerId)?.best;
+    return b ? this.#linkSilent(b) : true;
+  }
+
+  /** @param {Link} link */
+  #linkSilent(link) {
+    return Date.now() - link.lastSeen > this.#o.heartbeatIntervalMs + SILENCE_MARGIN_MS;
+  }
+
+  /**
+   * Send an end-to-end frame to `peerId` on a way that does not go through neighbour
+   * `avoid`, regardless of holds (a request sent again: routed-requests.js).
+   * @param {string} peerId @param {Uint8Array} inner @param {string} avoid
+   * @param {boolean} [orSame] if there is no such way, send it through `avoid` again (a
+   *   neighbour further on may have gone around what swallowed it)
+   * @returns {string | null} the neighbour it went to, or null if there was no such way
+   */
+  sendAvoiding(peerId, inner, avoid, orSame = false) {
+    if (!this.#open) return null;
+    let { link, routed } = this.route(peerId, avoid);
+    if ((link === null || link.peerId === avoid) && orSame) ({ link, routed } = this.route(peerId));
+    if (link === null || (link.peerId === avoid && !orSame)) return null;
+    const frame = routed ? encodeRoute(peerId, this.#localId, this.#o.hopLimit, inner) : inner;
+    return link.sendFrame(frame) || link.forceFrame(frame) ? link.peerId : null;
+  }
+
+  /**
+   * Whether an answer to a request from `src` that came through neighbour `via` should
+   * go back through `via` rather than on the current path: the current path goes through
+   * the neighbour `src` has just stopped sending through (it went around it).
+   * @param {string} src @param {string} via
+   */
+  answerAround(src, via) {
+    const left = this.#reverse.left(src);
+    if (left === null || left === via) return false;
+    const d = this.pathTo(src);
+    return d.link === null || d.link.peerId === left || (d.hold !== null && d.hold.from.peerId === left);
+  }
+
+  /**
+   * Send an end-to-end frame to `peerId` through neighbour `via` (or directly if `via`
+   * is null or `peerId` itself), regardless of holds: an answer going the way its
+   * request's latest copy came.
+   * @param {string} peerId @param {Uint8Array} inner @param {string | null} via
+   * @returns {boolean} false if there is no link to `via` (or to `peerId`) now
+   */
+  sendVia(peerId, inner, via) {
+    if (!this.#open) return false;
+    const link = this.#peers.get(via ?? peerId)?.best;
+    if (!link) return false;
+    const frame = via === null || via === peerId ? inner : encodeRoute(peerId, this.#localId, this.#o.hopLimit, inner);
+    return link.sendFrame(frame) || link.forceFrame(frame);
   }
 
   /**

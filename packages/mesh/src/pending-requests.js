@@ -4,7 +4,9 @@
  * RES_ERR. Every entry has a deadline (timeoutMs) and is removed exactly
  * once: on response, timeout, abort, failure of its peer, or stop. The table
  * is bounded (maxPending); ids are never reused within a node's life (a late
- * response to a timed-out request finds nothing and is dropped).
+ * response to a timed-out request finds nothing and is dropped), and start at a
+ * random point in each life (a receiver that remembers a routed request's id,
+ * request-dedup.js, does not take a restarted node's new request for a copy).
  *
  * One timer serves the whole table, armed for the earliest deadline: a
  * setTimeout and a clearTimeout per request cost more than the rest of the
@@ -29,15 +31,19 @@ import { AbortError, RemoteError, RequestTimeoutError, TooManyRequestsError } fr
 export class PendingRequests {
   /** @type {Map<number, Pending>} */
   #pending = new Map();
-  #nextId = 1;
+  #nextId = 1 + Math.floor(Math.random() * 2 ** 30);
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
   /** The deadline #timer was armed for (Infinity without a timer). */
   #timerAt = Infinity;
 
-  /** @param {number} maxPending */
-  constructor(maxPending) {
+  /** @type {(id: number) => void} */
+  #onSettle;
+
+  /** @param {number} maxPending @param {(id: number) => void} [onSettle] told of each request settled */
+  constructor(maxPending, onSettle = () => {}) {
     this.maxPending = maxPending;
+    this.#onSettle = onSettle;
   }
 
   get size() {
@@ -142,6 +148,7 @@ export class PendingRequests {
     const e = this.#pending.get(id);
     if (!e) return;
     this.#pending.delete(id);
+    this.#onSettle(id);
     if (this.#pending.size === 0) this.#timer?.unref?.();
     if (e.onAbort !== null) e.signal?.removeEventListener('abort', e.onAbort);
     if (err) e.reject(err);

@@ -12,12 +12,18 @@
  *   TooManyRequestsError), unless the node stops or the path is gone meanwhile;
  * - a response is matched only to a pending request sent to the node it comes
  *   from; a late or unknown one is dropped;
- * - handlers see the node's life signal, aborted by stop().
+ * - handlers see the node's life signal, aborted by stop();
+ * - a request that goes out through a relay is sent again another way if that relay
+ *   goes before the answer comes (routed-requests.js), and one that came through a
+ *   relay is run once whatever copies of it arrive (request-dedup.js): its answer goes
+ *   the latest copy's way, again for a copy of one already answered.
  */
 import { T, encodeIdPayload, encodeResErr } from './frames.js';
 import { holdWritesThroughMicrotasks } from './connection.js';
 import { NoHandlerError, NotStartedError, PeerDownError, TooManyRequestsError } from './errors.js';
 import { PendingRequests } from './pending-requests.js';
+import { RoutedRequests } from './routed-requests.js';
+import { ARRIVAL, RequestDedup } from './request-dedup.js';
 
 /**
  * @typedef {object} RequestServiceInit
@@ -43,6 +49,9 @@ export class RequestService {
   /** @type {import('./mesh-port.js').RequestHandler | null} */
   #handler = null;
   #inflight = 0;
+  /** @type {RoutedRequests} */
+  #routed;
+  #dedup = new RequestDedup();
 
   /** @param {RequestServiceInit} init */
   constructor(init) {
@@ -51,7 +60,11 @@ export class RequestService {
     this.#paths = init.paths;
     this.#lifeSignal = init.lifeSignal;
     this.#log = init.logger;
-    this.#pending = new PendingRequests(this.#o.maxPendingRequests);
+    this.#pending = new PendingRequests(this.#o.maxPendingRequests, (id) => this.#routed.settled(id));
+    this.#routed = new RoutedRequests({
+      paths: this.#paths, logger: this.#log,
+      fail: (id, err) => this.#pending.fail(id, err),
+    });
   }
 
   /**
@@ -75,8 +88,13 @@ export class RequestService {
     } catch (e) {
       return Promise.reject(e);
     }
-    const err = this.#paths.trySend(peerId, encodeIdPayload(T.REQ, r.id, payload));
+    const frame = encodeIdPayload(T.REQ, r.id, payload);
+    const err = this.#paths.trySend(peerId, frame);
     if (err !== null) this.#pending.fail(r.id, err);
+    else {
+      const d = this.#paths.pathTo(peerId);
+      if (d.routed && d.link !== null) this.#routed.sent(r.id, peerId, frame, d.link.peerId);
+    }
     return r.promise;
   }
 
@@ -96,17 +114,28 @@ export class RequestService {
    */
   peerDown(peerId, reason) {
     this.#pending.failPeer(peerId, new PeerDownError(peerId, reason));
+    this.#routed.hopDown(peerId);
   }
 
   /** The node stopped: every pending request fails. */
   stop() {
     this.#pending.failAll(new NotStartedError('node stopped'));
+    this.#routed.clear();
+    this.#dedup.clear();
   }
 
-  /** A REQ from `from`. @param {string} from @param {number} id @param {Uint8Array} payload */
-  onRequest(from, id, payload) {
+  /**
+   * A REQ from `from`, through neighbour `via` (null: on a direct link).
+   * @param {string} from @param {number} id @param {Uint8Array} payload @param {string | null} [via]
+   */
+  onRequest(from, id, payload, via = null) {
+    const arrived = this.#dedup.arrived(from, id, via);
+    if (arrived.arrival === ARRIVAL.COPY) {
+      this.#answerCopy(from, id, /** @type {import('./request-dedup.js').Seen} */ (arrived.seen));
+      return;
+    }
     const h = this.#handler;
-    const fail = (/** @type {{name?: string, message?: string}} */ e) => this.#paths.trySend(from, encodeResErr(id, String(e?.name ?? 'Error'), String(e?.message ?? e)));
+    const fail = (/** @type {{name?: string, message?: string}} */ e) => this.#answer(from, id, encodeResErr(id, String(e?.name ?? 'Error'), String(e?.message ?? e)));
     if (h === null) {
       fail(new NoHandlerError(this.#localId));
       return;
@@ -136,10 +165,35 @@ export class RequestService {
   /** @param {string} from @param {number} id @param {unknown} res */
   #reply(from, id, res) {
     if (!(res instanceof Uint8Array)) {
-      this.#paths.trySend(from, encodeResErr(id, 'InvalidArgumentError', `the request handler returned ${typeof res}, not a Uint8Array`));
+      this.#answer(from, id, encodeResErr(id, 'InvalidArgumentError', `the request handler returned ${typeof res}, not a Uint8Array`));
       return;
     }
-    const e = this.#paths.trySend(from, encodeIdPayload(T.RES, id, res));
+    const e = this.#answer(from, id, encodeIdPayload(T.RES, id, res));
     if (e) this.#log.warn('response not sent', { to: from, id, error: e.message });
+  }
+
+  /**
+   * Send an encoded RES or RES_ERR: on the current path, or the way the request's latest
+   * copy came if one came while it was handled, or the way it came if its sender has just
+   * gone around the neighbour the current path uses.
+   * @param {string} from @param {number} id @param {Uint8Array} frame @returns {Error | null}
+   */
+  #answer(from, id, frame) {
+    const seen = this.#dedup.answered(from, id, frame);
+    if (seen === null || (!seen.copied && (seen.via === null || !this.#paths.answerAround(from, seen.via)))) return this.#paths.trySend(from, frame);
+    return this.#paths.sendVia(from, frame, seen.via) ? null : this.#paths.trySend(from, frame);
+  }
+
+  /**
+   * A copy of a request remembered here (its sender lost the relay it went through):
+   * being handled, its answer will go the copy's way; answered, the kept answer goes
+   * again; answered but not kept, the sender is told, and nothing is run twice.
+   * @param {string} from @param {number} id @param {import('./request-dedup.js').Seen} seen
+   */
+  #answerCopy(from, id, seen) {
+    this.#log.info('copy of a routed request', { from, id, via: seen.via, answered: seen.doneAt !== 0 });
+    if (seen.doneAt === 0) return;
+    const frame = seen.reply ?? encodeResErr(id, 'ReplyLostError', `request ${id} was answered by ${this.#localId}, but its answer was too large to keep for a copy of the request; it is not run twice`);
+    if (!this.#paths.sendVia(from, frame, seen.via)) this.#paths.trySend(from, frame);
   }
 }
