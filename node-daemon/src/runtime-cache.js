@@ -71,10 +71,22 @@ export function offerCachedRuntime(file) {
  */
 export function saveRuntimeCache(file) {
   if (file === null || precompiledStats.compiled === 0) return false;
+  return writePrivately(file, () => precompiledRuntime());
+}
+
+/**
+ * Write a cache file whole and private to the user: its contents to a temporary name in
+ * the same (0700) directory, then renamed over it, so a reader never sees half a file.
+ * Never throws: a failed write leaves no temporary file behind.
+ * @param {string} file @param {() => string|Uint8Array} contents computed only once the
+ *   directory is there
+ * @returns {boolean} whether the file was written
+ */
+function writePrivately(file, contents) {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, precompiledRuntime(), { mode: 0o600 });
+    writeFileSync(tmp, contents(), { mode: 0o600 });
     renameSync(tmp, file);
     return true;
   } catch {
@@ -121,17 +133,5 @@ export function offerGeneratedJs(file) {
  */
 export function saveGeneratedJs(file) {
   if (file === null || [...runtimeUnits.keys()].every((h) => offeredJs.has(h))) return false;
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, JSON.stringify(fastSourcesOf(runtimeUnits.keys())), { mode: 0o600 });
-    renameSync(tmp, file);
-    return true;
-  } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing was written
-    }
-    return false;
-  }
+  return writePrivately(file, () => JSON.stringify(fastSourcesOf(runtimeUnits.keys())));
 }

@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '..', 'bin', 'termite-node.js');
-const FAKE = "exports.runFile = async () => { process.stdout.write('from the bundle\\n'); return 0; };\n";
+// a bundle that says so, through either way in: the command's own (runStandalone) and cli.js's (runFile)
+const FAKE = "exports.runFile = async () => { process.stdout.write('from the bundle\\n'); return 0; };\nexports.runStandalone = () => exports.runFile();\n";
 
 /** A scratch directory with a program and a cache, removed afterwards. @param {(dir: string, prog: string, env: NodeJS.ProcessEnv) => void} f */
 function withDir(f) {
