@@ -65,7 +65,8 @@ export async function buildRunBundle(manifestFile) {
       metafile: true,
       logLevel: 'silent',
       absWorkingDir: here,
-      plugins: [keepModuleUrls(), noMesh(), plainCbor()],
+      loader: { '.scm': 'text' },
+      plugins: [embeddedSources(), keepModuleUrls(), noMesh(), plainCbor()],
     });
     const code = result.outputFiles[0].text;
     /** @type {[string, number, number][]} */
@@ -84,6 +85,7 @@ export async function buildRunBundle(manifestFile) {
       removeQuietly(path.join(dir, previous));
       removeQuietly(path.join(dir, `${previous}.js.json`));
       removeQuietly(path.join(dir, `${previous}.v8`));
+      removeQuietly(path.join(dir, `${previous}.units.json`));
     }
     return true;
   } catch {
@@ -103,6 +105,7 @@ function inputFiles(names) {
     if (name.startsWith('no-mesh:')) continue; // the stand-in for the mesh host, not a file
     const file = path.resolve(here, name);
     files.add(file);
+    if (EMBEDDED.test(file)) files.add(twinOf(file)); // what the bundle holds instead
     for (let d = path.dirname(file), i = 0; i < 20 && d !== path.dirname(d); d = path.dirname(d), i++) {
       const pkg = path.join(d, 'package.json');
       try {
@@ -167,6 +170,32 @@ function plainCbor() {
     name: 'plain-cbor',
     setup(b) {
       b.onResolve({ filter: /^cbor-x$/ }, () => ({ path: entry }));
+    },
+  };
+}
+
+/** The modules that read Scheme sources beside themselves. */
+const EMBEDDED = /[\\/](runtime-sources|prelude-source)\.js$/;
+/** @param {string} file */
+const twinOf = (file) => file.replace(/\.js$/, '.browser.js');
+
+/**
+ * The runtime library's Scheme sources inside the bundle, as the browser build has them
+ * (the modules' browser twins, which import the .scm files as text), not read beside the
+ * modules at each start: so they are among the bundle's inputs, and the units compiled
+ * from them by the bundle's own code can be kept beside it and used without digesting
+ * their context again (runtime-cache.js).
+ * @returns {import('esbuild').Plugin}
+ */
+function embeddedSources() {
+  return {
+    name: 'embedded-sources',
+    setup(b) {
+      b.onLoad({ filter: EMBEDDED, namespace: 'file' }, (args) => ({
+        contents: readFileSync(twinOf(args.path), 'utf8'),
+        resolveDir: path.dirname(args.path),
+        loader: 'js',
+      }));
     },
   };
 }

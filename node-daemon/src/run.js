@@ -23,14 +23,15 @@ import { consoleSinks, SchemeError, formatBacktrace } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
-import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
+import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerUnitsBesideBundle, saveUnitsBesideBundle, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
 
 /**
  * @param {string} file
  * @param {import('./cli.js').CliOptions} options
- * @param {{generatedJs?: string, marks?: [string, number][]}} [startup] generatedJs: when
- *   running from the start-up bundle (run-bundle.js), the file of the runtime library's
- *   generated JavaScript kept beside it; marks: the start-up's stages so far, when
+ * @param {{generatedJs?: string, units?: string, marks?: [string, number][]}} [startup]
+ *   generatedJs, units: when running from the start-up bundle (run-bundle.js), the files
+ *   of the runtime library's generated JavaScript and of its units (compiled by this same
+ *   code from the sources in the bundle) kept beside it; marks: the start-up's stages so far, when
  *   TERMITE_TRACE_STARTUP asks for them (printed on stderr at the end)
  * @returns {Promise<number>} exit status
  */
@@ -48,9 +49,12 @@ export async function runFile(file, options, startup = {}) {
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
-  // the runtime library compiled by an earlier run, if there is one (runtime-cache.js)
+  // the runtime library compiled by an earlier run, if there is one (runtime-cache.js):
+  // from the start-up bundle, the units kept beside it, else the installation's file
   const cacheFile = runtimeCacheFile();
-  offerCachedRuntime(cacheFile);
+  const unitsBeside = cacheFile === null ? null : startup.units ?? null;
+  const besideOffered = offerUnitsBesideBundle(unitsBeside) > 0;
+  if (!besideOffered) offerCachedRuntime(cacheFile);
   const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
   offerGeneratedJs(jsFile);
   marks?.push(['caches read', performance.now()]);
@@ -77,6 +81,7 @@ export async function runFile(file, options, startup = {}) {
   if (marks && !host) timeRuntimeLibrary(marks);
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
   saveRuntimeCache(cacheFile);
+  saveUnitsBesideBundle(unitsBeside, besideOffered);
   saveGeneratedJs(jsFile);
   marks?.push(['node created', performance.now()]);
   const stdin = consoleInput(node);

@@ -33,7 +33,7 @@
 import { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats, runtimeUnits, fastSourcesOf, presetFastSources } from '@termite/scheme/internal';
+import { precompiledRuntime, supplyPrecompiledRuntime, supplyPrecompiledUnits, precompiledStats, runtimeUnits, fastSourcesOf, presetFastSources, encodeValue, decodeValue } from '@termite/scheme/internal';
 
 /**
  * The cache file for this installation, or null when the cache is off.
@@ -72,6 +72,69 @@ export function offerCachedRuntime(file) {
 export function saveRuntimeCache(file) {
   if (file === null || precompiledStats.compiled === 0) return false;
   return writePrivately(file, () => precompiledRuntime());
+}
+
+/**
+ * Offer the units kept beside the start-up bundle (a run of that very bundle wrote them;
+ * it holds the runtime sources too, run-bundle.js): their context is not digested again
+ * (sameCode), and they are kept as JSON, which Node parses natively, the few values JSON
+ * cannot carry exactly (symbols, pairs, -0 ...) apart in the value codec's CBOR: decoding
+ * all of the units with the value codec was a twentieth of a run's start.
+ * @param {string|null} file
+ * @returns {number} how many units were offered (0: none, or no usable file)
+ */
+export function offerUnitsBesideBundle(file) {
+  if (file === null) return 0;
+  try {
+    return supplyPrecompiledUnits(unitsFromJson(readFileSync(file, 'utf8')), { sameCode: true });
+  } catch {
+    return 0; // none yet, or unreadable: the installation's file
+  }
+}
+
+/**
+ * After the runtime library is loaded from the start-up bundle: keep its units beside it
+ * when they were not all taken from there.
+ * @param {string|null} file @param {boolean} offered whether offerUnitsBesideBundle offered any
+ * @returns {boolean} whether the file was written
+ */
+export function saveUnitsBesideBundle(file, offered) {
+  if (file === null || (offered && precompiledStats.compiled === 0)) return false;
+  return writePrivately(file, () => unitsToJson(decodeValue(precompiledRuntime())));
+}
+
+/**
+ * The units as JSON: `units` with a null for each value JSON cannot carry exactly, and
+ * `leaves`, each such value as [its path of indices, its value-codec CBOR in base64].
+ * @param {any} list @returns {string}
+ */
+function unitsToJson(list) {
+  /** @type {[number[], string][]} */
+  const leaves = [];
+  /** @param {any} v @param {number[]} at @returns {any} */
+  const plain = (v, at) => {
+    if (Array.isArray(v)) {
+      const out = [];
+      for (let i = 0; i < v.length; i++) out.push(plain(v[i], [...at, i]));
+      return out;
+    }
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0))) return v;
+    leaves.push([at, Buffer.from(encodeValue(v)).toString('base64')]);
+    return null;
+  };
+  return JSON.stringify({ units: plain(list, []), leaves });
+}
+
+/** The inverse of unitsToJson. @param {string} text @returns {any} */
+function unitsFromJson(text) {
+  const { units, leaves } = JSON.parse(text);
+  for (const [at, cbor] of leaves) {
+    let into = units;
+    for (let i = 0; i < at.length - 1; i++) into = into[at[i]];
+    const bytes = Buffer.from(cbor, 'base64');
+    into[at[at.length - 1]] = decodeValue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+  return units;
 }
 
 /**

@@ -158,6 +158,31 @@ test('the generated JavaScript and the code cache are kept beside the bundle; br
   });
 });
 
+test('the runtime units are kept beside the bundle, which holds their sources: used instead of the installation\'s file; a broken one is replaced', () => {
+  withDir((dir, prog, env) => {
+    run(prog, env); // writes the bundle and the installation's units
+    const b = /** @type {NonNullable<ReturnType<typeof bundleOf>>} */ (bundleOf(env));
+    for (const src of ['prelude.scm', 'termite.scm', 'messengers.scm']) {
+      assert.ok(b.data.inputs.some((/** @type {any[]} */ i) => i[0].endsWith(src)), `${src} is in the bundle`);
+    }
+    const units = `${b.bundle}.units.json`;
+    assert.ok(!existsSync(units));
+    run(prog, env); // the first run from the bundle keeps its units beside it
+    const good = readFileSync(units);
+    assert.ok(good.length > 1000, 'the units are in it');
+    assert.equal(statSync(units).mode & 0o777, 0o600, 'private to the user');
+    const dirOf = /** @type {string} */ (env.TERMITE_CACHE_DIR);
+    const installation = path.join(dirOf, /** @type {string} */ (readdirSync(dirOf).find((f) => f.startsWith('runtime-units-'))));
+    writeFileSync(installation, 'junk');
+    run(prog, env); // from the bundle: its own units, the installation's file not even read
+    assert.equal(readFileSync(installation, 'utf8'), 'junk');
+    assert.deepEqual(readFileSync(units), good, 'left as it was');
+    writeFileSync(units, good.subarray(0, good.length >> 1));
+    run(prog, env);
+    assert.deepEqual(readFileSync(units), good, 'a broken one rewritten whole');
+  });
+});
+
 test('TERMITE_TRACE_STARTUP=1 prints the start-up stages on stderr, in order, and changes nothing else', () => {
   withDir((dir, prog, env) => {
     run(prog, env); // writes the bundle
