@@ -49,14 +49,7 @@ export async function runFile(file, options, startup = {}) {
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
-  // the runtime library compiled by an earlier run, if there is one (runtime-cache.js):
-  // from the start-up bundle, the units kept beside it, else the installation's file
-  const cacheFile = runtimeCacheFile();
-  const unitsBeside = cacheFile === null ? null : startup.units ?? null;
-  const besideOffered = offerUnitsBesideBundle(unitsBeside) > 0;
-  if (!besideOffered) offerCachedRuntime(cacheFile);
-  const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
-  offerGeneratedJs(jsFile);
+  const saveCaches = offerCaches(startup);
   marks?.push(['caches read', performance.now()]);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
@@ -80,9 +73,7 @@ export async function runFile(file, options, startup = {}) {
   }
   if (marks && !host) timeRuntimeLibrary(marks);
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
-  saveRuntimeCache(cacheFile);
-  saveUnitsBesideBundle(unitsBeside, besideOffered);
-  saveGeneratedJs(jsFile);
+  saveCaches();
   marks?.push(['node created', performance.now()]);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
@@ -115,6 +106,27 @@ export async function runFile(file, options, startup = {}) {
     stdout.flush();
     stderr.flush();
   }
+}
+
+/**
+ * Offer the runtime library compiled by an earlier run, if there is one (runtime-cache.js):
+ * from the start-up bundle, the units and JavaScript kept beside it, else the
+ * installation's units file.
+ * @param {{generatedJs?: string, units?: string}} startup
+ * @returns {() => void} after the runtime library is loaded: keep what was not offered
+ */
+function offerCaches(startup) {
+  const cacheFile = runtimeCacheFile();
+  const unitsBeside = cacheFile === null ? null : startup.units ?? null;
+  const besideOffered = offerUnitsBesideBundle(unitsBeside) > 0;
+  if (!besideOffered) offerCachedRuntime(cacheFile);
+  const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
+  offerGeneratedJs(jsFile);
+  return () => {
+    saveRuntimeCache(cacheFile);
+    saveUnitsBesideBundle(unitsBeside, besideOffered);
+    saveGeneratedJs(jsFile);
+  };
 }
 
 /** Load the runtime library apart, only to time it (createNode loads it first). @param {[string, number][]} marks */
