@@ -349,7 +349,7 @@ async function runCommand(file, options) {
   const bundled = loadRunBundle(manifest);
   if (bundled !== null) {
     marks?.push(['run path loaded (bundle)', performance.now()]);
-    const status = await bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs, units: bundled.units, marks });
+    const status = await bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs, units: bundled.units, jsCodeCache: bundled.jsCodeCache, marks });
     bundled.saveCodeCache();
     return status;
   }

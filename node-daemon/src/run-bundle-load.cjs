@@ -44,9 +44,9 @@ function runBundleManifest(env = process.env) {
 /**
  * What the bundle exports (its entry is run-standalone.js).
  * @typedef {object} BundledRun
- * @property {(argv: string[], startup: {generatedJs: string, units: string, marks?: [string, number][]}) => Promise<number>|null} runStandalone
+ * @property {(argv: string[], startup: {generatedJs: string, units: string, jsCodeCache: string, marks?: [string, number][]}) => Promise<number>|null} runStandalone
  *   run the command line if it is a standalone run, else null
- * @property {(file: string, options: any, startup: {generatedJs: string, units: string, marks?: [string, number][]}) => Promise<number>} runFile
+ * @property {(file: string, options: any, startup: {generatedJs: string, units: string, jsCodeCache: string, marks?: [string, number][]}) => Promise<number>} runFile
  */
 
 /**
@@ -56,6 +56,8 @@ function runBundleManifest(env = process.env) {
  *   kept beside this bundle (runtime-cache.js)
  * @property {string} units the file for the runtime library's units compiled by this
  *   bundle's code from the sources in it (runtime-cache.js), kept beside it
+ * @property {string} jsCodeCache the file for V8's code of the runtime library's generated
+ *   JavaScript (runtime-code-cache.js), kept beside it
  * @property {() => void} saveCodeCache after the run: keep V8's compiled code of the
  *   bundle beside it if there was none, or V8 rejected it
  */
@@ -94,7 +96,7 @@ function loadRunBundle(manifestFile) {
       if (cachedData !== null && !script.cachedDataRejected) return;
       writeWhole(codeCache, script.createCachedData());
     };
-    return { run: /** @type {any} */ (module.exports), generatedJs: `${bundle}.js.json`, units: `${bundle}.units.json`, saveCodeCache };
+    return { run: /** @type {any} */ (module.exports), generatedJs: `${bundle}.js.json`, units: `${bundle}.units.json`, jsCodeCache: `${bundle}.js.v8`, saveCodeCache };
   } catch {
     return null;
   }
@@ -116,7 +118,7 @@ function runFromBundle(argv) {
   const bundled = loadRunBundle(runBundleManifest());
   if (bundled === null || typeof bundled.run.runStandalone !== 'function') return null;
   marks?.push(['run path loaded (bundle)', performance.now()]);
-  const started = bundled.run.runStandalone(argv, { generatedJs: bundled.generatedJs, units: bundled.units, marks });
+  const started = bundled.run.runStandalone(argv, { generatedJs: bundled.generatedJs, units: bundled.units, jsCodeCache: bundled.jsCodeCache, marks });
   if (started === null) return null; // the whole command line decides (a usage error, --help ...)
   return started.then((status) => {
     bundled.saveCodeCache();

@@ -86,6 +86,7 @@ export async function buildRunBundle(manifestFile) {
       removeQuietly(path.join(dir, `${previous}.js.json`));
       removeQuietly(path.join(dir, `${previous}.v8`));
       removeQuietly(path.join(dir, `${previous}.units.json`));
+      removeQuietly(path.join(dir, `${previous}.js.v8`));
     }
     return true;
   } catch {

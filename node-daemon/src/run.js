@@ -24,14 +24,16 @@ import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from 
 import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
 import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerUnitsBesideBundle, saveUnitsBesideBundle, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
+import { useRuntimeCodeCache, runtimeLibraryLoaded, saveRuntimeCodeCache } from './runtime-code-cache.js';
 
 /**
  * @param {string} file
  * @param {import('./cli.js').CliOptions} options
- * @param {{generatedJs?: string, units?: string, marks?: [string, number][]}} [startup]
- *   generatedJs, units: when running from the start-up bundle (run-bundle.js), the files
- *   of the runtime library's generated JavaScript and of its units (compiled by this same
- *   code from the sources in the bundle) kept beside it; marks: the start-up's stages so far, when
+ * @param {{generatedJs?: string, units?: string, jsCodeCache?: string, marks?: [string, number][]}} [startup]
+ *   generatedJs, units, jsCodeCache: when running from the start-up bundle (run-bundle.js),
+ *   the files of the runtime library's generated JavaScript, of its units (compiled by
+ *   this same code from the sources in the bundle) and of V8's code for that JavaScript,
+ *   kept beside it; marks: the start-up's stages so far, when
  *   TERMITE_TRACE_STARTUP asks for them (printed on stderr at the end)
  * @returns {Promise<number>} exit status
  */
@@ -49,7 +51,7 @@ export async function runFile(file, options, startup = {}) {
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
-  const saveCaches = offerCaches(startup);
+  const caches = offerCaches(startup);
   marks?.push(['caches read', performance.now()]);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
@@ -73,7 +75,7 @@ export async function runFile(file, options, startup = {}) {
   }
   if (marks && !host) timeRuntimeLibrary(marks);
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
-  saveCaches();
+  caches.libraryLoaded();
   marks?.push(['node created', performance.now()]);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
@@ -102,6 +104,7 @@ export async function runFile(file, options, startup = {}) {
     if (host) await host.stop();
     else node.stop();
     clearInterval(flusher);
+    caches.runEnded();
     if (marks) traceAtExit(marks);
     stdout.flush();
     stderr.flush();
@@ -110,10 +113,11 @@ export async function runFile(file, options, startup = {}) {
 
 /**
  * Offer the runtime library compiled by an earlier run, if there is one (runtime-cache.js):
- * from the start-up bundle, the units and JavaScript kept beside it, else the
- * installation's units file.
- * @param {{generatedJs?: string, units?: string}} startup
- * @returns {() => void} after the runtime library is loaded: keep what was not offered
+ * from the start-up bundle, the units, JavaScript and V8 code kept beside it
+ * (runtime-code-cache.js), else the installation's units file.
+ * @param {{generatedJs?: string, units?: string, jsCodeCache?: string}} startup
+ * @returns {{libraryLoaded: () => void, runEnded: () => void}} call once the runtime
+ *   library is loaded, and at the end of the run: they keep what was not offered
  */
 function offerCaches(startup) {
   const cacheFile = runtimeCacheFile();
@@ -122,10 +126,17 @@ function offerCaches(startup) {
   if (!besideOffered) offerCachedRuntime(cacheFile);
   const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
   offerGeneratedJs(jsFile);
-  return () => {
-    saveRuntimeCache(cacheFile);
-    saveUnitsBesideBundle(unitsBeside, besideOffered);
-    saveGeneratedJs(jsFile);
+  const codeFile = cacheFile === null ? null : startup.jsCodeCache ?? null;
+  useRuntimeCodeCache(codeFile);
+  return {
+    libraryLoaded: () => {
+      runtimeLibraryLoaded();
+      saveRuntimeCache(cacheFile);
+      saveUnitsBesideBundle(unitsBeside, besideOffered);
+      saveGeneratedJs(jsFile);
+    },
+    // the code V8 compiled by the end: lazily compiled functions included
+    runEnded: () => saveRuntimeCodeCache(codeFile),
   };
 }
 

@@ -145,7 +145,7 @@ function unitsFromJson(text) {
  *   directory is there
  * @returns {boolean} whether the file was written
  */
-function writePrivately(file, contents) {
+export function writePrivately(file, contents) {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

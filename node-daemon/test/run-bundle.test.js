@@ -4,9 +4,9 @@
  * writes it, the next runs load it (shown by replacing it with a module that says so),
  * a manifest that no longer matches the files means the modules as installed and a
  * rebuilt bundle, a bundle that fails to load is not a failure, a mesh run never uses
- * it, and TERMITE_RUN_BUNDLE=off writes none; the runtime library's generated JavaScript
- * and V8's code cache of the bundle are kept beside it, and a broken file of either is
- * replaced, not a failure. A run from the real bundle keeps run's
+ * it, and TERMITE_RUN_BUNDLE=off writes none; the runtime library's generated JavaScript,
+ * V8's code of it, its units and V8's code cache of the bundle are kept beside it, and a
+ * broken file of any is replaced, not a failure. A run from the real bundle keeps run's
  * semantics: standard input, exit statuses, error messages. Real CLI runs in child
  * processes with a time limit, each test with its own cache directory.
  */
@@ -155,6 +155,22 @@ test('the generated JavaScript and the code cache are kept beside the bundle; br
     writeFileSync(v8, Buffer.alloc(5000, 7)); // V8 rejects it
     run(prog, env);
     assert.ok(statSync(v8).size > 10000 && readFileSync(v8)[0] !== 7, 'rejected code cache replaced');
+    // V8's code of the runtime library's generated JavaScript (runtime-code-cache.js)
+    const jsV8 = `${b.bundle}.js.v8`;
+    const code = readFileSync(jsV8);
+    assert.ok(code.length > 10000, 'code of the runtime library kept');
+    assert.equal(statSync(jsV8).mode & 0o777, 0o600, 'private to the user');
+    run(prog, env);
+    assert.deepEqual(readFileSync(jsV8), code, 'used, and left as it was');
+    const index = code.readUInt32LE(0);
+    const broken = Buffer.from(code);
+    broken.fill(7, 4 + index); // every unit's cached code: V8 rejects it
+    for (const bad of [broken, Buffer.from('junk')]) {
+      writeFileSync(jsV8, bad);
+      run(prog, env);
+      const again = readFileSync(jsV8);
+      assert.ok(again.length > 10000 && !again.equals(bad), 'a rejected or malformed file replaced');
+    }
   });
 });
 
