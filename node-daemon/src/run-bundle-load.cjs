@@ -44,9 +44,9 @@ function runBundleManifest(env = process.env) {
 /**
  * What the bundle exports (its entry is run-standalone.js).
  * @typedef {object} BundledRun
- * @property {(argv: string[], startup: {generatedJs: string, units: string, jsCodeCache: string, marks?: [string, number][]}) => Promise<number>|null} runStandalone
+ * @property {(argv: string[], startup: {generatedJs: string, units: string, jsCodeCache: string, marks?: [string, number, number?][]}) => Promise<number>|null} runStandalone
  *   run the command line if it is a standalone run, else null
- * @property {(file: string, options: any, startup: {generatedJs: string, units: string, jsCodeCache: string, marks?: [string, number][]}) => Promise<number>} runFile
+ * @property {(file: string, options: any, startup: {generatedJs: string, units: string, jsCodeCache: string, marks?: [string, number, number?][]}) => Promise<number>} runFile
  */
 
 /**
@@ -113,17 +113,23 @@ function loadRunBundle(manifestFile) {
 function runFromBundle(argv) {
   // a cheap look first: the bundle is not even read for any other command
   if (argv[0] !== 'run' || argv.some((a) => /^--(port|join|help)(=|$)/.test(a))) return null;
-  /** @type {[string, number][] | undefined} */
-  const marks = process.env.TERMITE_TRACE_STARTUP ? [['node ready', performance.nodeTiming.bootstrapComplete], ['command line read', performance.now()]] : undefined;
+  /** @type {[string, number, number?][] | undefined} */
+  const marks = process.env.TERMITE_TRACE_STARTUP ? [['node ready', performance.nodeTiming.bootstrapComplete], ['command line read', performance.now(), cpuMs()]] : undefined;
   const bundled = loadRunBundle(runBundleManifest());
   if (bundled === null || typeof bundled.run.runStandalone !== 'function') return null;
-  marks?.push(['run path loaded (bundle)', performance.now()]);
+  marks?.push(['run path loaded (bundle)', performance.now(), cpuMs()]);
   const started = bundled.run.runStandalone(argv, { generatedJs: bundled.generatedJs, units: bundled.units, jsCodeCache: bundled.jsCodeCache, marks });
   if (started === null) return null; // the whole command line decides (a usage error, --help ...)
   return started.then((status) => {
     bundled.saveCodeCache();
     return status;
   });
+}
+
+/** CPU time this process has used so far (all its threads), ms: for TERMITE_TRACE_STARTUP. */
+function cpuMs() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 /** @param {string} file @returns {Buffer|null} */
@@ -167,4 +173,4 @@ function fnv1a(s) {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-module.exports = { runBundleManifest, loadRunBundle, runFromBundle, writeWhole, removeQuietly, fnv1a };
+module.exports = { runBundleManifest, loadRunBundle, runFromBundle, writeWhole, removeQuietly, fnv1a, cpuMs };

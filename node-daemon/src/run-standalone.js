@@ -14,7 +14,7 @@ export { runFile };
 /**
  * Run the program if `argv` is a standalone run, else null.
  * @param {string[]} argv the command line after `termite-node`
- * @param {{generatedJs?: string, units?: string, jsCodeCache?: string, marks?: [string, number][]}} startup as for runFile
+ * @param {{generatedJs?: string, units?: string, jsCodeCache?: string, marks?: [string, number, number?][]}} startup as for runFile
  * @returns {Promise<number>|null} the exit status
  */
 export function runStandalone(argv, startup) {

@@ -25,11 +25,14 @@ import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
 import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerUnitsBesideBundle, saveUnitsBesideBundle, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
 import { useRuntimeCodeCache, runtimeLibraryLoaded, saveRuntimeCodeCache } from './runtime-code-cache.js';
+import startupFiles from './run-bundle-load.cjs';
+
+const { cpuMs } = startupFiles;
 
 /**
  * @param {string} file
  * @param {import('./cli.js').CliOptions} options
- * @param {{generatedJs?: string, units?: string, jsCodeCache?: string, marks?: [string, number][]}} [startup]
+ * @param {{generatedJs?: string, units?: string, jsCodeCache?: string, marks?: [string, number, number?][]}} [startup]
  *   generatedJs, units, jsCodeCache: when running from the start-up bundle (run-bundle.js),
  *   the files of the runtime library's generated JavaScript, of its units (compiled by
  *   this same code from the sources in the bundle) and of V8's code for that JavaScript,
@@ -52,7 +55,7 @@ export async function runFile(file, options, startup = {}) {
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
   const caches = offerCaches(startup);
-  marks?.push(['caches read', performance.now()]);
+  marks?.push(['caches read', performance.now(), cpuMs()]);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
   try {
@@ -76,7 +79,7 @@ export async function runFile(file, options, startup = {}) {
   if (marks && !host) timeRuntimeLibrary(marks);
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
   caches.libraryLoaded();
-  marks?.push(['node created', performance.now()]);
+  marks?.push(['node created', performance.now(), cpuMs()]);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();
@@ -93,7 +96,7 @@ export async function runFile(file, options, startup = {}) {
       onTime: options.timePasses ? (/** @type {string} */ pass, /** @type {number} */ ms) => stderr.write(`;; ${pass}: ${ms.toFixed(2)} ms\n`) : undefined,
     });
     node.flushStdout();
-    marks?.push(['program compiled and run', performance.now()]);
+    marks?.push(['program compiled and run', performance.now(), cpuMs()]);
     if (!r.ok) {
       stderr.write(`Error: ${r.message}\n${formatBacktrace(r.backtrace ?? null)}`);
       return 1;
@@ -140,21 +143,30 @@ function offerCaches(startup) {
   };
 }
 
-/** Load the runtime library apart, only to time it (createNode loads it first). @param {[string, number][]} marks */
+/** Load the runtime library apart, only to time it (createNode loads it first). @param {[string, number, number?][]} marks */
 function timeRuntimeLibrary(marks) {
   loadTermiteLibrary();
-  marks.push(['runtime library loaded', performance.now()]);
+  marks.push(['runtime library loaded', performance.now(), cpuMs()]);
 }
 
-/** Print the start-up's stages on stderr when the process exits. @param {[string, number][]} marks */
+/** Print the start-up's stages on stderr when the process exits. @param {[string, number, number?][]} marks */
 function traceAtExit(marks) {
-  marks.push(['node stopped', performance.now()]);
-  process.once('exit', () => process.stderr.write(startupTrace([...marks, ['exit', performance.now()]])));
+  marks.push(['node stopped', performance.now(), cpuMs()]);
+  process.once('exit', () => process.stderr.write(startupTrace([...marks, ['exit', performance.now(), cpuMs()]])));
 }
 
-/** The start-up's stages: when each ended, ms since the process started, and its share. @param {[string, number][]} marks */
+/**
+ * The start-up's stages: when each ended, ms since the process started, and its share;
+ * then the CPU time the process used in it (all threads; a figure the machine's load
+ * changes less than the wall time), where the stage's mark has it.
+ * @param {[string, number, number?][]} marks
+ */
 function startupTrace(marks) {
-  return marks.map(([stage, t], i) => `;; start-up: ${stage.padEnd(32)} ${t.toFixed(1).padStart(7)} ms  (+${(t - (i > 0 ? marks[i - 1][1] : 0)).toFixed(1)})\n`).join('');
+  return marks.map(([stage, t, cpu], i) => {
+    const before = marks.slice(0, i).reverse().find((m) => m[2] !== undefined)?.[2] ?? 0;
+    const cpuPart = cpu === undefined ? '' : `  cpu ${(cpu - before).toFixed(1)}`;
+    return `;; start-up: ${stage.padEnd(32)} ${t.toFixed(1).padStart(7)} ms  (+${(t - (i > 0 ? marks[i - 1][1] : 0)).toFixed(1)})${cpuPart}\n`;
+  }).join('');
 }
 
 /**
