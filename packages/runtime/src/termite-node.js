@@ -105,11 +105,7 @@ export class TermiteNode {
     this.live = 0;
     /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */
     this.byPeer = new Map();
-    /**
-     * when the heap guard last looked, and until when it kills no other process (now()'s
-     * clock); its first look is one guard interval after the node starts (a program that
-     * ends sooner never loads node:v8, heap-statistics.js)
-     */
+    /** when the heap guard last looked (first: one interval after the start, so a short run never loads node:v8), and until when it kills no other process (now()'s clock) */
     this.guardAt = 0;
     this.guardCooldownUntil = 0;
     /** the group of this node's own processes, and each peer's (fair-share.js) */
