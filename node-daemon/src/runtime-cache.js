@@ -30,10 +30,13 @@
  * the bundle is; a unit whose hash is not in it is generated as usual, and the file is
  * then rewritten.
  */
-import { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { readFileSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import startupFiles from './run-bundle-load.cjs';
 import { precompiledRuntime, supplyPrecompiledRuntime, supplyPrecompiledUnits, precompiledStats, runtimeUnits, fastSourcesOf, presetFastSources, encodeValue, decodeValue } from '@termite/scheme/internal';
+
+const { writeWhole, fnv1a } = startupFiles;
 
 /**
  * The cache file for this installation, or null when the cache is off.
@@ -138,35 +141,20 @@ function unitsFromJson(text) {
 }
 
 /**
- * Write a cache file whole and private to the user: its contents to a temporary name in
- * the same (0700) directory, then renamed over it, so a reader never sees half a file.
- * Never throws: a failed write leaves no temporary file behind.
+ * Write a cache file whole and private to the user (run-bundle-load.cjs writeWhole: a
+ * temporary name, then renamed over it, so a reader never sees half a file), its
+ * directory created private if need be. Never throws.
  * @param {string} file @param {() => string|Uint8Array} contents computed only once the
  *   directory is there
  * @returns {boolean} whether the file was written
  */
 export function writePrivately(file, contents) {
-  const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, contents(), { mode: 0o600 });
-    renameSync(tmp, file);
-    return true;
+    return writeWhole(file, contents());
   } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing was written
-    }
     return false;
   }
-}
-
-/** FNV-1a of a string's code units, as 8 hex digits (a file name, not a security check). @param {string} s */
-function fnv1a(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 /** The unit hashes whose JavaScript the cache file offered. @type {Set<string>} */
