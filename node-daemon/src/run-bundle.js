@@ -7,8 +7,9 @@
  * reads and compiles one file instead of resolving, reading and linking 180 modules (a
  * third of a run's start-up). V8's code cache of that script, taken at the end of the
  * run that first uses it, is kept beside it (`.v8`): a later run does not compile again
- * the functions that run compiled. The runtime library's generated JavaScript is kept
- * beside it too (`.js.json`, runtime-cache.js).
+ * the functions that run compiled. Beside it too: the runtime library's units compiled
+ * by its code (`.units.json`), their generated JavaScript (`.js.json`, runtime-cache.js)
+ * and V8's code of that (`.js.v8`, runtime-code-cache.js).
  *
  * The first standalone run of an installation, or the first one after any of the bundled
  * files changed, runs from the modules as installed and then writes the bundle with
@@ -25,11 +26,13 @@
  *  - only a standalone run uses it (no --port, no --join): the mesh, its transports and
  *    the HTTP server are not in it (run.js imports them only for a mesh node, and the
  *    bundle replaces that import by one that throws);
- *  - files the modules read beside themselves (the .scm sources, the .wasm core) are read
- *    from where they are installed (each bundled module keeps its own import.meta.url),
- *    so they are never stale; the runtime units' cache (runtime-cache.js) is unchanged;
+ *  - the runtime library's Scheme sources are inside the bundle (embedded as the browser
+ *    build embeds them) and among its inputs, so the units kept beside it were compiled
+ *    by its own code from its own sources; other files the modules read beside
+ *    themselves (the .wasm core) are read from where they are installed (each bundled
+ *    module keeps its own import.meta.url), so they are never stale;
  *  - the files beside a bundle carry its name, which carries a digest of its code: a
- *    rebuilt bundle never meets the code cache or generated JavaScript of another;
+ *    rebuilt bundle never meets the code caches, units or generated JavaScript of another;
  *  - written whole (temporary name, then rename; the bundle before the manifest that
  *    names it), private to the user (0600 in a 0700 directory), in the same directory
  *    as the runtime units' cache; TERMITE_CACHE=off or TERMITE_RUN_BUNDLE=off: no bundle.

@@ -28,7 +28,11 @@
  * the bundled code, generator included: the same unit hash and the same generator give
  * the same JavaScript. It is this installation's own output, never a peer's, trusted as
  * the bundle is; a unit whose hash is not in it is generated as usual, and the file is
- * then rewritten.
+ * then rewritten. A run from the bundle keeps the units beside it as well (JSON, which
+ * decodes natively, instead of the installation's CBOR): the bundle holds the runtime
+ * sources, so units written by a run of it were compiled by its own code from its own
+ * sources, and their context is not digested again; while they are there, such a run
+ * does not read the installation's file.
  */
 import { readFileSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
