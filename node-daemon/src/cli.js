@@ -14,6 +14,9 @@
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
+import startupFiles from './run-bundle-load.cjs';
+
+const { cpuMs } = startupFiles;
 
 export const USAGE = `Usage:
   termite-node [options]               start a daemon on --host:--port (default 127.0.0.1:7400)
@@ -341,20 +344,20 @@ export async function main(argv) {
  * @param {string} file @param {CliOptions} options
  */
 async function runCommand(file, options) {
-  /** @type {[string, number][] | undefined} */
-  const marks = process.env.TERMITE_TRACE_STARTUP ? [['node ready', performance.nodeTiming.bootstrapComplete], ['command line read', performance.now()]] : undefined;
+  /** @type {[string, number, number?][] | undefined} */
+  const marks = process.env.TERMITE_TRACE_STARTUP ? [['node ready', performance.nodeTiming.bootstrapComplete], ['command line read', performance.now(), cpuMs()]] : undefined;
   const standalone = options.port === undefined && options.join.length === 0;
   const { runBundleManifest, loadRunBundle, buildRunBundle } = await import('./run-bundle.js');
   const manifest = standalone ? runBundleManifest() : null;
   const bundled = loadRunBundle(manifest);
   if (bundled !== null) {
-    marks?.push(['run path loaded (bundle)', performance.now()]);
-    const status = await bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs, marks });
+    marks?.push(['run path loaded (bundle)', performance.now(), cpuMs()]);
+    const status = await bundled.run.runFile(file, options, { generatedJs: bundled.generatedJs, units: bundled.units, jsCodeCache: bundled.jsCodeCache, marks });
     bundled.saveCodeCache();
     return status;
   }
   const { runFile } = await import('./run.js');
-  marks?.push(['run path loaded (modules)', performance.now()]);
+  marks?.push(['run path loaded (modules)', performance.now(), cpuMs()]);
   const status = await runFile(file, options, { marks });
   await buildRunBundle(manifest);
   return status;

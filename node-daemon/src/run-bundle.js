@@ -1,13 +1,15 @@
 // @ts-check
 /**
- * The start-up bundle of `termite-node run`: the modules a standalone run loads (the
- * run command, @termite/runtime, @termite/scheme, @termite/core: about 180 ES modules),
+ * Building the start-up bundle of `termite-node run` (run-bundle-load.cjs finds and loads
+ * it): the modules a standalone run loads (its entry run-standalone.js: the command line's
+ * parser, the run command, @termite/runtime, @termite/scheme, @termite/core: about 180 ES modules),
  * joined by esbuild into one CommonJS script in the user's cache, so that a later run
  * reads and compiles one file instead of resolving, reading and linking 180 modules (a
  * third of a run's start-up). V8's code cache of that script, taken at the end of the
  * run that first uses it, is kept beside it (`.v8`): a later run does not compile again
- * the functions that run compiled. The runtime library's generated JavaScript is kept
- * beside it too (`.js.json`, runtime-cache.js).
+ * the functions that run compiled. Beside it too: the runtime library's units compiled
+ * by its code (`.units.json`), their generated JavaScript (`.js.json`, runtime-cache.js)
+ * and V8's code of that (`.js.v8`, runtime-code-cache.js).
  *
  * The first standalone run of an installation, or the first one after any of the bundled
  * files changed, runs from the modules as installed and then writes the bundle with
@@ -24,93 +26,28 @@
  *  - only a standalone run uses it (no --port, no --join): the mesh, its transports and
  *    the HTTP server are not in it (run.js imports them only for a mesh node, and the
  *    bundle replaces that import by one that throws);
- *  - files the modules read beside themselves (the .scm sources, the .wasm core) are read
- *    from where they are installed (each bundled module keeps its own import.meta.url),
- *    so they are never stale; the runtime units' cache (runtime-cache.js) is unchanged;
+ *  - the runtime library's Scheme sources are inside the bundle (embedded as the browser
+ *    build embeds them) and among its inputs, so the units kept beside it were compiled
+ *    by its own code from its own sources; other files the modules read beside
+ *    themselves (the .wasm core) are read from where they are installed (each bundled
+ *    module keeps its own import.meta.url), so they are never stale;
  *  - the files beside a bundle carry its name, which carries a digest of its code: a
- *    rebuilt bundle never meets the code cache or generated JavaScript of another;
+ *    rebuilt bundle never meets the code caches, units or generated JavaScript of another;
  *  - written whole (temporary name, then rename; the bundle before the manifest that
  *    names it), private to the user (0600 in a 0700 directory), in the same directory
  *    as the runtime units' cache; TERMITE_CACHE=off or TERMITE_RUN_BUNDLE=off: no bundle.
  */
-import { readFileSync, writeFileSync, statSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { readFileSync, statSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import vm from 'node:vm';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import loader from './run-bundle-load.cjs';
+
+const { writeWhole, removeQuietly, fnv1a } = loader;
+export const { runBundleManifest, loadRunBundle } = loader;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ENTRY = path.join(here, 'run.js');
-
-/**
- * Where the bundle's manifest is for this installation, or null when bundles are off.
- * @param {NodeJS.ProcessEnv} [env]
- * @returns {string|null}
- */
-export function runBundleManifest(env = process.env) {
-  if (env.TERMITE_CACHE === 'off' || env.TERMITE_RUN_BUNDLE === 'off') return null;
-  const dir = env.TERMITE_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'termite-mesh');
-  return path.join(dir, `run-bundle-${fnv1a(here)}.json`);
-}
-
-/**
- * @typedef {{bundle: string, inputs: [string, number, number][]}} Manifest
- *   bundle: the bundle's file name (beside the manifest); inputs: [path, size, mtimeMs]
- */
-
-/**
- * @typedef {object} LoadedBundle
- * @property {typeof import('./run.js')} run the bundled run.js
- * @property {string} generatedJs the file for the runtime library's generated JavaScript,
- *   kept beside this bundle (runtime-cache.js)
- * @property {() => void} saveCodeCache after the run: keep V8's compiled code of the
- *   bundle beside it if there was none, or V8 rejected it
- */
-
-/**
- * The bundled run.js if the manifest names a bundle built from the files as they are
- * now, else null (then build it after the run: buildRunBundle). The bundle is a
- * CommonJS script compiled with V8's code cache from an earlier run (Node 20 has no code
- * cache for ES modules): what that run compiled, lazily compiled functions included, is
- * not compiled again.
- * @param {string|null} manifestFile
- * @returns {LoadedBundle | null}
- */
-export function loadRunBundle(manifestFile) {
-  if (manifestFile === null) return null;
-  /** @type {Manifest} */
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
-    for (const [file, size, mtime] of manifest.inputs) {
-      const st = statSync(file);
-      if (st.size !== size || st.mtimeMs !== mtime) return null;
-    }
-  } catch {
-    return null; // none yet, or unreadable: the modules as installed
-  }
-  const bundle = path.join(path.dirname(manifestFile), path.basename(manifest.bundle));
-  const codeCache = `${bundle}.v8`;
-  try {
-    const source = readFileSync(bundle, 'utf8');
-    const cachedData = readOrNull(codeCache);
-    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData: cachedData ?? undefined });
-    const module = { exports: {} };
-    script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
-    const saveCodeCache = () => {
-      if (cachedData !== null && !script.cachedDataRejected) return;
-      try {
-        writeWhole(codeCache, script.createCachedData(), []);
-      } catch {
-        removeQuietly(`${codeCache}.${process.pid}.tmp`);
-      }
-    };
-    return { run: /** @type {any} */ (module.exports), generatedJs: `${bundle}.js.json`, saveCodeCache };
-  } catch {
-    return null;
-  }
-}
+const ENTRY = path.join(here, 'run-standalone.js');
 
 /**
  * Build the bundle and its manifest (after a run that could not use one). Never throws.
@@ -120,7 +57,6 @@ export function loadRunBundle(manifestFile) {
 export async function buildRunBundle(manifestFile) {
   if (manifestFile === null) return false;
   const dir = path.dirname(manifestFile);
-  const tmps = /** @type {string[]} */ ([]);
   try {
     const { build } = await import('esbuild');
     const result = await build({
@@ -132,7 +68,8 @@ export async function buildRunBundle(manifestFile) {
       metafile: true,
       logLevel: 'silent',
       absWorkingDir: here,
-      plugins: [keepModuleUrls(), noMesh()],
+      loader: { '.scm': 'text' },
+      plugins: [embeddedSources(), keepModuleUrls(), noMesh(), plainCbor()],
     });
     const code = result.outputFiles[0].text;
     /** @type {[string, number, number][]} */
@@ -144,17 +81,18 @@ export async function buildRunBundle(manifestFile) {
     }
     const bundle = `run-bundle-${fnv1a(here)}-${fnv1a(code)}.cjs`;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeWhole(path.join(dir, bundle), code, tmps);
+    if (!writeWhole(path.join(dir, bundle), code)) return false;
     const previous = previousBundle(manifestFile);
-    writeWhole(manifestFile, JSON.stringify({ bundle, inputs }), tmps);
+    if (!writeWhole(manifestFile, JSON.stringify({ bundle, inputs }))) return false;
     if (previous !== null && previous !== bundle) {
       removeQuietly(path.join(dir, previous));
       removeQuietly(path.join(dir, `${previous}.js.json`));
       removeQuietly(path.join(dir, `${previous}.v8`));
+      removeQuietly(path.join(dir, `${previous}.units.json`));
+      removeQuietly(path.join(dir, `${previous}.js.v8`));
     }
     return true;
   } catch {
-    for (const t of tmps) removeQuietly(t);
     return false;
   }
 }
@@ -171,6 +109,7 @@ function inputFiles(names) {
     if (name.startsWith('no-mesh:')) continue; // the stand-in for the mesh host, not a file
     const file = path.resolve(here, name);
     files.add(file);
+    if (EMBEDDED.test(file)) files.add(twinOf(file)); // what the bundle holds instead
     for (let d = path.dirname(file), i = 0; i < 20 && d !== path.dirname(d); d = path.dirname(d), i++) {
       const pkg = path.join(d, 'package.json');
       try {
@@ -207,7 +146,7 @@ function keepModuleUrls() {
  */
 function noMesh() {
   /** @type {Record<string, string[]>} */
-  const left = { [ENTRY]: ['./host.js'], [path.join(here, 'cli.js')]: ['./repl.js', './ps.js', './daemon.js', './run-bundle.js', './library-store.js'] };
+  const left = { [path.join(here, 'run.js')]: ['./host.js'], [path.join(here, 'cli.js')]: ['./repl.js', './ps.js', './daemon.js', './run-bundle.js', './library-store.js'] };
   return {
     name: 'no-mesh',
     setup(b) {
@@ -220,21 +159,49 @@ function noMesh() {
   };
 }
 
-/** @param {string} file @returns {Buffer|null} */
-function readOrNull(file) {
-  try {
-    return readFileSync(file);
-  } catch {
-    return null;
-  }
+
+
+/**
+ * cbor-x as its plain JavaScript entry: its Node entry first tries to load a native
+ * addon (cbor-extract, through node-gyp-build and detect-libc), a tenth of the bundle's
+ * start, for a faster decoder of its own that nothing on the run path uses (the value
+ * codec decodes by itself; only cbor-x's Encoder and Tag are used).
+ * @returns {import('esbuild').Plugin}
+ */
+function plainCbor() {
+  const entry = path.join(path.dirname(createRequire(import.meta.url).resolve('cbor-x/package.json')), 'index.js');
+  return {
+    name: 'plain-cbor',
+    setup(b) {
+      b.onResolve({ filter: /^cbor-x$/ }, () => ({ path: entry }));
+    },
+  };
 }
 
-/** @param {string} file @param {string|Uint8Array} text @param {string[]} tmps */
-function writeWhole(file, text, tmps) {
-  const tmp = `${file}.${process.pid}.tmp`;
-  tmps.push(tmp);
-  writeFileSync(tmp, text, { mode: 0o600 });
-  renameSync(tmp, file);
+/** The modules that read Scheme sources beside themselves. */
+const EMBEDDED = /[\\/](runtime-sources|prelude-source)\.js$/;
+/** @param {string} file */
+const twinOf = (file) => file.replace(/\.js$/, '.browser.js');
+
+/**
+ * The runtime library's Scheme sources inside the bundle, as the browser build has them
+ * (the modules' browser twins, which import the .scm files as text), not read beside the
+ * modules at each start: so they are among the bundle's inputs, and the units compiled
+ * from them by the bundle's own code can be kept beside it and used without digesting
+ * their context again (runtime-cache.js).
+ * @returns {import('esbuild').Plugin}
+ */
+function embeddedSources() {
+  return {
+    name: 'embedded-sources',
+    setup(b) {
+      b.onLoad({ filter: EMBEDDED, namespace: 'file' }, (args) => ({
+        contents: readFileSync(twinOf(args.path), 'utf8'),
+        resolveDir: path.dirname(args.path),
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /** @param {string} manifestFile */
@@ -247,18 +214,4 @@ function previousBundle(manifestFile) {
   }
 }
 
-/** @param {string} file */
-function removeQuietly(file) {
-  try {
-    unlinkSync(file);
-  } catch {
-    // already gone
-  }
-}
 
-/** FNV-1a of a string's code units, as 8 hex digits (a file name, not a security check). @param {string} s */
-function fnv1a(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
-}

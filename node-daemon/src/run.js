@@ -23,14 +23,20 @@ import { consoleSinks, SchemeError, formatBacktrace } from '@termite/scheme';
 import { R, unwind, PEND_SUSPEND, attachConsoleInput, detachConsoleInput } from '@termite/scheme/internal';
 import { BufferedOutput } from './output.js';
 import { exitStatus } from './cli.js';
-import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
+import { runtimeCacheFile, offerCachedRuntime, saveRuntimeCache, offerUnitsBesideBundle, saveUnitsBesideBundle, offerGeneratedJs, saveGeneratedJs } from './runtime-cache.js';
+import { useRuntimeCodeCache, runtimeLibraryLoaded, saveRuntimeCodeCache } from './runtime-code-cache.js';
+import startupFiles from './run-bundle-load.cjs';
+
+const { cpuMs } = startupFiles;
 
 /**
  * @param {string} file
  * @param {import('./cli.js').CliOptions} options
- * @param {{generatedJs?: string, marks?: [string, number][]}} [startup] generatedJs: when
- *   running from the start-up bundle (run-bundle.js), the file of the runtime library's
- *   generated JavaScript kept beside it; marks: the start-up's stages so far, when
+ * @param {{generatedJs?: string, units?: string, jsCodeCache?: string, marks?: [string, number, number?][]}} [startup]
+ *   generatedJs, units, jsCodeCache: when running from the start-up bundle (run-bundle.js),
+ *   the files of the runtime library's generated JavaScript, of its units (compiled by
+ *   this same code from the sources in the bundle) and of V8's code for that JavaScript,
+ *   kept beside it; marks: the start-up's stages so far, when
  *   TERMITE_TRACE_STARTUP asks for them (printed on stderr at the end)
  * @returns {Promise<number>} exit status
  */
@@ -48,12 +54,8 @@ export async function runFile(file, options, startup = {}) {
   const log = (/** @type {string} */ s) => stderr.write(`termite: ${s}\n`);
   // (current-error-port) writes straight to this process's stderr
   consoleSinks.stderr = (s) => stderr.write(s);
-  // the runtime library compiled by an earlier run, if there is one (runtime-cache.js)
-  const cacheFile = runtimeCacheFile();
-  offerCachedRuntime(cacheFile);
-  const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
-  offerGeneratedJs(jsFile);
-  marks?.push(['caches read', performance.now()]);
+  const caches = offerCaches(startup);
+  marks?.push(['caches read', performance.now(), cpuMs()]);
   // a mesh node when asked for one (--port or --join), else a standalone node
   let host = null;
   try {
@@ -76,9 +78,8 @@ export async function runFile(file, options, startup = {}) {
   }
   if (marks && !host) timeRuntimeLibrary(marks);
   const node = host ? host.node : await createNode({ stdout: (s) => stdout.write(s), log, limits: options.limits });
-  saveRuntimeCache(cacheFile);
-  saveGeneratedJs(jsFile);
-  marks?.push(['node created', performance.now()]);
+  caches.libraryLoaded();
+  marks?.push(['node created', performance.now(), cpuMs()]);
   const stdin = consoleInput(node);
   const flusher = setInterval(() => {
     stdout.flush();
@@ -95,7 +96,7 @@ export async function runFile(file, options, startup = {}) {
       onTime: options.timePasses ? (/** @type {string} */ pass, /** @type {number} */ ms) => stderr.write(`;; ${pass}: ${ms.toFixed(2)} ms\n`) : undefined,
     });
     node.flushStdout();
-    marks?.push(['program compiled and run', performance.now()]);
+    marks?.push(['program compiled and run', performance.now(), cpuMs()]);
     if (!r.ok) {
       stderr.write(`Error: ${r.message}\n${formatBacktrace(r.backtrace ?? null)}`);
       return 1;
@@ -106,27 +107,66 @@ export async function runFile(file, options, startup = {}) {
     if (host) await host.stop();
     else node.stop();
     clearInterval(flusher);
+    caches.runEnded();
     if (marks) traceAtExit(marks);
     stdout.flush();
     stderr.flush();
   }
 }
 
-/** Load the runtime library apart, only to time it (createNode loads it first). @param {[string, number][]} marks */
+/**
+ * Offer the runtime library compiled by an earlier run, if there is one (runtime-cache.js):
+ * from the start-up bundle, the units, JavaScript and V8 code kept beside it
+ * (runtime-code-cache.js), else the installation's units file.
+ * @param {{generatedJs?: string, units?: string, jsCodeCache?: string}} startup
+ * @returns {{libraryLoaded: () => void, runEnded: () => void}} call once the runtime
+ *   library is loaded, and at the end of the run: they keep what was not offered
+ */
+function offerCaches(startup) {
+  const cacheFile = runtimeCacheFile();
+  const unitsBeside = cacheFile === null ? null : startup.units ?? null;
+  const besideOffered = offerUnitsBesideBundle(unitsBeside) > 0;
+  if (!besideOffered) offerCachedRuntime(cacheFile);
+  const jsFile = cacheFile === null ? null : startup.generatedJs ?? null;
+  offerGeneratedJs(jsFile);
+  const codeFile = cacheFile === null ? null : startup.jsCodeCache ?? null;
+  useRuntimeCodeCache(codeFile);
+  return {
+    libraryLoaded: () => {
+      runtimeLibraryLoaded();
+      saveRuntimeCache(cacheFile);
+      saveUnitsBesideBundle(unitsBeside, besideOffered);
+      saveGeneratedJs(jsFile);
+    },
+    // the code V8 compiled by the end: lazily compiled functions included
+    runEnded: () => saveRuntimeCodeCache(codeFile),
+  };
+}
+
+/** Load the runtime library apart, only to time it (createNode loads it first). @param {[string, number, number?][]} marks */
 function timeRuntimeLibrary(marks) {
   loadTermiteLibrary();
-  marks.push(['runtime library loaded', performance.now()]);
+  marks.push(['runtime library loaded', performance.now(), cpuMs()]);
 }
 
-/** Print the start-up's stages on stderr when the process exits. @param {[string, number][]} marks */
+/** Print the start-up's stages on stderr when the process exits. @param {[string, number, number?][]} marks */
 function traceAtExit(marks) {
-  marks.push(['node stopped', performance.now()]);
-  process.once('exit', () => process.stderr.write(startupTrace([...marks, ['exit', performance.now()]])));
+  marks.push(['node stopped', performance.now(), cpuMs()]);
+  process.once('exit', () => process.stderr.write(startupTrace([...marks, ['exit', performance.now(), cpuMs()]])));
 }
 
-/** The start-up's stages: when each ended, ms since the process started, and its share. @param {[string, number][]} marks */
+/**
+ * The start-up's stages: when each ended, ms since the process started, and its share;
+ * then the CPU time the process used in it (all threads; a figure the machine's load
+ * changes less than the wall time), where the stage's mark has it.
+ * @param {[string, number, number?][]} marks
+ */
 function startupTrace(marks) {
-  return marks.map(([stage, t], i) => `;; start-up: ${stage.padEnd(32)} ${t.toFixed(1).padStart(7)} ms  (+${(t - (i > 0 ? marks[i - 1][1] : 0)).toFixed(1)})\n`).join('');
+  return marks.map(([stage, t, cpu], i) => {
+    const before = marks.slice(0, i).reverse().find((m) => m[2] !== undefined)?.[2] ?? 0;
+    const cpuPart = cpu === undefined ? '' : `  cpu ${(cpu - before).toFixed(1)}`;
+    return `;; start-up: ${stage.padEnd(32)} ${t.toFixed(1).padStart(7)} ms  (+${(t - (i > 0 ? marks[i - 1][1] : 0)).toFixed(1)})${cpuPart}\n`;
+  }).join('');
 }
 
 /**

@@ -28,12 +28,19 @@
  * the bundled code, generator included: the same unit hash and the same generator give
  * the same JavaScript. It is this installation's own output, never a peer's, trusted as
  * the bundle is; a unit whose hash is not in it is generated as usual, and the file is
- * then rewritten.
+ * then rewritten. A run from the bundle keeps the units beside it as well (JSON, which
+ * decodes natively, instead of the installation's CBOR): the bundle holds the runtime
+ * sources, so units written by a run of it were compiled by its own code from its own
+ * sources, and their context is not digested again; while they are there, such a run
+ * does not read the installation's file.
  */
-import { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { readFileSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { precompiledRuntime, supplyPrecompiledRuntime, precompiledStats, runtimeUnits, fastSourcesOf, presetFastSources } from '@termite/scheme/internal';
+import startupFiles from './run-bundle-load.cjs';
+import { precompiledRuntime, supplyPrecompiledRuntime, supplyPrecompiledUnits, precompiledStats, runtimeUnits, fastSourcesOf, presetFastSources, encodeValue, decodeValue } from '@termite/scheme/internal';
+
+const { writeWhole, fnv1a } = startupFiles;
 
 /**
  * The cache file for this installation, or null when the cache is off.
@@ -71,27 +78,87 @@ export function offerCachedRuntime(file) {
  */
 export function saveRuntimeCache(file) {
   if (file === null || precompiledStats.compiled === 0) return false;
-  const tmp = `${file}.${process.pid}.tmp`;
+  return writePrivately(file, () => precompiledRuntime());
+}
+
+/**
+ * Offer the units kept beside the start-up bundle (a run of that very bundle wrote them;
+ * it holds the runtime sources too, run-bundle.js): their context is not digested again
+ * (sameCode), and they are kept as JSON, which Node parses natively, the few values JSON
+ * cannot carry exactly (symbols, pairs, -0 ...) apart in the value codec's CBOR: decoding
+ * all of the units with the value codec was a twentieth of a run's start.
+ * @param {string|null} file
+ * @returns {number} how many units were offered (0: none, or no usable file)
+ */
+export function offerUnitsBesideBundle(file) {
+  if (file === null) return 0;
   try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, precompiledRuntime(), { mode: 0o600 });
-    renameSync(tmp, file);
-    return true;
+    return supplyPrecompiledUnits(unitsFromJson(readFileSync(file, 'utf8')), { sameCode: true });
   } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing was written
-    }
-    return false;
+    return 0; // none yet, or unreadable: the installation's file
   }
 }
 
-/** FNV-1a of a string's code units, as 8 hex digits (a file name, not a security check). @param {string} s */
-function fnv1a(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
+/**
+ * After the runtime library is loaded from the start-up bundle: keep its units beside it
+ * when they were not all taken from there.
+ * @param {string|null} file @param {boolean} offered whether offerUnitsBesideBundle offered any
+ * @returns {boolean} whether the file was written
+ */
+export function saveUnitsBesideBundle(file, offered) {
+  if (file === null || (offered && precompiledStats.compiled === 0)) return false;
+  return writePrivately(file, () => unitsToJson(decodeValue(precompiledRuntime())));
+}
+
+/**
+ * The units as JSON: `units` with a null for each value JSON cannot carry exactly, and
+ * `leaves`, each such value as [its path of indices, its value-codec CBOR in base64].
+ * @param {any} list @returns {string}
+ */
+function unitsToJson(list) {
+  /** @type {[number[], string][]} */
+  const leaves = [];
+  /** @param {any} v @param {number[]} at @returns {any} */
+  const plain = (v, at) => {
+    if (Array.isArray(v)) {
+      const out = [];
+      for (let i = 0; i < v.length; i++) out.push(plain(v[i], [...at, i]));
+      return out;
+    }
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0))) return v;
+    leaves.push([at, Buffer.from(encodeValue(v)).toString('base64')]);
+    return null;
+  };
+  return JSON.stringify({ units: plain(list, []), leaves });
+}
+
+/** The inverse of unitsToJson. @param {string} text @returns {any} */
+function unitsFromJson(text) {
+  const { units, leaves } = JSON.parse(text);
+  for (const [at, cbor] of leaves) {
+    let into = units;
+    for (let i = 0; i < at.length - 1; i++) into = into[at[i]];
+    const bytes = Buffer.from(cbor, 'base64');
+    into[at[at.length - 1]] = decodeValue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+  return units;
+}
+
+/**
+ * Write a cache file whole and private to the user (run-bundle-load.cjs writeWhole: a
+ * temporary name, then renamed over it, so a reader never sees half a file), its
+ * directory created private if need be. Never throws.
+ * @param {string} file @param {() => string|Uint8Array} contents computed only once the
+ *   directory is there
+ * @returns {boolean} whether the file was written
+ */
+export function writePrivately(file, contents) {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    return writeWhole(file, contents());
+  } catch {
+    return false;
+  }
 }
 
 /** The unit hashes whose JavaScript the cache file offered. @type {Set<string>} */
@@ -121,17 +188,5 @@ export function offerGeneratedJs(file) {
  */
 export function saveGeneratedJs(file) {
   if (file === null || [...runtimeUnits.keys()].every((h) => offeredJs.has(h))) return false;
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, JSON.stringify(fastSourcesOf(runtimeUnits.keys())), { mode: 0o600 });
-    renameSync(tmp, file);
-    return true;
-  } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing was written
-    }
-    return false;
-  }
+  return writePrivately(file, () => JSON.stringify(fastSourcesOf(runtimeUnits.keys())));
 }

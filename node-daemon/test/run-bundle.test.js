@@ -4,9 +4,9 @@
  * writes it, the next runs load it (shown by replacing it with a module that says so),
  * a manifest that no longer matches the files means the modules as installed and a
  * rebuilt bundle, a bundle that fails to load is not a failure, a mesh run never uses
- * it, and TERMITE_RUN_BUNDLE=off writes none; the runtime library's generated JavaScript
- * and V8's code cache of the bundle are kept beside it, and a broken file of either is
- * replaced, not a failure. A run from the real bundle keeps run's
+ * it, and TERMITE_RUN_BUNDLE=off writes none; the runtime library's generated JavaScript,
+ * V8's code of it, its units and V8's code cache of the bundle are kept beside it, and a
+ * broken file of any is replaced, not a failure. A run from the real bundle keeps run's
  * semantics: standard input, exit statuses, error messages. Real CLI runs in child
  * processes with a time limit, each test with its own cache directory.
  */
@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '..', 'bin', 'termite-node.js');
-const FAKE = "exports.runFile = async () => { process.stdout.write('from the bundle\\n'); return 0; };\n";
+// a bundle that says so, through either way in: the command's own (runStandalone) and cli.js's (runFile)
+const FAKE = "exports.runFile = async () => { process.stdout.write('from the bundle\\n'); return 0; };\nexports.runStandalone = () => exports.runFile();\n";
 
 /** A scratch directory with a program and a cache, removed afterwards. @param {(dir: string, prog: string, env: NodeJS.ProcessEnv) => void} f */
 function withDir(f) {
@@ -154,6 +155,47 @@ test('the generated JavaScript and the code cache are kept beside the bundle; br
     writeFileSync(v8, Buffer.alloc(5000, 7)); // V8 rejects it
     run(prog, env);
     assert.ok(statSync(v8).size > 10000 && readFileSync(v8)[0] !== 7, 'rejected code cache replaced');
+    // V8's code of the runtime library's generated JavaScript (runtime-code-cache.js)
+    const jsV8 = `${b.bundle}.js.v8`;
+    const code = readFileSync(jsV8);
+    assert.ok(code.length > 10000, 'code of the runtime library kept');
+    assert.equal(statSync(jsV8).mode & 0o777, 0o600, 'private to the user');
+    run(prog, env);
+    assert.deepEqual(readFileSync(jsV8), code, 'used, and left as it was');
+    const index = code.readUInt32LE(0);
+    const broken = Buffer.from(code);
+    broken.fill(7, 4 + index); // every unit's cached code: V8 rejects it
+    for (const bad of [broken, Buffer.from('junk')]) {
+      writeFileSync(jsV8, bad);
+      run(prog, env);
+      const again = readFileSync(jsV8);
+      assert.ok(again.length > 10000 && !again.equals(bad), 'a rejected or malformed file replaced');
+    }
+  });
+});
+
+test('the runtime units are kept beside the bundle, which holds their sources: used instead of the installation\'s file; a broken one is replaced', () => {
+  withDir((dir, prog, env) => {
+    run(prog, env); // writes the bundle and the installation's units
+    const b = /** @type {NonNullable<ReturnType<typeof bundleOf>>} */ (bundleOf(env));
+    for (const src of ['prelude.scm', 'termite.scm', 'messengers.scm']) {
+      assert.ok(b.data.inputs.some((/** @type {any[]} */ i) => i[0].endsWith(src)), `${src} is in the bundle`);
+    }
+    const units = `${b.bundle}.units.json`;
+    assert.ok(!existsSync(units));
+    run(prog, env); // the first run from the bundle keeps its units beside it
+    const good = readFileSync(units);
+    assert.ok(good.length > 1000, 'the units are in it');
+    assert.equal(statSync(units).mode & 0o777, 0o600, 'private to the user');
+    const dirOf = /** @type {string} */ (env.TERMITE_CACHE_DIR);
+    const installation = path.join(dirOf, /** @type {string} */ (readdirSync(dirOf).find((f) => f.startsWith('runtime-units-'))));
+    writeFileSync(installation, 'junk');
+    run(prog, env); // from the bundle: its own units, the installation's file not even read
+    assert.equal(readFileSync(installation, 'utf8'), 'junk');
+    assert.deepEqual(readFileSync(units), good, 'left as it was');
+    writeFileSync(units, good.subarray(0, good.length >> 1));
+    run(prog, env);
+    assert.deepEqual(readFileSync(units), good, 'a broken one rewritten whole');
   });
 });
 

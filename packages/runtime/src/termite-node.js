@@ -105,8 +105,8 @@ export class TermiteNode {
     this.live = 0;
     /** @type {Map<string, number>} live processes by the peer whose remote spawn they descend from */
     this.byPeer = new Map();
-    /** when the heap guard last looked, and until when it kills no other process (now()'s clock) */
-    this.guardAt = -Infinity;
+    /** when the heap guard last looked (first: one interval after the start, so a short run never loads node:v8), and until when it kills no other process (now()'s clock) */
+    this.guardAt = 0;
     this.guardCooldownUntil = 0;
     /** the group of this node's own processes, and each peer's (fair-share.js) */
     this.localGroup = new fair.OwnerGroup(null);

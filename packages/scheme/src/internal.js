@@ -10,8 +10,8 @@ export { Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_
 export { ErrorOrigin, originHere, MAX_LINES as BACKTRACE_LINES } from './engine/backtrace.js';
 export { definePrimitive, primitives } from './engine/registry.js';
 export { defineBuiltin, installPrimitives, builtinUnit } from './engine/builtins.js';
-export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime, supplyPrecompiledRuntime, precompiledStats } from './engine/boot.js';
-export { rtEnv, libraryEnvs, Environment, instantiate, LinkError, fastSourcesOf, presetFastSources, forgetGenerated } from './engine/linker.js';
+export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime, supplyPrecompiledRuntime, supplyPrecompiledUnits, precompiledStats } from './engine/boot.js';
+export { rtEnv, libraryEnvs, Environment, instantiate, LinkError, fastSourcesOf, presetFastSources, forgetGenerated, setFastCompiler } from './engine/linker.js';
 export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, encodedSpare, encodeAnyValue, decodeValue, CodecError, internRecordType, CborWriter, sharesNothing } from './codec/index.js';
 export * as tags from './codec/tags.js';
 export { registerEquality, isEqual, isEqv } from './primitives/prims-equivalence.js';

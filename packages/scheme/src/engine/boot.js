@@ -184,7 +184,7 @@ function compileRuntimeSource(source, name, key) {
 
 /** What this process compiled or loaded, by source name. @type {Map<string, {inputs: CompileInputs, hash: string, wire: any}>} */
 const loadedHere = new Map();
-/** Units supplied by the host, by source name. @type {Map<string, {context: string, hash: string, data: any}>} */
+/** Units supplied by the host, by source name (sameCode: see supplyPrecompiledRuntime). @type {Map<string, {context: string, hash: string, data: any, sameCode: boolean}>} */
 const supplied = new Map();
 
 /** How runtime units came to be: for start-up diagnostics and tests. */
@@ -250,7 +250,7 @@ function stringHash2(s) {
 function fromPrecompiled(name, inputs) {
   const pre = supplied.get(name);
   supplied.delete(name);
-  if (pre === undefined || pre.context !== compileContext(inputs)) {
+  if (pre === undefined || (!pre.sameCode && pre.context !== compileContext(inputs))) {
     if (pre !== undefined) precompiledStats.rejected.push(`${name}: compiled in another context`);
     precompiledStats.compiled++;
     return null;
@@ -287,10 +287,14 @@ export function precompiledRuntime() {
 /**
  * Offer units from precompiledRuntime() for the runtime sources this process will load.
  * Call before the first boot(); malformed input is ignored (everything is compiled).
+ * `sameCode`: the host vouches that these units were compiled by this same code from
+ * these same sources (node-daemon's start-up bundle holds both and keeps its units
+ * beside itself), so their context is not digested again.
  * @param {Uint8Array} bytes
+ * @param {{sameCode?: boolean}} [opts]
  * @returns {number} how many units were offered
  */
-export function supplyPrecompiledRuntime(bytes) {
+export function supplyPrecompiledRuntime(bytes, opts = {}) {
   let list;
   try {
     list = decodeValue(bytes);
@@ -298,11 +302,21 @@ export function supplyPrecompiledRuntime(bytes) {
     precompiledStats.rejected.push(`undecodable: ${e instanceof Error ? e.message : String(e)}`);
     return 0;
   }
+  return supplyPrecompiledUnits(list, opts);
+}
+
+/**
+ * supplyPrecompiledRuntime for units already decoded (a host that keeps them in a form
+ * that decodes faster). Entries of another shape are skipped.
+ * @param {any} list @param {{sameCode?: boolean}} [opts]
+ * @returns {number} how many units were offered
+ */
+export function supplyPrecompiledUnits(list, opts = {}) {
   if (!Array.isArray(list)) return 0;
   for (const entry of list) {
     if (!Array.isArray(entry) || entry.length !== 4) continue;
     const [name, context, hash, data] = entry;
-    if (typeof name === 'string' && typeof context === 'string' && typeof hash === 'string') supplied.set(name, { context, hash, data });
+    if (typeof name === 'string' && typeof context === 'string' && typeof hash === 'string') supplied.set(name, { context, hash, data, sameCode: opts.sameCode === true });
   }
   return supplied.size;
 }

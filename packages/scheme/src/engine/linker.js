@@ -112,7 +112,7 @@ export function instantiate(wire, hash, env, opts = {}) {
   });
   const sourceName = `termite:${hash.slice(0, 16)}.js`;
   const source = generated(sourceCache, wire, hash, () => generateJs(wire, 'fast'), sourceName);
-  const [fast, closed] = new Function('$', `${source}\n//# sourceURL=${sourceName}`)({ ...codeRuntime, K, G, P, LAM });
+  const [fast, closed] = compileFast(source, sourceName, hash)({ ...codeRuntime, K, G, P, LAM });
   // A lambda's resume form is generated when a frame of it is first resumed (only
   // that lambda's: a large unit pre-empted once does not generate all of its own).
   const materialize = function (/** @type {any} */ fr, /** @type {any} */ v) {
@@ -129,6 +129,22 @@ export function instantiate(wire, hash, env, opts = {}) {
   instance.lams = LAM;
   instance.top = new Closure(LAM[0].fast, LAM[0], EMPTY);
   return instance;
+}
+
+/** @typedef {(source: string, sourceName: string, hash: string) => Function} FastCompiler */
+/** @type {FastCompiler} */
+const compileWithFunction = (source, sourceName) => new Function('$', `${source}\n//# sourceURL=${sourceName}`);
+let compileFast = compileWithFunction;
+
+/**
+ * How a unit's fast forms are compiled from their generated JavaScript: with `new
+ * Function` unless the host sets its own (null: back to `new Function`), which must
+ * give what `new Function('$', source + sourceURL)` gives, line for line (node-daemon
+ * compiles the runtime library's this way with V8's code cache).
+ * @param {FastCompiler | null} compiler
+ */
+export function setFastCompiler(compiler) {
+  compileFast = compiler ?? compileWithFunction;
 }
 
 /** Generated resume forms by "unit hash:lambda index". */
