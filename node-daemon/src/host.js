@@ -12,8 +12,9 @@
  * part way (an empty token, a port in use, a bad --data) stops what it had started and
  * rejects: nothing is left listening.
  *
- * /health is Host-checked like every other route (http/request-checks.js): 421 for a
- * Host header that does not name this node. A node with extra routes (the daemon) gets
+ * /health (with the process's newest long GC pauses, gc-pauses.js) is Host-checked
+ * like every other route (http/request-checks.js): 421 for a Host header that does not
+ * name this node. A node with extra routes (the daemon) gets
  * a dashboard secret (`evalSecret`, 256 random bits) made here at start.
  *
  * A failed --join does not fail the start: each is logged once in words a user can act
@@ -33,6 +34,7 @@ import { createNode, Distribution, NodeEvaluator, attachSpaceStore } from '@term
 import { openSpaceStore } from './space-store.js';
 import { libraryOptions, publishDirectories } from './library-store.js';
 import { hostAllowed } from './http/request-checks.js';
+import { watchGcPauses, recentGcPauses, heapAfterMajorGc } from './gc-pauses.js';
 import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, peerLeftLine } from './join-feedback.js';
 
 /**
@@ -107,6 +109,7 @@ export async function startHost(opts) {
   const tokenGiven = opts.token !== undefined;
   const identity = opts.data ? await loadOrCreateIdentity(opts.data) : await createIdentity();
   const started = Date.now();
+  watchGcPauses(); // /health reports the long collections
   /** @type {any} */
   const host = { token, tokenGiven, identity, started, opts, joinFailures: [], starting: true, evalSecret: opts.route ? randomBytes(32).toString('base64url') : null };
   const server = http.createServer((req, res) => handle(host, req, res));
@@ -238,6 +241,8 @@ function handle(host, req, res) {
       peers: host.mesh ? host.mesh.peers().map((/** @type {any} */ p) => ({ id: p.id, transport: p.transport })) : [],
       processes: node ? node.core.processStats().live : 0,
       heapUsedBytes: v8.getHeapStatistics().used_heap_size,
+      gcPauses: recentGcPauses(),
+      heapAfterMajorGc: heapAfterMajorGc(),
     };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));

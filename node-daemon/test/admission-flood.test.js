@@ -5,7 +5,8 @@
  * never send a HELLO, reopened as soon as each closes, from the same address as a
  * legitimate node that joins meanwhile. The join succeeds every time within a bound,
  * /health keeps answering, and the daemon closes every flood socket within the HELLO
- * deadline. And the Origin check on upgrades: a foreign page's origin gets 403, never
+ * deadline — also while other processes keep every CPU busy, which delays each
+ * joiner's HELLO (handshake-table.js: a new handshake's grace). And the Origin check on upgrades: a foreign page's origin gets 403, never
  * 101; the daemon's own pages and configured origins are upgraded.
  *
  * The attacker speaks raw HTTP/WebSocket on node:net sockets (helpers/raw-upgrade.js;
@@ -170,6 +171,47 @@ test(`${SLOTS} idle upgraded connections, reopened as they close${HOLD_MS ? ` fo
   await waitFor(() => /handshakes refused or evicted .*"evicted":[1-9]/.test(d.log()), 2000, 'the flood summary in the daemon log');
   assert.ok((d.log().match(/handshakes refused or evicted/g) ?? []).length <= 3 + Math.ceil(HOLD_MS / SUMMARY_MS), 'a few summary lines, not one per connection');
   assert.equal(d.child.exitCode, null, 'the daemon is alive');
+});
+
+/**
+ * Processes that keep every CPU busy (a bounded busy loop each), stopped by PID.
+ * @param {number} n @param {number} maxMs each ends by itself after this
+ */
+function startBurners(n, maxMs) {
+  const burners = Array.from({ length: n }, () => spawn(process.execPath, ['-e', `const end = Date.now() + ${maxMs}; while (Date.now() < end);`], { stdio: 'ignore' }));
+  return { stop: () => Promise.all(burners.map((b) => stopChild(b, 'SIGKILL'))) };
+}
+
+test(`${SLOTS} idle connections while every CPU is also kept busy by other processes: ${JOINS} joins succeed within the bound (a handshake keeps its place through its grace)`, { timeout: HOLD_MS + 180_000 }, async () => {
+  const burners = startBurners(os.cpus().length, HOLD_MS + 150_000);
+  /** @type {Awaited<ReturnType<typeof startFlood>> | null} */
+  let f = null;
+  try {
+    // the bound under this load, without the flood: four times the slowest of three joins
+    let slowest = 0;
+    for (let i = 0; i < 3; i++) slowest = Math.max(slowest, await timedJoin(30_000));
+    const bound = Math.max(JOIN_BOUND_MS, Math.ceil(4 * slowest));
+    f = await startFlood(d.port, SLOTS);
+    const t00 = performance.now();
+    /** @type {number[]} */
+    const joins = [];
+    const count = { redials: 0 };
+    for (let i = 0; i < JOINS; i++) {
+      const at = t00 + (i * HOLD_MS) / JOINS; // at full scale, spread over the time the flood is held
+      if (performance.now() < at) await new Promise((r) => setTimeout(r, at - performance.now()));
+      joins.push(await timedJoin(bound, count));
+    }
+    const figures = await f.stop();
+    f = null;
+    console.log(`# under CPU load (${os.cpus().length} busy processes, load average ${os.loadavg()[0].toFixed(1)}): slowest join without the flood ${slowest.toFixed(0)} ms, bound ${bound} ms; ${figures.opens} flood connections, ${figures.closed} closed by the daemon; joins ${joins.map(Math.round).join(', ')} ms (${count.redials} dialled again)`);
+    assert.equal(joins.length, JOINS, 'every join succeeded');
+    assert.ok(figures.closed >= SLOTS, `the daemon closed ${figures.closed} flood sockets`);
+    assert.ok(figures.longest <= HELLO_TIMEOUT_MS + CLOSE_SLACK_MS + slowest, `every flood socket closed within ${figures.longest} ms of its upgrade`);
+    assert.equal(d.child.exitCode, null, 'the daemon is alive');
+  } finally {
+    await f?.stop();
+    await burners.stop();
+  }
 });
 
 test('a connection that upgrades and sends nothing is closed by the daemon within the HELLO deadline', async () => {

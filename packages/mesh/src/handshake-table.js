@@ -7,21 +7,28 @@
  * each holds a place until its deadline. This table keeps such clients from locking
  * out a peer that does know the token:
  *
- * - at most `maxHandshakes` places in all, and at most `maxHandshakesPerAddress` for one
- *   remote address (an IP; an IPv6 address counts by its /64, which one holder owns);
+ * - a share of `maxHandshakesPerAddress` places for one remote address (an IP; an IPv6
+ *   address counts by its /64, which one holder owns) and `maxHandshakes` in all;
  * - when a new connection finds its address's share or the whole table full, the
  *   oldest place that can be taken back is: first one whose peer has not sent a HELLO
  *   yet, else one whose peer has not proven the token yet; a handshake whose peer has
- *   proven the token is never evicted. Only if nothing can be taken back is the new
- *   connection refused. A dialler that sends its HELLO at once (every mesh node does)
- *   is therefore never evicted by idle connections, and by nothing at all unless
- *   `maxHandshakesPerAddress` newer connections arrive before its HELLO does.
+ *   proven the token is never evicted;
+ * - a place is not taken back in its first `handshakeGraceMs` (the time a dialler
+ *   needs to read the 101 and send its HELLO, which a loaded machine stretches): while
+ *   every candidate is that young the new connection is placed beyond the share, up to
+ *   OVERFLOW times it (and times `maxHandshakes`); only there is a young place taken
+ *   back, and only if nothing can be is the new connection refused. A dialler that
+ *   sends its HELLO at once (every mesh node does) is therefore never evicted by idle
+ *   connections, and by nothing at all unless OVERFLOW × `maxHandshakesPerAddress`
+ *   newer connections from its address arrive before its HELLO does.
  *
  * Invariants: an entry is in the table from `claim` until `release` (idempotent); the
- * per-address counts are the number of entries of each key; `claim` evicts at most one
- * entry (aborting its controller with an AdmissionError) before it adds the new one.
- * Evictions and refusals under a flood are logged as one summary line at most every
- * SUMMARY_MS, not one line per connection (a flood must not become a log flood).
+ * per-address counts are the number of entries of each key, at most OVERFLOW times
+ * the share (the total at most OVERFLOW × maxHandshakes); entries are in the order of
+ * their `since`; `claim` evicts at most one entry (aborting its controller with an
+ * AdmissionError) before it adds the new one. Evictions and refusals under a flood are
+ * logged as one summary line at most every SUMMARY_MS, not one line per connection (a
+ * flood must not become a log flood).
  */
 import { AdmissionError } from './errors.js';
 
@@ -32,13 +39,17 @@ export const STAGE_PROVEN = 2; // the peer proved the token and its key
 
 /** Minimum time between two summary lines of a flood. */
 const SUMMARY_MS = 10_000;
+/** How many times its share (and the table its size) an address may hold while every candidate is in its grace. */
+export const OVERFLOW = 4;
+/** The grace of a new place when the options give none (ms), at most half the HELLO deadline. */
+export const GRACE_MS = 1000;
 
 /**
  * @typedef {object} HandshakeEntry
  * @property {import('./interfaces.js').Connection} conn
  * @property {string} key the address it counts against
  * @property {number} stage STAGE_WAITING, STAGE_HELLO or STAGE_PROVEN
- * @property {number} since when it arrived (ms)
+ * @property {number} since when it arrived (performance.now(), ms)
  * @property {AbortController} controller aborted (with the reason) to evict it
  */
 
@@ -51,12 +62,14 @@ export class HandshakeTable {
   #lastSummary = -Infinity;
 
   /**
-   * @param {{maxHandshakes: number, maxHandshakesPerAddress: number}} limits
+   * @param {{maxHandshakes: number, maxHandshakesPerAddress: number, helloTimeoutMs?: number, handshakeGraceMs?: number}} limits
    * @param {import('./logger.js').Logger} logger
    */
   constructor(limits, logger) {
     this.limits = limits;
     this.logger = logger;
+    /** a new place's grace (ms) */
+    this.graceMs = limits.handshakeGraceMs ?? Math.min(GRACE_MS, (limits.helloTimeoutMs ?? 2 * GRACE_MS) / 2);
   }
 
   get size() {
@@ -70,29 +83,43 @@ export class HandshakeTable {
    */
   claim(conn) {
     const key = addressKey(conn);
+    const now = performance.now();
     const { maxHandshakes, maxHandshakesPerAddress } = this.limits;
     const mine = this.#perAddress.get(key) ?? 0;
-    const scope = mine >= maxHandshakesPerAddress ? key : this.#entries.size >= maxHandshakes ? null : undefined;
-    if (scope !== undefined) {
-      const victim = this.#oldestEvictable(scope);
-      const what = scope === null ? `all ${maxHandshakes} handshake places are taken` : `${maxHandshakesPerAddress} handshakes from ${key} are in progress`;
-      if (!victim) {
-        this.#note('refused', { address: conn.remoteAddress, reason: what });
-        return `no place can be taken back: ${what}`;
+    const total = this.#entries.size;
+    if (mine >= maxHandshakesPerAddress || total >= maxHandshakes) {
+      // first a place past its grace, within the share that is full
+      const scope = mine >= maxHandshakesPerAddress ? key : null;
+      let victim = this.#oldestEvictable(scope, now - this.graceMs);
+      let what = scope === null ? `all ${maxHandshakes} handshake places are taken` : `${maxHandshakesPerAddress} handshakes from ${key} are in progress`;
+      const overMine = mine >= maxHandshakesPerAddress * OVERFLOW;
+      if (victim === null && (overMine || total >= maxHandshakes * OVERFLOW)) {
+        // every candidate is young, and the overflow is full too: the oldest young one goes
+        victim = this.#oldestEvictable(overMine ? key : null, Infinity);
+        what = overMine ? `${mine} handshakes from ${key} are in progress, all started within ${this.graceMs} ms` : `all ${total} handshake places are taken, all within ${this.graceMs} ms`;
+        if (victim === null) {
+          this.#note('refused', { address: conn.remoteAddress, reason: what });
+          return `no place can be taken back: ${what}`;
+        }
       }
-      this.release(victim.conn);
-      const ageMs = Date.now() - victim.since;
-      const err = new AdmissionError('too many handshakes',
-        `evicted after ${ageMs} ms ${victim.stage === STAGE_WAITING ? 'without a HELLO' : 'without proof of the token'}: ${what}`);
-      err.quiet = true;
-      victim.controller.abort(err);
-      this.#note('evicted', { address: victim.conn.remoteAddress, reason: what });
+      if (victim !== null) this.#evict(victim, what, now);
     }
     /** @type {HandshakeEntry} */
-    const entry = { conn, key, stage: STAGE_WAITING, since: Date.now(), controller: new AbortController() };
+    const entry = { conn, key, stage: STAGE_WAITING, since: now, controller: new AbortController() };
     this.#entries.set(conn, entry);
     this.#perAddress.set(key, (this.#perAddress.get(key) ?? 0) + 1);
     return entry;
+  }
+
+  /** Take a place back: abort its handshake with the reason. @param {HandshakeEntry} victim @param {string} what @param {number} now */
+  #evict(victim, what, now) {
+    this.release(victim.conn);
+    const ageMs = Math.round(now - victim.since);
+    const err = new AdmissionError('too many handshakes',
+      `evicted after ${ageMs} ms ${victim.stage === STAGE_WAITING ? 'without a HELLO' : 'without proof of the token'}: ${what}`);
+    err.quiet = true;
+    victim.controller.abort(err);
+    this.#note('evicted', { address: victim.conn.remoteAddress, reason: what });
   }
 
   /** @param {import('./interfaces.js').Connection} conn @param {number} stage */
@@ -117,14 +144,16 @@ export class HandshakeTable {
   }
 
   /**
-   * The oldest entry (of `key`, or of any address when null) that may be evicted:
-   * one still waiting for its HELLO, else one whose peer has not proven the token.
-   * @param {string | null} key
+   * The oldest entry (of `key`, or of any address when null) that arrived at or before
+   * `before` and may be evicted: one still waiting for its HELLO, else one whose peer
+   * has not proven the token.
+   * @param {string | null} key @param {number} before
    */
-  #oldestEvictable(key) {
+  #oldestEvictable(key, before) {
     /** @type {HandshakeEntry | null} */
     let unproven = null;
     for (const e of this.#entries.values()) {
+      if (e.since > before) break; // in arrival order: the rest are younger
       if (key !== null && e.key !== key) continue;
       if (e.stage === STAGE_WAITING) return e;
       if (e.stage === STAGE_HELLO && unproven === null) unproven = e;

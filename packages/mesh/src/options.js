@@ -48,6 +48,8 @@ const MiB = 1024 * 1024;
  *   proven the token), or is refused (handshake-table.js). (default 64)
  * @property {number} [maxHandshakesPerAddress] concurrent inbound handshakes from one
  *   IP address (an IPv6 /64); beyond it the same eviction among that address's. (default 16)
+ * @property {number} [handshakeGraceMs] a new handshake is not evicted this long; meanwhile more are
+ *   placed, up to 4 × the limits above (handshake-table.js). (default min(1000, helloTimeoutMs / 2))
  * @property {string[]} [allowedOrigins] origins (`http://host:port`) whose pages may
  *   open the WebSocket besides this node's own pages; an upgrade carrying any other
  *   `Origin` is refused with 403 (transports/origin-policy.js). (default [])

@@ -2,7 +2,8 @@
 /**
  * Admission an unauthenticated client cannot exhaust: the HELLO deadline, the
  * per-address and global bounds on handshakes in progress with eviction of the
- * oldest that has not sent its HELLO (or not proven the token), and the Origin
+ * oldest that has not sent its HELLO (or not proven the token), the grace of a new
+ * handshake (placed beyond the share rather than evicted while young), and the Origin
  * check on WebSocket upgrades. Real listening nodes; the attacker is a raw `ws`
  * client (bound to other loopback addresses where the test needs several IPs).
  */
@@ -81,7 +82,7 @@ test('an inbound connection that sends no HELLO within helloTimeoutMs is refused
 });
 
 test('idle connections filling an address\'s share are evicted oldest first; a dialler that sends its HELLO joins every time', async () => {
-  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 4, maxHandshakes: 8, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000 });
+  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 4, maxHandshakes: 8, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000, handshakeGraceMs: 0 });
   const url = a.addresses()[0];
   const held = [];
   for (let i = 0; i < 4; i++) held.push(await idle(url));
@@ -105,7 +106,7 @@ test('idle connections filling an address\'s share are evicted oldest first; a d
 });
 
 test('a handshake whose peer sent its HELLO outlives idle ones; when only such remain the oldest unproven is evicted', async () => {
-  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 2, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000 });
+  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 2, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000, handshakeGraceMs: 0 });
   const url = a.addresses()[0];
   const staller = await idle(url);
   staller.ws.send(await hello()); // then never AUTH
@@ -121,8 +122,37 @@ test('a handshake whose peer sent its HELLO outlives idle ones; when only such r
   assert.ok(y.isOpen() && z.isOpen());
 });
 
+test('a new handshake keeps its place through its grace: newer idle connections are placed beyond the share, up to four times it, and a late HELLO is answered', async () => {
+  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 2, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000, handshakeGraceMs: 15_000 });
+  const url = a.addresses()[0];
+  const late = await idle(url); // a dialler whose HELLO a loaded machine delays
+  const more = [];
+  for (let i = 0; i < 7; i++) more.push(await idle(url)); // 8 from 127.0.0.1: four times its share
+  assert.ok(late.isOpen() && more.every((s) => s.isOpen()), 'no place taken back in its grace');
+  late.ws.send(await hello());
+  await late.frame(T.AUTH); // answered: it kept its place (with no grace the third connection evicts it)
+  const ninth = await idle(url); // the overflow is full: the oldest young one without a HELLO goes
+  assert.match(String((await within(more[0].closed, 3000, 'eviction at four times the share')).error),
+    /^admission refused: too many handshakes \(evicted after \d+ ms without a HELLO: 8 handshakes from 127\.0\.0\.1 are in progress, all started within 15000 ms\)/);
+  assert.ok(late.isOpen() && ninth.isOpen() && more.slice(1).every((s) => s.isOpen()));
+});
+
+test('past its grace a place is taken back first: the share holds again once the young ones have aged', async () => {
+  const GRACE = 1500;
+  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 2, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000, handshakeGraceMs: GRACE });
+  const url = a.addresses()[0];
+  const old = [await idle(url), await idle(url)];
+  const aged = Math.max(...old.map((s) => s.opened)) + GRACE + 100;
+  await new Promise((r) => setTimeout(r, aged - Date.now())); // the grace is a time: let it pass
+  const young = [await idle(url), await idle(url)]; // each takes the place of an aged one
+  await within(Promise.all(old.map((s) => s.closed)), 3000, 'eviction of the aged places');
+  for (const s of old) assert.match(String((await s.closed).error), /evicted after \d+ ms without a HELLO: 2 handshakes from 127\.0\.0\.1 are in progress\)/);
+  const third = await idle(url); // both places are young: placed beyond the share
+  assert.ok(young.every((s) => s.isOpen()) && third.isOpen());
+});
+
 test('one address cannot take the whole table: its share is bounded, and a full table evicts the oldest idle connection of any address', async () => {
-  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 3, maxHandshakes: 5, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000 });
+  const a = await nodes.start({ listen: { host: '127.0.0.1', port: 0 }, maxHandshakesPerAddress: 3, maxHandshakes: 5, helloTimeoutMs: 20_000, handshakeTimeoutMs: 30_000, handshakeGraceMs: 0 });
   const url = a.addresses()[0];
   const one = [];
   for (let i = 0; i < 5; i++) one.push(await idle(url, { localAddress: '127.0.0.2' }));

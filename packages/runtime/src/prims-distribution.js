@@ -58,10 +58,14 @@ function blockOn(who, work) {
   return unwind(PEND_SUSPEND, proc.waiting);
 }
 
-/** @param {any} e @param {string} who */
+/**
+ * The condition a failed remote operation raises: of kind `remote`, or of the kind of
+ * the Scheme condition the other node refused it with (a quota's `resource-limit`).
+ * @param {any} e @param {string} who
+ */
 function asCondition(e, who) {
   if (e instanceof ErrorObject) return e;
-  return new ErrorObject(e instanceof Error ? e.message : String(e), null, 'remote', who);
+  return new ErrorObject(e instanceof Error ? e.message : String(e), null, typeof e?.kind === 'string' ? e.kind : 'remote', who);
 }
 
 /** @param {string} who @param {boolean} link */

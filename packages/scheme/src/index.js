@@ -32,7 +32,7 @@ export { readAll, Reader } from './reader.js';
 export { writeString, displayString } from './printer.js';
 export { encodeValue, decodeValue, registerValueCodec } from './codec/index.js';
 export { wireToData, wireFromData, hashWire, PASSES } from './pipeline.js';
-export { describeError } from './describe-error.js';
+export { describeError, writeForReport } from './describe-error.js';
 export { uncaughtBacktrace, formatBacktrace } from './engine/backtrace.js';
 export { Thread, runSlice, runToCompletion, SLICE_DONE, SLICE_DIED, SLICE_YIELD, SLICE_SUSPENDED } from './engine/driver.js';
 export { Environment, rtEnv, libraryEnvs, instantiate } from './engine/linker.js';

@@ -52,5 +52,5 @@ export {
 export { floor, ceiling, truncate, round, numerator, denominator, rationalize } from './numbers/rounding.js';
 export { exactIntegerSqrt, sqrt, expt } from './numbers/powers.js';
 export { exp, log, sin, cos, tan, asin, acos, atan, angle } from './numbers/transcendental.js';
-export { flonumToString, numberToString, scanNumber, parseNumber } from './numbers/syntax.js';
+export { flonumToString, numberToString, scanNumber, parseNumber, checkNumeralSize, MAX_DECIMAL_BITS } from './numbers/syntax.js';
 export { makeRectangular, makePolar, realPart, imagPart, magnitude } from './numbers/complex.js';

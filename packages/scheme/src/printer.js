@@ -25,7 +25,7 @@ import {
   Pair, Sym, MString, Char, Flonum, Ratnum, Compnum, Special, Closure, Record, RecordType, ErrorObject, Values, Box,
   schemeErrorOf,
 } from './values.js';
-import { numberToString, scanNumber } from './numbers.js';
+import { numberToString, scanNumber, checkNumeralSize } from './numbers.js';
 
 /** @typedef {'write'|'display'|'shared'|'simple'} PrintMode */
 
@@ -77,7 +77,7 @@ function print(x, mode) {
     case 'boolean':
       return x ? '#t' : '#f';
     case 'bigint':
-      return x.toString();
+      return bigintText(x, mode);
   }
   if (x === null) return '()';
   if (!isNode(x)) return printAtom(x, mode);
@@ -172,7 +172,7 @@ function printElement(x, mode) {
     case 'boolean':
       return x ? '#t' : '#f';
     case 'bigint':
-      return x.toString();
+      return bigintText(x, mode);
   }
   if (x === null) return '()';
   return printAtom(x, mode);
@@ -440,6 +440,16 @@ function recordName(rtd) {
 }
 
 /**
+ * An exact integer in decimal; one too big to write in one call is refused with
+ * `resource-limit` naming `display` or `write` (numbers/syntax.js checkNumeralSize).
+ * @param {bigint} x @param {number} mode
+ */
+function bigintText(x, mode) {
+  checkNumeralSize(mode === DISPLAY ? 'display' : 'write', x, 10);
+  return x.toString();
+}
+
+/**
  * Everything that is not a number, string, boolean, () or node.
  * @param {any} x @param {number} mode
  * @returns {string}
@@ -447,7 +457,7 @@ function recordName(rtd) {
 function printAtom(x, mode) {
   if (x instanceof MString) return mode === DISPLAY ? x.text() : writeStringLiteral(x.text());
   if (x instanceof Sym) return mode === DISPLAY ? x.name : writeSym(x);
-  if (x instanceof Flonum || x instanceof Ratnum || x instanceof Compnum) return numberToString(x);
+  if (x instanceof Flonum || x instanceof Ratnum || x instanceof Compnum) return numberToString(x, 10, mode === DISPLAY ? 'display' : 'write');
   if (x instanceof Char) return mode === DISPLAY ? String.fromCodePoint(x.code) : writeChar(x.code);
   if (x instanceof Special) return '#!' + x.name;
   if (x instanceof Uint8Array) return x.length === 0 ? '#u8()' : '#u8(' + Array.prototype.join.call(x, ' ') + ')';

@@ -82,11 +82,18 @@ export function sendHeadBytes(pid) {
 /** decodeReady's result when the value cannot be decoded yet. */
 export const NOT_READY = Symbol('not ready');
 
-/** The value of an answer [ok, value or reason, versions]; a refusal throws its reason. @param {unknown} r */
+/**
+ * The value of an answer [ok, value or reason, versions]; a refusal throws its reason,
+ * with `kind` set when the answer names the kind of the Scheme condition that refused
+ * it ([false, reason, versions, kind]: remote-requests.js, refusedRequest).
+ * @param {unknown} r
+ */
 export function answerValue(r) {
-  if (!Array.isArray(r) || r.length !== 3) throw new CodecError('malformed answer');
-  if (r[0] !== true) throw new Error(String(r[1]));
-  return r[1];
+  if (!Array.isArray(r) || r.length < 3 || r.length > 4) throw new CodecError('malformed answer');
+  if (r[0] === true) return r[1];
+  const refusal = new Error(String(r[1]));
+  if (typeof r[3] === 'string') /** @type {any} */ (refusal).kind = r[3];
+  throw refusal;
 }
 
 /** The key of a pid in distribution's maps (location, forwarding, watchers). @param {string} node @param {number} n */

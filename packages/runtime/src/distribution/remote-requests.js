@@ -19,6 +19,7 @@
  * These functions are Distribution's methods (`this` is the Distribution), moved here whole.
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
+import { SchemeError, ErrorObject, describeError } from '@termite/scheme';
 import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, R_WHERE, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
@@ -69,11 +70,19 @@ export async function onRequestAsync(from, bytes) {
   }
 }
 
-/** The answer to a request that failed, logged. @param {string} from @param {unknown} e @this {Distribution} */
+/**
+ * The answer to a request that failed, logged. A Scheme condition (a quota's
+ * `resource-limit`, a `capability` refusal) is told as Scheme prints it ("spawn: too
+ * many processes …"), with its kind as a fourth element so the caller raises one of
+ * the same kind; any other error by its class ("CodecError: …").
+ * @param {string} from @param {unknown} e @this {Distribution}
+ */
 export function refusedRequest(from, e) {
-  const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  const condition = e instanceof SchemeError && e.payload instanceof ErrorObject ? e.payload : null;
+  const msg = condition !== null ? describeError(condition) : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   this.log(`request from ${from.slice(0, 12)} refused: ${msg}`);
-  return encodeValue([false, msg, []]); // the shape of every answer: [ok, value or reason, versions]
+  // the shape of every answer: [ok, value or reason, versions], and a refused condition's kind
+  return encodeValue(condition !== null ? [false, msg, [], condition.kind] : [false, msg, []]);
 }
 
 /**

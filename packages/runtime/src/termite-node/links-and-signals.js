@@ -25,7 +25,7 @@
  * These functions are TermiteNode's methods (`this` is the node), moved here whole.
  */
 import { ErrorObject, Pair, Sym } from '../scheme-data.js';
-import { describeError, uncaughtBacktrace, formatBacktrace, writeString } from '@termite/scheme';
+import { describeError, uncaughtBacktrace, formatBacktrace, writeForReport } from '@termite/scheme';
 import { targetEnded, relaySignal } from './monitors.js';
 
 /** Deaths of unwatched processes logged in one second, at most. */
@@ -218,7 +218,7 @@ export function trapExits(node, pid, onExit) {
  */
 export function describeExit(payload, from) {
   const lines = uncaughtBacktrace(payload, null);
-  const what = payload instanceof ErrorObject ? describeError(payload, lines) : writeString(payload);
+  const what = payload instanceof ErrorObject ? describeError(payload, lines) : writeForReport(payload);
   const who = from === null ? '' : ` (from process ${from.n})`;
   const trace = formatBacktrace(lines);
   return `** exception exit: ${what}${who}${trace === '' ? '' : '\n' + trace.replace(/\n$/, '')}`;

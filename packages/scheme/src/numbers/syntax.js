@@ -11,7 +11,7 @@
  * `string->number` can answer #f. A short decimal integer is parsed without building any
  * string.
  */
-import { Flonum, Ratnum, Compnum } from '../values.js';
+import { Flonum, Ratnum, Compnum, schemeErrorOf } from '../values.js';
 import { makeRectangular, makePolar } from './complex.js';
 import { notNumber, normBig, heavy } from './representation.js';
 import { chargeSince } from '../engine/engine.js';
@@ -42,40 +42,79 @@ export function flonumToString(v, radix = 10) {
 
 /**
  * number->string: exact integers in any radix, rationals "n/d", doubles in R7RS style.
+ * An exact number too big to write in one call is refused (checkNumeralSize).
  * @param {any} x @param {number} [radix] 2, 8, 10 or 16
+ * @param {string} [who] the primitive named by the refusal
  */
-export function numberToString(x, radix = 10) {
+export function numberToString(x, radix = 10, who = 'number->string') {
   if (typeof x === 'number') return radix === 10 ? String(x) : x.toString(radix);
   if (heavy(x)) {
+    if (typeof x === 'bigint') checkNumeralSize(who, x, radix);
+    else if (x instanceof Ratnum) {
+      checkNumeralSize(who, x.num, radix);
+      checkNumeralSize(who, x.den, radix);
+    }
     // quadratic-ish in the digits: charged to the running slice by its time
     const t0 = performance.now();
-    const s = exactToString(x, radix);
+    const s = exactToString(x, radix, who);
     chargeSince(t0);
     return s;
   }
-  return exactToString(x, radix);
+  return exactToString(x, radix, who);
 }
 
-/** numberToString of anything but a fixnum. @param {any} x @param {number} radix @returns {string} */
-function exactToString(x, radix) {
+/**
+ * The most bits of an exact integer written in decimal in one call: 131,072 (39,457
+ * digits). Decimal conversion is superlinear: ~5 ms of CPU at this size on a loaded
+ * machine, 18 ms at twice it, 89 ms at 1,048,576 bits (arithmetic.js MAX_EXACT_BITS),
+ * all in one JS call that no slice can interrupt.
+ */
+export const MAX_DECIMAL_BITS = 2 ** 17;
+const DECIMAL_LIMIT = 1n << BigInt(MAX_DECIMAL_BITS);
+/** The most digits written in radix 2, 8 or 16 in one call (linear): the per-call string limit (primitives/prims-errors.js STRING_CALL_LIMIT). */
+const TEXT_LIMIT = 2 ** 20;
+/** @type {Map<number, bigint>} radix → the least magnitude with more than TEXT_LIMIT digits (made when first needed) */
+const textLimits = new Map();
+
+/**
+ * Refuse, with a `resource-limit` error naming `who`, an exact integer whose text in
+ * `radix` one call could not write within the node's event-loop bound: in decimal more
+ * than MAX_DECIMAL_BITS bits, in radix 2, 8 or 16 more than TEXT_LIMIT digits. A
+ * comparison with a constant, nothing walked.
+ * @param {string} who @param {bigint} x @param {number} radix
+ */
+export function checkNumeralSize(who, x, radix) {
+  if (radix === 10) {
+    if (x >= DECIMAL_LIMIT || x <= -DECIMAL_LIMIT) {
+      schemeErrorOf('resource-limit', who, `cannot write an exact integer of more than ${MAX_DECIMAL_BITS} bits in decimal in one call (a longer call would hold the node's event loop)`);
+    }
+    return;
+  }
+  let limit = textLimits.get(radix);
+  if (limit === undefined) textLimits.set(radix, (limit = 1n << BigInt(TEXT_LIMIT * Math.log2(radix))));
+  if (x >= limit || x <= -limit) schemeErrorOf('resource-limit', who, `cannot write an exact integer of more than ${TEXT_LIMIT} digits in radix ${radix} in one call`);
+}
+
+/** numberToString of anything but a fixnum. @param {any} x @param {number} radix @param {string} who @returns {string} */
+function exactToString(x, radix, who) {
   if (typeof x === 'bigint') return x.toString(radix);
   if (x instanceof Flonum) return flonumToString(x.v, radix);
   if (x instanceof Ratnum) return x.num.toString(radix) + '/' + x.den.toString(radix);
-  if (x instanceof Compnum) return complexToString(x, radix);
-  return notNumber('number->string', x);
+  if (x instanceof Compnum) return complexToString(x, radix, who);
+  return notNumber(who, x);
 }
 
 /**
  * A complex number in rectangular notation: "1+2i", "-1.0-0.5i", "+i", "+2.0i" (an
  * exact 0 real part is left out), "1.0+inf.0i".
- * @param {Compnum} z @param {number} radix
+ * @param {Compnum} z @param {number} radix @param {string} who
  * @returns {string}
  */
-function complexToString(z, radix) {
-  const re = z.re === 0 ? '' : numberToString(z.re, radix);
+function complexToString(z, radix, who) {
+  const re = z.re === 0 ? '' : numberToString(z.re, radix, who);
   if (z.im === 1) return re + '+i';
   if (z.im === -1) return re + '-i';
-  const im = numberToString(z.im, radix);
+  const im = numberToString(z.im, radix, who);
   const c = im.charCodeAt(0);
   return re + (c === 43 || c === 45 ? im : '+' + im) + 'i';
 }
@@ -143,15 +182,17 @@ export function scanNumber(s, radix = 10) {
 }
 
 /**
- * string->number: the number, or false (also for syntax we cannot represent).
- * @param {string} s @param {number} [radix]
+ * string->number: the number, or false (also for syntax we cannot represent). A
+ * numeral longer than MAX_DIGITS is refused with a `resource-limit` error naming `who`.
+ * @param {string} s @param {number} [radix] @param {string} [who]
  */
-export function parseNumber(s, radix = 10) {
+export function parseNumber(s, radix = 10, who = 'string->number') {
   if (s.length > 2000) {
     // a long numeral is quadratic-ish to read: charged to the running slice by its time
     const t0 = performance.now();
     const v = scanNumber(s, radix);
     chargeSince(t0);
+    if (typeof v === 'string' && v.startsWith(TOO_LONG)) schemeErrorOf('resource-limit', who, `cannot read a numeral of ${s.length} characters in one call: at most ${MAX_DIGITS} (a longer call would hold the node's event loop)`, s.length);
     return typeof v === 'string' ? false : v;
   }
   const v = scanNumber(s, radix);
@@ -178,7 +219,7 @@ function parseReal(s, radix, exactness) {
   const u = j === 0 ? s : s.slice(j);
   if (u.length === 0) return false;
   // a digit-led token this long would be a number beyond what arithmetic takes
-  if (u.length > MAX_DIGITS && /^[0-9.]/.test(u)) return `numeral too long (more than ${MAX_DIGITS} characters)`;
+  if (u.length > MAX_DIGITS && /^[0-9.]/.test(u)) return `${TOO_LONG} (more than ${MAX_DIGITS} characters)`;
   const slash = u.indexOf('/');
   if (slash >= 0) {
     const n = parseUInteger(u.slice(0, slash), radix);
@@ -201,11 +242,14 @@ function parseReal(s, radix, exactness) {
 }
 
 /**
- * The most digits of an exact numeral (its value is then at most ~1,100,000 bits in
- * radix 10; arithmetic.js MAX_EXACT_BITS): reading more takes tens of milliseconds
- * and more in one call.
+ * The most characters of a numeral: 65,536 (in decimal ~217,700 bits, read in ~3 ms of
+ * CPU on a loaded machine, 17 ms at 157,000 digits; every number this node writes in
+ * one call reads back, see MAX_DECIMAL_BITS). The reader reports a longer one as a
+ * read error, string->number refuses it with `resource-limit`.
  */
-const MAX_DIGITS = 330_000;
+const MAX_DIGITS = 2 ** 16;
+/** The reason scanNumber gives for a numeral past MAX_DIGITS. */
+const TOO_LONG = 'numeral too long';
 
 /** @param {string} s @param {number} radix @returns {bigint|false} */
 function parseUInteger(s, radix) {
