@@ -173,8 +173,9 @@ export function offerGeneratedJs(file) {
   if (file === null) return;
   try {
     const sources = JSON.parse(readFileSync(file, 'utf8'));
-    presetFastSources(sources);
-    for (const h of Object.keys(sources)) offeredJs.add(h);
+    // only what was taken counts as offered: a file kept under another calling
+    // convention is refused, and then written again after this run
+    for (const h of presetFastSources(sources)) offeredJs.add(h);
   } catch {
     // none yet, or unreadable: generated as usual
   }
