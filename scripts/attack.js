@@ -34,6 +34,7 @@ const FILES = [
   'packages/runtime/test/fair-share.test.js',
   'packages/runtime/test/quotas.test.js',
   'node-daemon/test/no-silent-loss.test.js',
+  'node-daemon/test/alloc-flood.test.js',
   'packages/runtime/test/send-backpressure.test.js',
   'node-daemon/test/admission-flood.test.js',
   'node-daemon/test/slowloris.test.js',

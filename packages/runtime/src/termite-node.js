@@ -81,6 +81,7 @@ export class TermiteNode {
     this.stdoutSink = opts.stdout ?? ((s) => void s);
     this.log = opts.log ?? ((s) => void s);
     this.scheduled = false;
+    this.overran = false; // the last loop ran out of its time with processes still ready (busy)
     /** whether a run at the end of the current task is queued (pokeAfterTask) */
     this.runQueued = false;
     /** whether runLoop is on the stack (runArrivedNow must not re-enter it) */

@@ -181,6 +181,12 @@ export function runDelivered() {
 /** Run the loop for pokeAfterTask; an error escapes as from queueMicrotask, uncaught. @this {TermiteNode} */
 export function runAfterTask() {
   this.runQueued = false;
+  // The node is busy (its last loop ran out of time with processes still ready) and a
+  // run is due in a later task, which will take the new arrival. Running now as well
+  // would let each message of a received chunk run the loop for up to LOOP_MS: a chunk
+  // of 500 messages beside a process that allocates kept the event loop for seconds
+  // (heartbeats lost, /health unanswered).
+  if (this.overran && this.scheduled) return;
   try {
     this.runLoop();
   } catch (e) {
@@ -238,11 +244,17 @@ export function runReady(start) {
       }
       spent = 0;
       read = t;
-      if (t - start > LOOP_MS) break;
+      if (t - start > LOOP_MS) {
+        this.overran = true;
+        break;
+      }
       core.advance(0, t);
     }
     const cpid = core.next();
-    if (cpid === 0) break;
+    if (cpid === 0) {
+      this.overran = false;
+      break;
+    }
     const proc = this.byCore[cpid & SLOT_MASK];
     if (proc === undefined || proc.cpid !== cpid) {
       core.exit(cpid);
