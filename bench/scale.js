@@ -23,6 +23,8 @@
  *                                (bench/scale/nat.js; needs coturn's `turnserver`)
  *   scale.churn.{delivered,lost,refused,repair_ms}  requests across a mesh whose middle
  *                                daemons are replaced at a rate (bench/scale/churn.js)
+ *   scale.libp2p.{relay,dht,mesh}.*  js-libp2p's circuit-relay-v2 and kad-dht against the
+ *                                mesh's relay and routes on the same links (bench/scale/libp2p.js)
  *   scale.tabs.N[.join_p50, .rtt.hops.3]  N tabs (BENCH_SCALE_TABS, default 100) in four
  *                                Chromium processes behind NAT joining four daemons, and a
  *                                tab's round trip 3 hops away (bench/scale/tabs.js)
@@ -37,6 +39,7 @@ import { Netsim, buildTree, unavailable } from '../scripts/netsim.js';
 import { tabs } from './scale/tabs.js';
 import { natTabTab } from './scale/nat.js';
 import { churn } from './scale/churn.js';
+import { libp2pEvaluation } from './scale/libp2p.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
@@ -122,6 +125,7 @@ async function main() {
   if (rep.wants('scale.join.10d')) await join(rep, 10);
   if (rep.wants('scale.join.30d')) await join(rep, 30);
   if (rep.wants('scale.nat')) await natTabTab(rep, inSim, ROUNDS);
+  if (rep.wants('scale.libp2p') || rep.prefix.startsWith('scale.libp2p')) await libp2pEvaluation(rep, inSim, { nodes: Number(process.env.BENCH_SCALE_LIBP2P_N ?? 10), rounds: ROUNDS });
   if (rep.wants('scale.churn')) await inSim((sim) => churn(rep, sim, { seconds: CHURN_S, periodS: CHURN_PERIOD_S }));
   if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS, tabTimeoutS: TAB_TIMEOUT_S }));
 }

@@ -285,6 +285,17 @@ export class Netsim {
     return { stun: `stun:${host.ip}:3478`, turn: `turn:${o.user}:${o.password}@${host.ip}:3478`, turnServer: `turn:${host.ip}:3478` };
   }
 
+  /**
+   * Run a Node script in `host`'s namespace (stopped by cleanup()) and wait, bounded, for
+   * a line of its output matching `ready`; resolves with the process and the match.
+   * @param {SimHost} host @param {string[]} args the script and its arguments @param {RegExp} ready @param {number} timeoutMs
+   */
+  async startNodeScript(host, args, ready, timeoutMs) {
+    const child = this.#spawn(host.ns, process.execPath, args);
+    const match = await waitOutput(child, ready, timeoutMs, `${path.basename(args[0])} in ${host.name}`);
+    return { child, match };
+  }
+
   /** What coturn printed so far ('' if none was started). */
   turnLog() {
     return /** @type {any} */ (this.#turn)?.out ?? '';
