@@ -74,7 +74,10 @@ async function start(t) {
     connectionGater: { denyDialMultiaddr: () => false },
     services,
   });
-  for (const d of t.dial ?? []) await node.dial(multiaddr(d));
+  for (const d of t.dial ?? []) {
+    phase = `dialling ${d}`;
+    await node.dial(multiaddr(d), { signal: AbortSignal.timeout(30_000) });
+  }
   if (t.reserveOn) {
     const until = Date.now() + 20_000;
     while (!node.getMultiaddrs().some((/** @type {any} */ m) => m.toString().includes('/p2p-circuit'))) {
