@@ -31,7 +31,8 @@
  *
  * Every process is stopped by PID and every namespace removed at the end, also on failure
  * (Netsim.cleanup, and its exit hook). Env: BENCH_SCALE_ROUNDS (round trips per figure,
- * default 20), BENCH_SCALE_TABS, BENCH_SCALE_TAB_PARALLEL (bench/scale/tabs.js). Without root or `ip netns` it prints why as a comment and no figure.
+ * default 20), BENCH_SCALE_TABS, BENCH_SCALE_TAB_PARALLEL (bench/scale/tabs.js), BENCH_SCALE_LIBP2P_N (nodes of the
+ * libp2p evaluation's tree, default 10). Without root or `ip netns` it prints why as a comment and no figure.
  */
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv } from './lib/index.js';
