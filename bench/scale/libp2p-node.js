@@ -48,6 +48,22 @@ const median = (xs) => {
   return s.length ? s[Math.floor(s.length / 2)] : null;
 };
 
+/**
+ * A ping, tried again (at most twice) when its stream or connection failed: on a loaded
+ * machine a connection is sometimes closed under a ping; `failures` counts them.
+ * @param {any} node @param {any} target @param {{failures: number}} counts
+ */
+async function pingAgain(node, target, counts) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await node.services.ping.ping(target, { signal: AbortSignal.timeout(10_000) });
+    } catch (e) {
+      counts.failures++;
+      if (tries >= 3) throw e;
+    }
+  }
+}
+
 /** `IP:PORT` as a TCP multiaddr. @param {string} hp */
 const tcpAddr = (hp) => {
   const i = hp.lastIndexOf(':');
@@ -122,8 +138,9 @@ async function lookups(node, t) {
     await node.services.ping.ping(info.multiaddrs.map((/** @type {any} */ m) => (m.toString().includes('/p2p/') ? m : m.encapsulate(`/p2p/${id}`))));
     const firstRttMs = performance.now() - t1;
     const times = [];
-    for (let i = 0; i < t.rounds; i++) times.push(await node.services.ping.ping(peer));
-    out.push({ id, lookupMs, queries, found: true, addrs: info.multiaddrs.map(String), firstRttMs, rttMs: median(times) });
+    const counts = { failures: 0 };
+    for (let i = 0; i < t.rounds; i++) times.push(await pingAgain(node, peer, counts));
+    out.push({ id, lookupMs, queries, found: true, addrs: info.multiaddrs.map(String), firstRttMs, rttMs: median(times), pingFailures: counts.failures });
   }
   return out;
 }
@@ -137,11 +154,12 @@ async function relayPing(node, t) {
   const dialMs = performance.now() - t0;
   phase = 'pinging through the relay';
   const times = [];
+  const counts = { failures: 0 };
   for (let i = 0; i < t.rounds + 3; i++) {
-    const ms = await node.services.ping.ping(target);
+    const ms = await pingAgain(node, target, counts);
     if (i >= 3) times.push(ms);
   }
-  return { dialMs, rttMs: median(times), limited: conn.limits != null, remote: conn.remoteAddr.toString() };
+  return { dialMs, rttMs: median(times), limited: conn.limits != null, remote: conn.remoteAddr.toString(), pingFailures: counts.failures };
 }
 
 /** What the node is doing (named when the task times out). */
