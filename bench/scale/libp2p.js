@@ -124,7 +124,8 @@ async function dht(rep, inSim, n, rounds) {
       const level = hosts.slice(first, Math.min(n, 2 * first + 1));
       ids.push(...await Promise.all(level.map((h, k) => server(sim, h, { announce: links[first + k], dial: first + k === 0 ? [] : [tcpAddr(links[Math.floor((first + k - 1) / 2)])] }))));
     }
-    const r = await measure(sim, hosts[0], { dial: [tcpAddr(`${hosts[0].ip}:${PORT}`)], lookups: ids.slice(1), rounds }, 120_000);
+    // a lookup, a dial and the pings for each of n - 1 nodes, on a loaded machine
+    const r = await measure(sim, hosts[0], { dial: [tcpAddr(`${hosts[0].ip}:${PORT}`)], lookups: ids.slice(1), rounds }, 30_000 + n * (6_000 + rounds * 200));
     looked = r.lookups;
   });
   const missed = looked.filter((l) => !l.found);
