@@ -86,8 +86,13 @@ async function start(t) {
     transports: [tcp(), circuitRelayTransport()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
-    // the defaults (10 s, 6 s per address) are too short for dozens of nodes starting on two loaded cores
-    connectionManager: { dialTimeout: 30_000, addressDialTimeout: 20_000, inboundUpgradeTimeout: 30_000 },
+    // the defaults (10 s, 6 s per address) are too short for dozens of nodes starting on two loaded cores;
+    // every relayed connection arrives from the relays' one address, which the per-address inbound
+    // rate limit (5 a second) would otherwise refuse
+    connectionManager: {
+      dialTimeout: 30_000, addressDialTimeout: 20_000, inboundUpgradeTimeout: 30_000,
+      inboundConnectionThreshold: 10_000, maxIncomingPendingConnections: 1_000,
+    },
     // the simulated internet's addresses are private ones: allow them
     connectionGater: { denyDialMultiaddr: () => false },
     services,
