@@ -62,7 +62,8 @@ async function server(sim, host, task) {
 
 /** The measuring node's answer. @param {Netsim} sim @param {import('../../scripts/netsim.js').SimHost} host @param {object} task @param {number} timeoutMs */
 async function measure(sim, host, task, timeoutMs) {
-  const { match } = await sim.startNodeScript(host, [NODE, JSON.stringify({ role: 'measure', listen: `${host.ip}:${PORT + 1}`, timeoutMs, ...task })], RESULT, timeoutMs + 5000);
+  // it listens on loopback only: no node can dial it directly (past the links' latency); it dials out
+  const { match } = await sim.startNodeScript(host, [NODE, JSON.stringify({ role: 'measure', listen: '127.0.0.1:0', timeoutMs, ...task })], RESULT, timeoutMs + 5000);
   const r = JSON.parse(match[1]);
   if (!r.ok) throw new Error(`libp2p measurement: ${r.error}`);
   return r;
