@@ -27,13 +27,17 @@
  *                                worker tabs while a tenth of them are replaced every 10 s for
  *                                5 minutes (bench/scale/tab-churn.js; BENCH_SCALE_TAB_CHURN_TABS,
  *                                default 20, BENCH_SCALE_TAB_CHURN_S, default 300)
+
+ *   scale.libp2p.{relay,dht,mesh}.*  js-libp2p's circuit-relay-v2 and kad-dht against the
+ *                                mesh's relay and routes on the same links (bench/scale/libp2p.js)
  *   scale.tabs.N[.join_p50, .rtt.hops.3]  N tabs (BENCH_SCALE_TABS, default 100) in four
  *                                Chromium processes behind NAT joining four daemons, and a
  *                                tab's round trip 3 hops away (bench/scale/tabs.js)
  *
  * Every process is stopped by PID and every namespace removed at the end, also on failure
  * (Netsim.cleanup, and its exit hook). Env: BENCH_SCALE_ROUNDS (round trips per figure,
- * default 20), BENCH_SCALE_TABS, BENCH_SCALE_TAB_PARALLEL (bench/scale/tabs.js). Without root or `ip netns` it prints why as a comment and no figure.
+ * default 20), BENCH_SCALE_TABS, BENCH_SCALE_TAB_PARALLEL (bench/scale/tabs.js), BENCH_SCALE_LIBP2P_N (nodes of the
+ * libp2p evaluation's tree, default 10). Without root or `ip netns` it prints why as a comment and no figure.
  */
 import { randomBytes } from 'node:crypto';
 import { Reporter, prefixFromArgv } from './lib/index.js';
@@ -42,6 +46,8 @@ import { tabs } from './scale/tabs.js';
 import { natTabTab } from './scale/nat.js';
 import { churn } from './scale/churn.js';
 import { tabChurn } from './scale/tab-churn.js';
+
+import { libp2pEvaluation } from './scale/libp2p.js';
 
 const DELAY_MS = 20;
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 20);
@@ -129,6 +135,7 @@ async function main() {
   if (rep.wants('scale.join.10d')) await join(rep, 10);
   if (rep.wants('scale.join.30d')) await join(rep, 30);
   if (rep.wants('scale.nat')) await natTabTab(rep, inSim, ROUNDS);
+  if (rep.wants('scale.libp2p') || rep.prefix.startsWith('scale.libp2p')) await libp2pEvaluation(rep, inSim, { nodes: Number(process.env.BENCH_SCALE_LIBP2P_N ?? 10), rounds: ROUNDS });
   if (rep.wants('scale.churn')) await inSim((sim) => churn(rep, sim, { seconds: CHURN_S, periodS: CHURN_PERIOD_S }));
   if (rep.wants('scale.tab_churn')) await tabChurn(rep, { tabs: TAB_CHURN_TABS, seconds: TAB_CHURN_S, periodS: CHURN_PERIOD_S });
   if (rep.wants(`scale.tabs.${TABS}`)) await inSim((sim) => tabs(rep, sim, { tabs: TABS, parallel: TAB_PARALLEL, rounds: ROUNDS, tabTimeoutS: TAB_TIMEOUT_S }));

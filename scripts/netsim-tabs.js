@@ -69,12 +69,14 @@ export async function chromiumIn(host, links) {
 
 /**
  * The worker page's URL behind a relayed link (`ws://IP:PORT` from Netsim.link).
- * `webrtc`: let the tab open WebRTC links (off by default); `ice`: its STUN/TURN URLs.
- * @param {string} linkUrl @param {string} token @param {{webrtc?: boolean, ice?: string[]}} [opts]
+ * `webrtc`: let the tab open WebRTC links (off by default); `ice`: its STUN/TURN URLs
+ * (absent: those the daemon gives the page); `icePolicy`: the page's `?icePolicy=`.
+ * @param {string} linkUrl @param {string} token @param {{webrtc?: boolean, ice?: string[], icePolicy?: 'all' | 'relay'}} [opts]
  */
 export function workerUrl(linkUrl, token, opts = {}) {
   const q = new URLSearchParams({ fresh: '1' });
   if (!opts.webrtc) q.set('webrtc', '0');
+  if (opts.icePolicy) q.set('icePolicy', opts.icePolicy);
   const frag = new URLSearchParams({ token });
   if (opts.ice?.length) frag.set('ice', opts.ice.join(','));
   return `${linkUrl.replace(/^ws:/, 'http:')}/worker?${q}#${frag}`;
@@ -184,15 +186,15 @@ export async function waitTabLink(tab, peerId, transport, timeoutMs) {
  * server — and as their TURN server when `turn` is set. The tabs try WebRTC with each
  * other as soon as they learn of each other (the worker's upgrader).
  *
- * `relayOnly` makes each page's RTCPeerConnection gather relay candidates only
- * (iceTransportPolicy 'relay', set by an init script: the worker page has no switch for
- * it). Behind two symmetric NATs Chromium otherwise nominates a pair from one tab's NAT
- * mapping straight to the other's TURN allocation, which carries the DTLS and SCTP
- * handshake and then stalls (seen here: the channel opens, nothing arrives after it).
- * Every page's peer connections are recorded for selectedPair().
+ * `iceFrom`: 'url' gives the tabs the servers in the page URL (`#ice=`, coturn with one
+ * long-term user); 'daemon' starts the daemon with --stun, --turn and --turn-secret and
+ * coturn with that shared secret, and the page URL names no server: the tabs get them,
+ * with credentials of limited life, from the page the daemon served.
+ * `icePolicy`: 'relay' (relay candidates only) or 'all': the daemon's --ice-policy with
+ * 'daemon', the page's `?icePolicy=` with 'url'.
  * The caller closes `browsers` (Netsim.cleanup() stops coturn and the daemon).
  * @param {import('./netsim.js').Netsim} sim
- * @param {{natType: import('./netsim.js').NatType, turn: boolean, relayOnly?: boolean, token: string, delayMs: number}} o
+ * @param {{natType: import('./netsim.js').NatType, turn: boolean, iceFrom?: 'url' | 'daemon', icePolicy?: 'all' | 'relay', token: string, delayMs: number}} o
  */
 export async function tabPairBehindNats(sim, o) {
   const pub = sim.addHost('pub');
@@ -202,18 +204,21 @@ export async function tabPairBehindNats(sim, o) {
   await sim.startRelays();
   /** @type {import('../e2e/helpers/browser.js').Chromium[]} */
   const browsers = [];
-  const [daemon, ice] = await Promise.all([
-    sim.startDaemon(pub, { token: o.token }),
-    sim.startTurn(relayHost, { user: 'tab', password: o.token.slice(0, 12) }),
+  const fromDaemon = o.iceFrom === 'daemon';
+  const secret = fromDaemon ? o.token.slice(0, 16) : undefined;
+  const ice = await sim.startTurn(relayHost, { user: 'tab', password: o.token.slice(0, 12), secret });
+  const daemonArgs = fromDaemon ? [
+    '--stun', ice.stun,
+    ...(o.turn ? ['--turn', ice.turnServer, '--turn-secret', /** @type {string} */ (secret)] : []),
+    ...(o.icePolicy ? ['--ice-policy', o.icePolicy] : []),
+  ] : [];
+  const [daemon] = await Promise.all([
+    sim.startDaemon(pub, { token: o.token, args: daemonArgs }),
     ...homes.map(async (h) => { browsers.push(await chromiumIn(h, [link])); }),
   ]);
-  const url = workerUrl(link, o.token, { webrtc: true, ice: o.turn ? [ice.stun, ice.turn] : [ice.stun] });
+  const url = workerUrl(link, o.token, { webrtc: true, icePolicy: fromDaemon ? undefined : o.icePolicy, ice: fromDaemon ? [] : o.turn ? [ice.stun, ice.turn] : [ice.stun] });
   try {
-    const tabs = await Promise.all(browsers.map(async (b) => {
-      const ctx = await b.browser.newContext();
-      await ctx.addInitScript(recordPeerConnections, o.relayOnly === true);
-      return openSimTab(ctx, url, 60_000);
-    }));
+    const tabs = await Promise.all(browsers.map(async (b) => openSimTab(await b.browser.newContext(), url, 60_000)));
     return { daemon, tabs, browsers, homes };
   } catch (e) {
     await Promise.all(browsers.map((b) => b.close()));
@@ -222,41 +227,10 @@ export async function tabPairBehindNats(sim, o) {
 }
 
 /**
- * (Runs in the page, before its scripts.) Record every RTCPeerConnection the page makes
- * in `window.__netsimPcs`; with `relayOnly`, make each one gather relay candidates only.
- * @param {boolean} relayOnly
- */
-function recordPeerConnections(relayOnly) {
-  const w = /** @type {any} */ (window);
-  const Native = w.RTCPeerConnection;
-  w.__netsimPcs = [];
-  w.RTCPeerConnection = function (/** @type {RTCConfiguration} */ config) {
-    const pc = new Native(relayOnly ? { ...config, iceTransportPolicy: 'relay' } : config);
-    w.__netsimPcs.push(pc);
-    return pc;
-  };
-  w.RTCPeerConnection.prototype = Native.prototype;
-}
-
-/**
  * The candidate types ("host", "srflx", "prflx", "relay") of the nominated, succeeded
- * ICE pairs of a tab's open peer connections (the page's own getStats()).
+ * ICE pairs of a tab's open peer connections (the worker page's own getStats()).
  * @param {SimTab} tab @returns {Promise<{local: string, remote: string}[]>}
  */
 export function selectedPairs(tab) {
-  return tab.page.evaluate(async () => {
-    /** @type {{local: string, remote: string}[]} */
-    const out = [];
-    for (const pc of /** @type {any} */ (window).__netsimPcs ?? []) {
-      if (pc.connectionState === 'closed') continue;
-      /** @type {Map<string, any>} */
-      const stats = new Map();
-      (await pc.getStats()).forEach((/** @type {any} */ v) => stats.set(v.id, v));
-      for (const v of stats.values()) {
-        if (v.type !== 'candidate-pair' || !v.nominated || v.state !== 'succeeded') continue;
-        out.push({ local: stats.get(v.localCandidateId)?.candidateType, remote: stats.get(v.remoteCandidateId)?.candidateType });
-      }
-    }
-    return out;
-  });
+  return tab.page.evaluate(() => /** @type {any} */ (window).termite.selectedPairs());
 }

@@ -246,12 +246,13 @@ export class Netsim {
   }
 
   /**
-   * Start a daemon in `host`'s namespace, joining `join` (relay URLs).
-   * @param {SimHost} host @param {{token: string, join?: string[], timeoutMs?: number}} opts
+   * Start a daemon in `host`'s namespace, joining `join` (relay URLs), with more
+   * command-line options `args` (e.g. --stun, --turn).
+   * @param {SimHost} host @param {{token: string, join?: string[], args?: string[], timeoutMs?: number}} opts
    * @returns {Promise<SimDaemon>}
    */
   async startDaemon(host, opts) {
-    const args = [BIN, '--host', host.ip, '--port', String(DAEMON_PORT), '--token', opts.token];
+    const args = [BIN, '--host', host.ip, '--port', String(DAEMON_PORT), '--token', opts.token, ...(opts.args ?? [])];
     for (const j of opts.join ?? []) args.push('--join', j);
     const child = this.#spawn(host.ns, process.execPath, args);
     const m = await waitOutput(child, /termite-node (\w+) listening on/, opts.timeoutMs ?? 120_000, `the daemon of ${host.name}`);
@@ -263,8 +264,11 @@ export class Netsim {
    * and TURN on UDP 3478 with one long-term user, relaying from ports 49152–49999 of the
    * same address. Its SQLite database and PID file go in a directory of the run, removed
    * at cleanup. Resolves with the URLs to give ICE: `stun:IP:3478` and
-   * `turn:USER:PASSWORD@IP:3478` (the credentials in node-datachannel's form).
-   * @param {SimHost} host @param {{user: string, password: string, timeoutMs?: number}} o
+   * `turn:USER:PASSWORD@IP:3478` (the credentials in node-datachannel's form), and
+   * `turnServer`, the URL without credentials.
+   * With `secret`, coturn takes REST-style credentials made from that shared secret
+   * (`use-auth-secret`, as a daemon's --turn-secret makes them) instead of the user.
+   * @param {SimHost} host @param {{user: string, password: string, secret?: string, timeoutMs?: number}} o
    */
   async startTurn(host, o) {
     if (host.nat) throw new Error('a TURN server needs a public address');
@@ -272,13 +276,24 @@ export class Netsim {
     this.#dirs.push(dir);
     const child = this.#spawn(host.ns, 'turnserver', [
       '-n', '--no-cli', '--no-tls', '--no-dtls', '--fingerprint', '--lt-cred-mech', '--realm=termite',
-      `--user=${o.user}:${o.password}`, `--listening-ip=${host.ip}`, `--relay-ip=${host.ip}`, '--listening-port=3478',
-      '--min-port=49152', '--max-port=49999', '--allowed-peer-ip=10.77.0.0-10.77.255.255', `--userdb=${path.join(dir, 'turndb')}`, `--pidfile=${path.join(dir, 'turn.pid')}`,
+      ...(o.secret ? ['--use-auth-secret', `--static-auth-secret=${o.secret}`] : [`--user=${o.user}:${o.password}`]), `--listening-ip=${host.ip}`, `--relay-ip=${host.ip}`, '--listening-port=3478',
+      '--min-port=49152', '--max-port=49999', '--denied-peer-ip=192.168.0.0-192.168.255.255', '--allowed-peer-ip=10.77.0.0-10.77.255.255', `--userdb=${path.join(dir, 'turndb')}`, `--pidfile=${path.join(dir, 'turn.pid')}`,
       '--log-file=stdout', '--simple-log', ...(process.env.NETSIM_TURN_VERBOSE ? ['--verbose'] : []),
     ]);
     await waitOutput(child, /Total General servers/, o.timeoutMs ?? 15_000, 'turnserver');
     this.#turn = child;
-    return { stun: `stun:${host.ip}:3478`, turn: `turn:${o.user}:${o.password}@${host.ip}:3478` };
+    return { stun: `stun:${host.ip}:3478`, turn: `turn:${o.user}:${o.password}@${host.ip}:3478`, turnServer: `turn:${host.ip}:3478` };
+  }
+
+  /**
+   * Run a Node script in `host`'s namespace (stopped by cleanup()) and wait, bounded, for
+   * a line of its output matching `ready`; resolves with the process and the match.
+   * @param {SimHost} host @param {string[]} args the script and its arguments @param {RegExp} ready @param {number} timeoutMs
+   */
+  async startNodeScript(host, args, ready, timeoutMs) {
+    const child = this.#spawn(host.ns, process.execPath, args);
+    const match = await waitOutput(child, ready, timeoutMs, `${path.basename(args[0])} in ${host.name}`);
+    return { child, match };
   }
 
   /** What coturn printed so far ('' if none was started). */

@@ -6,7 +6,10 @@
  * TURN server:
  *
  *   scale.nat.tab_tab          ms     behind two symmetric NATs: relayed by TURN (the tabs
- *                                     gather relay candidates only; scripts/netsim-tabs.js says why)
+ *                                     gather relay candidates only: ?icePolicy=relay)
+ *   scale.nat.tab_tab.all      ms     behind two symmetric NATs, every candidate allowed: ICE
+ *                                     picks one tab's NAT mapping to the other's TURN relay
+ *                                     (one pass through coturn instead of two)
  *   scale.nat.tab_tab.direct   ms     reference: behind two full-cone NATs, STUN only: a
  *                                     direct link through the NAT mappings
  *   scale.nat.tab_tab.vs_direct ratio the first over the second
@@ -21,7 +24,7 @@ import { tabPairBehindNats, tabRoundTrip, waitTabLink, selectedPairs } from '../
 /**
  * One pair: its median round trip over the WebRTC link.
  * @param {import('../../scripts/netsim.js').Netsim} sim
- * @param {{natType: import('../../scripts/netsim.js').NatType, turn: boolean, relayOnly: boolean, rounds: number}} o
+ * @param {{natType: import('../../scripts/netsim.js').NatType, turn: boolean, icePolicy: 'all' | 'relay', rounds: number}} o
  */
 async function pairRtt(sim, o) {
   /** @type {import('../../e2e/helpers/browser.js').Chromium[]} */
@@ -51,10 +54,14 @@ export async function natTabTab(rep, inSim, rounds) {
   let direct;
   /** @type {{ms: number, pairs: string} | undefined} */
   let relayed;
-  await inSim(async (sim) => { direct = await pairRtt(sim, { natType: 'full-cone', turn: false, relayOnly: false, rounds }); });
-  await inSim(async (sim) => { relayed = await pairRtt(sim, { natType: 'symmetric', turn: true, relayOnly: true, rounds }); });
-  if (!direct || !relayed) return;
+  await inSim(async (sim) => { direct = await pairRtt(sim, { natType: 'full-cone', turn: false, icePolicy: 'all', rounds }); });
+  await inSim(async (sim) => { relayed = await pairRtt(sim, { natType: 'symmetric', turn: true, icePolicy: 'relay', rounds }); });
+  /** @type {{ms: number, pairs: string} | undefined} */
+  let mixed;
+  await inSim(async (sim) => { mixed = await pairRtt(sim, { natType: 'symmetric', turn: true, icePolicy: 'all', rounds }); });
+  if (!direct || !relayed || !mixed) return;
   rep.bench('scale.nat.tab_tab', relayed.ms, 'ms', { note: `two symmetric NATs, TURN (${relayed.pairs}), median of ${rounds}` });
+  rep.bench('scale.nat.tab_tab.all', mixed.ms, 'ms', { note: `two symmetric NATs, every candidate (${mixed.pairs}), median of ${rounds}` });
   rep.bench('scale.nat.tab_tab.direct', direct.ms, 'ms', { note: `two full-cone NATs, STUN only (${direct.pairs}), median of ${rounds}` });
   rep.bench('scale.nat.tab_tab.vs_direct', relayed.ms / direct.ms, 'ratio', { note: 'no WAN latency on the UDP paths: the relay hop and the machine only' });
 }

@@ -15,6 +15,7 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import startupFiles from './run-bundle-load.cjs';
+import { checkIceConfig } from './ice-servers.js';
 
 const { cpuMs } = startupFiles;
 
@@ -73,6 +74,16 @@ Options:
                       once, the publisher listed on the dashboard as waiting for approval)
   --publisher DIR     sign the libraries this node publishes with the key in DIR/identity.json
                       (created if missing) instead of the node key
+  --stun URL          daemon: a STUN server (stun:HOST:PORT) the tabs it serves use to find their
+                      NAT's public address (repeatable)
+  --turn URL          daemon: a TURN server (turn:HOST:PORT or turns:HOST:PORT) that relays for the
+                      tabs it serves when no direct path exists (repeatable; needs --turn-secret)
+  --turn-secret S     the TURN server's shared secret (coturn's static-auth-secret; default
+                      $TERMITE_TURN_SECRET): each page gets its own credentials made from it,
+                      valid --turn-ttl seconds; the secret itself never reaches a tab
+  --turn-user U       the user name in those credentials (default termite)
+  --turn-ttl S        how long a page's TURN credentials last (default 86400 seconds)
+  --ice-policy P      all (default) or relay: the tabs use TURN relay candidates only
   --trace-pass P      print the IR after compiler pass P (repeatable; "all" for every pass)
   --time-passes       print the time each compiler pass takes
   --help              this text
@@ -100,6 +111,7 @@ Options:
  * @property {string|undefined} publisher directory of a separate publisher key (--publisher)
  * @property {string[]} tracePass
  * @property {boolean} timePasses
+ * @property {import('./ice-servers.js').IceConfig} ice STUN/TURN servers for the tabs this daemon serves (--stun, --turn, …)
  * @property {{maxProcesses?: number, maxProcessesPerPeer?: number, maxMailbox?: number, maxProcessHeap?: number}} limits the node's limits (--max-*)
  */
 
@@ -149,6 +161,10 @@ const OPTIONS = {
   trust: { type: 'string', multiple: true, default: [] },
   'approval-wait': { type: 'string' },
   publisher: { type: 'string' },
+  stun: { type: 'string', multiple: true, default: [] },
+  turn: { type: 'string', multiple: true, default: [] },
+  'turn-user': { type: 'string' }, 'turn-secret': { type: 'string' }, 'turn-ttl': { type: 'string' },
+  'ice-policy': { type: 'string' },
   'trace-pass': { type: 'string', multiple: true, default: [] },
   'time-passes': { type: 'boolean', default: false },
   'max-processes': { type: 'string' },
@@ -203,6 +219,7 @@ export function parseCommandLine(argv) {
     publisher: /** @type {string|undefined} */ (values.publisher),
     tracePass: /** @type {string[]} */ (values['trace-pass']),
     timePasses: /** @type {boolean} */ (values['time-passes']),
+    ice: iceOptions(values),
     limits: {
       maxProcesses: positive(values['max-processes'], '--max-processes'),
       maxProcessesPerPeer: positive(values['max-processes-per-peer'], '--max-processes-per-peer'),
@@ -212,6 +229,26 @@ export function parseCommandLine(argv) {
   };
   if (values.help) return { command: 'help', file: null, options };
   return commandOf(positionals, options);
+}
+
+/**
+ * --stun, --turn, --turn-user, --turn-secret ($TERMITE_TURN_SECRET), --turn-ttl, --ice-policy.
+ * @param {Record<string, any>} values @returns {import('./ice-servers.js').IceConfig}
+ */
+function iceOptions(values) {
+  const ttl = values['turn-ttl'];
+  try {
+    return checkIceConfig({
+      stun: values.stun,
+      turn: values.turn,
+      turnUser: values['turn-user'],
+      turnSecret: values['turn-secret'] ?? (process.env.TERMITE_TURN_SECRET || undefined),
+      turnTtlS: ttl === undefined ? undefined : Number(ttl),
+      policy: values['ice-policy'],
+    });
+  } catch (e) {
+    throw new UsageError(/** @type {Error} */ (e).message);
+  }
 }
 
 /**

@@ -83,6 +83,7 @@ export async function startDaemon(options) {
       approvalWaitMs: options.approvalWait * 1000,
       publisher: options.publisher,
       insecure: options.insecure,
+      ice: options.ice,
       ...(options.tlsCert !== undefined && options.tlsKey !== undefined ? { certificate: readCertificate(options.tlsCert, options.tlsKey) } : {}),
       stdout: (s) => stdout.write(s),
       log,

@@ -64,6 +64,7 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {string[]} [trust] publishers whose libraries this node installs (--trust)
  * @property {number} [approvalWaitMs] how long an install from an untrusted publisher waits for an operator's approval (--approval-wait)
  * @property {string} [publisher] directory of a publisher key kept apart from the node key (--publisher)
+ * @property {import('./ice-servers.js').IceConfig} [ice] STUN/TURN servers given to the tabs this node serves (--stun, --turn)
  */
 
 /**

@@ -20,6 +20,8 @@ export { dashboardPage, dashboardHtml } from './dashboard-page.js';
  * @property {string} daemonId
  * @property {string[]} [trust] library publishers the tab installs from (those its daemon trusts)
  * @property {string} workerUrl
+ * @property {string[]} [iceServers] STUN/TURN URLs for the tab (TURN as `turn:USER:PASSWORD@HOST:PORT`)
+ * @property {'all' | 'relay'} [iceTransportPolicy] 'relay': TURN relay candidates only
  * @property {string} pageScriptUrl
  */
 
@@ -89,7 +91,10 @@ const WORKER_PAGE_STYLE = `<style>
 
 /** @param {WorkerPageConfig} config */
 export function workerPageHtml(config) {
-  const cfg = { token: config.token, join: config.join, daemonId: config.daemonId, workerUrl: config.workerUrl, trust: config.trust ?? [] };
+  const cfg = {
+    token: config.token, join: config.join, daemonId: config.daemonId, workerUrl: config.workerUrl, trust: config.trust ?? [],
+    iceServers: config.iceServers ?? [], iceTransportPolicy: config.iceTransportPolicy ?? 'all',
+  };
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -2,8 +2,9 @@
 /**
  * What a browser tab needs to become a node: the worker page and the bundles.
  *
- *   GET /worker        the compute-worker page, with this mesh's token, this daemon's id
- *                      and the WebSocket URL to join embedded (docs/browser.md)
+ *   GET /worker        the compute-worker page, with this mesh's token, this daemon's id,
+ *                      the WebSocket URL to join and the STUN/TURN servers (with TURN
+ *                      credentials made for this page: ice-servers.js) embedded (docs/browser.md)
  *   GET /assets/...    the browser bundles and the core's .wasm (@termite/web's bundles.js:
  *                      the ones shipped in the package, or in the repository built in
  *                      memory when this module loads, in parallel with the daemon's start-up)
@@ -20,6 +21,7 @@ import { webAssets } from '@termite/web/bundles';
 import { workerPageHtml, WORKER_PAGE_CSP } from '@termite/web/pages';
 import { sendText } from './respond.js';
 import { errorText } from '../bounded.js';
+import { pageIceServers } from '../ice-servers.js';
 
 /** The bundles: started when the daemon loads this module, in parallel with its start-up. */
 const assets = webAssets().then(
@@ -38,6 +40,8 @@ export function serveWorkerPage({ req, res, host }) {
     // a tab installs the libraries of the publishers its daemon trusts
     trust: [...(host.distribution?.libraries.trusted ?? [])],
     workerUrl: '/assets/js/worker.js',
+    iceServers: pageIceServers(host.opts.ice),
+    iceTransportPolicy: host.opts.ice?.policy ?? 'all',
     pageScriptUrl: '/assets/js/worker-page.js',
   });
   res.writeHead(200, {

@@ -12,7 +12,7 @@
 /**
  * Serve RTC requests from `worker`.
  * @param {Worker} worker
- * @returns {{handle: (m: any) => boolean, closeAll: () => void, count: () => number}}
+ * @returns {{handle: (m: any) => boolean, closeAll: () => void, count: () => number, selectedPairs: () => Promise<{local: string, remote: string}[]>}}
  */
 export function hostRtc(worker) {
   /** @type {Map<number, RTCPeerConnection>} */
@@ -24,7 +24,10 @@ export function hostRtc(worker) {
       if (!m || typeof m.rtc !== 'string') return false;
       switch (m.rtc) {
         case 'new': {
-          const pc = new RTCPeerConnection({ iceServers: (m.config?.iceServers ?? []).map((/** @type {any} */ s) => (typeof s === 'string' ? { urls: s } : s)) });
+          const pc = new RTCPeerConnection({
+            iceServers: (m.config?.iceServers ?? []).map((/** @type {any} */ s) => (typeof s === 'string' ? { urls: s } : s)),
+            iceTransportPolicy: m.config?.iceTransportPolicy === 'relay' ? 'relay' : 'all',
+          });
           pcs.set(m.pc, pc);
           watch(worker, pcs, m.pc, pc);
           return true;
@@ -63,7 +66,29 @@ export function hostRtc(worker) {
       pcs.clear();
     },
     count: () => pcs.size,
+    selectedPairs: () => selectedPairs([...pcs.values()]),
   };
+}
+
+/**
+ * The candidate types ("host", "srflx", "prflx", "relay") of the nominated, succeeded
+ * ICE pair of each open peer connection (from getStats()).
+ * @param {RTCPeerConnection[]} list
+ */
+async function selectedPairs(list) {
+  /** @type {{local: string, remote: string}[]} */
+  const out = [];
+  for (const pc of list) {
+    if (pc.connectionState === 'closed') continue;
+    /** @type {Map<string, any>} */
+    const stats = new Map();
+    (await pc.getStats()).forEach((/** @type {any} */ v) => stats.set(v.id, v));
+    for (const v of stats.values()) {
+      if (v.type !== 'candidate-pair' || !v.nominated || v.state !== 'succeeded') continue;
+      out.push({ local: stats.get(v.localCandidateId)?.candidateType, remote: stats.get(v.remoteCandidateId)?.candidateType });
+    }
+  }
+  return out;
 }
 
 /**

@@ -7,10 +7,13 @@
  * runs on this thread, so the page stays responsive however busy the node is.
  *
  * The configuration (a JSON script element, id `termite-config`): {token, join,
- * daemonId, workerUrl}. The URL may override some of it for experiments and tests:
+ * daemonId, workerUrl, trust, iceServers, iceTransportPolicy}; the daemon puts in the
+ * STUN/TURN servers it was started with (TURN with credentials of limited life, made
+ * for this page). The URL may override some of it for experiments and tests:
  * `?join=ws://HOST:PORT` (join another daemon), `?webrtc=0` (stay on WebSocket),
  * `?rtc=any|loopback|loopback-rewrite` (ICE candidate policy), `?tabLinks=N`,
- * `?fresh=1` (a new identity, not the stored one), `#token=T` (another mesh token;
+ * `?fresh=1` (a new identity, not the stored one), `?icePolicy=relay|all` (gather TURN
+ * relay candidates only, or all), `#token=T` (another mesh token;
  * in the fragment so that it is never sent to a server) and `#ice=URL,URL` (STUN/TURN
  * servers, `turn:USER:PASSWORD@HOST:PORT` with credentials; in the fragment too).
  */
@@ -31,11 +34,22 @@ const config = {
   trust: params.get('join') ? [] : embedded.trust ?? [],
   webrtc: params.get('webrtc') !== '0' && typeof RTCPeerConnection === 'function',
   candidatePolicy: params.get('rtc') ?? (loopback ? 'loopback-rewrite' : 'any'),
-  iceServers: (fragment.get('ice') ?? '').split(',').filter(Boolean),
+  iceServers: fragment.has('ice') ? (fragment.get('ice') ?? '').split(',').filter(Boolean) : iceUrls(embedded.iceServers),
+  iceTransportPolicy: icePolicy(params.get('icePolicy') ?? embedded.iceTransportPolicy),
   maxTabLinks: Math.max(0, Math.min(64, Number(params.get('tabLinks') ?? 8) || 0)),
   freshIdentity: params.get('fresh') === '1',
   peerTimeoutMs: params.has('peerTimeout') ? Number(params.get('peerTimeout')) : undefined,
 };
+
+/** The daemon's STUN/TURN URLs (strings only). @param {unknown} list @returns {string[]} */
+function iceUrls(list) {
+  return Array.isArray(list) ? list.filter((u) => typeof u === 'string' && /^(stun|turns?):/.test(u)) : [];
+}
+
+/** @param {unknown} p @returns {'all' | 'relay'} */
+function icePolicy(p) {
+  return p === 'relay' ? 'relay' : 'all';
+}
 
 const worker = new Worker(embedded.workerUrl ?? '/assets/js/worker.js', { type: 'module', name: 'termite-node' });
 const rtc = hostRtc(worker);
@@ -48,7 +62,13 @@ const view = {
   /** @type {string[]} */ log: [],
   pageStart: performance.timeOrigin,
 };
-/** @type {any} */ (window).termite = { view, worker, config: { ...config, token: undefined, iceServers: undefined } };
+/** @type {any} */ (window).termite = {
+  view,
+  worker,
+  config: { ...config, token: undefined, iceServers: undefined, iceServerCount: config.iceServers.length },
+  /** the candidate types of the ICE pairs this page's peer connections use (tests, diagnosis) */
+  selectedPairs: () => rtc.selectedPairs(),
+};
 
 worker.onmessage = (ev) => {
   const m = ev.data;

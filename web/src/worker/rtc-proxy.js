@@ -220,7 +220,7 @@ class WorkerPeerConnection extends EventTarget {
     this.ondatachannel = null;
     this.closed = false;
     connections.set(this.id, this);
-    post({ rtc: 'new', pc: this.id, config: { iceServers: config.iceServers ?? [] } });
+    post({ rtc: 'new', pc: this.id, config: { iceServers: config.iceServers ?? [], iceTransportPolicy: config.iceTransportPolicy ?? 'all' } });
   }
 
   /** @param {string} label @param {RTCDataChannelInit} [options] */

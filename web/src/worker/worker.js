@@ -38,6 +38,7 @@ import { Upgrader } from './upgrader.js';
  * @property {boolean} webrtc open WebRTC data channels (default true)
  * @property {'loopback' | 'loopback-rewrite' | 'any'} candidatePolicy
  * @property {string[]} [iceServers] STUN/TURN URLs (TURN credentials as `turn:USER:PASSWORD@HOST:PORT`)
+ * @property {'all' | 'relay'} [iceTransportPolicy] 'relay': TURN relay candidates only (default 'all')
  * @property {number} maxTabLinks WebRTC links to other tabs this tab opens at most
  * @property {boolean} freshIdentity do not use a stored identity
  * @property {number} [peerTimeoutMs]
@@ -177,7 +178,7 @@ async function start(cfg) {
   mesh = createMeshNode({
     identity,
     token: cfg.token,
-    webrtc: cfg.webrtc ? { candidatePolicy: cfg.candidatePolicy, iceServers: cfg.iceServers ?? [] } : false,
+    webrtc: cfg.webrtc ? { candidatePolicy: cfg.candidatePolicy, iceServers: cfg.iceServers ?? [], iceTransportPolicy: cfg.iceTransportPolicy ?? 'all' } : false,
     peerTimeoutMs: cfg.peerTimeoutMs,
     logger: meshLogger(),
   });

@@ -69,7 +69,7 @@ class BrowserRtcConnection extends BaseConnection {
  * @param {import('./rtc-peer.js').RtcPeerOptions} o
  */
 export function createRtcPeer(o) {
-  const pc = new RTCPeerConnection({ iceServers: o.iceServers.map(iceServer) });
+  const pc = new RTCPeerConnection({ iceServers: o.iceServers.map(iceServer), iceTransportPolicy: o.iceTransportPolicy ?? 'all' });
   let closed = false;
   /** @type {BrowserRtcConnection | null} */
   let conn = null;

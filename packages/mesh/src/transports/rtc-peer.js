@@ -27,6 +27,7 @@ const encoder = new TextEncoder();
  * @property {string} name for logs
  * @property {boolean} offerer
  * @property {string[]} iceServers
+ * @property {'all' | 'relay'} [iceTransportPolicy] (default 'all')
  * @property {string} [bindAddress]
  * @property {string} remoteAddress printable address for the connection
  * @property {(type: string, sdp: string) => void} onLocalDescription
@@ -111,6 +112,7 @@ class NdcConnection extends BaseConnection {
 export function createRtcPeer(o) {
   const pc = new nodeDataChannel.PeerConnection(o.name, {
     iceServers: o.iceServers,
+    iceTransportPolicy: o.iceTransportPolicy ?? 'all',
     bindAddress: o.bindAddress ?? '127.0.0.1',
     maxMessageSize: RTC_MAX_MESSAGE_BYTES,
   });

@@ -37,6 +37,8 @@ import { isNodeId } from '../identity.js';
  * @property {import('./candidates.js').CandidatePolicy} [candidatePolicy]
  *   which ICE candidates are announced and accepted. (default 'loopback')
  * @property {string[]} [iceServers] STUN/TURN URLs. (default [])
+ * @property {'all' | 'relay'} [iceTransportPolicy] 'relay': gather and use TURN relay
+ *   candidates only. (default 'all')
  * @property {string} [bindAddress] Node only: the address libdatachannel
  *   gathers on. (default '127.0.0.1')
  * @property {number} [connectTimeoutMs] bound on signalling + ICE + DTLS +
@@ -91,6 +93,9 @@ export class WebRTCTransport {
     if (!isCandidatePolicy(policy)) throw new InvalidArgumentError(`unknown candidate policy ${JSON.stringify(policy)}`);
     this.policy = policy;
     this.iceServers = init.iceServers ?? [];
+    const icePolicy = init.iceTransportPolicy ?? 'all';
+    if (icePolicy !== 'all' && icePolicy !== 'relay') throw new InvalidArgumentError(`unknown ICE transport policy ${JSON.stringify(icePolicy)} (expected 'all' or 'relay')`);
+    this.iceTransportPolicy = icePolicy;
     this.bindAddress = init.bindAddress;
     this.connectTimeoutMs = init.connectTimeoutMs ?? 15_000;
     this.maxSessions = init.maxSessions ?? 64;
@@ -240,6 +245,7 @@ export class WebRTCTransport {
       name: `termite-${offerer ? 'out' : 'in'}-${id.slice(0, 8)}`,
       offerer,
       iceServers: this.iceServers,
+      iceTransportPolicy: this.iceTransportPolicy,
       bindAddress: this.bindAddress,
       remoteAddress: `webrtc:${peerId}`,
       onLocalDescription: (type, sdp) => signal({ session: id, kind: type === 'offer' ? 'offer' : 'answer', data: filterSdp(sdp, this.policy), mid: null }),
