@@ -130,7 +130,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '-
     if (line !== 'stop') return;
     clearInterval(ready);
     const ages = await f.stop();
-    process.stdout.write(`${JSON.stringify({ opens: f.opens(), closed: f.lifetimes.length, longest: Math.max(0, ...f.lifetimes), ages })}\n`);
+    // a quiet machine opens 80,000 connections in a full-scale run: no spread of them into one call
+    process.stdout.write(`${JSON.stringify({ opens: f.opens(), closed: f.lifetimes.length, longest: f.lifetimes.reduce((a, b) => Math.max(a, b), 0), ages })}\n`);
     process.exit(0);
   });
 }

@@ -12,22 +12,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { T, encodeGossip, MAX_GOSSIP_ENTRIES } from '../src/frames.js';
-import { admittedRaw, nodeFactory } from './helpers.js';
+import { admittedRaw, nodeFactory, until } from './helpers.js';
 
 const nodes = nodeFactory();
 after(() => nodes.stopAll());
-
-/**
- * Wait until `cond()` holds, checking every 10 ms, for at most `ms`.
- * @param {() => boolean} cond @param {number} ms @param {string} what
- */
-async function until(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A well-formed node id that no node has. */
 function fakeId() {

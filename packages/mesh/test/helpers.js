@@ -24,6 +24,18 @@ export function within(p, ms, what) {
 }
 
 /**
+ * Wait until `cond()` holds, checking every 10 ms, for at most `ms`.
+ * @param {() => boolean} cond @param {number} ms @param {string} what
+ */
+export async function until(cond, ms, what) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
  * The next event `name` of `node` whose detail satisfies `pred`.
  * @param {import('../src/mesh-node.js').MeshNode} node @param {any} name
  * @param {(d: any) => boolean} [pred] @param {number} [ms]

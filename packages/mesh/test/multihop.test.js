@@ -9,22 +9,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIdentity, createMeshNode, createMemoryLogger } from '../src/index.js';
 import { Router } from '../src/router.js';
-import { TOKEN, nextEvent, nodeFactory, within } from './helpers.js';
+import { TOKEN, nextEvent, nodeFactory, within, until } from './helpers.js';
 
 const nodes = nodeFactory();
 after(() => nodes.stopAll());
-
-/**
- * Wait until `cond()` holds, checking every 10 ms, for at most `ms`.
- * @param {() => boolean} cond @param {number} ms @param {string} what
- */
-async function until(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /**
  * `n` listening nodes, each joined to the one before it.

@@ -8,22 +8,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReversePaths } from '../src/reverse-paths.js';
-import { nodeFactory } from './helpers.js';
+import { nodeFactory, until } from './helpers.js';
 
 const nodes = nodeFactory();
 after(() => nodes.stopAll());
-
-/**
- * Wait until `cond()` holds, checking every 10 ms, for at most `ms`.
- * @param {() => boolean} cond @param {number} ms @param {string} what
- */
-async function until(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test('a node that joins the end of a line and at once asks the far end is answered on the first call, the answer retracing the request\'s path', async () => {
   /** @type {import('../src/mesh-node.js').MeshNode[]} */

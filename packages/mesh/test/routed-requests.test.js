@@ -14,22 +14,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { T, decodeFrame, encodeIdPayload, encodeRoute } from '../src/frames.js';
 import { ARRIVAL, MAX_ENTRIES, RequestDedup } from '../src/request-dedup.js';
-import { admittedRaw, nodeFactory } from './helpers.js';
+import { admittedRaw, nodeFactory, until } from './helpers.js';
 
 const nodes = nodeFactory();
 after(() => nodes.stopAll());
-
-/**
- * Wait until `cond()` holds, checking every 10 ms, for at most `ms`.
- * @param {() => boolean} cond @param {number} ms @param {string} what
- */
-async function until(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** The RES frames carried to a raw peer (directly or in a ROUTE) for request `id`. @param {any[]} frames @param {number} id */
 function answersTo(frames, id) {
