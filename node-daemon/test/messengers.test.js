@@ -163,7 +163,9 @@ test('a messenger the other node cannot take (its mailbox over that node\'s limi
 });
 
 test('shortest path on an 8×8 mesh striped over three physical nodes equals Dijkstra run sequentially', async () => {
-  const a = await first;
+  // two daemons of their own: the example stripes over every node the program can reach,
+  // and the shared daemon still knows the ones earlier tests started
+  const a = await daemon({ token });
   const b = await daemon({ token, join: [a.url] });
   const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'messengers', 'shortest-path.scm');
   const r = await runProgram({ file }, { token, join: [a.url, b.url], timeoutMs: 90000 });
