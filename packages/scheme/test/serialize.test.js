@@ -129,8 +129,9 @@ test('encodeSmallBetween writes the bytes of the whole array around an item, or 
     assert.ok(between !== null, `small: ${hex(encodeAnyValue(whole))}`);
     assert.equal(hex(between), hex(encodeAnyValue(whole)));
   }
-  // as encodeSmallValue counts them, the array and its last item take two of the 16 objects
-  assert.equal(encodeSmallBetween(prefix, Array.from({ length: 15 }, (_, i) => list(i)), tail), null);
+  // as encodeSmallValue counts them, the array and its last item take two of the 32 objects
+  assert.notEqual(encodeSmallBetween(prefix, Array.from({ length: 14 }, (_, i) => list(i)), tail), null);
+  assert.equal(encodeSmallBetween(prefix, Array.from({ length: 15 }, (_, i) => list(i, i)), tail), null);
   const shared = list(1);
   assert.equal(encodeSmallBetween(prefix, [shared, shared], tail), null);
   // nothing of a failed attempt is left: the next encoding is whole

@@ -65,7 +65,9 @@ export function encode(frame) {
   frame[frame.length - 1] = envs; // filled by encodeOptions.onCode while encoding
   this.encodingEnvs = envs;
   try {
-    return encodeAnyValue(frame, this.encodeOptions);
+    // a frame with closures over small values (a remote spawn) is still one pass; the
+    // closure's code reference is written from its kept bytes
+    return encodeSmallValue(frame, this.encodeOptions.onCode) ?? encodeAnyValue(frame, this.encodeOptions);
   } finally {
     this.encodingEnvs = null;
   }

@@ -12,12 +12,17 @@
  * out as views of it; an encoding started while another is in progress (an extension
  * codec that encodes) gets a writer of its own (two-pass) or is refused by the one-pass
  * encoder (scratchBusy). The one-pass encoder keeps no object alive after it returns.
- * A value with code (a procedure, a continuation) is never small, so onCode sees every
- * unit that travels.
+ * A closure is small only when the caller gives the one-pass encoder an onCode (which
+ * then sees its unit, before anything after the closure is written) and no other
+ * closure of the value has the same code (the two-pass encoder would share that code
+ * reference); continuations are never small. So onCode sees every unit that travels.
+ * A unit's code reference is encoded once and its bytes kept (codeRefBytes): a remote
+ * spawn of the same code again writes them as they are.
  */
 import { CborWriter, SlabWriter } from './writer.js';
-import { Pair, MString } from '../values.js';
-import { TAG_LIST, TAG_DOTTED } from './tags.js';
+import { Pair, MString, Closure } from '../values.js';
+import { TAG_LIST, TAG_DOTTED, TAG_CLOSURE, TAG_CODE } from './tags.js';
+import { codeRefOf } from './code-ref.js';
 import { extensionOf } from './registry.js';
 import { findShared } from './sharing.js';
 import { emit, emitAtom, emitMutableString, setStringsAsText, stringsAsText } from './emit.js';
@@ -93,11 +98,19 @@ export function encodedSpare(bytes) {
  * and no procedure. That is most messages and frames; the general encoder's first
  * pass (findShared) and its work stack cost several times more for them. A value
  * with code is never small, so encodeValue's onCode has nothing to miss.
+ * With `onCode`, a closure whose free values are small is small too (onCode is called
+ * with its unit as it is met, even when the value then turns out not to be small).
  * @param {any} value
+ * @param {((unit: any) => void) | null} [onCode]
  * @returns {Uint8Array | null}
  */
-export function encodeSmallValue(value) {
-  return encodeSmall(null, value, null, 0, 0);
+export function encodeSmallValue(value, onCode = null) {
+  smallOnCode = onCode;
+  try {
+    return encodeSmall(null, value, null, 0, 0);
+  } finally {
+    smallOnCode = null;
+  }
 }
 
 /**
@@ -142,11 +155,64 @@ function encodeSmall(head, value, tail, counted, depth) {
 }
 
 /** How many pairs, vectors and bytevectors a small value may have, and how deep it may nest. */
-const SMALL_OBJECTS = 16;
+const SMALL_OBJECTS = 32;
 const SMALL_DEPTH = 16;
 /** The objects of the small value being encoded (the first smallCount entries). */
 const smallSeen = new Array(SMALL_OBJECTS).fill(undefined);
 let smallCount = 0;
+/** encodeSmallValue's onCode while it runs: closures are small only with one. @type {((unit: any) => void) | null} */
+let smallOnCode = null;
+
+/**
+ * The encoding of a unit's code reference (tag 40978 [hash env]), made on first use and
+ * kept: a unit has one code reference object (code-ref.js), which never changes, and a
+ * repeated remote spawn of the same code writes these bytes as they are. Weakly held,
+ * so a unit that is dropped takes its bytes with it.
+ * @type {WeakMap<object, Uint8Array>}
+ */
+const codeRefBytes = new WeakMap();
+/** The last code reference encoded and its bytes (a spawn loop sends one code again and again). */
+let lastRef = /** @type {object | null} */ (null);
+let lastRefBytes = /** @type {Uint8Array} */ (new Uint8Array(0));
+
+/** @param {{hash: string, env: string}} ref */
+function codeRefEncoding(ref) {
+  if (ref === lastRef) return lastRefBytes;
+  let bytes = codeRefBytes.get(ref);
+  if (bytes === undefined) {
+    const w = new CborWriter(128);
+    w.tag(TAG_CODE);
+    w.array(2);
+    w.text(ref.hash);
+    w.text(ref.env);
+    bytes = w.bytes();
+    codeRefBytes.set(ref, bytes);
+  }
+  lastRef = ref;
+  lastRefBytes = bytes;
+  return bytes;
+}
+
+/**
+ * emit()'s encoding of a closure with no shared objects (false when it is not small):
+ * its code reference's kept bytes, its lambda's index, its free values.
+ * @param {Closure} x @param {CborWriter} w @param {number} depth
+ */
+function emitSmallClosure(x, w, depth) {
+  if (smallOnCode === null || !firstSight(x)) return false;
+  const ref = codeRefOf(x.lam);
+  // a second closure of the same code: the two-pass encoder writes its reference once
+  if (!firstSight(ref)) return false;
+  smallOnCode(x.lam.unit);
+  const fv = x.fv ?? [];
+  w.tag(TAG_CLOSURE);
+  w.array(2 + fv.length);
+  w.raw(codeRefEncoding(ref));
+  // a number, or a name for the builtin unit's lambdas, as emit writes it
+  if (!emitSmall(x.lam.index, w, depth + 1)) return false;
+  for (let i = 0; i < fv.length; i++) if (!emitSmall(fv[i], w, depth + 1)) return false;
+  return true;
+}
 
 /**
  * Note a pair, vector or bytevector of a small value: false if it was reached before
@@ -223,24 +289,33 @@ function emitSmall(x, w, depth) {
     emitMutableString(x, w);
     return true;
   }
+  if (x instanceof Closure) return emitSmallClosure(x, w, depth);
   const ext = extensionOf(x);
-  if (ext !== undefined) {
-    if (ext.leaf !== true) return false;
-    if (ext.keepsWire === true && x.wire !== null) {
-      w.raw(x.wire);
-      return true;
-    }
-    const start = w.mark();
-    const fields = ext.encode(x);
-    w.tag(ext.tag);
-    if (ext.single) {
-      if (!emitSmall(fields[0], w, depth + 1)) return false;
-    } else {
-      w.array(fields.length);
-      for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
-    }
-    if (ext.keepsWire === true) x.wire = w.since(start);
+  if (ext !== undefined) return emitSmallExtension(x, ext, w, depth);
+  return emitAtom(x, w);
+}
+
+/**
+ * emit()'s encoding of a value of a registered class, false when it is not small.
+ * Below a leaf nothing can be shared; another extension (a parameter, a port) is small
+ * when it and every object its fields reach are met once (firstSight).
+ * @param {any} x @param {import('./registry.js').ExtensionCodec} ext @param {CborWriter} w @param {number} depth
+ */
+function emitSmallExtension(x, ext, w, depth) {
+  if (ext.leaf !== true && !firstSight(x)) return false;
+  if (ext.keepsWire === true && x.wire !== null) {
+    w.raw(x.wire);
     return true;
   }
-  return emitAtom(x, w);
+  const start = w.mark();
+  const fields = ext.encode(x);
+  w.tag(ext.tag);
+  if (ext.single) {
+    if (!emitSmall(fields[0], w, depth + 1)) return false;
+  } else {
+    w.array(fields.length);
+    for (let i = 0; i < fields.length; i++) if (!emitSmall(fields[i], w, depth + 1)) return false;
+  }
+  if (ext.keepsWire === true) x.wire = w.since(start);
+  return true;
 }
