@@ -14,6 +14,9 @@
  *   raw.ws.2node             rt/s  the same ping-pong over a bare `ws` socket (mesh-raw.js)
  *   raw.tcp.2node            rt/s  the same over a bare TCP socket (node:net, no framing): the
  *                                  floor of any transport between two Node processes here
+ *   raw.tls.2node            rt/s  the same over a bare TLS 1.3 socket (node:tls): the floor of an
+ *                                  encrypted link, so pingpong.tls.2node has a fair reference
+ *   raw.tcp.1k.2node, raw.tls.1k.2node  the same bare sockets echoing 1 KiB
  *   pingpong.webrtc.2node    rt/s  the mesh pair upgraded to WebRTC (MeshNode.upgrade)
  *   raw.webrtc.2node         rt/s  bare node-datachannel
  *   remote_spawn.2node       µs    remote spawn of a closure over local data + its reply
@@ -114,12 +117,15 @@ async function startEcho() {
   let m = null;
   /** @type {RegExpExecArray | null} */
   let t = null;
-  const up = await waitFor(() => ((m = /^port (\d+)/m.exec(out)) !== null && (t = /^tcpport (\d+)/m.exec(out)) !== null) || !h.running(), 10000, 20);
-  if (!up || !m || !t) {
+  /** @type {RegExpExecArray | null} */
+  let s = null;
+  const up = await waitFor(() => ((m = /^port (\d+)/m.exec(out)) !== null && (t = /^tcpport (\d+)/m.exec(out)) !== null && (s = /^tlsport (\d+)/m.exec(out)) !== null) || !h.running(), 10000, 20);
+  if (!up || !m || !t || !s) {
     await stopChild(h);
     throw new Error(`the raw echo server did not start: ${h.stderr().slice(-300)}`);
   }
-  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]), tcpPort: Number(/** @type {RegExpExecArray} */ (t)[1]) };
+  const port = (/** @type {RegExpExecArray | null} */ x) => Number(/** @type {RegExpExecArray} */ (x)[1]);
+  return { h, port: port(m), tcpPort: port(t), tlsPort: port(s) };
 }
 
 /**
@@ -138,7 +144,7 @@ async function runMesh(d, token, groups, o = {}) {
   return results(r.stdout);
 }
 
-/** @param {'ws'|'webrtc'|'tcp'} mode @param {number} port @param {number} bytes @param {number} count */
+/** @param {'ws'|'webrtc'|'tcp'|'tls'} mode @param {number} port @param {number} bytes @param {number} count */
 async function runRaw(mode, port, bytes, count) {
   const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
   if (r.timedOut || r.code !== 0) throw new Error(`raw ${mode} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
@@ -182,7 +188,7 @@ let daemon = null;
 /** @type {Awaited<ReturnType<typeof startEcho>> | null} */
 let echo = null;
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
-const DAEMON_FIGURES = ['pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
+const DAEMON_FIGURES = ['pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node', 'raw.tcp.1k.2node', 'raw.tls.1k.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
   'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
 /** The largest resident memory (MiB) of `pid` seen every 50 ms while `f` runs (Linux /proc). @param {number} pid @param {() => Promise<void>} f */
@@ -217,6 +223,7 @@ const FIGURES = [
   ['pingpong.ws.2node', 'pingpong.ws.2node', 'rt/s', 'the same over WebSocket'],
   ['raw.ws.2node', 'raw.ws', 'rt/s', `bare ws, ${RAW_SMALL}-byte binary message, echoed`],
   ['raw.tcp.2node', 'raw.tcp', 'rt/s', `bare TCP socket, ${RAW_SMALL} bytes echoed, no framing`],
+  ['raw.tls.2node', 'raw.tls', 'rt/s', `bare TLS 1.3 socket (node:tls), ${RAW_SMALL} bytes echoed, no framing`],
   ['erlang.pingpong.2node', 'erlang.pingpong.2node', 'rt/s', 'two Erlang nodes, loopback TCP (Erlang as installed: idle schedulers spin before they sleep)'],
   ['erlang.pingpong.2node.nospin', 'erlang.pingpong.2node.nospin', 'rt/s', 'the same, schedulers not spinning (+sbwt none +sbwtdcpu none +sbwtdio none)'],
   ['pingpong.webrtc.2node', 'pingpong.webrtc.2node', 'rt/s', 'the same pair after MeshNode.upgrade to a WebRTC data channel'],
@@ -235,6 +242,8 @@ const FIGURES = [
   ['payload.1k.tls.2node', 'payload.1k.tls.2node', 'rt/s', 'the same in TLS'],
   ['payload.64k.tls.2node', 'payload.64k.tls.2node', 'rt/s', 'the same in TLS'],
   ['payload.1k.ws.2node', 'payload.1k.ws.2node', 'rt/s', '1 KiB bytevector echoed'],
+  ['raw.tcp.1k.2node', 'raw.tcp.1024', 'rt/s', 'bare TCP socket, 1 KiB echoed'],
+  ['raw.tls.1k.2node', 'raw.tls.1024', 'rt/s', 'bare TLS 1.3 socket, 1 KiB echoed'],
   ['raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB'],
   ['payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed'],
   ['raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB'],
@@ -275,12 +284,13 @@ if (!erlangOk) rep.comment('erlang not installed (erl/erlc not on PATH): erlang.
 /** The Erlang groups of `names` that the prefix selects. @param {(keyof typeof TWO_NODE_GROUPS)[]} names */
 const erlangWanted = (names) => (erlangOk ? names.filter((g) => rep.wants(TWO_NODE_GROUPS[g]) || rep.wants(TWO_NODE_GROUPS[g].slice('erlang.'.length))) : []);
 
-/** One pass of the ping-pongs: raw sockets, the mesh over each transport, then Erlang. @param {{port: number, id: string}} d @param {{port: number, tcpPort: number}} e */
+/** One pass of the ping-pongs: raw sockets, the mesh over each transport, then Erlang. @param {{port: number, id: string}} d @param {{port: number, tcpPort: number, tlsPort: number}} e */
 async function pingpongPass(d, e) {
   /** @type {Map<string, number[]>} */
   const pass = new Map();
-  if (want('pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node')) {
+  if (want('pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node')) {
     await measure(pass, 'raw.tcp.2node', () => runRaw('tcp', e.tcpPort, RAW_SMALL, 8000));
+    await measure(pass, 'raw.tls.2node', () => runRaw('tls', e.tlsPort, RAW_SMALL, 8000));
     await measure(pass, 'raw.ws.2node', () => runRaw('ws', e.port, RAW_SMALL, 8000));
     for (const links of /** @type {const} */ (['ws', 'tcp', 'tls'])) await measure(pass, `pingpong.${links}.2node`, () => runMesh(d, token, 'pingpong', { links }));
   }
@@ -291,8 +301,12 @@ async function pingpongPass(d, e) {
   notePass(pass);
 }
 
-/** One pass of remote spawn, migration and payloads over each transport, then Erlang's. @param {{port: number, id: string}} d */
-async function groupsPass(d) {
+/**
+ * One pass of remote spawn, migration and payloads over each transport, then the bare
+ * sockets' 1 KiB echo and Erlang's.
+ * @param {{port: number, id: string}} d @param {{tcpPort: number, tlsPort: number}} e
+ */
+async function groupsPass(d, e) {
   /** @type {Map<string, number[]>} */
   const pass = new Map();
   for (const links of /** @type {const} */ (['tcp', 'tls', 'ws'])) {
@@ -305,6 +319,8 @@ async function groupsPass(d) {
     if (want(`payload.64k${v}.2node`)) groups.push('payload64k');
     if (groups.length > 0) await measure(pass, `${groups.join(', ')} (${links})`, () => runMesh(d, token, groups.join(' '), { links }));
   }
+  if (want('payload.1k.2node', 'raw.tcp.1k.2node')) await measure(pass, 'raw.tcp.1k.2node', () => runRaw('tcp', e.tcpPort, 1024, 6000));
+  if (want('payload.1k.tls.2node', 'raw.tls.1k.2node')) await measure(pass, 'raw.tls.1k.2node', () => runRaw('tls', e.tlsPort, 1024, 6000));
   const erl = erlangWanted(['remote_spawn', 'payload1k', 'payload64k']);
   if (erl.length > 0) await measure(pass, 'erlang two-node figures', () => erlangSamples(erl));
   notePass(pass);
@@ -321,7 +337,7 @@ try {
   // under the same load (on a shared machine one reference run swung 3x)
   for (let p = 1; p <= PASSES; p++) {
     await pingpongPass(d, e);
-    await groupsPass(d);
+    await groupsPass(d, e);
   }
   if (want('pingpong.webrtc.2node', 'raw.webrtc.2node')) {
     await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
@@ -358,6 +374,12 @@ ratio('pingpong.tcp.2node', 'erlang.pingpong.2node', 'erlang', { min: 0.95, labe
 ratio('pingpong.tcp.2node', 'erlang.pingpong.2node.nospin', 'erlang_nospin', { min: 0.95, label: 'ours / Erlang with schedulers not spinning' });
 ratio('pingpong.tcp.2node', 'raw.tcp.2node', 'raw_tcp', { min: 0.85, label: 'ours / bare TCP' });
 ratio('pingpong.tls.2node', 'pingpong.tcp.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+// what TLS itself costs a bare socket here, and ours against that floor
+ratio('raw.tls.2node', 'raw.tcp.2node', 'raw_tcp', { label: 'bare TLS / bare TCP' });
+ratio('pingpong.tls.2node', 'raw.tls.2node', 'raw_tls', { label: 'ours in TLS / bare TLS' });
+ratio('raw.tls.1k.2node', 'raw.tcp.1k.2node', 'raw_tcp', { label: 'bare TLS / bare TCP, 1 KiB' });
+ratio('payload.1k.2node', 'raw.tcp.1k.2node', 'raw_tcp', { label: 'ours / bare TCP, 1 KiB' });
+ratio('payload.1k.tls.2node', 'raw.tls.1k.2node', 'raw_tls', { label: 'ours in TLS / bare TLS, 1 KiB' });
 ratio('payload.1k.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
 ratio('payload.64k.2node', 'erlang.payload.64k.2node', 'erlang', { min: 0.8, label: 'ours / Erlang' });
 ratio('payload.1k.tls.2node', 'payload.1k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
