@@ -11,7 +11,9 @@
  * --links: how this node links to the daemon: WebSocket, plain TCP (--insecure) or TLS
  * (the default of termite-node).
  *
- * The program's output goes to stdout; exit status 0 when it returned normally.
+ * The program's output goes to stdout; exit status 0 when it returned normally. With
+ * BENCH_CPU set, the last line is "cpu <µs>": this process's CPU time (user + system,
+ * every thread), for bench/mesh.js's CPU per operation.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -52,5 +54,9 @@ try {
 } finally {
   process.stdout.write(out);
   await host.stop();
+}
+if (process.env.BENCH_CPU) {
+  const u = process.cpuUsage();
+  process.stdout.write(`cpu ${u.user + u.system}\n`);
 }
 process.exit(status);

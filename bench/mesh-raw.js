@@ -21,6 +21,7 @@
  *
  * The client prints "result raw.<ws|webrtc|tcp|tls>[.<bytes>] <round> <round trips/s>" per
  * timed round after a warm-up round. TCP_NODELAY is set on both ends (`ws`'s default).
+ * With BENCH_CPU set, the tcp and tls clients end with "cpu <µs>" (their CPU time).
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -123,6 +124,10 @@ if (mode === 'echo') {
     const t0 = performance.now();
     await trip(count);
     process.stdout.write(`result ${name} ${r} ${(count * 1000) / (performance.now() - t0)}\n`);
+  }
+  if (process.env.BENCH_CPU) {
+    const u = process.cpuUsage();
+    process.stdout.write(`cpu ${u.user + u.system}\n`);
   }
   socket.destroy();
   process.exit(0);

@@ -32,6 +32,13 @@
  *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node,
  *   erlang.stream.2node
  *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
+ *   cpu.pingpong.2node.{asker,daemon}, cpu.remote_spawn.2node.{asker,daemon},
+ *   cpu.raw.tcp.2node.{client,echo}
+ *                           µs    CPU time per operation on each side (user + system, every
+ *                                  thread): the difference between a run of 3n operations and
+ *                                  one of 15n, over 12n (start-up and warm-up cancel out); the
+ *                                  daemon's from /proc/PID/stat, the asker's from its own
+ *                                  process.cpuUsage (BENCH_CPU). Linux only
  *   erlang.pingpong.2node.nospin   the same with Erlang's schedulers not spinning before
  *                                  they sleep (+sbwt none ...): woken by the kernel per
  *                                  message, as a Node process is
@@ -73,6 +80,8 @@ function results(stdout) {
   for (const line of stdout.split('\n')) {
     const r = /^result (\S+) (\d+) (\S+)\s*$/.exec(line);
     if (r && Number.isFinite(Number(r[3]))) m.set(r[1], [...(m.get(r[1]) ?? []), Number(r[3])]);
+    const c = /^cpu (\d+)\s*$/.exec(line); // BENCH_CPU: the child's CPU time, µs
+    if (c) m.set('cpu', [Number(c[1])]);
   }
   return m;
 }
@@ -130,7 +139,7 @@ async function startEcho() {
 
 /**
  * @param {{port: number, id: string}} d @param {string} token
- * @param {string} groups @param {{webrtc?: boolean, scale?: number, links?: 'ws' | 'tcp' | 'tls'}} [o]
+ * @param {string} groups @param {{webrtc?: boolean, scale?: number, links?: 'ws' | 'tcp' | 'tls', env?: Record<string, string>}} [o]
  */
 async function runMesh(d, token, groups, o = {}) {
   const links = o.links ?? 'ws';
@@ -138,15 +147,15 @@ async function runMesh(d, token, groups, o = {}) {
   if (o.webrtc) args.push('--webrtc', d.id);
   const r = await runChild(process.execPath, args, {
     timeoutMs: 120000,
-    env: { ...process.env, PEER_PORT: String(d.port), MESH_GROUPS: groups, NAME_SUFFIX: o.webrtc ? 'webrtc' : links, ROUNDS: String(ROUNDS), SCALE: String((o.scale ?? 1) * SCALE) },
+    env: { ...process.env, PEER_PORT: String(d.port), MESH_GROUPS: groups, NAME_SUFFIX: o.webrtc ? 'webrtc' : links, ROUNDS: String(ROUNDS), SCALE: String((o.scale ?? 1) * SCALE), ...o.env },
   });
   if (r.timedOut || r.code !== 0) throw new Error(`mesh-node ${groups}${o.webrtc ? ' (webrtc)' : ''} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
   return results(r.stdout);
 }
 
-/** @param {'ws'|'webrtc'|'tcp'|'tls'} mode @param {number} port @param {number} bytes @param {number} count */
-async function runRaw(mode, port, bytes, count) {
-  const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
+/** @param {'ws'|'webrtc'|'tcp'|'tls'} mode @param {number} port @param {number} bytes @param {number} count @param {Record<string, string>} [env] */
+async function runRaw(mode, port, bytes, count, env = {}) {
+  const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000, env: { ...process.env, ...env } });
   if (r.timedOut || r.code !== 0) throw new Error(`raw ${mode} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
   return results(r.stdout);
 }
@@ -188,7 +197,8 @@ let daemon = null;
 /** @type {Awaited<ReturnType<typeof startEcho>> | null} */
 let echo = null;
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
-const DAEMON_FIGURES = ['pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node', 'raw.tcp.1k.2node', 'raw.tls.1k.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
+const DAEMON_FIGURES = ['cpu.pingpong.2node.asker', 'cpu.remote_spawn.2node.asker', 'cpu.raw.tcp.2node.client',
+  'pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node', 'raw.tcp.1k.2node', 'raw.tls.1k.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
   'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
 /** The largest resident memory (MiB) of `pid` seen every 50 ms while `f` runs (Linux /proc). @param {number} pid @param {() => Promise<void>} f */
@@ -210,6 +220,47 @@ async function peakRss(pid, f) {
   read();
   return peak;
 }
+/** CPU time (ms) a process has used so far, every thread (Linux /proc; NaN elsewhere). @param {number} pid */
+function procCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU µs per operation on each side: a run of 3n operations and one of 15n (2 warm-up
+ * rounds and 1 timed round each), the difference over 12n, so start-up and warm-up cancel.
+ * @param {string} name @param {number} n @param {(scale: number) => Promise<Map<string, number[]>>} run
+ * @param {number} peer the pid of the other side @param {[string, string]} sides
+ */
+async function cpuPerOp(name, n, run, peer, sides) {
+  const at = [];
+  for (const scale of [1, 5]) {
+    const p0 = procCpuMs(peer);
+    const m = await run(scale);
+    const own = m.get('cpu')?.[0];
+    if (own === undefined) throw new Error(`${name}: no cpu line from the child`);
+    at.push({ own: own / 1000, peer: procCpuMs(peer) - p0 });
+  }
+  const ops = 12 * n * SCALE;
+  rep.bench(`cpu.${name}.2node.${sides[0]}`, Number(((1000 * (at[1].own - at[0].own)) / ops).toFixed(1)), 'us', { note: `CPU per operation, ${sides[0]} side (user + system)` });
+  rep.bench(`cpu.${name}.2node.${sides[1]}`, Number(((1000 * (at[1].peer - at[0].peer)) / ops).toFixed(1)), 'us', { note: `CPU per operation, ${sides[1]} side (/proc, 10 ms ticks)` });
+}
+
+/** The CPU figures: our ping-pong and remote spawn over TCP, and the bare TCP echo. @param {{port: number, id: string, h: any}} d @param {{tcpPort: number, h: any}} e */
+async function cpuFigures(d, e) {
+  const env = (/** @type {string} */ group, /** @type {number} */ scale) => ({ MESH_GROUPS: group, ROUNDS: '1', WARM_SECONDS: '0', BENCH_CPU: '1', SCALE: String(scale * SCALE) });
+  if (want('cpu.pingpong.2node.asker', 'cpu.pingpong.2node.daemon')) await guarded('cpu.pingpong', () => cpuPerOp('pingpong', 4000, (k) => runMesh(d, token, 'pingpong', { links: 'tcp', env: env('pingpong', k) }), d.h.pid, ['asker', 'daemon']));
+  if (want('cpu.remote_spawn.2node.asker', 'cpu.remote_spawn.2node.daemon')) await guarded('cpu.remote_spawn', () => cpuPerOp('remote_spawn', 500, (k) => runMesh(d, token, 'remote_spawn', { links: 'tcp', env: env('remote_spawn', k) }), d.h.pid, ['asker', 'daemon']));
+  // mesh-raw's client: a warm-up round and ROUNDS timed ones of `count` round trips, 3n·k in all
+  const raw = (/** @type {number} */ k) => runRaw('tcp', e.tcpPort, RAW_SMALL, ((3 * 4000) / (1 + ROUNDS)) * k, { BENCH_CPU: '1' });
+  if (want('cpu.raw.tcp.2node.client', 'cpu.raw.tcp.2node.echo')) await guarded('cpu.raw.tcp', () => cpuPerOp('raw.tcp', 4000, raw, e.h.pid, ['client', 'echo']));
+}
+
 /** @type {Map<string, number>} peak resident MiB of the daemon during each transport's stream */
 const streamRss = new Map();
 
@@ -352,6 +403,7 @@ try {
       });
     }
   }
+  await cpuFigures(d, e);
   if (want('payload.1k.ws.2node', 'raw.ws.1k.2node')) await guarded('raw.ws.1k.2node', async () => keep(await runRaw('ws', e.port, 1024, 6000)));
   if (want('payload.64k.ws.2node', 'raw.ws.64k.2node')) await guarded('raw.ws.64k.2node', async () => keep(await runRaw('ws', e.port, 65536, 1500)));
 } catch (err) {
