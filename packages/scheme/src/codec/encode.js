@@ -289,9 +289,16 @@ function emitSmall(x, w, depth) {
     emitMutableString(x, w);
     return true;
   }
-  if (x instanceof Closure) return emitSmallClosure(x, w, depth);
   const ext = extensionOf(x);
-  if (ext !== undefined) return emitSmallExtension(x, ext, w, depth);
+  if (ext !== undefined) {
+    // a pid met before: its kept bytes, on every message's path, with no further call
+    if (ext.keepsWire === true && ext.leaf === true && x.wire !== null) {
+      w.raw(x.wire);
+      return true;
+    }
+    return emitSmallExtension(x, ext, w, depth);
+  }
+  if (x instanceof Closure) return emitSmallClosure(x, w, depth);
   return emitAtom(x, w);
 }
 
