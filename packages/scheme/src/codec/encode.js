@@ -94,10 +94,11 @@ export function encodedSpare(bytes) {
  * encodeValue's bytes for a small value, in one pass, or null when the value is not
  * small. Small: built of numbers, text, booleans, atoms (symbols, characters, flonums,
  * ...), leaf extensions (pids, tags, node references), and at most SMALL_OBJECTS
- * pairs, vectors and bytevectors, none reached twice, nested at most SMALL_DEPTH deep,
- * and no procedure. That is most messages and frames; the general encoder's first
- * pass (findShared) and its work stack cost several times more for them. A value
- * with code is never small, so encodeValue's onCode has nothing to miss.
+ * pairs, vectors, bytevectors, mutable strings, other extensions (parameters, ports)
+ * and closures with their code references, none reached twice, nested at most
+ * SMALL_DEPTH deep; closures only with an onCode (which sees each one's unit),
+ * continuations never. That is most messages and frames; the general encoder's first
+ * pass (findShared) and its work stack cost several times more for them.
  * With `onCode`, a closure whose free values are small is small too (onCode is called
  * with its unit as it is met, even when the value then turns out not to be small).
  * @param {any} value
