@@ -82,6 +82,12 @@ const samples = new Map();
 const roundRatios = new Map();
 const RPC_ROUNDS = 5;
 const RAW_SIZES = [[256, 3000], [1024, 3000], [8192, 2000]];
+/**
+ * How the joined node links to the daemon: WebSocket, as the references (`raw.ws.*`, a bare
+ * `ws` echo, and bench/mesh.js's `pingpong.ws.2node`) are measured; BENCH_LINDA_LINKS=tls
+ * (termite-node's own default, TLS over TCP) or tcp for the others.
+ */
+const LINKS = process.env.BENCH_LINDA_LINKS ?? 'ws';
 
 /** @param {string} stdout */
 function keep(stdout) {
@@ -104,7 +110,7 @@ function parse(stdout, into) {
  * @param {number} port the daemon's @param {'main' | 'rpc'} part @param {number} rounds
  */
 async function lindaProgram(port, part, rounds) {
-  const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
+  const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token, '--links', LINKS], {
     timeoutMs: 240000,
     env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(rounds), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES), PART: part },
   });

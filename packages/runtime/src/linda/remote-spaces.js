@@ -334,7 +334,10 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
     case OP.out:
       checkTuple(bytes);
       coreCall(() => putTuple(node, name, space, bytes));
-      node.poke();
+      // a process of this node the tuple woke runs at the end of this frame's task
+      // (runArrivedNow), as for a delivered message: its answer — an RPC server's
+      // response `out` — then leaves in this task's held write, not a task later
+      node.pokeAfterTask();
       if (n > 0) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, true]);
       return;
     case OP.count:
