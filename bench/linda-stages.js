@@ -19,7 +19,11 @@
  * iterations are in, and counted). `busy` is every sample in that window but the idle
  * ones; `(idle)` is the time the process waited. Under load a process also waits for
  * the CPU while it runs: the wall time per iteration is the program's own clock.
- * Env: STAGES_N (iterations, default 20000), STAGES_SIZE (payload bytes, default 256).
+ * Each workload also prints both processes' CPU per timed iteration (/proc/PID/stat, read
+ * when the program starts and ends its timed loop) and the wall time left over: the
+ * wake-ups, the loopback, and — on a loaded machine — waiting for a core.
+ * Env: STAGES_N (iterations, default 20000), STAGES_SIZE (payload bytes, default 256),
+ * STAGES_PROFILE=0 (the CPU and wall figures without the profiler).
  * Every OS process started here is stopped by its PID.
  */
 import path from 'node:path';
@@ -27,7 +31,7 @@ import os from 'node:os';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { runChild, startChild, stopChild, waitFor } from './lib/index.js';
+import { startChild, stopChild, waitFor } from './lib/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, '..', 'node-daemon', 'bin', 'termite-node.js');
@@ -35,6 +39,8 @@ const program = path.join(here, 'programs', 'linda-stages.scm');
 const N = Number(process.env.STAGES_N ?? 20000);
 const SIZE = Number(process.env.STAGES_SIZE ?? 256);
 const WARMUP = Math.max(200, Math.round(N / 10));
+/** STAGES_PROFILE=0: the CPU and wall figures alone, without the profiler's own cost */
+const PROFILE = process.env.STAGES_PROFILE !== '0';
 const LISTENING = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
 /**
@@ -131,8 +137,18 @@ export function stageTable(prof, stages, marks, iterations) {
     windowMs: (times[last] - times[Math.max(first, 0)]) / 1000,
     busy: per(busy), idle: per(idle),
     rows: rows.map((r) => ({ label: r.label, us: per(r.us) })),
-    top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([f, us]) => ({ f, us: per(us) })),
+    top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.STAGES_TOP ?? 12)).map(([f, us]) => ({ f, us: per(us) })),
   };
+}
+
+/** clock ticks a second of /proc/PID/stat's times (the kernel's USER_HZ, 100 on Linux) */
+const TICKS = 100;
+
+/** A process's CPU so far, user + system, in clock ticks (/proc/PID/stat). @param {number} pid */
+function cpuTicks(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
 }
 
 /** The one .cpuprofile a process left in `dir`. @param {string} dir */
@@ -149,21 +165,36 @@ async function profileOne(workload, dir) {
   mkdirSync(holderDir);
   mkdirSync(requesterDir);
   let out = '';
-  const daemon = startChild(process.execPath, ['--cpu-prof', '--cpu-prof-dir', holderDir, bin, '--port', '0', '--token', token], { onLine: (l) => { out += `${l}\n`; } });
+  const daemon = startChild(process.execPath, [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', holderDir] : []), bin, '--port', '0', '--token', token], { onLine: (l) => { out += `${l}\n`; } });
   try {
     if (!(await waitFor(() => LISTENING.test(out) || !daemon.running(), 20000, 20))) throw new Error(`the daemon did not start: ${out.slice(-400)}`);
     const port = Number(/** @type {RegExpExecArray} */ (LISTENING.exec(out))[2]);
-    const r = await runChild(process.execPath, ['--cpu-prof', '--cpu-prof-dir', requesterDir, path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token, '--links', 'ws'], {
-      timeoutMs: 300000,
+    /** both processes' CPU ticks when the timed iterations start and end */
+    /** @type {number[][]} */
+    const cpu = [];
+    let result = '';
+    /** @type {any} */
+    let req = null;
+    req = startChild(process.execPath, [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', requesterDir] : []), path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token, '--links', 'ws'], {
       env: { ...process.env, PEER_PORT: String(port), WORKLOAD: workload, N: String(N), WARMUP: String(WARMUP), SIZE: String(SIZE) },
+      onLine: (l, stream) => {
+        if (stream !== 'stdout') return;
+        if (l === 'timed' || l.startsWith('result ')) cpu.push([cpuTicks(req.pid), cpuTicks(/** @type {number} */ (daemon.pid))]);
+        if (l.startsWith('result ')) result = l;
+      },
     });
-    if (r.timedOut || r.code !== 0) throw new Error(`${workload}: ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-600)}`);
-    const m = /^result \S+ \d+ (\S+)$/m.exec(r.stdout);
-    console.log(`# ${workload}: ${m ? Number(m[1]).toFixed(1) : '?'} µs per iteration (wall, the program's clock), ${N} timed after ${WARMUP} warm-up; payload ${SIZE} bytes; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    if (!(await waitFor(() => !req.running(), 300000, 50))) await stopChild(req);
+    if (!/^result /.test(result) || cpu.length !== 2) throw new Error(`${workload}: no result: ${req.stderr().slice(-600)}`);
+    const wall = Number(result.split(' ')[3]);
+    const cpuUs = (/** @type {number} */ k) => ((cpu[1][k] - cpu[0][k]) * 1e6) / TICKS / N;
+    console.log(`# ${workload}: ${wall.toFixed(1)} µs per iteration (wall, the program's clock), ${N} timed after ${WARMUP} warm-up; payload ${SIZE} bytes; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(`cpu ${workload}.requester ${cpuUs(0).toFixed(1)} us  CPU per timed iteration (/proc, user + system)`);
+    console.log(`cpu ${workload}.holder ${cpuUs(1).toFixed(1)} us  CPU per timed iteration (/proc, user + system)`);
+    console.log(`cpu ${workload}.wait ${(wall - cpuUs(0) - cpuUs(1)).toFixed(1)} us  wall less both CPUs: wake-ups, the loopback, and waiting for a core`);
   } finally {
     await stopChild(daemon);
   }
-  for (const side of /** @type {const} */ (['requester', 'holder'])) {
+  for (const side of /** @type {('requester' | 'holder')[]} */ (PROFILE ? ['requester', 'holder'] : [])) {
     const t = stageTable(readProfile(side === 'holder' ? holderDir : requesterDir), STAGES[side], MARKS[side], N + WARMUP);
     console.log(`# ${workload} ${side}: busy ${t.busy.toFixed(1)} µs, idle ${t.idle.toFixed(1)} µs per iteration (window ${t.windowMs.toFixed(0)} ms)`);
     for (const r of t.rows) console.log(`stage ${workload}.${side} ${r.us.toFixed(2)} us  ${r.label}`);

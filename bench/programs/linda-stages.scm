@@ -5,7 +5,8 @@
 ;;        (in s 'req ?integer ?bytes) → (out s 'resp i bytes), then (in s 'resp i ?bytes) here;
 ;;   msg  the same bytes to an echo process on the daemon and back (Termite messages).
 ;; WARMUP iterations, then N timed ones (SIZE payload bytes); prints
-;; "result <workload> <n> <microseconds per iteration>". Every loop is bounded by its count.
+;; "timed" before the timed iterations, then "result <workload> <n> <microseconds per
+;; iteration>". Every loop is bounded by its count.
 (define peer (make-node "127.0.0.1" (string->number (get-environment-variable "PEER_PORT"))))
 (define workload (get-environment-variable "WORKLOAD"))
 (define n (string->number (get-environment-variable "N")))
@@ -21,6 +22,7 @@
 (define (msg k) (let ((me (self))) (do ((i 0 (+ i 1))) ((= i k)) (! echo (cons me bv)) (?))))
 (define run (cond ((equal? workload "rtt") rtt) ((equal? workload "rpc") rpc) (else msg)))
 (run warmup)
+(display "timed") (newline) ; bench/linda-stages.js reads both processes' CPU here and after the result
 (let ((t0 (now)))
   (run n)
   (display "result ") (display workload) (display " ") (display n) (display " ")
