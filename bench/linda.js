@@ -44,7 +44,9 @@
  *                                      b what does not (the holder, the coordinator)
  *
  * The daemons are real `termite-node` OS processes (one plain, one with --data DIR); the joined node runs
- * bench/programs/linda-mesh.scm through bench/mesh-node.js. Every OS process started
+ * bench/programs/linda-mesh.scm through bench/mesh-node.js, linked to the daemon over WebSocket
+ * like the references (BENCH_LINDA_LINKS=tls|tcp for the others). Stage by stage, on both
+ * ends: bench/linda-stages.js. Every OS process started
  * here is stopped by its PID; every loop is bounded by a count.
  * Env: BENCH_LINDA_SCALE scales the counts (default 1).
  */
