@@ -44,7 +44,9 @@
  *                                      b what does not (the holder, the coordinator)
  *
  * The daemons are real `termite-node` OS processes (one plain, one with --data DIR); the joined node runs
- * bench/programs/linda-mesh.scm through bench/mesh-node.js. Every OS process started
+ * bench/programs/linda-mesh.scm through bench/mesh-node.js, linked to the daemon over WebSocket
+ * like the references (BENCH_LINDA_LINKS=tls|tcp for the others). Stage by stage, on both
+ * ends: bench/linda-stages.js. Every OS process started
  * here is stopped by its PID; every loop is bounded by a count.
  * Env: BENCH_LINDA_SCALE scales the counts (default 1).
  */
@@ -82,6 +84,12 @@ const samples = new Map();
 const roundRatios = new Map();
 const RPC_ROUNDS = 5;
 const RAW_SIZES = [[256, 3000], [1024, 3000], [8192, 2000]];
+/**
+ * How the joined node links to the daemon: WebSocket, as the references (`raw.ws.*`, a bare
+ * `ws` echo, and bench/mesh.js's `pingpong.ws.2node`) are measured; BENCH_LINDA_LINKS=tls
+ * (termite-node's own default, TLS over TCP) or tcp for the others.
+ */
+const LINKS = process.env.BENCH_LINDA_LINKS ?? 'ws';
 
 /** @param {string} stdout */
 function keep(stdout) {
@@ -104,7 +112,7 @@ function parse(stdout, into) {
  * @param {number} port the daemon's @param {'main' | 'rpc'} part @param {number} rounds
  */
 async function lindaProgram(port, part, rounds) {
-  const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
+  const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${port}`, '--token', token, '--links', LINKS], {
     timeoutMs: 240000,
     env: { ...process.env, PEER_PORT: String(port), DURABLE_PORT: String(durable.m[2]), ROUNDS: String(rounds), SCALE: String(SCALE), DURABLE_BYTES: String(DURABLE_BYTES), PART: part },
   });

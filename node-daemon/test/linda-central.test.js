@@ -233,3 +233,33 @@ test('the dashboard API shows a distributed space at each replica: kind, its hom
   assert.deepEqual(atQ, { name: 'dash-dts', kind: 'distributed', home: h.id, durable: false, tuples: 2, outs: 3, ins: 1 });
   assert.deepEqual(atH, { name: 'dash-dts', kind: 'distributed', home: h.id, durable: false, tuples: 2, outs: 0, ins: 0 });
 });
+
+/** The holder's count of frames received from other nodes (/api/state's counters). @param {{port: number, id: string}} d */
+async function framesReceived(d) {
+  const res = await fetch(`http://127.0.0.1:${d.port}/api/state`);
+  const st = /** @type {any} */ (await res.json());
+  return /** @type {number} */ (st.nodes.find((/** @type {any} */ n) => n.id === d.id).counters.received);
+}
+
+test('out + in round trips from another daemon: the acknowledgement rides in the next request (two frames a round trip, not three), and every withdrawal is final once', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const rounds = 300;
+  const before = await framesReceived(h);
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define s (make-space 'acked 'central h))
+(define (loop i sum) (if (= i ${rounds}) sum (begin (out s 'x i) (loop (+ i 1) (+ sum (cadr (in s 'x ?integer)))))))
+(write (list 'sum (loop 0 0) 'left (space-count s 'x ?integer))) (newline)
+`, { token, join: [h.url], timeoutMs: 60000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`\\(sum ${(rounds * (rounds - 1)) / 2} left 0\\)`));
+  /** @type {any} */
+  let space;
+  await waitFor(async () => (space = await apiSpace(h, 'acked'))?.ins === rounds, 10000, 'every withdrawal acknowledged');
+  assert.deepEqual(space, { name: 'acked', kind: 'central', home: h.id, durable: false, tuples: 0, outs: rounds, ins: rounds });
+  const frames = (await framesReceived(h)) - before;
+  // out, in (carrying the previous ACK) per round, plus make-space, the last ACK and what
+  // joining costs; three frames a round (the ACK alone) would be 900
+  assert.ok(frames >= 2 * rounds && frames <= 2 * rounds + 60, `${frames} frames for ${rounds} round trips`);
+});

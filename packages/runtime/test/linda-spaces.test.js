@@ -250,3 +250,36 @@ test('remote waits with no timeout are waiter records, answered by the matching 
       node.remote = null;
     }
   }));
+
+test('an acknowledgement carrying the next SPACE_OP: the ACK first, then the operation; a carrier of anything else is refused with its reason', () =>
+  withNode(async ({ node, log }) => {
+    const { sent, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: (s) => log.push(s) });
+    try {
+      const tpl = encodeValue(['job', 1]);
+      const q = coreSpace(node, 'q');
+      dist.onSpaceFrame('peer', [30, 1, 1, 'q', 'central', tpl, false, []]);
+      dist.onSpaceFrame('peer', [30, 2, 2, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 0, 'withdrawn, waiting for its acknowledgement');
+      // ACK #f puts the tuple back before the carried inp runs, so the inp finds it
+      dist.onSpaceFrame('peer', [32, 2, false, [30, 3, 2, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 3), [3, 1], 'the carried inp took the tuple put back');
+      dist.onSpaceFrame('peer', [32, 3, true, [30, 4, 2, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 4), [4, 0, false], 'ACK #t made the withdrawal final: nothing left');
+      // a carried operation keeps its own checks, and its priority
+      dist.onSpaceFrame('peer', [32, 77, true, [30, 5, 99, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 3), [5, 4]);
+      assert.match(String(sent.at(-1)?.frame[3]), /unknown operation 99/);
+      const dropped = dist.stats.dropped;
+      dist.onSpaceFrame('peer', [32, 6, true, [31, 6, 0, 0], []]);
+      dist.onSpaceFrame('peer', [32, 7, true, 'out', []]);
+      dist.onSpaceFrame('peer', [32, 8, true, [32, 9, true, [30, 10, 1, 'q', 'central', tpl, false]], []]);
+      dist.onSpaceFrame('peer', [32, 11, 'yes', [30, 12, 1, 'q', 'central', tpl, false], []]);
+      assert.ok(dist.stats.dropped - dropped >= 4, 'the four carriers refused');
+      assert.equal(q.size, 0, 'no operation they carried ran');
+      dist.onSpaceFrame('peer', [30, 13, 1, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 1, 'still serving');
+    } finally {
+      node.remote = null;
+    }
+  }));

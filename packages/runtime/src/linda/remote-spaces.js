@@ -9,7 +9,9 @@
  *                                          priority of the requester's with-qos, if any)
  *   SPACE_REPLY [31, n, status, payload]   status: 0 value, 1 withdrawn tuple (ACK it),
  *                                          2 read tuple, 3 timed out, 4 error text
- *   SPACE_ACK   [32, n, taken?]            the requester kept the tuple, or gives it back
+ *   SPACE_ACK   [32, n, taken?(, op)]      the requester kept the tuple, or gives it back;
+ *                                          op: the next SPACE_OP its process sent to the holder
+ *                                          in the same task, carried in the same frame
  *   SPACE_CANCEL [33, n]                   the requesting process ended: stop waiting for it
  *
  * Invariants (the exactly-once withdrawal):
@@ -27,6 +29,9 @@
  *    and answers "timed out" — no process waits for a peer; when the requester's node
  *    goes away, or its process ends, its records and timers are dropped (a record holds
  *    no tuple);
+ *  - an acknowledgement leaves in the task its reply arrived in: the woken process runs
+ *    first (runArrivedNow), and the acknowledgement rides in the first SPACE_OP it sends
+ *    to that holder, or goes alone once it has run — in the same held write either way;
  *  - when the holder goes away, every process waiting on it gets an error raised;
  *  - what a peer can make a holder keep is bounded: MAX_WAITING waiting records and
  *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
@@ -61,12 +66,12 @@ const PRIORITY_DEFAULT = 2;
 /**
  * The requester's and the holder's state, on the Distribution (made on first use).
  * @param {any} d a Distribution
- * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
+ * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, ack: any[] | null, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
  */
 function state(d) {
   if (d.spaceState === undefined) {
     d.spaceState = {
-      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(),
+      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(), ack: null,
       refusals: { since: -Infinity, count: 0 }, answered: { since: -Infinity, count: 0 },
     };
   }
@@ -123,7 +128,7 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
   proc.node.blockExternal(proc, info);
   const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs];
   if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority); // QoS travels
-  d.emit(ref.node, frame);
+  d.emit(ref.node, withAck(st, ref.node, frame));
   return unwind(PEND_SUSPEND, proc.waiting);
 }
 
@@ -138,11 +143,23 @@ export function sendRemoteOut(proc, ref, bytes) {
   const d = proc.node.remote;
   if (d === null) schemeErrorOf('linda', 'out', `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
   if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', 'out', `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
-  if (d.emit(ref.node, [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false]) === false) {
+  if (d.emit(ref.node, withAck(state(d), ref.node, [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false])) === false) {
     proc.sendBlocked = true; // see `!` in prims-processes.js
     R.fuel = 0;
   }
   return VOID;
+}
+
+/**
+ * A SPACE_OP to `to`, carrying the acknowledgement waiting for that node, if any (one
+ * frame, one message on the link, instead of two).
+ * @param {any} st @param {string} to @param {any[]} frame
+ */
+function withAck(st, to, frame) {
+  const ack = st.ack;
+  if (ack === null || ack[0] !== to) return frame;
+  st.ack = null;
+  return [F_SPACE_ACK, ack[1], ack[2], frame];
 }
 
 /**
@@ -189,7 +206,21 @@ function onReply(from, f) {
     answer = { raise: new ErrorObject(String(payload), arrayToList([req.ref]), 'linda', req.who) };
   }
   const delivered = waiting && this.node.resumeExternal(proc, answer);
-  if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, delivered]);
+  if (status !== S_TAKEN) return;
+  if (!delivered || st.ack !== null) {
+    this.emit(from, [F_SPACE_ACK, n, delivered]);
+    return;
+  }
+  // the process runs now, in this task (as it would right after this frame); its next
+  // SPACE_OP to the holder carries the acknowledgement (withAck), else it goes alone
+  st.ack = [from, n, true];
+  try {
+    this.node.runArrivedNow();
+  } finally {
+    const ack = st.ack;
+    st.ack = null;
+    if (ack !== null) this.emit(from, [F_SPACE_ACK, n, true]);
+  }
 }
 
 /**
@@ -258,6 +289,7 @@ export function spacesRoutesChanged() {
 /**
  * A SPACE frame from `from` (types 30–32; one-way-frames.js hands them here).
  * @param {string} from @param {any[]} f the decoded frame, its environment list last
+ * @returns {void}
  * @this {Distribution}
  */
 export function onSpaceFrame(from, f) {
@@ -271,8 +303,14 @@ export function onSpaceFrame(from, f) {
     return onReply.call(this, from, f);
   }
   if (type === F_SPACE_ACK) {
-    if (f.length !== 4 || typeof f[2] !== 'boolean') return refuseSpace(this, from, 'malformed SPACE_ACK frame');
-    return onAck(this, from, f[1], f[2]);
+    if ((f.length !== 4 && f.length !== 5) || typeof f[2] !== 'boolean') return refuseSpace(this, from, 'malformed SPACE_ACK frame');
+    onAck(this, from, f[1], f[2]);
+    if (f.length === 4) return;
+    const op = f[3]; // the SPACE_OP that came with it, handled as the frame after it
+    if (!Array.isArray(op) || op[0] !== F_SPACE_OP) return refuseSpace(this, from, 'malformed SPACE_ACK frame: what it carries is not a SPACE_OP');
+    op.push(f[4]); // its environment list is the carrier's
+    onSpaceFrame.call(this, from, op);
+    return;
   }
   if (type === F_SPACE_CANCEL) {
     if (f.length !== 3) return refuseSpace(this, from, 'malformed SPACE_CANCEL frame');
@@ -334,7 +372,10 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
     case OP.out:
       checkTuple(bytes);
       coreCall(() => putTuple(node, name, space, bytes));
-      node.poke();
+      // a process of this node the tuple woke runs at the end of this frame's task
+      // (runArrivedNow), as for a delivered message: its answer — an RPC server's
+      // response `out` — then leaves in this task's held write, not a task later
+      node.pokeAfterTask();
       if (n > 0) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, true]);
       return;
     case OP.count:
