@@ -12,13 +12,20 @@
  *   node bench/mesh-raw.js tcp TCPPORT BYTES COUNT ROUNDS  over a bare TCP socket (node:net, no
  *                                                     framing at all: the floor of any Node
  *                                                     transport on this machine)
+ *   node bench/mesh-raw.js tls TLSPORT BYTES COUNT ROUNDS  the same in TLS 1.3 (node:tls, the
+ *                                                     mesh's self-signed certificate, the
+ *                                                     cipher OpenSSL picks: what the mesh's
+ *                                                     TLS links run on); the echo prints
+ *                                                     "tlsport N"
  *   node bench/mesh-raw.js webrtc PORT BYTES COUNT ROUNDS  over a bare node-datachannel channel
  *                                                     (ordered, reliable; signalled over ws)
  *
- * The client prints "result raw.<ws|webrtc|tcp>[.<bytes>] <round> <round trips/s>" per
+ * The client prints "result raw.<ws|webrtc|tcp|tls>[.<bytes>] <round> <round trips/s>" per
  * timed round after a warm-up round. TCP_NODELAY is set on both ends (`ws`'s default).
  */
 import net from 'node:net';
+import tls from 'node:tls';
+import { selfSignedCertificate } from '../packages/mesh/src/transports/tls-certificate.js';
 import { WebSocketServer, WebSocket } from 'ws';
 import nodeDataChannel from 'node-datachannel';
 
@@ -37,6 +44,14 @@ if (mode === 'echo') {
   });
   tcp.listen(0, '127.0.0.1', () => {
     process.stdout.write(`tcpport ${/** @type {import('node:net').AddressInfo} */ (tcp.address()).port}\n`);
+  });
+  const secure = tls.createServer({ ...selfSignedCertificate(), minVersion: 'TLSv1.3' }, (socket) => {
+    socket.on('data', (d) => socket.write(d));
+    socket.on('error', () => socket.destroy());
+  });
+  secure.on('connection', (raw) => raw.setNoDelay(true));
+  secure.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`tlsport ${/** @type {import('node:net').AddressInfo} */ (secure.address()).port}\n`);
   });
   wss.on('connection', (ws) => {
     /** @type {import('node-datachannel').PeerConnection | null} */
@@ -63,20 +78,24 @@ if (mode === 'echo') {
   const stop = () => {
     wss.close();
     tcp.close();
+    secure.close();
     nodeDataChannel.cleanup();
     process.exit(0);
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-} else if (mode === 'tcp') {
+} else if (mode === 'tcp' || mode === 'tls') {
   const bytes = Number(bytesS);
   const count = Number(countS);
   const rounds = Number(roundsS);
   const msg = new Uint8Array(bytes).fill(7);
-  const socket = net.connect(Number(portS), '127.0.0.1');
+  const name = `raw.${mode}${bytes > 64 ? `.${bytes}` : ''}`;
+  const socket = mode === 'tcp'
+    ? net.connect(Number(portS), '127.0.0.1')
+    : tls.connect({ port: Number(portS), host: '127.0.0.1', rejectUnauthorized: false, minVersion: 'TLSv1.3' });
   socket.setNoDelay(true);
   await new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(undefined));
+    socket.once(mode === 'tcp' ? 'connect' : 'secureConnect', () => resolve(undefined));
     socket.once('error', reject);
   });
   /** @type {(() => void) | null} */
@@ -103,7 +122,7 @@ if (mode === 'echo') {
   for (let r = 1; r <= rounds; r++) {
     const t0 = performance.now();
     await trip(count);
-    process.stdout.write(`result raw.tcp ${r} ${(count * 1000) / (performance.now() - t0)}\n`);
+    process.stdout.write(`result ${name} ${r} ${(count * 1000) / (performance.now() - t0)}\n`);
   }
   socket.destroy();
   process.exit(0);
@@ -178,6 +197,6 @@ if (mode === 'echo') {
   nodeDataChannel.cleanup();
   process.exit(0);
 } else {
-  process.stderr.write('usage: mesh-raw.js echo | ws PORT BYTES COUNT ROUNDS | webrtc PORT BYTES COUNT ROUNDS | tcp TCPPORT BYTES COUNT ROUNDS\n');
+  process.stderr.write('usage: mesh-raw.js echo | ws PORT BYTES COUNT ROUNDS | webrtc PORT BYTES COUNT ROUNDS | tcp TCPPORT BYTES COUNT ROUNDS | tls TLSPORT BYTES COUNT ROUNDS\n');
   process.exit(2);
 }

@@ -26,6 +26,9 @@
  *   payload.1k.2node, payload.64k.2node         rt/s of a bytevector echoed (TCP;
  *                                  .tls. and .ws. variants)
  *   raw.ws.1k.2node, raw.ws.64k.2node           the same bytes over a bare `ws` socket
+ *   raw.tcp.64k.2node, raw.tls.64k.2node        64 KiB echoed over a bare TCP socket and a
+ *                                  bare node:tls socket (TLS 1.3), in every pass beside the
+ *                                  payloads: the ceilings of payload.64k and its .tls. variant
  *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node,
  *   erlang.stream.2node
  *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
@@ -114,12 +117,14 @@ async function startEcho() {
   let m = null;
   /** @type {RegExpExecArray | null} */
   let t = null;
-  const up = await waitFor(() => ((m = /^port (\d+)/m.exec(out)) !== null && (t = /^tcpport (\d+)/m.exec(out)) !== null) || !h.running(), 10000, 20);
-  if (!up || !m || !t) {
+  /** @type {RegExpExecArray | null} */
+  let s = null;
+  const up = await waitFor(() => ((m = /^port (\d+)/m.exec(out)) !== null && (t = /^tcpport (\d+)/m.exec(out)) !== null && (s = /^tlsport (\d+)/m.exec(out)) !== null) || !h.running(), 10000, 20);
+  if (!up || !m || !t || !s) {
     await stopChild(h);
     throw new Error(`the raw echo server did not start: ${h.stderr().slice(-300)}`);
   }
-  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]), tcpPort: Number(/** @type {RegExpExecArray} */ (t)[1]) };
+  return { h, port: Number(/** @type {RegExpExecArray} */ (m)[1]), tcpPort: Number(/** @type {RegExpExecArray} */ (t)[1]), tlsPort: Number(/** @type {RegExpExecArray} */ (s)[1]) };
 }
 
 /**
@@ -138,7 +143,7 @@ async function runMesh(d, token, groups, o = {}) {
   return results(r.stdout);
 }
 
-/** @param {'ws'|'webrtc'|'tcp'} mode @param {number} port @param {number} bytes @param {number} count */
+/** @param {'ws'|'webrtc'|'tcp'|'tls'} mode @param {number} port @param {number} bytes @param {number} count */
 async function runRaw(mode, port, bytes, count) {
   const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000 });
   if (r.timedOut || r.code !== 0) throw new Error(`raw ${mode} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
@@ -184,7 +189,8 @@ let echo = null;
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
 const DAEMON_FIGURES = ['pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
-  'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
+  'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node',
+  'raw.tcp.64k.2node', 'raw.tls.64k.2node'];
 /** The largest resident memory (MiB) of `pid` seen every 50 ms while `f` runs (Linux /proc). @param {number} pid @param {() => Promise<void>} f */
 async function peakRss(pid, f) {
   let peak = 0;
@@ -238,6 +244,8 @@ const FIGURES = [
   ['raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB'],
   ['payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed'],
   ['raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB'],
+  ['raw.tcp.64k.2node', 'raw.tcp.65536', 'rt/s', 'bare TCP socket, 64 KiB echoed, no framing'],
+  ['raw.tls.64k.2node', 'raw.tls.65536', 'rt/s', 'bare node:tls socket (TLS 1.3, the cipher OpenSSL picks), 64 KiB echoed'],
   ['erlang.payload.1k.2node', 'erlang.payload.1k.2node', 'rt/s', ''],
   ['erlang.payload.64k.2node', 'erlang.payload.64k.2node', 'rt/s', ''],
 ];
@@ -291,10 +299,15 @@ async function pingpongPass(d, e) {
   notePass(pass);
 }
 
-/** One pass of remote spawn, migration and payloads over each transport, then Erlang's. @param {{port: number, id: string}} d */
-async function groupsPass(d) {
+/**
+ * One pass of remote spawn, migration and payloads over each transport, the bare 64 KiB
+ * echoes, then Erlang's. @param {{port: number, id: string}} d @param {{tcpPort: number, tlsPort: number}} e
+ */
+async function groupsPass(d, e) {
   /** @type {Map<string, number[]>} */
   const pass = new Map();
+  if (want('raw.tcp.64k.2node', 'payload.64k.2node')) await measure(pass, 'raw.tcp.64k.2node', () => runRaw('tcp', e.tcpPort, 65536, 1500));
+  if (want('raw.tls.64k.2node', 'payload.64k.tls.2node')) await measure(pass, 'raw.tls.64k.2node', () => runRaw('tls', e.tlsPort, 65536, 1000));
   for (const links of /** @type {const} */ (['tcp', 'tls', 'ws'])) {
     const v = links === 'tcp' ? '' : `.${links}`;
     /** @type {string[]} */
@@ -321,7 +334,7 @@ try {
   // under the same load (on a shared machine one reference run swung 3x)
   for (let p = 1; p <= PASSES; p++) {
     await pingpongPass(d, e);
-    await groupsPass(d);
+    await groupsPass(d, e);
   }
   if (want('pingpong.webrtc.2node', 'raw.webrtc.2node')) {
     await guarded('raw.webrtc.2node', async () => keep(await runRaw('webrtc', e.port, RAW_SMALL, 3000)));
@@ -362,6 +375,10 @@ ratio('payload.1k.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 
 ratio('payload.64k.2node', 'erlang.payload.64k.2node', 'erlang', { min: 0.8, label: 'ours / Erlang' });
 ratio('payload.1k.tls.2node', 'payload.1k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
 ratio('payload.64k.tls.2node', 'payload.64k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+// the 64 KiB ceilings: ours against the bare sockets, and what TLS costs Node itself
+ratio('payload.64k.2node', 'raw.tcp.64k.2node', 'raw_tcp', { label: 'ours / bare TCP' });
+ratio('payload.64k.tls.2node', 'raw.tls.64k.2node', 'raw_tls', { label: 'ours / bare TLS' });
+ratio('raw.tls.64k.2node', 'raw.tcp.64k.2node', 'raw_tcp', { label: 'bare TLS / bare TCP: the ceiling of encrypted / plain at 64 KiB' });
 ratio('stream.2node', 'erlang.stream.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
 ratio('stream.tls.2node', 'stream.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
 ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1.5, label: 'ours / Erlang (time: lower is better)' });

@@ -11,7 +11,10 @@
  * registered before its children are decoded, so a cycle decodes to the same cycle.
  * Code references are resolved through the caller's resolveCode (a node that lacks the
  * unit must fetch its IR first); record types through resolveRecordType, by default the
- * node's record types (registry.js).
+ * node's record types (registry.js). A bytevector is a copy of its bytes, except with
+ * `viewBytes` (frames just received, whose buffer no one else holds or reuses): then one
+ * of at least VIEW_FROM bytes that is at least half of the input's ArrayBuffer is a view
+ * of it; two bytevectors of one input never overlap.
  */
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
