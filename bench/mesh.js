@@ -29,6 +29,15 @@
  *   payload.1k.2node, payload.64k.2node         rt/s of a bytevector echoed (TCP;
  *                                  .tls. and .ws. variants)
  *   raw.ws.1k.2node, raw.ws.64k.2node           the same bytes over a bare `ws` socket
+ *   raw.tcp.64k.2node, raw.tls.64k.2node        64 KiB echoed over a bare TCP socket and a
+ *                                  bare node:tls socket (TLS 1.3), in every pass beside the
+ *                                  payloads: the ceilings of payload.64k and its .tls. variant
+ *   stage.{framed,mesh}.{tcp,tls}.64k.2node  rt/s, the same 64 KiB echo with one layer added
+ *                                  at a time (bench/mesh-stages.js): the mesh's TCP framing
+ *                                  alone, then MeshNodes (admitted link, MSG frames)
+ *   stage.{encode,assemble,decode.copy,decode.view}.64k  µs of CPU per 64 KiB message for
+ *                                  the runtime's own steps; then a table of µs per round trip
+ *                                  per layer (bare socket, framing, mesh, runtime) beside Erlang
  *   erlang.pingpong.2node, erlang.remote_spawn.2node, erlang.payload.{1k,64k}.2node,
  *   erlang.stream.2node
  *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
@@ -153,6 +162,26 @@ async function runMesh(d, token, groups, o = {}) {
   return results(r.stdout);
 }
 
+/** The stage echo servers of bench/mesh-stages.js. */
+async function startStages() {
+  let out = '';
+  const h = startChild(process.execPath, [path.join(here, 'mesh-stages.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
+  const up = await waitFor(() => /^mesh-tls \S+/m.test(out) || !h.running(), 20000, 20);
+  const at = (/** @type {string} */ k) => /** @type {string} */ ((new RegExp(`^${k} (\\S+)`, 'm').exec(out) ?? [])[1]);
+  if (!up || at('mesh-tls') === undefined) {
+    await stopChild(h);
+    throw new Error(`the stage echo servers did not start: ${h.stderr().slice(-300)}`);
+  }
+  return { h, framedTcp: at('framed-tcp'), framedTls: at('framed-tls'), meshTcp: at('mesh-tcp'), meshTls: at('mesh-tls') };
+}
+
+/** @param {string[]} args */
+async function runStage(args) {
+  const r = await runChild(process.execPath, [path.join(here, 'mesh-stages.js'), ...args], { timeoutMs: 60000 });
+  if (r.timedOut || r.code !== 0) throw new Error(`mesh-stages ${args.join(' ')} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
+  return results(r.stdout);
+}
+
 /** @param {'ws'|'webrtc'|'tcp'|'tls'} mode @param {number} port @param {number} bytes @param {number} count @param {Record<string, string>} [env] */
 async function runRaw(mode, port, bytes, count, env = {}) {
   const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000, env: { ...process.env, ...env } });
@@ -196,11 +225,15 @@ const want = (/** @type {string[]} */ ...names) => rep.wantsAny(names);
 let daemon = null;
 /** @type {Awaited<ReturnType<typeof startEcho>> | null} */
 let echo = null;
+/** @type {Awaited<ReturnType<typeof startStages>> | null} */
+let stages = /** @type {Awaited<ReturnType<typeof startStages>> | null} */ (null);
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
 const DAEMON_FIGURES = ['cpu.pingpong.2node.asker', 'cpu.remote_spawn.2node.asker', 'cpu.raw.tcp.2node.client',
   'pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node', 'raw.tcp.1k.2node', 'raw.tls.1k.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
-  'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node'];
+  'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node',
+  'raw.tcp.64k.2node', 'raw.tls.64k.2node', 'stage.framed.tcp.64k.2node', 'stage.framed.tls.64k.2node', 'stage.mesh.tcp.64k.2node', 'stage.mesh.tls.64k.2node',
+  'stage.encode.64k', 'stage.assemble.64k', 'stage.decode.copy.64k', 'stage.decode.view.64k'];
 /** The largest resident memory (MiB) of `pid` seen every 50 ms while `f` runs (Linux /proc). @param {number} pid @param {() => Promise<void>} f */
 async function peakRss(pid, f) {
   let peak = 0;
@@ -298,6 +331,16 @@ const FIGURES = [
   ['raw.ws.1k.2node', 'raw.ws.1024', 'rt/s', 'bare ws, 1 KiB'],
   ['payload.64k.ws.2node', 'payload.64k.ws.2node', 'rt/s', '64 KiB bytevector echoed'],
   ['raw.ws.64k.2node', 'raw.ws.65536', 'rt/s', 'bare ws, 64 KiB'],
+  ['raw.tcp.64k.2node', 'raw.tcp.65536', 'rt/s', 'bare TCP socket, 64 KiB echoed, no framing'],
+  ['raw.tls.64k.2node', 'raw.tls.65536', 'rt/s', 'bare node:tls socket (TLS 1.3, the cipher OpenSSL picks), 64 KiB echoed'],
+  ['stage.framed.tcp.64k.2node', 'stage.framed.tcp.65536', 'rt/s', 'the mesh\'s TCP framing alone (tcp-frames.js), 64 KiB echoed'],
+  ['stage.framed.tls.64k.2node', 'stage.framed.tls.65536', 'rt/s', 'the same in TLS'],
+  ['stage.mesh.tcp.64k.2node', 'stage.mesh.tcp.65536', 'rt/s', 'two MeshNodes, 64 KiB MSG payloads echoed (no Scheme); TCP'],
+  ['stage.mesh.tls.64k.2node', 'stage.mesh.tls.65536', 'rt/s', 'the same in TLS'],
+  ['stage.encode.64k', 'stage.encode.65536', 'us', 'CPU: the value codec encoding a SEND of a 64 KiB bytevector'],
+  ['stage.assemble.64k', 'stage.assemble.65536', 'us', 'CPU: a 64 KiB message spanning two reads copied into one buffer'],
+  ['stage.decode.copy.64k', 'stage.decode.copy.65536', 'us', 'CPU: decoding it, the bytevector copied'],
+  ['stage.decode.view.64k', 'stage.decode.view.65536', 'us', 'CPU: decoding it with viewBytes (what the runtime does now)'],
   ['erlang.payload.1k.2node', 'erlang.payload.1k.2node', 'rt/s', ''],
   ['erlang.payload.64k.2node', 'erlang.payload.64k.2node', 'rt/s', ''],
 ];
@@ -353,13 +396,23 @@ async function pingpongPass(d, e) {
 }
 
 /**
- * One pass of remote spawn, migration and payloads over each transport, then the bare
- * sockets' 1 KiB echo and Erlang's.
+ * One pass of remote spawn, migration and payloads over each transport, the bare 64 KiB
+ * echoes, then the bare sockets' 1 KiB echo and Erlang's.
  * @param {{port: number, id: string}} d @param {{tcpPort: number, tlsPort: number}} e
  */
 async function groupsPass(d, e) {
   /** @type {Map<string, number[]>} */
   const pass = new Map();
+  if (want('raw.tcp.64k.2node', 'payload.64k.2node')) await measure(pass, 'raw.tcp.64k.2node', () => runRaw('tcp', e.tcpPort, 65536, 1500));
+  if (want('raw.tls.64k.2node', 'payload.64k.tls.2node')) await measure(pass, 'raw.tls.64k.2node', () => runRaw('tls', e.tlsPort, 65536, 1000));
+  if (stages !== null && want('stage.', 'payload.64k.2node')) {
+    const st = stages;
+    const n = String(Math.max(100, Math.round(1000 * SCALE)));
+    await measure(pass, 'stage.framed.tcp', () => runStage(['framed', 'tcp', st.framedTcp, '65536', n, String(ROUNDS)]));
+    await measure(pass, 'stage.framed.tls', () => runStage(['framed', 'tls', st.framedTls, '65536', n, String(ROUNDS)]));
+    await measure(pass, 'stage.mesh.tcp', () => runStage(['mesh', 'tcp', st.meshTcp, '65536', n, String(ROUNDS)]));
+    await measure(pass, 'stage.mesh.tls', () => runStage(['mesh', 'tls', st.meshTls, '65536', n, String(ROUNDS)]));
+  }
   for (const links of /** @type {const} */ (['tcp', 'tls', 'ws'])) {
     const v = links === 'tcp' ? '' : `.${links}`;
     /** @type {string[]} */
@@ -381,6 +434,8 @@ try {
   if (!want(...DAEMON_FIGURES)) throw SKIP;
   daemon = await startDaemon(token);
   echo = await startEcho();
+  if (want('stage.', 'payload.64k.2node')) await guarded('stage echo servers', async () => { stages = await startStages(); });
+  if (want('stage.', 'payload.64k.2node')) await guarded('stage codec', async () => keep(await runStage(['codec', '65536', '2000'])));
   const d = daemon;
   const e = echo;
   rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds, Erlang's figures in each pass`);
@@ -410,6 +465,7 @@ try {
   if (err !== SKIP) rep.comment(`mesh figures not measured: ${err instanceof Error ? err.message : err}`);
 } finally {
   if (echo) await stopChild(echo.h);
+  if (stages) await stopChild(stages.h);
   if (daemon) await stopChild(daemon.h);
 }
 // Erlang's stream, after ours (it is not part of the passes: one run of 1,000,000 each)
@@ -436,6 +492,10 @@ ratio('payload.1k.2node', 'erlang.payload.1k.2node', 'erlang', { min: 1, label: 
 ratio('payload.64k.2node', 'erlang.payload.64k.2node', 'erlang', { min: 0.8, label: 'ours / Erlang' });
 ratio('payload.1k.tls.2node', 'payload.1k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
 ratio('payload.64k.tls.2node', 'payload.64k.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
+// the 64 KiB ceilings: ours against the bare sockets, and what TLS costs Node itself
+ratio('payload.64k.2node', 'raw.tcp.64k.2node', 'raw_tcp', { label: 'ours / bare TCP' });
+ratio('payload.64k.tls.2node', 'raw.tls.64k.2node', 'raw_tls', { label: 'ours / bare TLS' });
+ratio('raw.tls.64k.2node', 'raw.tcp.64k.2node', 'raw_tcp', { label: 'bare TLS / bare TCP: the ceiling of encrypted / plain at 64 KiB' });
 ratio('stream.2node', 'erlang.stream.2node', 'erlang', { min: 1, label: 'ours / Erlang' });
 ratio('stream.tls.2node', 'stream.2node', 'tcp', { min: 0.85, label: 'encrypted / plain' });
 ratio('remote_spawn.2node', 'erlang.remote_spawn.2node', 'erlang', { max: 1.5, label: 'ours / Erlang (time: lower is better)' });
@@ -448,3 +508,26 @@ ratio('pingpong.webrtc.2node', 'raw.webrtc.2node', 'raw', { min: 0.85, label: 'o
 if (rep.get('migrate.2node') !== undefined) rep.comment(`migrate.2node target <= 0.3 ms: ${(rep.get('migrate.2node') ?? Infinity) <= 0.3 ? 'met' : 'NOT met'}`);
 ratio('payload.1k.ws.2node', 'raw.ws.1k.2node', 'raw', {});
 ratio('payload.64k.ws.2node', 'raw.ws.64k.2node', 'raw', {});
+
+/**
+ * The 64 KiB round trip split by layer, in µs per round trip (from the medians above):
+ * each layer is the difference between the echo with it and the echo without it.
+ * @param {'tcp' | 'tls'} links
+ */
+function stageTable(links) {
+  const us = (/** @type {string} */ name) => {
+    const v = rep.get(name);
+    return v === undefined || v <= 0 ? NaN : 1e6 / v;
+  };
+  const v = links === 'tcp' ? '' : '.tls';
+  const bare = us(`raw.${links}.64k.2node`);
+  const framed = us(`stage.framed.${links}.64k.2node`);
+  const mesh = us(`stage.mesh.${links}.64k.2node`);
+  const ours = us(`payload.64k${v}.2node`);
+  if (![bare, framed, mesh, ours].every(Number.isFinite)) return;
+  const f = (/** @type {number} */ x) => x.toFixed(0);
+  const erl = us('erlang.payload.64k.2node');
+  rep.comment(`64 KiB round trip over ${links.toUpperCase()}, µs: bare socket ${f(bare)}; + our framing ${f(framed - bare)}; + the mesh (links, MSG frames) ${f(mesh - framed)}; + the runtime (decode, scheduling, the Scheme echo, encode) ${f(ours - mesh)}; = ours ${f(ours)}${links === 'tcp' && Number.isFinite(erl) ? `; Erlang ${f(erl)}` : ''}`);
+}
+stageTable('tcp');
+stageTable('tls');

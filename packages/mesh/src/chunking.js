@@ -11,14 +11,25 @@
  * never chunked, may come between them. So a receiver reassembles at most
  * one frame per link at a time, and anything else is a ChunkOrderError.
  *
+ * Assembled once: each part is copied, as it arrives, into the frame's final buffer,
+ * sized from chunk 0's declared total; the completed frame is that buffer (no copy
+ * of the whole at the end, no list of parts alive beside it). So that a peer cannot
+ * make this node reserve much more than it sent (chunk 0 of 10 bytes announcing
+ * 64 MiB), the buffer starts at most RESERVE_FACTOR times chunk 0's part and doubles,
+ * up to the total, when a part does not fit: with the usual parts (1 MiB over TCP and
+ * WebSocket) a frame up to 256 MiB is one buffer from the start.
+ *
  * Receiver bounds: the declared total may not exceed maxFrameBytes; the
- * bytes held by all partial frames of a node share one budget
- * (maxReassemblyBytes), charged as parts arrive; a partial frame older than
- * reassemblyTimeoutMs is dropped (expire()).
+ * buffers of all partial frames of a node share one budget
+ * (maxReassemblyBytes), charged with each buffer's size when it is made or grown; a
+ * partial frame older than reassemblyTimeoutMs is dropped (expire()).
  */
 import { CHUNK_OVERHEAD, encodeChunk } from './frames.js';
 import { ChunkOrderError, FrameTooLargeError, ReassemblyLimitError, ReassemblyTimeoutError } from './errors.js';
-import { concatBytes } from './bytes.js';
+
+/** A partial frame's buffer is at most this many times the bytes received so far (then doubles). */
+export const RESERVE_FACTOR = 256;
+const EMPTY = new Uint8Array(0);
 
 /** Node-wide count of bytes held by partial frames. */
 export class ReassemblyBudget {
@@ -79,8 +90,8 @@ export class Reassembler {
   #total = 0;
   #received = 0;
   #startedAt = 0;
-  /** @type {Uint8Array[]} views into received messages (transports never reuse them) */
-  #parts = [];
+  /** The frame being assembled (its first #received bytes are filled); its size is charged to the budget. */
+  #frame = EMPTY;
   /** Chunks of this message id are ignored (it was refused); -1 if none. */
   #skipId = -1;
 
@@ -93,9 +104,14 @@ export class Reassembler {
     this.timeoutMs = opts.timeoutMs;
   }
 
-  /** Bytes held for the frame in progress. */
+  /** Bytes received for the frame in progress. */
   get held() {
     return this.#received;
+  }
+
+  /** Bytes reserved (charged to the budget) for the frame in progress. */
+  get reserved() {
+    return this.#frame.length;
   }
 
   /**
@@ -137,25 +153,42 @@ export class Reassembler {
       this.#skipId = c.msgId;
       return null;
     }
-    if (c.total !== this.#total || this.#received + c.part.length > this.#total || c.part.length === 0) {
+    const end = this.#received + c.part.length;
+    if (c.total !== this.#total || end > this.#total || c.part.length === 0) {
       report(new ChunkOrderError(`chunk ${c.index} of message ${c.msgId} does not fit: ${this.#received} + ${c.part.length} bytes of ${c.total} (declared ${this.#total})`));
       this.#skipId = c.msgId;
       this.drop();
       return null;
     }
-    if (!this.budget.take(c.part.length)) {
+    if (end > this.#frame.length && !this.#reserve(end)) {
       report(new ReassemblyLimitError(`reassembly memory is full (${this.budget.used} of ${this.budget.limit} bytes): message ${c.msgId} of ${c.total} bytes dropped`));
       this.#skipId = c.msgId;
       this.drop();
       return null;
     }
-    this.#parts.push(c.part);
-    this.#received += c.part.length;
+    this.#frame.set(c.part, this.#received);
+    this.#received = end;
     this.#index++;
-    if (this.#received < this.#total) return null;
-    const frame = this.#parts.length === 1 ? this.#parts[0] : concatBytes(this.#parts);
+    if (end < this.#total) return null;
+    const frame = this.#frame;
     this.drop();
     return frame;
+  }
+
+  /**
+   * Make the frame's buffer hold at least `need` bytes: RESERVE_FACTOR times what has
+   * arrived, or double, up to the total; the bytes so far are copied only when it grows
+   * (a frame whose total fits the first reservation never is). False if over the budget.
+   * @param {number} need
+   */
+  #reserve(need) {
+    const old = this.#frame;
+    const size = Math.min(this.#total, Math.max(need * (old.length === 0 ? RESERVE_FACTOR : 1), old.length * 2));
+    if (!this.budget.take(size - old.length)) return false;
+    const frame = new Uint8Array(size);
+    if (this.#received > 0) frame.set(old.subarray(0, this.#received));
+    this.#frame = frame;
+    return true;
   }
 
   /**
@@ -170,11 +203,11 @@ export class Reassembler {
     return e;
   }
 
-  /** Forget the frame in progress and return its bytes to the budget. */
+  /** Forget the frame in progress and return its buffer's bytes to the budget. */
   drop() {
-    this.budget.release(this.#received);
+    this.budget.release(this.#frame.length);
     this.#msgId = -1;
-    this.#parts = [];
+    this.#frame = EMPTY;
     this.#received = 0;
     this.#total = 0;
     this.#index = 0;

@@ -210,8 +210,12 @@ export class Distribution {
     this.watchRefusals(mesh);
   }
 
-  /** decodeValue's options for a frame when no environment is being copied here (made once). */
-  decodeOptions = { resolveCode: (/** @type {string} */ hash, /** @type {string} */ env) => this.receivedCode(hash, env) };
+  /**
+   * decodeValue's options for a frame when no environment is being copied here (made
+   * once). Frames are decoded once, from buffers the transports gave away: a large
+   * bytevector is a view of its frame (viewBytes), not a copy.
+   */
+  decodeOptions = { resolveCode: (/** @type {string} */ hash, /** @type {string} */ env) => this.receivedCode(hash, env), viewBytes: true };
 
   /** onFrame's set of environments still loading (cleared for each frame). @type {Set<string>} */
   loadingScratch = new Set();

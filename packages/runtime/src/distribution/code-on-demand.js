@@ -49,6 +49,7 @@ export function decode(bytes, loading, start = 0, end = bytes.length) {
       if (this.envLoading.has(env)) loading.add(env);
       return unit;
     },
+    viewBytes: true,
   }, start, end);
 }
 

@@ -11,7 +11,10 @@
  * registered before its children are decoded, so a cycle decodes to the same cycle.
  * Code references are resolved through the caller's resolveCode (a node that lacks the
  * unit must fetch its IR first); record types through resolveRecordType, by default the
- * node's record types (registry.js).
+ * node's record types (registry.js). A bytevector is a copy of its bytes, except with
+ * `viewBytes` (frames just received, whose buffer no one else holds or reuses): then one
+ * of at least VIEW_FROM bytes that is at least half of the input's ArrayBuffer is a view
+ * of it; two bytevectors of one input never overlap.
  */
 import {
   Pair, Flonum, Ratnum, Sym, Char, Closure, Frame, Box, Record, RecordType, Values,
@@ -33,6 +36,10 @@ import { extensionsByTag, internRecordType } from './registry.js';
  *   `lams`) for a code reference; throws if the node does not have that code
  * @property {(uid: string, name: string, fields: string[]) => RecordType} [resolveRecordType]
  * @property {number} [maxDepth] nesting limit (default 10,000)
+ * @property {boolean} [viewBytes] the input's buffer is the caller's alone, read once
+ *   (a frame just received): a large bytevector may be a view of it instead of a copy.
+ *   Never for bytes decoded again later (a stored tuple) or written again (a reused
+ *   buffer): two values would share their bytes.
  */
 
 /** @typedef {Decoder} DecodeContext */
@@ -41,6 +48,15 @@ const textDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Text up to this many bytes is decoded by shortText when it is ASCII. */
 const SHORT_TEXT = 64;
+/**
+ * With `viewBytes`, a bytevector this large or larger is a view of the input when it
+ * covers at least half of the input's whole ArrayBuffer; a smaller one, or one in a
+ * buffer mostly holding other data, is copied, so a kept bytevector never pins more
+ * than twice its own size (a 100-byte message kept in a mailbox does not keep its
+ * 64 KiB receive buffer alive).
+ */
+const VIEW_FROM = 1024;
+
 /** Recently decoded short strings, by a hash of their bytes (node ids recur in every frame). */
 const TEXT_CACHE_SIZE = 256;
 /** @type {string[]} */
@@ -100,6 +116,8 @@ class Decoder {
     this.pos = 0;
     this.opts = opts;
     this.maxDepth = opts.maxDepth ?? 10000;
+    /** Bytevectors this large may be views of the input (Infinity: always copied). */
+    this.viewFrom = opts.viewBytes === true ? VIEW_FROM : Infinity;
     /** @type {any[]} values marked with tag 28, in order */
     this.shared = [];
     /** @type {DataView | null} made on first use (floats, 64-bit integers): most values need none */
@@ -164,7 +182,9 @@ class Decoder {
       case 1: return typeof arg === 'bigint' ? -1n - arg : arg >= Number.MAX_SAFE_INTEGER ? -1n - BigInt(arg) : -1 - arg;
       case 2: {
         const n = this.count(arg);
-        const v = this.b.slice(this.pos, this.pos + n);
+        const b = this.b;
+        // a view only of a buffer the caller gave away, and only when it is mostly this bytevector
+        const v = n >= this.viewFrom && 2 * n >= b.buffer.byteLength ? b.subarray(this.pos, this.pos + n) : b.slice(this.pos, this.pos + n);
         this.pos += n;
         if (register) register(v);
         return v;
