@@ -71,6 +71,25 @@ static tm_status template_compile(tm_core *c, tm_item *it) {
   return TM_OK;
 }
 
+/* The shortest chain holding every stored tuple equal to the compiled
+ * template's actual fields: `best` (the arity chain of an indexed group)
+ * or the chain of one of those fields. NULL when a field's chain is
+ * missing or empty (no tuple can match). Used by searches and by exact
+ * removal, which walk it oldest-first. */
+static tm_chain *narrowest_chain(tm_core *c, tm_space *sp, tm_item *it,
+                                 tm_chain *best) {
+  tm_chain *ch;
+  uint32_t i;
+  template_keys(c, it);
+  for (i = 0; i < it->arity; i++) {
+    if (it->tf[i].formal != TM_ACTUAL) continue;
+    ch = tm_index_find(&sp->ix, it->tf[i].key);
+    if (ch == NULL || ch->count == 0) return NULL;
+    if (ch->count < best->count) best = ch;
+  }
+  return best;
+}
+
 /* Compile the template in `it` into it->tf and pick the chain to walk: the
  * arity chain of a group that is not indexed or holds formals, else the
  * shortest among the arity chain and the chains of the template's actual
@@ -79,8 +98,7 @@ static tm_status template_compile(tm_core *c, tm_item *it) {
 #define WALK_SYM 2
 static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
                             int *indexed, tm_status *st) {
-  uint32_t i;
-  tm_chain *best, *ch;
+  tm_chain *best;
   *st = template_compile(c, it);
   if (*st != TM_OK) return NULL;
   best = arity_chain(c, sp, it->arity);
@@ -91,14 +109,7 @@ static tm_chain *best_chain(tm_core *c, tm_space *sp, tm_item *it,
   }
   *indexed = (int)best->indexed;
   if (!best->indexed) return best; /* a small group: walk it */
-  template_keys(c, it);
-  for (i = 0; i < it->arity; i++) {
-    if (it->tf[i].formal != TM_ACTUAL) continue;
-    ch = tm_index_find(&sp->ix, it->tf[i].key);
-    if (ch == NULL || ch->count == 0) return NULL;
-    if (ch->count < best->count) best = ch;
-  }
-  return best;
+  return narrowest_chain(c, sp, it, best);
 }
 
 /* Whether t (reached on a chain walked for template it) matches. */
@@ -318,18 +329,10 @@ tm_status tm_space_rd(tm_core *c, uint32_t id, const uint8_t *tmpl,
  * tuple is on each of them); the arity chain when the group is not indexed
  * or the tuple does not compile as a template (a formal inside a field). */
 static tm_chain *exact_chain(tm_core *c, tm_space *sp, tm_item *it) {
-  tm_chain *best = arity_chain(c, sp, it->arity), *ch;
-  uint32_t i;
+  tm_chain *best = arity_chain(c, sp, it->arity);
   if (best == NULL || best->count == 0 || !best->indexed) return best;
   if (template_compile(c, it) != TM_OK) return best; /* tm_done resets it */
-  template_keys(c, it);
-  for (i = 0; i < it->arity; i++) {
-    if (it->tf[i].formal != TM_ACTUAL) continue;
-    ch = tm_index_find(&sp->ix, it->tf[i].key);
-    if (ch == NULL || ch->count == 0) return NULL;
-    if (ch->count < best->count) best = ch;
-  }
-  return best;
+  return narrowest_chain(c, sp, it, best);
 }
 
 static tm_status remove_exact(tm_core *c, uint32_t id, const uint8_t *tuple,
