@@ -17,9 +17,11 @@
  *  - ntuples counts tuples; nwaiters counts waiters; every waiter is in
  *    exactly one chain's waiter list (its first actual field's key, or the
  *    arity key if it has none), and its owner process is waiting-tuple
- *    with proc->waiter pointing back to it.
- *  - `bytes` is the sum of the tuples, chains and the chain table of the
- *    space; waiters and deliveries are charged to their processes.
+ *    with proc->waiter pointing back to it — or it is a waiter record
+ *    (record != 0), with no owner.
+ *  - `bytes` is the sum of the tuples, chains, waiter records and the
+ *    chain table of the space; waiters of processes and deliveries are
+ *    charged to their processes.
  *  - An operation does all its allocation before it changes anything
  *    ("prepare, then commit"), so a failure leaves contents unchanged;
  *    growing the chain table is the last fallible step of an out.
@@ -47,7 +49,10 @@ enum { TM_WAIT_IN = 1, TM_WAIT_RD = 2 };
 
 /*
  * A waiting template (an in/rd that found nothing), owned by the process
- * it blocks. One allocation: header, arity compiled fields, the bytes.
+ * it blocks, or a waiter record (record != 0, owner TM_NONE): an in/rd
+ * with no process, named by its caller and charged to its space
+ * (store_record.c). One allocation: header, arity compiled fields, the
+ * bytes.
  */
 typedef struct tm_waiter {
   tm_wlink link;            /* in chain->w list; must stay first */
@@ -61,6 +66,9 @@ typedef struct tm_waiter {
   uint32_t len;             /* template bytes */
   uint16_t kind;            /* TM_WAIT_IN or TM_WAIT_RD */
   uint16_t listed;          /* 1 while on the match list of an out */
+  uint32_t record;          /* a waiter record's name, 0 for a process */
+  uint32_t prio;            /* a record's priority (0 first) */
+  double deadline;          /* a record's deadline (INFINITY if none) */
   tm_tfield f[];            /* arity fields, then the template bytes */
 } tm_waiter;
 
@@ -88,8 +96,16 @@ typedef struct tm_store {
   uint32_t cap;      /* slots allocated */
   uint32_t hwm;      /* slots ever used */
   uint32_t free_head;/* free slot list (index), TM_NONE if empty */
+  uint32_t *rwoken;  /* records the last out served (store_record.c) */
+  uint32_t nrwoken;  /* how many */
+  uint32_t rwoken_cap; /* entries allocated */
 } tm_store;
 
+/* Remove a waiter record and free it (served, cancelled, its space
+ * destroyed). */
+TM_INTERNAL void tm_store_drop_record(tm_core *c, tm_space *sp, tm_waiter *w);
+/* Room for n served records in store.rwoken (an out's plan). */
+TM_INTERNAL tm_status tm_store_reserve_woken(tm_core *c, uint32_t n);
 /* Remove a waiter and free it (process timeout, interrupt, exit). */
 TM_INTERNAL void tm_store_cancel_waiter(tm_core *c, tm_waiter *w);
 /* Free a delivered tuple held by process index pi. */

@@ -47,8 +47,16 @@ static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
 }
 
 static tm_status check_waiter(tm_core *c, uint32_t id, const tm_waiter *w,
-                              const tm_chain *ch) {
+                              const tm_chain *ch, size_t *bytes) {
   const tm_proc *pr;
+  if (w->record != 0) { /* a waiter record: no process, charged here */
+    if (w->chain != ch || w->space != id || w->owner != TM_NONE ||
+        w->prio >= TM_PRIORITIES)
+      return tm_fail(c, TM_E_CORRUPT, "store: waiter record %u records a "
+                     "wrong chain, space, owner or priority", w->record);
+    *bytes += tm_mem_size(w->size);
+    return TM_OK;
+  }
   if (w->chain != ch || w->space != id || w->owner >= c->sched.hwm)
     return tm_fail(c, TM_E_CORRUPT, "store: waiter records a wrong chain, "
                    "space or owner");
@@ -82,7 +90,7 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
       return tm_fail(c, TM_E_CORRUPT, "store: a chain holds %u tuples with "
                      "formals but counts %u", nf, ch->nformal);
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++, (*nw)++)
-      if ((st = check_waiter(c, id, (const tm_waiter *)l, ch)) != TM_OK)
+      if ((st = check_waiter(c, id, (const tm_waiter *)l, ch, bytes)) != TM_OK)
         return st;
   }
   return TM_OK;

@@ -15,6 +15,8 @@
  *    is searched by walking its arity chain with the symmetric rule
  *    (tm_match_field_sym): a field chain would miss a formal that matches
  *    an actual of the template.
+ *  - A waiter record's in/rd (tm_space_wait_record) searches as rd and in
+ *    do, and registers the record (store_wait.c) when nothing matches.
  *  - tm_space_remove_exact removes a tuple by what it is, not by what it
  *    matches: only a stored tuple whose canonical bytes equal the given
  *    tuple's, formals included, found on the shortest chain of its keys.
@@ -322,6 +324,67 @@ tm_status tm_space_rd(tm_core *c, uint32_t id, const uint8_t *tmpl,
                       double timeout_at, tm_bytes *out) {
   return tm_done(c, wait_op(c, id, tmpl, len, pid, clock, timeout_at, out,
                             TM_WAIT_RD));
+}
+
+/* An in/rd of a waiter record: the tuple now, or the record waits. */
+static tm_status wait_record_op(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                                size_t len, uint32_t record, uint32_t kind,
+                                uint32_t prio, double deadline,
+                                tm_bytes *out) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_item it;
+  tm_tuple *t;
+  out->bytes = NULL;
+  out->len = 0;
+  if (sp == NULL) return st;
+  if (record == 0)
+    return tm_fail(c, TM_E_ARG, "wait-record: a record is named by a "
+                   "nonzero number");
+  if (kind != TM_WAIT_IN && kind != TM_WAIT_RD)
+    return tm_fail(c, TM_E_ARG, "wait-record: kind %u is neither in nor rd",
+                   kind);
+  if (prio >= TM_PRIORITIES || deadline != deadline)
+    return tm_fail(c, TM_E_ARG, "wait-record: priority %u or deadline out "
+                   "of range", prio);
+  if ((st = tm_item_parse(c, tmpl, len, 1, &it)) != TM_OK) return st;
+  t = find_tuple(c, sp, &it, &st);
+  if (st != TM_OK) return st;
+  if (t != NULL) return take(c, sp, t, kind == TM_WAIT_IN, out);
+  return tm_store_add_record(c, sp, id, &it, record, kind, prio, deadline);
+}
+
+tm_status tm_space_wait_record(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                               size_t len, uint32_t record, uint32_t kind,
+                               uint32_t prio, double deadline,
+                               tm_bytes *out) {
+  TM_API_CHECK(c != NULL && out != NULL);
+  return tm_done(c, wait_record_op(c, id, tmpl, len, record, kind, prio,
+                                   deadline, out));
+}
+
+static tm_status cancel_record_op(tm_core *c, uint32_t id,
+                                  const uint8_t *tmpl, size_t len,
+                                  uint32_t record) {
+  tm_status st = TM_OK;
+  tm_space *sp = space_get(c, id, &st);
+  tm_item it;
+  tm_waiter *w;
+  if (sp == NULL) return st;
+  if (record == 0 || sp->nwaiters == 0) return TM_NOMATCH;
+  if ((st = tm_item_parse(c, tmpl, len, 1, &it)) != TM_OK) return st;
+  if ((st = template_compile(c, &it)) != TM_OK) return st;
+  if ((w = tm_store_find_record(c, sp, &it, record)) == NULL)
+    return TM_NOMATCH;
+  tm_store_drop_record(c, sp, w);
+  tm_index_trim(c, &sp->bytes, &sp->ix, TM_INDEX_KEEP_EMPTY);
+  return TM_OK;
+}
+
+tm_status tm_space_cancel_record(tm_core *c, uint32_t id, const uint8_t *tmpl,
+                                 size_t len, uint32_t record) {
+  TM_API_CHECK(c != NULL);
+  return tm_done(c, cancel_record_op(c, id, tmpl, len, record));
 }
 
 /* The chain to walk for an exact removal: the shortest among the arity

@@ -124,4 +124,14 @@ TM_INTERNAL tm_status tm_store_add_waiter(tm_core *c, tm_space *sp,
                                           uint32_t pi, uint32_t kind,
                                           uint32_t clock, double timeout_at);
 
+/* Register a waiter record (no process; prepare all, then commit):
+ * TM_BLOCKED, or a failure with nothing changed. */
+TM_INTERNAL tm_status tm_store_add_record(tm_core *c, tm_space *sp,
+                                          uint32_t id, tm_item *it,
+                                          uint32_t record, uint32_t kind,
+                                          uint32_t prio, double deadline);
+/* The waiting record `record` of the compiled template it, or NULL. */
+TM_INTERNAL tm_waiter *tm_store_find_record(tm_core *c, tm_space *sp,
+                                            tm_item *it, uint32_t record);
+
 #endif

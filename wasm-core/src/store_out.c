@@ -4,9 +4,10 @@
  *
  * Invariants:
  *  - A tuple wakes, in arrival order, every rd waiting for it and one in:
- *    the one whose process has the highest priority, then the earliest
- *    deadline, then the first to arrive; if an in takes it, it is not
- *    stored.
+ *    the one whose process (or waiter record) has the highest priority,
+ *    then the earliest deadline, then the first to arrive; if an in takes
+ *    it, it is not stored. Records served are listed in store.rwoken, not
+ *    woken (tm_space_woken_records).
  *  - An out allocates everything it needs (deliveries, the tuple, new
  *    chains, the room in the chain table) before it changes anything: a
  *    failure undoes the plan and leaves the space as it was.
@@ -170,13 +171,16 @@ static tm_waiter *sort_by_seq(tm_waiter *l) {
 }
 
 /* Whether waiting in a (which arrived after b) is served before b
- * (L²imbo's QoS): a higher priority of its process (0 before 3), or the
- * same priority and an earlier deadline; a tie keeps arrival order. */
+ * (L²imbo's QoS): a higher priority of its process or record (0 before
+ * 3), or the same priority and an earlier deadline; a tie keeps arrival
+ * order. */
 static int in_first(const tm_core *c, const tm_waiter *a, const tm_waiter *b) {
-  const tm_proc *pa = &c->sched.procs[a->owner];
-  const tm_proc *pb = &c->sched.procs[b->owner];
-  if (pa->prio != pb->prio) return pa->prio < pb->prio;
-  return pa->deadline < pb->deadline;
+  uint32_t qa = a->record ? a->prio : c->sched.procs[a->owner].prio;
+  uint32_t qb = b->record ? b->prio : c->sched.procs[b->owner].prio;
+  double da = a->record ? a->deadline : c->sched.procs[a->owner].deadline;
+  double db = b->record ? b->deadline : c->sched.procs[b->owner].deadline;
+  if (qa != qb) return qa < qb;
+  return da < db;
 }
 
 /* The waiters the new tuple satisfies, in arrival order: every rd, and
@@ -227,7 +231,9 @@ static void plan_undo(tm_core *c, tm_space *sp, tm_outplan *p) {
   tm_waiter *w;
   tm_chain *ch, *next;
   for (w = p->woken; w != NULL; w = w->mnext) {
-    tm_proc *pr = &c->sched.procs[w->owner];
+    tm_proc *pr;
+    if (w->record != 0) continue; /* nothing staged for a record */
+    pr = &c->sched.procs[w->owner];
     if (pr->delivery != NULL) tm_store_free_blob(c, w->owner, pr->delivery);
     pr->delivery = NULL;
   }
@@ -238,12 +244,20 @@ static void plan_undo(tm_core *c, tm_space *sp, tm_outplan *p) {
   if (p->tuple != NULL) tuple_free(c, sp, p->tuple);
 }
 
-/* A copy of the tuple for each woken waiter's process. */
+/* A copy of the tuple for each woken waiter's process; room in the list
+ * of served records for the records. */
 static tm_status plan_blobs(tm_core *c, const tm_item *it, tm_outplan *p) {
   tm_waiter *w;
+  uint32_t nrec = 0;
+  for (w = p->woken; w != NULL; w = w->mnext) nrec += w->record != 0;
+  if (nrec > 0 && tm_store_reserve_woken(c, nrec) != TM_OK)
+    return TM_E_NOMEM;
   for (w = p->woken; w != NULL; w = w->mnext) {
-    tm_proc *pr = &c->sched.procs[w->owner];
-    tm_blob *b = tm_mem_alloc(c, &pr->live, sizeof *b + it->len);
+    tm_proc *pr;
+    tm_blob *b;
+    if (w->record != 0) continue;
+    pr = &c->sched.procs[w->owner];
+    b = tm_mem_alloc(c, &pr->live, sizeof *b + it->len);
     if (b == NULL) return tm_nomem(c, "delivering a tuple to a waiter");
     b->len = it->len;
     memcpy(b->bytes, it->b, it->len);
@@ -367,14 +381,20 @@ static void commit_store(tm_core *c, tm_space *sp, tm_outplan *p) {
   sp->ntuples++;
 }
 
-/* Commit: wake every planned waiter with its delivered copy. */
-static uint32_t commit_wake(tm_core *c, tm_outplan *p) {
+/* Commit: wake every planned waiter with its delivered copy; list the
+ * records served (room reserved by plan_blobs). */
+static uint32_t commit_wake(tm_core *c, tm_space *sp, tm_outplan *p) {
   tm_waiter *w, *next;
   uint32_t n = 0;
   for (w = p->woken; w != NULL; w = next) {
     uint32_t owner = w->owner;
     next = w->mnext;
     w->mnext = NULL;
+    if (w->record != 0) {
+      c->store.rwoken[c->store.nrwoken++] = w->record;
+      tm_store_drop_record(c, sp, w);
+      continue;
+    }
     tm_store_cancel_waiter(c, w);
     tm_sched_wake(c, owner, TM_WAKE_TUPLE);
     n++;
@@ -435,8 +455,8 @@ static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
     plan_undo(c, sp, &p);
     return st;
   }
-  if (woken != NULL) *woken = commit_wake(c, &p);
-  else commit_wake(c, &p);
+  if (woken != NULL) *woken = commit_wake(c, sp, &p);
+  else commit_wake(c, sp, &p);
   if (p.tuple != NULL) {
     if (p.group != NULL) index_commit(c, sp, p.group, it.arity);
     commit_store(c, sp, &p);
@@ -492,6 +512,7 @@ tm_status tm_space_out(tm_core *c, uint32_t id, const uint8_t *tuple,
   tm_status st;
   TM_API_CHECK(c != NULL);
   if (woken != NULL) *woken = 0;
+  c->store.nrwoken = 0; /* tm_space_woken_records: this out's only */
   st = out_small(c, id, tuple, len);
   if (st == TM_NOMATCH) st = out_op(c, id, tuple, len, woken);
   return tm_done(c, st);
