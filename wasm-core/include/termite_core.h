@@ -6,6 +6,8 @@
  * priorities and earliest-deadline-first, timer heap, mailboxes of message
  * handles). Process code runs in the embedder (JavaScript); the core decides
  * who runs next and records why each process was woken.
+ * size: the whole public API is one header, one section per mechanism, so an
+ * embedder includes one file; the sections below split it.
  *
  * Sections:
  *   1. Status codes and limits
@@ -332,38 +334,21 @@ TM_API tm_status tm_space_remove_exact(tm_core *core, uint32_t space,
                                        const uint8_t *tuple, size_t len);
 
 /*
- * Waiter records: an in or rd waiting with no process behind it (an
- * asynchronous operation, an operation from another node), named by
- * `record`, a nonzero number the caller keeps unique among the records of
- * the space. A record waits in the same list as the waiting processes and
- * is served in one order with them: an out gives every matching rd a copy,
- * and its tuple to the one matching in of the highest priority (0 first),
- * then the earliest deadline, then the first to arrive — process or record.
- *
- * tm_space_wait_record: `kind` 1 for in, 2 for rd; `prio` 0..3 and
- * `deadline` (INFINITY if none) rank it like a process's. If a tuple
- * matches now: TM_OK with *out as for inp/rdp (an in takes it). Otherwise
- * the record waits: TM_BLOCKED. A record has no timer (the caller cancels
- * it) and is charged to its space (tm_space_stats' live bytes). Errors as
- * for rdp, and TM_E_ARG (record 0, kind, priority, NaN deadline).
- *
- * tm_space_cancel_record: remove the waiting record `record` registered
- * with this template: TM_OK, or TM_NOMATCH if it is not waiting (already
- * served, cancelled, or its space destroyed, which drops every record).
- *
- * tm_space_woken_records: the records the last tm_space_out served — that
- * out's tuple is theirs; an in record's tuple was not stored — as an array
- * of uint32 (little-endian) in the transfer area, in arrival order. Empty
- * after an out that served none.
+ * Waiter records (docs/c-api.md): an in (kind 1) or rd (kind 2) with no
+ * process, named by `record` (nonzero, unique among the space's records),
+ * waiting in the one waiter list with the processes and served in one order
+ * with them (priority 0 first, then deadline, then arrival). wait_record:
+ * TM_OK with *out as for inp/rdp, or TM_BLOCKED (the record waits; no
+ * timer; charged to the space). cancel_record: TM_OK, or TM_NOMATCH if it
+ * no longer waits. woken_records: the records the last out served, as
+ * uint32 LE in the transfer area, in arrival order (that out's tuple is
+ * theirs). Errors as for rdp, and TM_E_ARG.
  */
 TM_API tm_status tm_space_wait_record(tm_core *core, uint32_t space,
-                                      const uint8_t *tmpl, size_t len,
-                                      uint32_t record, uint32_t kind,
-                                      uint32_t prio, double deadline,
-                                      tm_bytes *out);
+    const uint8_t *tmpl, size_t len, uint32_t record, uint32_t kind,
+    uint32_t prio, double deadline, tm_bytes *out);
 TM_API tm_status tm_space_cancel_record(tm_core *core, uint32_t space,
-                                        const uint8_t *tmpl, size_t len,
-                                        uint32_t record);
+    const uint8_t *tmpl, size_t len, uint32_t record);
 TM_API tm_status tm_space_woken_records(tm_core *core, tm_bytes *out);
 
 /* Number of stored tuples matching the template. Errors as for rdp. */
