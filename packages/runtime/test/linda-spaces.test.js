@@ -124,10 +124,10 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       assert.equal(dist.spaceState.jobs.size, 1, 'a waiter record waits for it');
       const job = [...dist.spaceState.jobs.values()][0];
       assert.ok(job.record !== null && job.timer === null, 'a record, no timer, for a wait with no timeout');
-      assert.equal(node.spaceTable.records.get('q')?.length, 1);
+      assert.equal(coreSpace(node, 'q').waiters, 1);
       dist.onSpaceFrame('peer', [33, 14, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
-      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      assert.equal(coreSpace(node, 'q').waiters, 0, 'the record is dropped');
       dist.onSpaceFrame('peer', [33, 'x', []]);
       dist.onSpaceFrame('peer', [33, 15, 'extra', []]);
       assert.equal(dist.stats.dropped - dropped, 9, 'the two malformed CANCELs refused too');
@@ -238,14 +238,47 @@ test('remote waits with no timeout are waiter records, answered by the matching 
       dist.onSpaceFrame('peer', [33, 16, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
       assert.equal(timed.timer, null, 'the timer is cleared');
-      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      assert.equal(coreSpace(node, 'q').waiters, 0, 'the record is dropped');
       // the timer ends it: "timed out" answered, the record dropped, a later tuple stays
       sent.length = 0;
       dist.onSpaceFrame('peer', [30, 17, 5, 'q', 'central', tpl, 20, 0, []]);
       const until = Date.now() + 5000;
       while (dist.spaceState.jobs.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       assert.deepEqual(sent.map((x) => x.frame.slice(0, 4)), [[31, 17, 3, false]], 'timed out');
-      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      assert.equal(coreSpace(node, 'q').waiters, 0, 'the record is dropped');
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+test("a remote waiting in and the home's own waiting processes are served in one order: priority, then arrival, whatever the kind", () =>
+  withNode(async ({ node, run }) => {
+    const { sent, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      // a local process waits first, at the default priority (2)
+      const r0 = await run(`(define w (make-space 'one 'central))
+        (define me (self))
+        (spawn (lambda () (! me 'waiting) (out w 'local (in w 'job ?integer))))
+        (?) 'ok`);
+      assert.ok(r0.ok, r0.message);
+      const sym = (await run(`'job`)).value;
+      const any = encodeValue([sym, new Formal(1)]);
+      dist.onSpaceFrame('far', [30, 1, 4, 'one', 'central', any, false, 1, []]); // then a remote in at priority 1
+      dist.onSpaceFrame('late', [30, 2, 4, 'one', 'central', any, false, 3, []]); // and one at priority 3
+      assert.equal(coreSpace(node, 'one').waiters, 3, 'all three wait in the core');
+      sent.length = 0;
+      const r1 = await run(`(out (make-space 'one 'central) 'job 1) 'done`);
+      assert.ok(r1.ok, r1.message);
+      const first = sent.filter((s) => s.frame[0] === 31).map((s) => [s.to, writeString(decodeValue(s.frame[3]))]);
+      assert.deepEqual(first, [['far', '#(job 1)']], 'the remote in of priority 1 before the local process of priority 2');
+      sent.length = 0;
+      const r2 = await run(`(define w (make-space 'one 'central)) (out w 'job 2) (in w 'local ?any)`);
+      assert.ok(r2.ok, r2.message);
+      assert.equal(writeString(r2.value), '(local (job 2))', 'then the local process, before the remote in of priority 3');
+      assert.equal(sent.filter((s) => s.frame[0] === 31).length, 0);
+      dist.onSpaceFrame('late', [33, 2, []]);
+      assert.equal(coreSpace(node, 'one').waiters, 0);
     } finally {
       node.remote = null;
     }

@@ -104,3 +104,29 @@ export function cancelRecordsOf(node, proc) {
   proc.asyncRecords = null;
   for (const id of ids) cancelRecord(node, id);
 }
+
+/**
+ * A waiting operation from another node (linda/remote-spaces.js) as a core record: the
+ * same shape as waiter-records.js's addRecord, so the home serves it in one order with
+ * its own waiting processes. The operation found no tuple in this turn, so it waits.
+ * @param {any} node @param {{name: string, template: Uint8Array, remove: boolean, priority: number, answer: (bytes: Uint8Array) => void}} r
+ * @returns {{id: number}}
+ */
+export function addRecord(node, r) {
+  const space = node.spaces.get(r.name);
+  const answer = (/** @type {Uint8Array} */ bytes) => {
+    r.answer(bytes);
+    return true;
+  };
+  const got = waitRecord(node, r.name, space, r.template, r.remove, r.priority, Infinity, answer);
+  if (got instanceof Uint8Array) {
+    answer(got);
+    return { id: 0 };
+  }
+  return { id: got };
+}
+
+/** Drop a record made by addRecord (timed out, or its requester gone). @param {any} node @param {{id: number}} rec */
+export function dropRecord(node, rec) {
+  if (rec !== null && rec.id !== 0) cancelRecord(node, rec.id);
+}
