@@ -5,7 +5,8 @@
  * reference's codec, hostile references and frames refused with their reason (the
  * node keeps serving), the acknowledgement that makes a remote withdrawal final or
  * puts the tuple back, remote waits kept as waiter records answered by the matching
- * out, and a SpaceStore replayed into the core. The mesh here is a
+ * out, a distributed in whose ownership request is lost or whose owner left unannounced,
+ * and a SpaceStore replayed into the core. The mesh here is a
  * stand-in that records the frames Distribution gives it.
  */
 import { test } from 'node:test';
@@ -279,6 +280,50 @@ test("a remote waiting in and the home's own waiting processes are served in one
       assert.equal(sent.filter((s) => s.frame[0] === 31).length, 0);
       dist.onSpaceFrame('late', [33, 2, []]);
       assert.equal(coreSpace(node, 'one').waiters, 0);
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+/** Wait (bounded) until `pred` holds. @param {() => boolean} pred @param {string} what */
+async function until(pred, what, ms = 8000) {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('a distributed in whose ownership request is lost asks again, and one whose owner left unannounced gets the tuple from its heir', () =>
+  withNode(async ({ node, run }) => {
+    const { sent, unreachable, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      const r0 = await run(`(space-count (make-space 'dd 'distributed) ?any)`); // home here: ready
+      assert.ok(r0.ok, r0.message);
+      const sym = (await run(`'job`)).value;
+      dist.onSpaceFrame('x', [34, 1, 'dd', 'x/b/1', 'x', encodeValue([sym, 1]), []]); // x made (job 1), owns it
+      dist.onSpaceFrame('y', [34, 1, 'dd', 'y/b/1', 'y', encodeValue([sym, 2]), []]); // y made (job 2)
+      sent.length = 0;
+      const chownsTo = (/** @type {string} */ to) => sent.filter((s) => s.to === to && s.frame[0] === 34 && s.frame[1] === 4).length;
+      // x stays reachable but its answer never comes: the request goes again
+      const p1 = run(`(in (make-space 'dd 'distributed) 'job 1)`);
+      await until(() => chownsTo('x') >= 2, 'the ownership request sent again');
+      dist.onSpaceFrame('x', [34, 5, 'dd', 'x/b/1', node.id, []]); // CHOWN_ACK: it is ours
+      const r1 = await p1;
+      assert.ok(r1.ok, r1.message);
+      assert.equal(writeString(r1.value), '(job 1)');
+      // y leaves with no peer-down heard here: the request is looked at again, y is gone,
+      // and its tuple passes to its heir, the space's home — this node
+      const p2 = run(`(in (make-space 'dd 'distributed) 'job 2)`);
+      await until(() => chownsTo('y') >= 1, 'the ownership request to y');
+      unreachable.add('y');
+      const r2 = await p2;
+      assert.ok(r2.ok, r2.message);
+      assert.equal(writeString(r2.value), '(job 2)');
+      assert.equal(chownsTo('y'), 1, 'not asked again of a node that is gone');
+      const left = await run(`(space-count (make-space 'dd 'distributed) ?any ?any)`);
+      assert.equal(left.value, 0, 'each tuple withdrawn once');
     } finally {
       node.remote = null;
     }
