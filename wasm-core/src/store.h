@@ -8,8 +8,10 @@
  *  - Every stored tuple is canonical CBOR, an array of `arity` fields, and
  *    is linked by ent[0] into its arity chain (key of (arity, 0)). If that
  *    chain is `indexed`, ent[i] is also linked into the chain of
- *    (arity, i, bytes of field i-1), for every tuple of that arity; if not,
- *    ent[i].chain is NULL for i >= 1. A group of more than TM_INDEX_MIN
+ *    (arity, i, bytes of field i-1) — a field that is a formal (S/Net) into
+ *    the chain of (arity, i, the formal mark), one chain for every formal of
+ *    that field — for every tuple of that arity; if not, ent[i].chain is
+ *    NULL for i >= 1. A group of more than TM_INDEX_MIN
  *    tuples is always indexed (the out that grows it past the threshold
  *    links the whole group); a group stops being indexed only when it is
  *    empty. Chains are in arrival order, so walking any chain oldest-first
@@ -39,6 +41,8 @@
 typedef struct tm_tuple {
   uint32_t len;   /* canonical bytes */
   uint32_t arity; /* fields */
+  uint32_t seq;   /* arrival order in its space (wraps; compared by
+                     difference, tuple_older) */
   tm_entry ent[]; /* ent[0]: arity chain; ent[i]: field i-1 */
 } tm_tuple;
 
@@ -87,6 +91,7 @@ typedef struct tm_space {
   uint32_t ntuples;  /* stored tuples */
   uint32_t nwaiters; /* registered waiters */
   uint64_t wseq;     /* next waiter sequence number */
+  uint32_t tseq;     /* next tuple sequence number */
   size_t bytes;      /* live bytes charged to this space */
   tm_index ix;       /* chains of tuples and waiters */
 } tm_space;

@@ -29,8 +29,8 @@ static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
                    "indexed", group != NULL ? group->count : 0);
   for (i = 0; i <= t->arity; i++) {
     uint64_t key = i == 0 ? tm_index_key(c->cfg.hash_seed, t->arity, 0, NULL, 0)
-                          : tm_index_key(c->cfg.hash_seed, t->arity, i,
-                                         b + off[i - 1], off[i] - off[i - 1]);
+                          : field_key(c, t->arity, i, b + off[i - 1],
+                                      off[i] - off[i - 1]);
     if (i > 0 && !group->indexed) {
       if (t->ent[i].slot != i || t->ent[i].chain != NULL)
         return tm_fail(c, TM_E_CORRUPT, "store: entry %u of a tuple of a "

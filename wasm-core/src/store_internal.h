@@ -94,6 +94,27 @@ static inline void template_keys(tm_core *c, tm_item *it) {
 
 /* ---- tuple records -------------------------------------------------------- */
 
+/* The bytes standing for "a formal" in the key of a tuple's formal field:
+ * 0xff (a break code) begins no CBOR item, so no actual field has it. */
+static const uint8_t TM_FORMAL_MARK[1] = {0xff};
+
+/* The index key of field `slot` (1..arity) of a stored tuple: its bytes',
+ * or for a formal (S/Net) the formal mark's, so every formal tuple of a
+ * field is on one chain, which a search of an actual adds to its own. */
+static inline uint64_t field_key(const tm_core *c, uint32_t arity,
+                                 uint32_t slot, const uint8_t *f,
+                                 uint32_t n) {
+  if (tm_match_is_formal(f, n))
+    return tm_index_key(c->cfg.hash_seed, arity, slot, TM_FORMAL_MARK, 1);
+  return tm_index_key(c->cfg.hash_seed, arity, slot, f, n);
+}
+
+/* Whether stored tuple a arrived before b (sequence numbers wrap: right
+ * while fewer than 2^31 tuples arrived between them). */
+static inline int tuple_older(const tm_tuple *a, const tm_tuple *b) {
+  return (int32_t)(a->seq - b->seq) < 0;
+}
+
 static inline size_t tuple_size(uint32_t arity, size_t len) {
   return sizeof(tm_tuple) + (arity + 1) * (sizeof(tm_entry) + 4) + len;
 }

@@ -15,9 +15,10 @@
  *    into its field chains before the new tuple joins it.
  *  - The small path (out_small) stores only what the general path would
  *    store the same way; TM_NOMATCH sends everything else to it.
- *  - A tuple holding formals (S/Net) is stored like any other and counted
- *    in its arity chain's nformal; it is matched against every waiter of
- *    the space with the symmetric rule (tm_match_field_sym).
+ *  - A tuple holding formals (S/Net) is stored like any other, its formal
+ *    fields keyed by the formal mark (field_key), and counted in its arity
+ *    chain's nformal; it is matched against every waiter of the space with
+ *    the symmetric rule (tm_match_field_sym).
  */
 #include <string.h>
 
@@ -95,7 +96,8 @@ static void tuple_keys(tm_core *c, tm_space *sp, const tm_item *it) {
   for (i = 0; i < it->arity; i++) {
     const uint8_t *f = it->b + it->off[i];
     uint32_t n = it->off[i + 1] - it->off[i];
-    c->keys[i + 1] = tm_index_key(seed, it->arity, i + 1, f, n);
+    c->keys[i + 1] = it->nformal == 0 ? tm_index_key(seed, it->arity, i + 1, f, n)
+                                      : field_key(c, it->arity, i + 1, f, n);
     c->chains[i + 1] = tm_index_find(&sp->ix, c->keys[i + 1]);
   }
 }
@@ -270,9 +272,8 @@ static tm_status plan_blobs(tm_core *c, const tm_item *it, tm_outplan *p) {
 static uint64_t stored_key(const tm_core *c, const tm_tuple *t,
                            uint32_t slot) {
   const uint32_t *off = TM_TUPLE_OFF(t);
-  return tm_index_key(c->cfg.hash_seed, t->arity, slot,
-                      TM_TUPLE_BYTES(t) + off[slot - 1],
-                      off[slot] - off[slot - 1]);
+  return field_key(c, t->arity, slot, TM_TUPLE_BYTES(t) + off[slot - 1],
+                   off[slot] - off[slot - 1]);
 }
 
 /*
@@ -328,6 +329,7 @@ static tm_tuple *tuple_new(tm_core *c, tm_space *sp, const tm_item *it) {
   if (t == NULL) return NULL;
   t->len = (uint32_t)it->len;
   t->arity = it->arity;
+  t->seq = sp->tseq++;
   tm_copy(TM_TUPLE_OFF(t), it->off, (it->arity + 1) * sizeof(uint32_t));
   tm_copy(TM_TUPLE_BYTES(t), it->b, it->len);
   return t;
@@ -493,6 +495,7 @@ static inline tm_status out_small(tm_core *c, uint32_t id, const uint8_t *in,
   if (t == NULL) return tm_nomem(c, "storing a tuple");
   t->arity = n;
   t->len = (uint32_t)len;
+  t->seq = sp->tseq++; /* a gap if the scan refuses it: order is kept */
   if (!scan_small(in, (uint32_t)len, n, TM_TUPLE_OFF(t))) {
     tuple_free(c, sp, t); /* back to its pool */
     return TM_NOMATCH;
