@@ -595,8 +595,8 @@ TM_API uint64_t tm_sched_digest(tm_core *core);
 TM_API void tm_debug_fail_alloc(tm_core *core, uint64_t n);
 /* Allocations attempted since the core was created. */
 TM_API uint64_t tm_debug_alloc_count(const tm_core *core);
-/* Stored tuples examined by template searches since the core was created
- * (proves that an indexed search does not scan). */
+/* Stored tuples examined by searches, and waiting templates by outs, since
+ * the core was created (proves that an indexed search does not scan). */
 TM_API uint64_t tm_debug_examined(const tm_core *core);
 #endif
 

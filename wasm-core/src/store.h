@@ -51,6 +51,9 @@ typedef struct tm_tuple {
 
 enum { TM_WAIT_IN = 1, TM_WAIT_RD = 2 };
 
+/* Counters of waiters by (arity, first actual field), hashed: a power of 2. */
+#define TM_WFIRST 64
+
 /*
  * A waiting template (an in/rd that found nothing), owned by the process
  * it blocks, or a waiter record (record != 0, owner TM_NONE): an in/rd
@@ -71,6 +74,8 @@ typedef struct tm_waiter {
   uint16_t kind;            /* TM_WAIT_IN or TM_WAIT_RD */
   uint16_t listed;          /* 1 while on the match list of an out */
   uint32_t record;          /* a waiter record's name, 0 for a process */
+  uint32_t first;           /* its first actual field (0-based), or arity
+                               if it has none */
   uint32_t prio;            /* a record's priority (0 first) */
   double deadline;          /* a record's deadline (INFINITY if none) */
   tm_tfield f[];            /* arity fields, then the template bytes */
@@ -92,6 +97,9 @@ typedef struct tm_space {
   uint32_t nwaiters; /* registered waiters */
   uint64_t wseq;     /* next waiter sequence number */
   uint32_t tseq;     /* next tuple sequence number */
+  uint32_t wfirst[TM_WFIRST]; /* waiters by (arity, first actual field),
+                                 hashed (wfirst_slot): how many may wait
+                                 there (store_wait.c) */
   size_t bytes;      /* live bytes charged to this space */
   tm_index ix;       /* chains of tuples and waiters */
 } tm_space;

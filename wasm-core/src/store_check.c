@@ -96,6 +96,25 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
   return TM_OK;
 }
 
+/* wfirst holds, per counter, the waiters with an actual field hashed to it. */
+static tm_status check_wfirst(tm_core *c, const tm_space *sp) {
+  uint32_t want[TM_WFIRST] = {0}, i, k;
+  for (i = 0; i < sp->ix.cap; i++) {
+    const tm_chain *ch = sp->ix.slots[i];
+    const tm_wlink *l;
+    if (ch == NULL) continue;
+    for (l = ch->whead, k = 0; l != NULL && k < ch->nwait; l = l->next, k++) {
+      const tm_waiter *w = (const tm_waiter *)l;
+      if (w->first < w->arity) want[wfirst_slot(w->arity, w->first)]++;
+    }
+  }
+  for (i = 0; i < TM_WFIRST; i++)
+    if (want[i] != sp->wfirst[i])
+      return tm_fail(c, TM_E_CORRUPT, "store: waiter counter %u holds %u, "
+                     "%u waiters hash to it", i, sp->wfirst[i], want[i]);
+  return TM_OK;
+}
+
 static tm_status space_check(tm_core *c, uint32_t id) {
   tm_status st = TM_OK;
   tm_space *sp = space_get(c, id, &st);
@@ -110,6 +129,7 @@ static tm_status space_check(tm_core *c, uint32_t id) {
   nt = 0;
   bytes = sp->ix.cap ? tm_mem_size((size_t)sp->ix.cap * sizeof(tm_chain *)) : 0;
   if ((st = check_members(c, id, sp, &bytes, &nt, &nw)) != TM_OK) return st;
+  if ((st = check_wfirst(c, sp)) != TM_OK) return st;
   if (nt != sp->ntuples || nw != sp->nwaiters)
     return tm_fail(c, TM_E_CORRUPT, "store: %u tuples and %u waiters found, "
                    "%u and %u recorded", nt, nw, sp->ntuples, sp->nwaiters);

@@ -138,6 +138,12 @@ TM_INTERNAL void tm_tuple_remove(tm_core *c, tm_space *sp, tm_tuple *t);
 
 /* ---- waiting (store_wait.c) ---------------------------------------------- */
 
+/* The counter of wfirst counting waiters of this arity whose first actual
+ * is field `first` (collisions share one: a count too high, never low). */
+static inline uint32_t wfirst_slot(uint32_t arity, uint32_t first) {
+  return (arity * 31u + first) & (TM_WFIRST - 1);
+}
+
 /* Register a waiter for process pi, which blocks (prepare all, then
  * commit); TM_BLOCKED, or a failure with nothing changed. */
 TM_INTERNAL tm_status tm_store_add_waiter(tm_core *c, tm_space *sp,

@@ -17,8 +17,11 @@
  *    store the same way; TM_NOMATCH sends everything else to it.
  *  - A tuple holding formals (S/Net) is stored like any other, its formal
  *    fields keyed by the formal mark (field_key), and counted in its arity
- *    chain's nformal; it is matched against every waiter of the space with
- *    the symmetric rule (tm_match_field_sym).
+ *    chain's nformal; it is matched with the symmetric rule
+ *    (tm_match_field_sym) against the waiters that may match it: those on
+ *    its own fields' chains before its first formal, and every waiter of
+ *    the space only when one may wait with its first actual there
+ *    (waiters_for_formal).
  */
 #include <string.h>
 
@@ -122,8 +125,13 @@ static int waiter_matches(const tm_waiter *w, const tm_item *it,
 }
 
 /* Add w to the unsorted list if it matches and is not listed yet. */
-static void consider_waiter(tm_waiter *w, const tm_item *it,
+static void consider_waiter(tm_core *c, tm_waiter *w, const tm_item *it,
                             const uint64_t *keys, tm_waiter **list) {
+#ifdef TM_DEBUG
+  c->examined++;
+#else
+  (void)c;
+#endif
   /* `listed` guards against a chain reached twice (key collision) */
   if (w->listed || !waiter_matches(w, it, keys)) return;
   w->listed = 1;
@@ -131,19 +139,34 @@ static void consider_waiter(tm_waiter *w, const tm_item *it,
   *list = w;
 }
 
-/* The waiters of every chain of the space that may match a tuple holding
- * formals: a waiter sits under its first actual, which a formal of the
- * tuple may match whatever its bytes, so every chain is a candidate.
- * O(chains + waiters), paid only by outs of tuples with formals. */
-static tm_waiter *waiters_for_formal(tm_space *sp, const tm_item *it) {
+/* The waiters that may match a tuple holding formals, its first formal at
+ * field j. A waiter matching it has no formal where the tuple has one, so
+ * its first actual is at j or before; before j it sits on the chain of the
+ * tuple's own field (c->chains). At j it may sit under any value of the
+ * formal's type: only when wfirst says such a waiter may exist is every
+ * chain of the space visited, O(chains + waiters). */
+static tm_waiter *waiters_for_formal(tm_core *c, tm_space *sp,
+                                     const tm_item *it) {
   tm_waiter *list = NULL;
-  uint32_t s, n;
+  uint32_t s, n, j = 0;
   tm_wlink *l;
+  while (j < it->arity &&
+         !tm_match_is_formal(it->b + it->off[j], it->off[j + 1] - it->off[j]))
+    j++;
+  if (sp->wfirst[wfirst_slot(it->arity, j)] == 0) {
+    for (s = 0; s < j; s++) {
+      tm_chain *ch = c->chains[s + 1];
+      if (ch == NULL) continue;
+      for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
+        consider_waiter(c, (tm_waiter *)l, it, NULL, &list);
+    }
+    return list;
+  }
   for (s = 0; s < sp->ix.cap; s++) {
     tm_chain *ch = sp->ix.slots[s];
     if (ch == NULL) continue;
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
-      consider_waiter((tm_waiter *)l, it, NULL, &list);
+      consider_waiter(c, (tm_waiter *)l, it, NULL, &list);
   }
   return list;
 }
@@ -197,9 +220,9 @@ static tm_waiter *collect_waiters(tm_core *c, tm_space *sp,
     tm_chain *ch = c->chains[k];
     if (ch == NULL) continue;
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
-      consider_waiter((tm_waiter *)l, it, c->keys, &list);
+      consider_waiter(c, (tm_waiter *)l, it, c->keys, &list);
   }
-  if (it->nformal > 0) list = waiters_for_formal(sp, it);
+  if (it->nformal > 0) list = waiters_for_formal(c, sp, it);
   *in_w = NULL;
   list = sort_by_seq(list);
   for (w = list; w != NULL; w = w->mnext) /* the in served: see in_first */

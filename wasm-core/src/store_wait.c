@@ -6,6 +6,10 @@
  *  - A waiter belongs to the process it blocks and is charged to it; it
  *    sits in exactly one chain's waiter list, and its process is
  *    waiting-tuple with proc->waiter pointing back to it.
+ *  - wfirst counts every waiter with an actual field under (arity, its
+ *    first actual), hashed: an out of a tuple with formals visits every
+ *    chain only when a waiter may have its first actual where the tuple has
+ *    its first formal (store_out.c).
  *  - A process holds at most one delivered tuple; a new wait frees an
  *    uncollected one, and tm_proc_take_tuple hands it out once.
  *  - A waiter record (record != 0) has no process: it is charged to its
@@ -19,10 +23,20 @@
 
 #include "store_internal.h"
 
+/* Count a waiter in (+1) or out (-1) of the space's wfirst counters. */
+static void count_first(tm_space *sp, const tm_waiter *w, int add) {
+  uint32_t *n;
+  if (w->first >= w->arity) return; /* all formals: no tuple with a formal
+                                       matches it (store_out.c) */
+  n = &sp->wfirst[wfirst_slot(w->arity, w->first)];
+  *n = add ? *n + 1 : *n - 1;
+}
+
 void tm_store_cancel_waiter(tm_core *c, tm_waiter *w) {
   tm_space *sp = &c->store.spaces[w->space & TM_ID_INDEX_MASK];
   tm_proc *pr = &c->sched.procs[w->owner];
   tm_index_wunlink(&sp->ix, w->chain, &w->link);
+  count_first(sp, w, 0);
   sp->nwaiters--;
   pr->waiter = NULL;
   tm_mem_free(c, &pr->live, w, w->size);
@@ -30,6 +44,14 @@ void tm_store_cancel_waiter(tm_core *c, tm_waiter *w) {
 
 void tm_store_free_blob(tm_core *c, uint32_t pi, tm_blob *b) {
   tm_mem_free(c, &c->sched.procs[pi].live, b, sizeof *b + b->len);
+}
+
+/* A template's first actual field, or its arity if it has none. */
+static uint32_t first_actual(const tm_item *it) {
+  uint32_t i;
+  for (i = 0; i < it->arity; i++)
+    if (it->tf[i].formal == TM_ACTUAL) return i;
+  return it->arity;
 }
 
 /* Key a waiter registers under: its first actual, else the arity key. */
@@ -48,6 +70,7 @@ static tm_waiter *waiter_new(tm_core *c, size_t *acct, const tm_item *it) {
   memset(w, 0, sizeof *w);
   w->size = size;
   w->arity = it->arity;
+  w->first = first_actual(it);
   w->len = (uint32_t)it->len;
   memcpy(w->f, it->tf, it->arity * sizeof(tm_tfield));
   memcpy(TM_WAITER_BYTES(w), it->b, it->len);
@@ -86,6 +109,7 @@ tm_status tm_store_add_waiter(tm_core *c, tm_space *sp, uint32_t id,
   w->kind = kind;
   w->deadline = INFINITY;
   tm_index_wlink(&sp->ix, ch, &w->link);
+  count_first(sp, w, 1);
   sp->nwaiters++;
   pr->waiter = w;
   if (isfinite(timeout_at))
@@ -98,6 +122,7 @@ tm_status tm_store_add_waiter(tm_core *c, tm_space *sp, uint32_t id,
 
 void tm_store_drop_record(tm_core *c, tm_space *sp, tm_waiter *w) {
   tm_index_wunlink(&sp->ix, w->chain, &w->link);
+  count_first(sp, w, 0);
   sp->nwaiters--;
   tm_mem_free(c, &sp->bytes, w, w->size);
 }
@@ -145,6 +170,7 @@ tm_status tm_store_add_record(tm_core *c, tm_space *sp, uint32_t id,
   w->prio = prio;
   w->deadline = deadline;
   tm_index_wlink(&sp->ix, ch, &w->link);
+  count_first(sp, w, 1);
   sp->nwaiters++;
   return TM_BLOCKED;
 }

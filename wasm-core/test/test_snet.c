@@ -145,6 +145,37 @@ static void formals_in_a_large_group_are_found_through_the_index(tm_core *c) {
   CHECK_CORE();
 }
 
+/* The out of a tuple with formals looks only at the waiters that may match
+ * it while none waits with its first actual where the tuple has its first
+ * formal; once one does, it is found (and woken) too. */
+static void an_out_with_a_formal_looks_at_the_waiters_that_may_match(tm_core *c) {
+  uint32_t s = t_space(c), i, pid, woken;
+  uint64_t before;
+  tm_bytes o;
+  for (i = 0; i < 200; i++) { /* 200 waiters on other keys and arities */
+    pid = t_run(c);
+    cb_build(&p, "[si]", "other", (long long)i);
+    CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  }
+  pid = t_run(c);
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  before = tm_debug_examined(c);
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER); /* formal vs formal: none */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 0);
+  CHECK(tm_debug_examined(c) - before <= 1); /* the one waiter on "job" */
+  CHECK_OK(tm_space_remove_exact(c, s, t.b, t.n)); /* it was stored */
+  pid = t_run(c);                             /* its first actual at 1 */
+  cb_build(&p, "[Fi]", TM_FORMAL_STRING, 9LL);
+  CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 1); /* ("job" ?integer) matches (?string 9) */
+  CHECK_EQ(t_state(c, pid), TM_PROC_READY);
+  CHECK_CORE();
+}
+
 /* A waiter registered under its first actual is woken by a tuple whose
  * formal stands in that field, and a waiting formal by an actual of a
  * tuple that holds a formal elsewhere; a formal against a formal is not. */
@@ -212,6 +243,7 @@ static void an_exact_removal_takes_only_an_equal_tuple(tm_core *c) {
 }
 
 const test_case snet_tests[] = {
+    {"an out with a formal looks at the waiters that may match", an_out_with_a_formal_looks_at_the_waiters_that_may_match},
     {"formals in a large group are found through the index", formals_in_a_large_group_are_found_through_the_index},
     {"a formal in a tuple matches an actual of its type", a_formal_in_a_tuple_matches_an_actual_of_its_type},
     {"a formal in a tuple never matches a formal", a_formal_never_matches_a_formal},
