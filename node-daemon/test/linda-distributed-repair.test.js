@@ -20,7 +20,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDaemon, runProgram, health, newToken } from './helpers/daemons.js';
+import { startDaemon, health, newToken } from './helpers/daemons.js';
+import { runTagged } from './helpers/tagged-lines.js';
 import { within } from './helpers/peer.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
@@ -60,9 +61,23 @@ const RACE = (nodes, tuples) => `
 (define a (?)) (define b (?))
 (show 'taken (map + (cadr a) (cadr b)))`;
 
-/** The line of the program's output that starts with `(tag `. @param {{stdout: string, stderr: string}} r @param {string} tag */
-function lineOf(r, tag) {
-  return r.stdout.split('\n').find((l) => l.startsWith(`(${tag} `)) ?? `missing ${tag}: ${r.stdout}\n${r.stderr}`;
+/** The space's home h and the space ds, for every program. @param {number} port @param {string} space */
+const homeAndSpace = (port, space) => `
+(define h (make-node "127.0.0.1" ${port}))
+(define ds (on h (lambda () (make-space '${space} 'distributed))))`;
+
+/**
+ * The start both tests share: the member m makes four tuples it owns, the home two; both
+ * replicas hold the six.
+ * @param {string} nodes homeAndSpace's program @param {number} mPort @param {string} token @param {string[]} join
+ */
+function seedSix(nodes, mPort, token, join) {
+  return runTagged(`${HELPERS}${nodes}
+(define m (make-node "127.0.0.1" ${mPort}))
+(on m (lambda () (do ((i 0 (+ i 1))) ((= i 4)) (out ds 'm i))))
+(on h (lambda () (out ds 'h 0) (out ds 'h 1)))
+(show 'before (on h (lambda () (await-count ds 6 ?symbol ?integer))) (on m (lambda () (await-count ds 6 ?symbol ?integer))))`,
+  { token, join, timeoutMs: 30000 }, { before: '(before 6 6)' });
 }
 
 test('a member daemon frozen (SIGSTOP) while it owns tuples, then continued: replicas converge, nothing withdrawn twice', async () => {
@@ -71,59 +86,33 @@ test('a member daemon frozen (SIGSTOP) while it owns tuples, then continued: rep
   started.push(h);
   const m = await startDaemon({ token, join: [h.url] });
   started.push(m);
-  const nodes = `
-(define h (make-node "127.0.0.1" ${h.port}))
-(define ds (on h (lambda () (make-space 'rep 'distributed))))`;
-
-  const r1 = await runProgram(`${HELPERS}${nodes}
-(define m (make-node "127.0.0.1" ${m.port}))
-(on m (lambda () (do ((i 0 (+ i 1))) ((= i 4)) (out ds 'm i))))
-(on h (lambda () (out ds 'h 0) (out ds 'h 1)))
-(show 'before (on h (lambda () (await-count ds 6 ?symbol ?integer))) (on m (lambda () (await-count ds 6 ?symbol ?integer))))`,
-  { token, join: [h.url, m.url], timeoutMs: 30000 });
-  assert.equal(r1.status, 0, r1.stdout + r1.stderr);
-  assert.equal(lineOf(r1, 'before'), '(before 6 6)');
+  const nodes = homeAndSpace(h.port, 'rep');
+  await seedSix(nodes, m.port, token, [h.url, m.url]);
 
   m.child.kill('SIGSTOP');
   // at the home, (m 0) is asked of its frozen owner: granted to the home once the member counts as gone
-  const r2 = await runProgram(`${HELPERS}${nodes}
+  await runTagged(`${HELPERS}${nodes}
 (show 'frozen (on h (lambda () (list (in ds 'm 0) (in ds 'm 1) (in ds 'h 0) (begin (out ds 'new 0) (out ds 'new 1) (space-count ds ?symbol ?integer))))))`,
-  { token, join: [h.url], timeoutMs: 30000 });
-  assert.equal(r2.status, 0, r2.stdout + r2.stderr);
-  assert.equal(lineOf(r2, 'frozen'), '(frozen ((m 0) (m 1) (h 0) 5))');
+  { token, join: [h.url], timeoutMs: 30000 }, { frozen: '(frozen ((m 0) (m 1) (h 0) 5))' });
 
   m.child.kill('SIGCONT');
   assert.ok(await within(health(m.url), 10000, "the member's /health"));
-  const r3 = await runProgram(`${HELPERS}${nodes}
+  await runTagged(`${HELPERS}${nodes}
 (define m (make-node "127.0.0.1" ${m.port}))
 (show 'after (on m (lambda () (await-count ds 5 ?symbol ?integer))) (on h (lambda () (await-count ds 5 ?symbol ?integer))))
 (show 'member-view (on m (lambda () (list (rdp ds 'm 0) (rdp ds 'm 1) (rdp ds 'h 0) (rd ds 'm 2) (rd ds 'new 1)))))
 ;; a barrier on the member's link to the home: whatever the member sent the home on its return came first
 (on m (lambda () (out ds 'sync 1)))
 (show 'synced (on h (lambda () (await-count ds 1 'sync ?integer))))
-(define me (self))
-;; both takers start at once (each waits for go): a tuple both sides believed they owned would be taken twice
-(define takers
-  (map (lambda (n)
-         (remote-spawn n (lambda ()
-           (! me 'ready)
-           (?)
-           (! me (list (node-id (current-node))
-                       (map (lambda (t) (if (inp ds (car t) (cadr t)) 1 0))
-                            '((m 2) (m 3) (h 1) (new 0) (new 1))))))))
-       (list h m)))
-(?) (?)
-(for-each (lambda (p) (! p 'go)) takers)
-(define a (?)) (define b (?))
-(show 'taken (map + (cadr a) (cadr b)))
+${RACE('h m', '((m 2) (m 3) (h 1) (new 0) (new 1))')}
 (show 'left (on h (lambda () (await-count ds 1 ?symbol ?integer))) (on m (lambda () (await-count ds 1 ?symbol ?integer))) (on m (lambda () (rdp ds ?symbol ?integer))))`,
-  { token, join: [h.url, m.url], timeoutMs: 40000 });
-  assert.equal(r3.status, 0, r3.stdout + r3.stderr);
-  assert.equal(lineOf(r3, 'after'), '(after 5 5)');
-  assert.equal(lineOf(r3, 'member-view'), '(member-view (#f #f #f (m 2) (new 1)))');
-  assert.equal(lineOf(r3, 'synced'), '(synced 1)');
-  assert.equal(lineOf(r3, 'taken'), '(taken (1 1 1 1 1))', 'each remaining tuple withdrawn exactly once');
-  assert.equal(lineOf(r3, 'left'), '(left 1 1 (sync 1))', 'only the barrier tuple is left, at both');
+  { token, join: [h.url, m.url], timeoutMs: 40000 }, {
+    after: '(after 5 5)',
+    'member-view': '(member-view (#f #f #f (m 2) (new 1)))',
+    synced: '(synced 1)',
+    taken: '(taken (1 1 1 1 1))',
+    left: '(left 1 1 (sync 1))',
+  }, { taken: 'each remaining tuple withdrawn exactly once', left: 'only the barrier tuple is left, at both' });
 });
 
 test('a member daemon killed (SIGKILL) while it owns tuples, then restarted with the same --data: it joins again, replicas converge, nothing withdrawn twice', async () => {
@@ -133,31 +122,19 @@ test('a member daemon killed (SIGKILL) while it owns tuples, then restarted with
   const data = path.join(dir, 'member');
   const m = await startDaemon({ token, join: [h.url], data });
   started.push(m);
-  const nodes = `
-(define h (make-node "127.0.0.1" ${h.port}))
-(define ds (on h (lambda () (make-space 'rep-restart 'distributed))))`;
-
-  const r1 = await runProgram(`${HELPERS}${nodes}
-(define m (make-node "127.0.0.1" ${m.port}))
-(on m (lambda () (do ((i 0 (+ i 1))) ((= i 4)) (out ds 'm i))))
-(on h (lambda () (out ds 'h 0) (out ds 'h 1)))
-(show 'before (on h (lambda () (await-count ds 6 ?symbol ?integer))) (on m (lambda () (await-count ds 6 ?symbol ?integer))))`,
-  { token, join: [h.url, m.url], timeoutMs: 30000 });
-  assert.equal(r1.status, 0, r1.stdout + r1.stderr);
-  assert.equal(lineOf(r1, 'before'), '(before 6 6)');
+  const nodes = homeAndSpace(h.port, 'rep-restart');
+  await seedSix(nodes, m.port, token, [h.url, m.url]);
 
   await m.stop('SIGKILL');
   // the home adopts the dead member's tuples: (m 0) is withdrawn there once it counts as gone
-  const r2 = await runProgram(`${HELPERS}${nodes}
+  await runTagged(`${HELPERS}${nodes}
 (show 'killed (on h (lambda () (list (in ds 'm 0) (in ds 'h 0) (begin (out ds 'new 0) (space-count ds ?symbol ?integer))))))`,
-  { token, join: [h.url], timeoutMs: 30000 });
-  assert.equal(r2.status, 0, r2.stdout + r2.stderr);
-  assert.equal(lineOf(r2, 'killed'), '(killed ((m 0) (h 0) 5))');
+  { token, join: [h.url], timeoutMs: 30000 }, { killed: '(killed ((m 0) (h 0) 5))' });
 
   const m2 = await startDaemon({ token, join: [h.url], data });
   started.push(m2);
   assert.equal(m2.id, m.id, 'the restarted member has its identity back (--data)');
-  const r3 = await runProgram(`${HELPERS}${nodes}
+  await runTagged(`${HELPERS}${nodes}
 (define m (make-node "127.0.0.1" ${m2.port}))
 (show 'after (on m (lambda () (await-count ds 5 ?symbol ?integer))) (on h (lambda () (await-count ds 5 ?symbol ?integer))))
 (show 'member-view (on m (lambda () (list (rdp ds 'm 0) (rdp ds 'h 0) (rd ds 'm 1) (rd ds 'h 1) (rd ds 'new 0)))))
@@ -166,11 +143,16 @@ test('a member daemon killed (SIGKILL) while it owns tuples, then restarted with
 (show 'synced (on h (lambda () (await-count ds 1 'sync ?integer))))
 ${RACE('h m', '((m 1) (m 2) (m 3) (h 1) (new 0) (sync 1))')}
 (show 'left (on h (lambda () (await-count ds 0 ?symbol ?integer))) (on m (lambda () (await-count ds 0 ?symbol ?integer))))`,
-  { token, join: [h.url, m2.url], timeoutMs: 40000 });
-  assert.equal(r3.status, 0, r3.stdout + r3.stderr);
-  assert.equal(lineOf(r3, 'after'), '(after 5 5)', 'the rejoined replica holds the five tuples left');
-  assert.equal(lineOf(r3, 'member-view'), '(member-view (#f #f (m 1) (h 1) (new 0)))', 'withdrawals made while it was dead are not resurrected');
-  assert.equal(lineOf(r3, 'synced'), '(synced 1)');
-  assert.equal(lineOf(r3, 'taken'), '(taken (1 1 1 1 1 1))', 'each remaining tuple withdrawn exactly once');
-  assert.equal(lineOf(r3, 'left'), '(left 0 0)', 'nothing left at either replica');
+  { token, join: [h.url, m2.url], timeoutMs: 40000 }, {
+    after: '(after 5 5)',
+    'member-view': '(member-view (#f #f (m 1) (h 1) (new 0)))',
+    synced: '(synced 1)',
+    taken: '(taken (1 1 1 1 1 1))',
+    left: '(left 0 0)',
+  }, {
+    after: 'the rejoined replica holds the five tuples left',
+    'member-view': 'withdrawals made while it was dead are not resurrected',
+    taken: 'each remaining tuple withdrawn exactly once',
+    left: 'nothing left at either replica',
+  });
 });

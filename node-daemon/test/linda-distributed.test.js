@@ -14,7 +14,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { startDaemon, newToken } from './helpers/daemons.js';
+import { runTagged } from './helpers/tagged-lines.js';
 
 /** @type {import('./helpers/daemons.js').Daemon[]} */
 const started = [];
@@ -46,18 +47,19 @@ const HELPERS = `
             ((< i 500) (sleep 0.02) (loop (+ i 1)))
             (else (list 'count c 'expected n))))))`;
 
-/** The line of the program's output that starts with `(tag `. @param {{stdout: string, stderr: string}} r @param {string} tag */
-function lineOf(r, tag) {
-  return r.stdout.split('\n').find((l) => l.startsWith(`(${tag} `)) ?? `missing ${tag}: ${r.stdout}\n${r.stderr}`;
-}
-
-test('every operation on a distributed space from three nodes: rd from each replica, in moves ownership, blocking across nodes', async () => {
+/** A home daemon h and a member q joined to it, with their token. */
+async function twoDaemons() {
   const token = newToken();
   const h = await daemon({ token });
   const q = await daemon({ token, join: [h.url] });
-  const r = await runProgram(`${HELPERS}
+  return { token, h, q, nodes: `${HELPERS}
 (define h (make-node "127.0.0.1" ${h.port}))
-(define q (make-node "127.0.0.1" ${q.port}))
+(define q (make-node "127.0.0.1" ${q.port}))` };
+}
+
+test('every operation on a distributed space from three nodes: rd from each replica, in moves ownership, blocking across nodes', async () => {
+  const { token, h, q, nodes } = await twoDaemons();
+  await runTagged(`${nodes}
 (define s (on h (lambda () (make-space 'dd 'distributed))))
 (show 'kind (space-kind s) (equal? (space-home s) h) (equal? s (on q (lambda () (make-space 'dd 'distributed h)))))
 (out s 'p 1)
@@ -91,35 +93,29 @@ test('every operation on a distributed space from three nodes: rd from each repl
 (show 'deadline (catch (lambda (e) (error-object-message e)) (with-qos 1 0.2 (lambda () (in s 'never ?integer)))))
 (show 'errors (catch (lambda (e) (error-object-message e)) (in s))
               (catch (lambda (e) (error-object-message e)) (make-space 'jobs 'elsewhere)))
-`, { token, join: [h.url, q.url], timeoutMs: 40000 });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.equal(lineOf(r, 'kind'), '(kind distributed #t #t)');
-  assert.equal(lineOf(r, 'rd-p'), '(rd-p (p 1) (q 2) (h 3))');
-  assert.equal(lineOf(r, 'rd-q'), '(rd-q ((p 1) (q 2) (h 3) 3))');
-  assert.equal(lineOf(r, 'rd-h'), '(rd-h ((p 1) (q 2) (h 3) 3))');
-  assert.equal(lineOf(r, 'in-p'), '(in-p (q 2))');
-  assert.equal(lineOf(r, 'in-q'), '(in-q (h 3))');
-  assert.equal(lineOf(r, 'inp-h'), '(inp-h ((p 1) #f))');
-  assert.equal(lineOf(r, 'converged'), '(converged 0 0 0)');
-  assert.match(lineOf(r, 'blocking'), /\(blocking \((woken|read) \(later 7\)\) \((woken|read) \(later 7\)\)\)/);
-  assert.ok(lineOf(r, 'blocking').includes('woken') && lineOf(r, 'blocking').includes('read'), lineOf(r, 'blocking'));
-  assert.equal(lineOf(r, 'timeouts'), '(timeouts none none #f #f none)');
-  assert.equal(lineOf(r, 'eval'), '(eval (sq 81))');
-  assert.equal(lineOf(r, 'async-before'), '(async-before #f)');
-  assert.equal(lineOf(r, 'async'), '(async (async 5))');
-  assert.equal(lineOf(r, 'travels'), '(travels #t)');
-  assert.equal(lineOf(r, 'deadline'), '(deadline "in: the operation passed its deadline (with-qos) before a tuple matched")');
-  assert.match(lineOf(r, 'errors'), /a tuple needs at least one field/);
-  assert.match(lineOf(r, 'errors'), /expected the kind 'local, 'central or 'distributed/);
+`, { token, join: [h.url, q.url], timeoutMs: 40000 }, {
+    'kind': '(kind distributed #t #t)',
+    'rd-p': '(rd-p (p 1) (q 2) (h 3))',
+    'rd-q': '(rd-q ((p 1) (q 2) (h 3) 3))',
+    'rd-h': '(rd-h ((p 1) (q 2) (h 3) 3))',
+    'in-p': '(in-p (q 2))',
+    'in-q': '(in-q (h 3))',
+    'inp-h': '(inp-h ((p 1) #f))',
+    'converged': '(converged 0 0 0)',
+    'blocking': /^\(blocking \((woken|read) \(later 7\)\) \((?!\1)(woken|read) \(later 7\)\)\)$/,
+    'timeouts': '(timeouts none none #f #f none)',
+    'eval': '(eval (sq 81))',
+    'async-before': '(async-before #f)',
+    'async': '(async (async 5))',
+    'travels': '(travels #t)',
+    'deadline': '(deadline "in: the operation passed its deadline (with-qos) before a tuple matched")',
+    'errors': /a tuple needs at least one field.*expected the kind 'local, 'central or 'distributed/,
+  }, { blocking: 'the in and the rd each woken once' });
 });
 
 test('formals in tuples of a distributed space (S/Net): matched by the replicas, and a withdrawal takes out its own copy, never an actual tuple it would match', async () => {
-  const token = newToken();
-  const h = await daemon({ token });
-  const q = await daemon({ token, join: [h.url] });
-  const r = await runProgram(`${HELPERS}
-(define h (make-node "127.0.0.1" ${h.port}))
-(define q (make-node "127.0.0.1" ${q.port}))
+  const { token, h, q, nodes } = await twoDaemons();
+  await runTagged(`${nodes}
 (define s (on h (lambda () (make-space 'snet-dd 'distributed))))
 (on q (lambda () (out s 'job ?integer) (out s 'job 5)))
 ;; ('job 5) matches both (the formal one by its type), ('job ?integer) only the actual one
@@ -133,21 +129,19 @@ test('formals in tuples of a distributed space (S/Net): matched by the replicas,
 (show 'last (in s 'job ?integer)
             (on q (lambda () (await-count s 0 'job 5)))
             (on h (lambda () (await-count s 0 'job 5))))
-`, { token, join: [h.url, q.url], timeoutMs: 40000 });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.equal(lineOf(r, 'counts'), '(counts (2 1) (2 1))');
-  assert.equal(lineOf(r, 'taken'), '(taken (job #t))');
-  assert.equal(lineOf(r, 'left'), '(left (1 #f (job 5)) (1 #f (job 5)))', 'both replicas hold the actual tuple, not the formal one');
-  assert.equal(lineOf(r, 'last'), '(last (job 5) 0 0)');
+`, { token, join: [h.url, q.url], timeoutMs: 40000 }, {
+    'counts': '(counts (2 1) (2 1))',
+    'taken': '(taken (job #t))',
+    'left': '(left (1 #f (job 5)) (1 #f (job 5)))',
+    'last': '(last (job 5) 0 0)',
+  }, {
+    'left': 'both replicas hold the actual tuple, not the formal one',
+  });
 });
 
 test('concurrent ins of one tuple from two nodes: exactly one wins, announced (RPC) or already replicated; jobs shared by takers on three nodes are each taken once', async () => {
-  const token = newToken();
-  const h = await daemon({ token });
-  const q = await daemon({ token, join: [h.url] });
-  const r = await runProgram(`${HELPERS}
-(define h (make-node "127.0.0.1" ${h.port}))
-(define q (make-node "127.0.0.1" ${q.port}))
+  const { token, h, q, nodes } = await twoDaemons();
+  await runTagged(`${nodes}
 (define s (on h (lambda () (make-space 'race 'distributed))))
 (define me (self))
 (on q (lambda () (space-count s ?any)))  ; q joins
@@ -181,53 +175,47 @@ test('concurrent ins of one tuple from two nodes: exactly one wins, announced (R
 (define (count-of x l) (let loop ((l l) (c 0)) (if (null? l) c (loop (cdr l) (if (= (car l) x) (+ c 1) c)))))
 (show 'jobs (length got) (let loop ((i 0)) (cond ((= i N) 'each-once) ((= (count-of i got) 1) (loop (+ i 1))) (else (list 'job i (count-of i got))))) (? 0.5 'no-more))
 (show 'empty (await-count s 0 'job ?integer) (on q (lambda () (await-count s 0 'job ?integer))) (on h (lambda () (await-count s 0 'job ?integer))))
-`, { token, join: [h.url, q.url], timeoutMs: 60000 });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.equal(lineOf(r, 'first'), '(first 1 nobody-else)');
-  assert.equal(lineOf(r, 'second'), '(second 1 nobody-else)');
-  assert.equal(lineOf(r, 'replicated'), '(replicated 1 nobody-else)');
-  assert.equal(lineOf(r, 'replicated-second'), '(replicated-second 1 nobody-else)');
-  assert.equal(lineOf(r, 'jobs'), '(jobs 60 each-once no-more)');
-  assert.equal(lineOf(r, 'empty'), '(empty 0 0 0)');
+`, { token, join: [h.url, q.url], timeoutMs: 60000 }, {
+    'first': '(first 1 nobody-else)',
+    'second': '(second 1 nobody-else)',
+    'replicated': '(replicated 1 nobody-else)',
+    'replicated-second': '(replicated-second 1 nobody-else)',
+    'jobs': '(jobs 60 each-once no-more)',
+    'empty': '(empty 0 0 0)',
+  });
 });
 
 test('a late joiner is repaired with the tuples there are (and not those withdrawn), and can withdraw them', async () => {
   const token = newToken();
   const h = await daemon({ token });
-  const r1 = await runProgram(`${HELPERS}
+  await runTagged(`${HELPERS}
 (define h (make-node "127.0.0.1" ${h.port}))
 (define s (on h (lambda () (make-space 'late 'distributed))))
 (do ((i 0 (+ i 1))) ((= i 10)) (out s 'pre i))
 (in s 'pre 0) (in s 'pre 1) (in s 'pre 2)
 (show 'home (on h (lambda () (await-count s 7 'pre ?integer))))
-`, { token, join: [h.url], timeoutMs: 30000 });
-  assert.equal(r1.status, 0, r1.stdout + r1.stderr);
-  assert.equal(lineOf(r1, 'home'), '(home 7)');
+`, { token, join: [h.url], timeoutMs: 30000 }, { home: '(home 7)' });
   // the program that made the tuples has left (its tuples passed to the home); a daemon joins the mesh now
   const l = await daemon({ token, join: [h.url] });
-  const r2 = await runProgram(`${HELPERS}
+  await runTagged(`${HELPERS}
 (define h (make-node "127.0.0.1" ${h.port}))
 (define l (make-node "127.0.0.1" ${l.port}))
 (define s (make-space 'late 'distributed h))
 (show 'late (on l (lambda () (list (space-count s 'pre ?integer) (rdp s 'pre 0) (rdp s 'pre 5) (inp s 'pre 4) (inp s 'pre 4)))))
 (show 'here (space-count s 'pre ?integer) (rdp s 'pre 4))
 (show 'home (on h (lambda () (await-count s 6 'pre ?integer))))
-`, { token, join: [h.url, l.url], timeoutMs: 30000 });
-  assert.equal(r2.status, 0, r2.stdout + r2.stderr);
-  assert.equal(lineOf(r2, 'late'), '(late (7 #f (pre 5) (pre 4) #f))');
-  assert.match(lineOf(r2, 'here'), /^\(here [67] #f\)$/); // 7 if the DELETE from l has not reached this replica yet
-  assert.equal(lineOf(r2, 'home'), '(home 6)');
+`, { token, join: [h.url, l.url], timeoutMs: 30000 }, {
+    late: '(late (7 #f (pre 5) (pre 4) #f))',
+    here: /^\(here [67] #f\)$/, // 7 if the DELETE from l has not reached this replica yet
+    home: '(home 6)',
+  });
 });
 
 test('a node killed with SIGKILL holding tuples it owned: they pass to the home, each withdrawn once', async () => {
-  const token = newToken();
-  const h = await daemon({ token });
-  const q = await daemon({ token, join: [h.url] });
+  const { token, h, q, nodes } = await twoDaemons();
   const killed = path.join(dir, 'killed-owner');
   let stage = 0;
-  const r = await runProgram(`${HELPERS}
-(define h (make-node "127.0.0.1" ${h.port}))
-(define q (make-node "127.0.0.1" ${q.port}))
+  await runTagged(`${nodes}
 (define s (on h (lambda () (make-space 'orphans 'distributed))))
 (on q (lambda () (do ((i 0 (+ i 1))) ((= i 8)) (out s 'owned-by-q i))))
 (show 'replicated (await-count s 8 'owned-by-q ?integer))
@@ -243,10 +231,6 @@ test('a node killed with SIGKILL holding tuples it owned: they pass to the home,
         void q.stop('SIGKILL').then(() => writeFileSync(killed, ''));
       }
     },
-  });
+  }, { replicated: '(replicated 8)', taken: '(taken (0 1 2 3 4 5 6 7))', left: '(left #f 0)' });
   assert.equal(stage, 1, 'the owner was killed');
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.equal(lineOf(r, 'replicated'), '(replicated 8)');
-  assert.equal(lineOf(r, 'taken'), '(taken (0 1 2 3 4 5 6 7))');
-  assert.equal(lineOf(r, 'left'), '(left #f 0)');
 });

@@ -6,6 +6,8 @@
  * priorities and earliest-deadline-first, timer heap, mailboxes of message
  * handles). Process code runs in the embedder (JavaScript); the core decides
  * who runs next and records why each process was woken.
+ * size: the whole public API is one header, one section per mechanism, so an
+ * embedder includes one file; the sections below split it.
  *
  * Sections:
  *   1. Status codes and limits
@@ -331,6 +333,24 @@ TM_API tm_status tm_space_rd(tm_core *core, uint32_t space,
 TM_API tm_status tm_space_remove_exact(tm_core *core, uint32_t space,
                                        const uint8_t *tuple, size_t len);
 
+/*
+ * Waiter records (docs/c-api.md): an in (kind 1) or rd (kind 2) with no
+ * process, named by `record` (nonzero, unique among the space's records),
+ * waiting in the one waiter list with the processes and served in one order
+ * with them (priority 0 first, then deadline, then arrival). wait_record:
+ * TM_OK with *out as for inp/rdp, or TM_BLOCKED (the record waits; no
+ * timer; charged to the space). cancel_record: TM_OK, or TM_NOMATCH if it
+ * no longer waits. woken_records: the records the last out served, as
+ * uint32 LE in the transfer area, in arrival order (that out's tuple is
+ * theirs). Errors as for rdp, and TM_E_ARG.
+ */
+TM_API tm_status tm_space_wait_record(tm_core *core, uint32_t space,
+    const uint8_t *tmpl, size_t len, uint32_t record, uint32_t kind,
+    uint32_t prio, double deadline, tm_bytes *out);
+TM_API tm_status tm_space_cancel_record(tm_core *core, uint32_t space,
+    const uint8_t *tmpl, size_t len, uint32_t record);
+TM_API tm_status tm_space_woken_records(tm_core *core, tm_bytes *out);
+
 /* Number of stored tuples matching the template. Errors as for rdp. */
 TM_API tm_status tm_space_count(tm_core *core, uint32_t space,
                                 const uint8_t *tmpl, size_t len,
@@ -575,8 +595,8 @@ TM_API uint64_t tm_sched_digest(tm_core *core);
 TM_API void tm_debug_fail_alloc(tm_core *core, uint64_t n);
 /* Allocations attempted since the core was created. */
 TM_API uint64_t tm_debug_alloc_count(const tm_core *core);
-/* Stored tuples examined by template searches since the core was created
- * (proves that an indexed search does not scan). */
+/* Stored tuples examined by searches, and waiting templates by outs, since
+ * the core was created (proves that an indexed search does not scan). */
 TM_API uint64_t tm_debug_examined(const tm_core *core);
 #endif
 

@@ -66,7 +66,7 @@ struct tm_core {
 #ifdef TM_DEBUG
   uint64_t alloc_count;     /* allocation attempts so far */
   uint64_t fail_at;         /* attempt number that fails, 0 = none */
-  uint64_t examined;        /* tuples examined by searches */
+  uint64_t examined;        /* tuples examined by searches, waiters by outs */
 #endif
 };
 

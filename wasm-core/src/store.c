@@ -9,7 +9,7 @@
  *  - Slots that are not live are on the free list (next_free), and are
  *    reused before the table grows.
  *  - Destroying a space wakes every process waiting on it (interrupted)
- *    before its tuples and chains are freed.
+ *    and drops its waiter records before its tuples and chains are freed.
  */
 #include <string.h>
 
@@ -66,8 +66,11 @@ static void space_clear(tm_core *c, tm_space *sp) {
   uint32_t i, guard, nw = sp->nwaiters, nt = sp->ntuples;
   for (i = 0; i < sp->ix.cap; i++) {
     tm_chain *ch = sp->ix.slots[i];
-    for (guard = 0; ch != NULL && ch->whead != NULL && guard < nw; guard++)
-      tm_sched_wake(c, ((tm_waiter *)ch->whead)->owner, TM_WAKE_INTERRUPT);
+    for (guard = 0; ch != NULL && ch->whead != NULL && guard < nw; guard++) {
+      tm_waiter *w = (tm_waiter *)ch->whead;
+      if (w->record != 0) tm_store_drop_record(c, sp, w);
+      else tm_sched_wake(c, w->owner, TM_WAKE_INTERRUPT);
+    }
     for (guard = 0; ch != NULL && ch->head != NULL && guard < nt; guard++)
       tm_tuple_remove(c, sp, TUPLE_OF(ch->head));
   }
@@ -93,6 +96,9 @@ void tm_store_free(tm_core *c) {
     if (c->store.spaces[i].live) space_clear(c, &c->store.spaces[i]);
   tm_mem_free(c, NULL, c->store.spaces,
               (size_t)c->store.cap * sizeof *c->store.spaces);
+  if (c->store.rwoken != NULL)
+    tm_mem_free(c, NULL, c->store.rwoken,
+                (size_t)c->store.rwoken_cap * sizeof *c->store.rwoken);
   memset(&c->store, 0, sizeof c->store);
 }
 

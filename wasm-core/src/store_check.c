@@ -29,8 +29,8 @@ static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
                    "indexed", group != NULL ? group->count : 0);
   for (i = 0; i <= t->arity; i++) {
     uint64_t key = i == 0 ? tm_index_key(c->cfg.hash_seed, t->arity, 0, NULL, 0)
-                          : tm_index_key(c->cfg.hash_seed, t->arity, i,
-                                         b + off[i - 1], off[i] - off[i - 1]);
+                          : field_key(c, t->arity, i, b + off[i - 1],
+                                      off[i] - off[i - 1]);
     if (i > 0 && !group->indexed) {
       if (t->ent[i].slot != i || t->ent[i].chain != NULL)
         return tm_fail(c, TM_E_CORRUPT, "store: entry %u of a tuple of a "
@@ -47,8 +47,16 @@ static tm_status check_tuple(tm_core *c, const tm_tuple *t, size_t *bytes) {
 }
 
 static tm_status check_waiter(tm_core *c, uint32_t id, const tm_waiter *w,
-                              const tm_chain *ch) {
+                              const tm_chain *ch, size_t *bytes) {
   const tm_proc *pr;
+  if (w->record != 0) { /* a waiter record: no process, charged here */
+    if (w->chain != ch || w->space != id || w->owner != TM_NONE ||
+        w->prio >= TM_PRIORITIES)
+      return tm_fail(c, TM_E_CORRUPT, "store: waiter record %u records a "
+                     "wrong chain, space, owner or priority", w->record);
+    *bytes += tm_mem_size(w->size);
+    return TM_OK;
+  }
   if (w->chain != ch || w->space != id || w->owner >= c->sched.hwm)
     return tm_fail(c, TM_E_CORRUPT, "store: waiter records a wrong chain, "
                    "space or owner");
@@ -82,9 +90,28 @@ static tm_status check_members(tm_core *c, uint32_t id, const tm_space *sp,
       return tm_fail(c, TM_E_CORRUPT, "store: a chain holds %u tuples with "
                      "formals but counts %u", nf, ch->nformal);
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++, (*nw)++)
-      if ((st = check_waiter(c, id, (const tm_waiter *)l, ch)) != TM_OK)
+      if ((st = check_waiter(c, id, (const tm_waiter *)l, ch, bytes)) != TM_OK)
         return st;
   }
+  return TM_OK;
+}
+
+/* wfirst holds, per counter, the waiters with an actual field hashed to it. */
+static tm_status check_wfirst(tm_core *c, const tm_space *sp) {
+  uint32_t want[TM_WFIRST] = {0}, i, k;
+  for (i = 0; i < sp->ix.cap; i++) {
+    const tm_chain *ch = sp->ix.slots[i];
+    const tm_wlink *l;
+    if (ch == NULL) continue;
+    for (l = ch->whead, k = 0; l != NULL && k < ch->nwait; l = l->next, k++) {
+      const tm_waiter *w = (const tm_waiter *)l;
+      if (w->first < w->arity) want[wfirst_slot(w->arity, w->first)]++;
+    }
+  }
+  for (i = 0; i < TM_WFIRST; i++)
+    if (want[i] != sp->wfirst[i])
+      return tm_fail(c, TM_E_CORRUPT, "store: waiter counter %u holds %u, "
+                     "%u waiters hash to it", i, sp->wfirst[i], want[i]);
   return TM_OK;
 }
 
@@ -102,6 +129,7 @@ static tm_status space_check(tm_core *c, uint32_t id) {
   nt = 0;
   bytes = sp->ix.cap ? tm_mem_size((size_t)sp->ix.cap * sizeof(tm_chain *)) : 0;
   if ((st = check_members(c, id, sp, &bytes, &nt, &nw)) != TM_OK) return st;
+  if ((st = check_wfirst(c, sp)) != TM_OK) return st;
   if (nt != sp->ntuples || nw != sp->nwaiters)
     return tm_fail(c, TM_E_CORRUPT, "store: %u tuples and %u waiters found, "
                    "%u and %u recorded", nt, nw, sp->ntuples, sp->nwaiters);

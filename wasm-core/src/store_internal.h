@@ -94,6 +94,27 @@ static inline void template_keys(tm_core *c, tm_item *it) {
 
 /* ---- tuple records -------------------------------------------------------- */
 
+/* The bytes standing for "a formal" in the key of a tuple's formal field:
+ * 0xff (a break code) begins no CBOR item, so no actual field has it. */
+static const uint8_t TM_FORMAL_MARK[1] = {0xff};
+
+/* The index key of field `slot` (1..arity) of a stored tuple: its bytes',
+ * or for a formal (S/Net) the formal mark's, so every formal tuple of a
+ * field is on one chain, which a search of an actual adds to its own. */
+static inline uint64_t field_key(const tm_core *c, uint32_t arity,
+                                 uint32_t slot, const uint8_t *f,
+                                 uint32_t n) {
+  if (tm_match_is_formal(f, n))
+    return tm_index_key(c->cfg.hash_seed, arity, slot, TM_FORMAL_MARK, 1);
+  return tm_index_key(c->cfg.hash_seed, arity, slot, f, n);
+}
+
+/* Whether stored tuple a arrived before b (sequence numbers wrap: right
+ * while fewer than 2^31 tuples arrived between them). */
+static inline int tuple_older(const tm_tuple *a, const tm_tuple *b) {
+  return (int32_t)(a->seq - b->seq) < 0;
+}
+
 static inline size_t tuple_size(uint32_t arity, size_t len) {
   return sizeof(tm_tuple) + (arity + 1) * (sizeof(tm_entry) + 4) + len;
 }
@@ -117,11 +138,27 @@ TM_INTERNAL void tm_tuple_remove(tm_core *c, tm_space *sp, tm_tuple *t);
 
 /* ---- waiting (store_wait.c) ---------------------------------------------- */
 
+/* The counter of wfirst counting waiters of this arity whose first actual
+ * is field `first` (collisions share one: a count too high, never low). */
+static inline uint32_t wfirst_slot(uint32_t arity, uint32_t first) {
+  return (arity * 31u + first) & (TM_WFIRST - 1);
+}
+
 /* Register a waiter for process pi, which blocks (prepare all, then
  * commit); TM_BLOCKED, or a failure with nothing changed. */
 TM_INTERNAL tm_status tm_store_add_waiter(tm_core *c, tm_space *sp,
                                           uint32_t id, tm_item *it,
                                           uint32_t pi, uint32_t kind,
                                           uint32_t clock, double timeout_at);
+
+/* Register a waiter record (no process; prepare all, then commit):
+ * TM_BLOCKED, or a failure with nothing changed. */
+TM_INTERNAL tm_status tm_store_add_record(tm_core *c, tm_space *sp,
+                                          uint32_t id, tm_item *it,
+                                          uint32_t record, uint32_t kind,
+                                          uint32_t prio, double deadline);
+/* The waiting record `record` of the compiled template it, or NULL. */
+TM_INTERNAL tm_waiter *tm_store_find_record(tm_core *c, tm_space *sp,
+                                            tm_item *it, uint32_t record);
 
 #endif

@@ -4,9 +4,10 @@
  *
  * Invariants:
  *  - A tuple wakes, in arrival order, every rd waiting for it and one in:
- *    the one whose process has the highest priority, then the earliest
- *    deadline, then the first to arrive; if an in takes it, it is not
- *    stored.
+ *    the one whose process (or waiter record) has the highest priority,
+ *    then the earliest deadline, then the first to arrive; if an in takes
+ *    it, it is not stored. Records served are listed in store.rwoken, not
+ *    woken (tm_space_woken_records).
  *  - An out allocates everything it needs (deliveries, the tuple, new
  *    chains, the room in the chain table) before it changes anything: a
  *    failure undoes the plan and leaves the space as it was.
@@ -14,9 +15,13 @@
  *    into its field chains before the new tuple joins it.
  *  - The small path (out_small) stores only what the general path would
  *    store the same way; TM_NOMATCH sends everything else to it.
- *  - A tuple holding formals (S/Net) is stored like any other and counted
- *    in its arity chain's nformal; it is matched against every waiter of
- *    the space with the symmetric rule (tm_match_field_sym).
+ *  - A tuple holding formals (S/Net) is stored like any other, its formal
+ *    fields keyed by the formal mark (field_key), and counted in its arity
+ *    chain's nformal; it is matched with the symmetric rule
+ *    (tm_match_field_sym) against the waiters that may match it: those on
+ *    its own fields' chains before its first formal, and every waiter of
+ *    the space only when one may wait with its first actual there
+ *    (waiters_for_formal).
  */
 #include <string.h>
 
@@ -94,7 +99,8 @@ static void tuple_keys(tm_core *c, tm_space *sp, const tm_item *it) {
   for (i = 0; i < it->arity; i++) {
     const uint8_t *f = it->b + it->off[i];
     uint32_t n = it->off[i + 1] - it->off[i];
-    c->keys[i + 1] = tm_index_key(seed, it->arity, i + 1, f, n);
+    c->keys[i + 1] = it->nformal == 0 ? tm_index_key(seed, it->arity, i + 1, f, n)
+                                      : field_key(c, it->arity, i + 1, f, n);
     c->chains[i + 1] = tm_index_find(&sp->ix, c->keys[i + 1]);
   }
 }
@@ -119,8 +125,13 @@ static int waiter_matches(const tm_waiter *w, const tm_item *it,
 }
 
 /* Add w to the unsorted list if it matches and is not listed yet. */
-static void consider_waiter(tm_waiter *w, const tm_item *it,
+static void consider_waiter(tm_core *c, tm_waiter *w, const tm_item *it,
                             const uint64_t *keys, tm_waiter **list) {
+#ifdef TM_DEBUG
+  c->examined++;
+#else
+  (void)c;
+#endif
   /* `listed` guards against a chain reached twice (key collision) */
   if (w->listed || !waiter_matches(w, it, keys)) return;
   w->listed = 1;
@@ -128,19 +139,34 @@ static void consider_waiter(tm_waiter *w, const tm_item *it,
   *list = w;
 }
 
-/* The waiters of every chain of the space that may match a tuple holding
- * formals: a waiter sits under its first actual, which a formal of the
- * tuple may match whatever its bytes, so every chain is a candidate.
- * O(chains + waiters), paid only by outs of tuples with formals. */
-static tm_waiter *waiters_for_formal(tm_space *sp, const tm_item *it) {
+/* The waiters that may match a tuple holding formals, its first formal at
+ * field j. A waiter matching it has no formal where the tuple has one, so
+ * its first actual is at j or before; before j it sits on the chain of the
+ * tuple's own field (c->chains). At j it may sit under any value of the
+ * formal's type: only when wfirst says such a waiter may exist is every
+ * chain of the space visited, O(chains + waiters). */
+static tm_waiter *waiters_for_formal(tm_core *c, tm_space *sp,
+                                     const tm_item *it) {
   tm_waiter *list = NULL;
-  uint32_t s, n;
+  uint32_t s, n, j = 0;
   tm_wlink *l;
+  while (j < it->arity &&
+         !tm_match_is_formal(it->b + it->off[j], it->off[j + 1] - it->off[j]))
+    j++;
+  if (sp->wfirst[wfirst_slot(it->arity, j)] == 0) {
+    for (s = 0; s < j; s++) {
+      tm_chain *ch = c->chains[s + 1];
+      if (ch == NULL) continue;
+      for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
+        consider_waiter(c, (tm_waiter *)l, it, NULL, &list);
+    }
+    return list;
+  }
   for (s = 0; s < sp->ix.cap; s++) {
     tm_chain *ch = sp->ix.slots[s];
     if (ch == NULL) continue;
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
-      consider_waiter((tm_waiter *)l, it, NULL, &list);
+      consider_waiter(c, (tm_waiter *)l, it, NULL, &list);
   }
   return list;
 }
@@ -170,13 +196,16 @@ static tm_waiter *sort_by_seq(tm_waiter *l) {
 }
 
 /* Whether waiting in a (which arrived after b) is served before b
- * (L²imbo's QoS): a higher priority of its process (0 before 3), or the
- * same priority and an earlier deadline; a tie keeps arrival order. */
+ * (L²imbo's QoS): a higher priority of its process or record (0 before
+ * 3), or the same priority and an earlier deadline; a tie keeps arrival
+ * order. */
 static int in_first(const tm_core *c, const tm_waiter *a, const tm_waiter *b) {
-  const tm_proc *pa = &c->sched.procs[a->owner];
-  const tm_proc *pb = &c->sched.procs[b->owner];
-  if (pa->prio != pb->prio) return pa->prio < pb->prio;
-  return pa->deadline < pb->deadline;
+  uint32_t qa = a->record ? a->prio : c->sched.procs[a->owner].prio;
+  uint32_t qb = b->record ? b->prio : c->sched.procs[b->owner].prio;
+  double da = a->record ? a->deadline : c->sched.procs[a->owner].deadline;
+  double db = b->record ? b->deadline : c->sched.procs[b->owner].deadline;
+  if (qa != qb) return qa < qb;
+  return da < db;
 }
 
 /* The waiters the new tuple satisfies, in arrival order: every rd, and
@@ -191,9 +220,9 @@ static tm_waiter *collect_waiters(tm_core *c, tm_space *sp,
     tm_chain *ch = c->chains[k];
     if (ch == NULL) continue;
     for (l = ch->whead, n = 0; l != NULL && n < ch->nwait; l = l->next, n++)
-      consider_waiter((tm_waiter *)l, it, c->keys, &list);
+      consider_waiter(c, (tm_waiter *)l, it, c->keys, &list);
   }
-  if (it->nformal > 0) list = waiters_for_formal(sp, it);
+  if (it->nformal > 0) list = waiters_for_formal(c, sp, it);
   *in_w = NULL;
   list = sort_by_seq(list);
   for (w = list; w != NULL; w = w->mnext) /* the in served: see in_first */
@@ -227,7 +256,9 @@ static void plan_undo(tm_core *c, tm_space *sp, tm_outplan *p) {
   tm_waiter *w;
   tm_chain *ch, *next;
   for (w = p->woken; w != NULL; w = w->mnext) {
-    tm_proc *pr = &c->sched.procs[w->owner];
+    tm_proc *pr;
+    if (w->record != 0) continue; /* nothing staged for a record */
+    pr = &c->sched.procs[w->owner];
     if (pr->delivery != NULL) tm_store_free_blob(c, w->owner, pr->delivery);
     pr->delivery = NULL;
   }
@@ -238,12 +269,20 @@ static void plan_undo(tm_core *c, tm_space *sp, tm_outplan *p) {
   if (p->tuple != NULL) tuple_free(c, sp, p->tuple);
 }
 
-/* A copy of the tuple for each woken waiter's process. */
+/* A copy of the tuple for each woken waiter's process; room in the list
+ * of served records for the records. */
 static tm_status plan_blobs(tm_core *c, const tm_item *it, tm_outplan *p) {
   tm_waiter *w;
+  uint32_t nrec = 0;
+  for (w = p->woken; w != NULL; w = w->mnext) nrec += w->record != 0;
+  if (nrec > 0 && tm_store_reserve_woken(c, nrec) != TM_OK)
+    return TM_E_NOMEM;
   for (w = p->woken; w != NULL; w = w->mnext) {
-    tm_proc *pr = &c->sched.procs[w->owner];
-    tm_blob *b = tm_mem_alloc(c, &pr->live, sizeof *b + it->len);
+    tm_proc *pr;
+    tm_blob *b;
+    if (w->record != 0) continue;
+    pr = &c->sched.procs[w->owner];
+    b = tm_mem_alloc(c, &pr->live, sizeof *b + it->len);
     if (b == NULL) return tm_nomem(c, "delivering a tuple to a waiter");
     b->len = it->len;
     memcpy(b->bytes, it->b, it->len);
@@ -256,9 +295,8 @@ static tm_status plan_blobs(tm_core *c, const tm_item *it, tm_outplan *p) {
 static uint64_t stored_key(const tm_core *c, const tm_tuple *t,
                            uint32_t slot) {
   const uint32_t *off = TM_TUPLE_OFF(t);
-  return tm_index_key(c->cfg.hash_seed, t->arity, slot,
-                      TM_TUPLE_BYTES(t) + off[slot - 1],
-                      off[slot] - off[slot - 1]);
+  return field_key(c, t->arity, slot, TM_TUPLE_BYTES(t) + off[slot - 1],
+                   off[slot] - off[slot - 1]);
 }
 
 /*
@@ -314,6 +352,7 @@ static tm_tuple *tuple_new(tm_core *c, tm_space *sp, const tm_item *it) {
   if (t == NULL) return NULL;
   t->len = (uint32_t)it->len;
   t->arity = it->arity;
+  t->seq = sp->tseq++;
   tm_copy(TM_TUPLE_OFF(t), it->off, (it->arity + 1) * sizeof(uint32_t));
   tm_copy(TM_TUPLE_BYTES(t), it->b, it->len);
   return t;
@@ -367,14 +406,20 @@ static void commit_store(tm_core *c, tm_space *sp, tm_outplan *p) {
   sp->ntuples++;
 }
 
-/* Commit: wake every planned waiter with its delivered copy. */
-static uint32_t commit_wake(tm_core *c, tm_outplan *p) {
+/* Commit: wake every planned waiter with its delivered copy; list the
+ * records served (room reserved by plan_blobs). */
+static uint32_t commit_wake(tm_core *c, tm_space *sp, tm_outplan *p) {
   tm_waiter *w, *next;
   uint32_t n = 0;
   for (w = p->woken; w != NULL; w = next) {
     uint32_t owner = w->owner;
     next = w->mnext;
     w->mnext = NULL;
+    if (w->record != 0) {
+      c->store.rwoken[c->store.nrwoken++] = w->record;
+      tm_store_drop_record(c, sp, w);
+      continue;
+    }
     tm_store_cancel_waiter(c, w);
     tm_sched_wake(c, owner, TM_WAKE_TUPLE);
     n++;
@@ -435,8 +480,8 @@ static TM_NOINLINE tm_status out_op(tm_core *c, uint32_t id,
     plan_undo(c, sp, &p);
     return st;
   }
-  if (woken != NULL) *woken = commit_wake(c, &p);
-  else commit_wake(c, &p);
+  if (woken != NULL) *woken = commit_wake(c, sp, &p);
+  else commit_wake(c, sp, &p);
   if (p.tuple != NULL) {
     if (p.group != NULL) index_commit(c, sp, p.group, it.arity);
     commit_store(c, sp, &p);
@@ -473,6 +518,7 @@ static inline tm_status out_small(tm_core *c, uint32_t id, const uint8_t *in,
   if (t == NULL) return tm_nomem(c, "storing a tuple");
   t->arity = n;
   t->len = (uint32_t)len;
+  t->seq = sp->tseq++; /* a gap if the scan refuses it: order is kept */
   if (!scan_small(in, (uint32_t)len, n, TM_TUPLE_OFF(t))) {
     tuple_free(c, sp, t); /* back to its pool */
     return TM_NOMATCH;
@@ -492,6 +538,7 @@ tm_status tm_space_out(tm_core *c, uint32_t id, const uint8_t *tuple,
   tm_status st;
   TM_API_CHECK(c != NULL);
   if (woken != NULL) *woken = 0;
+  c->store.nrwoken = 0; /* tm_space_woken_records: this out's only */
   st = out_small(c, id, tuple, len);
   if (st == TM_NOMATCH) st = out_op(c, id, tuple, len, woken);
   return tm_done(c, st);

@@ -89,7 +89,7 @@ int cb_equal_hex(const tm_bytes *b, const char *hex);
 
 extern const test_case cbor_tests[], store_tests[], match_tests[],
     wait_tests[], sched_tests[], timer_tests[], mbox_tests[], alloc_tests[],
-    snet_tests[];
+    snet_tests[], record_tests[];
 
 /* Shortcuts used across test files. */
 uint32_t t_space(tm_core *c);

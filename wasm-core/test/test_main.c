@@ -66,7 +66,8 @@ static int run_one(const test_case *t) {
 int main(int argc, char **argv) {
   const test_case *mods[] = {cbor_tests,  match_tests, store_tests,
                              wait_tests,  sched_tests, timer_tests,
-                             mbox_tests,  alloc_tests, snet_tests};
+                             mbox_tests,  alloc_tests, snet_tests,
+                             record_tests};
   const char *filter = argc > 1 ? argv[1] : NULL;
   size_t m, passed = 0, failed = 0;
   const test_case *t;

@@ -105,6 +105,77 @@ static void the_oldest_match_is_taken_in_an_indexed_group(tm_core *c) {
   CHECK_CORE();
 }
 
+/* A large group holding a few tuples with formals is searched through the
+ * index: a value's chain and its field's formals, not the whole group; the
+ * older of the two first matches is taken, whichever chain it is on. */
+static void formals_in_a_large_group_are_found_through_the_index(tm_core *c) {
+  uint32_t s = t_space(c), i, n;
+  uint64_t before;
+  tm_bytes o;
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER);  /* the oldest: a formal */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  for (i = 0; i < 1000; i++) {
+    cb_build(&t, "[si]", "job", (long long)i);
+    CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  }
+  cb_build(&t, "[sF]", "job", TM_FORMAL_STRING);   /* a formal of another type */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  before = tm_debug_examined(c);
+  cb_build(&p, "[si]", "job", 500LL);
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 2); /* (job 500) and (job ?integer) */
+  CHECK(tm_debug_examined(c) - before <= 3); /* one value, two formals */
+  before = tm_debug_examined(c);
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "82 636a6f62 d9a020 01")); /* the older: formal */
+  CHECK(tm_debug_examined(c) - before <= 3);
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "82 636a6f62 1901f4"));    /* then (job 500) */
+  CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH);
+  cb_build(&p, "[sF]", "job", TM_FORMAL_STRING);
+  CHECK_ST(tm_space_inp(c, s, p.b, p.n, &o), TM_NOMATCH); /* no formal-formal */
+  cb_build(&t, "[ss]", "job", "x");                 /* a formal before it */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL));
+  cb_build(&p, "[ss]", "job", "x");
+  CHECK_OK(tm_space_count(c, s, p.b, p.n, &n));
+  CHECK_EQ(n, 2); /* (job ?string) and (job "x") */
+  CHECK_OK(tm_space_inp(c, s, p.b, p.n, &o));
+  CHECK(cb_equal_hex(&o, "82 636a6f62 d9a020 04")); /* the older: ?string */
+  CHECK_EQ(t_count(c, s), 1000); /* 999 actuals and (job "x") */
+  CHECK_CORE();
+}
+
+/* The out of a tuple with formals looks only at the waiters that may match
+ * it while none waits with its first actual where the tuple has its first
+ * formal; once one does, it is found (and woken) too. */
+static void an_out_with_a_formal_looks_at_the_waiters_that_may_match(tm_core *c) {
+  uint32_t s = t_space(c), i, pid, woken;
+  uint64_t before;
+  tm_bytes o;
+  for (i = 0; i < 200; i++) { /* 200 waiters on other keys and arities */
+    pid = t_run(c);
+    cb_build(&p, "[si]", "other", (long long)i);
+    CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  }
+  pid = t_run(c);
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  before = tm_debug_examined(c);
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER); /* formal vs formal: none */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 0);
+  CHECK(tm_debug_examined(c) - before <= 1); /* the one waiter on "job" */
+  CHECK_OK(tm_space_remove_exact(c, s, t.b, t.n)); /* it was stored */
+  pid = t_run(c);                             /* its first actual at 1 */
+  cb_build(&p, "[Fi]", TM_FORMAL_STRING, 9LL);
+  CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  cb_build(&t, "[sF]", "job", TM_FORMAL_INTEGER);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &woken));
+  CHECK_EQ(woken, 1); /* ("job" ?integer) matches (?string 9) */
+  CHECK_EQ(t_state(c, pid), TM_PROC_READY);
+  CHECK_CORE();
+}
+
 /* A waiter registered under its first actual is woken by a tuple whose
  * formal stands in that field, and a waiting formal by an actual of a
  * tuple that holds a formal elsewhere; a formal against a formal is not. */
@@ -172,6 +243,8 @@ static void an_exact_removal_takes_only_an_equal_tuple(tm_core *c) {
 }
 
 const test_case snet_tests[] = {
+    {"an out with a formal looks at the waiters that may match", an_out_with_a_formal_looks_at_the_waiters_that_may_match},
+    {"formals in a large group are found through the index", formals_in_a_large_group_are_found_through_the_index},
     {"a formal in a tuple matches an actual of its type", a_formal_in_a_tuple_matches_an_actual_of_its_type},
     {"a formal in a tuple never matches a formal", a_formal_never_matches_a_formal},
     {"tagged and any formals in tuples", tagged_and_any_formals_in_tuples},

@@ -204,6 +204,44 @@ export class Space {
     return c._fail(st);
   }
 
+  /**
+   * An in (remove) or rd with no process behind it: a waiter record named `record` (a
+   * nonzero number, unique among the space's waiting records), served by an out in one
+   * order with the waiting processes (priority 0 first, then deadline, then arrival).
+   * The matching tuple now, or BLOCKED: the record waits (wokenRecords after an out).
+   * @param {Uint8Array} bytes the template @param {number} record @param {boolean} remove
+   * @param {number} [priority] 0..3 @param {number} [deadline] ms, Infinity for none
+   * @returns {Uint8Array | typeof BLOCKED}
+   */
+  waitRecordBytes(bytes, record, remove, priority = 0, deadline = Infinity) {
+    const c = this.core, len = c._putBytes(bytes);
+    const st = c.ex.tm_space_wait_record(c.p, this.id, c.data, len, record, remove ? 1 : 2, priority, deadline, c.outResult);
+    if (st === 0) return c._resultBytes();
+    if (st === Status.BLOCKED) return BLOCKED;
+    return c._fail(st);
+  }
+
+  /** Drop waiting record `record` of this template; false if it is not waiting. @param {Uint8Array} bytes @param {number} record @returns {boolean} */
+  cancelRecordBytes(bytes, record) {
+    const c = this.core, len = c._putBytes(bytes);
+    const st = c.ex.tm_space_cancel_record(c.p, this.id, c.data, len, record);
+    if (st === 0) return true;
+    if (st === Status.NOMATCH) return false;
+    return c._fail(st);
+  }
+
+  /** The records the core's last out served (its tuple is theirs), in arrival order. @returns {number[]} */
+  wokenRecords() {
+    const c = this.core;
+    const st = c.ex.tm_space_woken_records(c.p, c.outResult);
+    if (st !== 0) c._fail(st);
+    const b = c._resultBytes();
+    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const ids = [];
+    for (let i = 0; i + 4 <= b.length; i += 4) ids.push(dv.getUint32(i, true));
+    return ids;
+  }
+
   /** count() for an encoded template. @param {Uint8Array} bytes @returns {number} */
   countBytes(bytes) {
     const c = this.core, len = c._putBytes(bytes);

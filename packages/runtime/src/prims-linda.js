@@ -28,6 +28,7 @@ import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
 import { qosWait, deadlineError } from './linda/qos.js';
 import { readyReplica, dtsOut, dtsTake, dtsRead } from './linda/dts-operations.js';
 import { ensureReplica } from './linda/dts-protocol.js';
+import { waitRecord, cancelRecord } from './linda/core-records.js';
 
 export { coreSpace };
 
@@ -328,13 +329,57 @@ blocking('in-timeout', true, true);
 blocking('rd-timeout', false, true);
 
 /**
+ * `(%async-wait remove? tag fields)`: an asynchronous `in`/`rd` on a space of this node
+ * waits as a record of the core (linda/core-records.js), served in one order with the
+ * waiting processes; the tuple reaches the calling process as `(%async tag tuple)`.
+ * Returns the record's id, or #f for a space of another node or a distributed one
+ * (termite.scm then starts a helper process).
+ */
+definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any} */ tag, /** @type {any} */ list) => {
+  const who = remove === false ? 'rd-async' : 'in-async';
+  const proc = current(who);
+  const node = proc.node;
+  const args = [];
+  for (let p = list; p instanceof Pair && args.length <= 4096; p = p.cdr) args.push(p.car);
+  if (args[0] instanceof SpaceRef && (args[0].kind === 'distributed' || args[0].node !== node.id)) return false;
+  const { space, fields, name } = spaceAndFields(proc, args, who);
+  const bytes = encodeFields(fields, who, true);
+  const pid = proc.pid;
+  let rid = 0; // the record's id once it waits
+  const answer = (/** @type {Uint8Array} */ got) => {
+    const owner = node.local(pid);
+    if (owner === null || !owner.alive) return false; // ended: an in's tuple goes back
+    if (remove !== false) noteWithdrawn(node, name, got);
+    owner.asyncRecords?.delete(rid);
+    node.deliver(owner, arrayToList([Sym.intern('%async'), tag, decodeTuple(got)]));
+    node.poke();
+    return true;
+  };
+  const q = proc.qos;
+  const id = coreCall(who, () => waitRecord(node, name, space, bytes, remove !== false, q === null ? 2 : q.priority, q === null ? Infinity : q.deadlineAt, answer));
+  if (id instanceof Uint8Array) { // a tuple came in since the probe: answered at once
+    answer(id);
+    return 0;
+  }
+  rid = id;
+  (proc.asyncRecords ??= new Set()).add(id);
+  return id;
+});
+
+/**
  * `(%async-abandon pid)`: end an asynchronous operation's helper process (see
  * scheme-sources/termite.scm). If the core had already handed it its tuple (it is ready but has
  * not run), the tuple is taken back and returned as `(tuple)`; otherwise #f (the helper
  * is still waiting — nothing was taken — or it has already sent its answer and ended).
  */
 definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
-  const node = current('async-cancel').node;
+  const proc = current('async-cancel');
+  const node = proc.node;
+  if (typeof pid === 'number') { // a core record: gone, or its answer is in the mailbox
+    proc.asyncRecords?.delete(pid);
+    if (pid !== 0) cancelRecord(node, pid);
+    return false;
+  }
   const helper = pid instanceof Pid ? node.local(pid) : null;
   if (helper === null) return false;
   /** @type {any} */

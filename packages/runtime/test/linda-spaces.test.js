@@ -5,7 +5,8 @@
  * reference's codec, hostile references and frames refused with their reason (the
  * node keeps serving), the acknowledgement that makes a remote withdrawal final or
  * puts the tuple back, remote waits kept as waiter records answered by the matching
- * out, and a SpaceStore replayed into the core. The mesh here is a
+ * out, a distributed in whose ownership request is lost or whose owner left unannounced,
+ * and a SpaceStore replayed into the core. The mesh here is a
  * stand-in that records the frames Distribution gives it.
  */
 import { test } from 'node:test';
@@ -124,10 +125,10 @@ test('hostile SPACE frames are refused with their reason, and the holder keeps s
       assert.equal(dist.spaceState.jobs.size, 1, 'a waiter record waits for it');
       const job = [...dist.spaceState.jobs.values()][0];
       assert.ok(job.record !== null && job.timer === null, 'a record, no timer, for a wait with no timeout');
-      assert.equal(node.spaceTable.records.get('q')?.length, 1);
+      assert.equal(coreSpace(node, 'q').waiters, 1);
       dist.onSpaceFrame('peer', [33, 14, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
-      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      assert.equal(coreSpace(node, 'q').waiters, 0, 'the record is dropped');
       dist.onSpaceFrame('peer', [33, 'x', []]);
       dist.onSpaceFrame('peer', [33, 15, 'extra', []]);
       assert.equal(dist.stats.dropped - dropped, 9, 'the two malformed CANCELs refused too');
@@ -238,14 +239,91 @@ test('remote waits with no timeout are waiter records, answered by the matching 
       dist.onSpaceFrame('peer', [33, 16, []]);
       assert.equal(dist.spaceState.jobs.size, 0);
       assert.equal(timed.timer, null, 'the timer is cleared');
-      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      assert.equal(coreSpace(node, 'q').waiters, 0, 'the record is dropped');
       // the timer ends it: "timed out" answered, the record dropped, a later tuple stays
       sent.length = 0;
       dist.onSpaceFrame('peer', [30, 17, 5, 'q', 'central', tpl, 20, 0, []]);
       const until = Date.now() + 5000;
       while (dist.spaceState.jobs.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       assert.deepEqual(sent.map((x) => x.frame.slice(0, 4)), [[31, 17, 3, false]], 'timed out');
-      assert.equal(node.spaceTable.records.has('q'), false, 'the record is dropped');
+      assert.equal(coreSpace(node, 'q').waiters, 0, 'the record is dropped');
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+test("a remote waiting in and the home's own waiting processes are served in one order: priority, then arrival, whatever the kind", () =>
+  withNode(async ({ node, run }) => {
+    const { sent, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      // a local process waits first, at the default priority (2)
+      const r0 = await run(`(define w (make-space 'one 'central))
+        (define me (self))
+        (spawn (lambda () (! me 'waiting) (out w 'local (in w 'job ?integer))))
+        (?) 'ok`);
+      assert.ok(r0.ok, r0.message);
+      const sym = (await run(`'job`)).value;
+      const any = encodeValue([sym, new Formal(1)]);
+      dist.onSpaceFrame('far', [30, 1, 4, 'one', 'central', any, false, 1, []]); // then a remote in at priority 1
+      dist.onSpaceFrame('late', [30, 2, 4, 'one', 'central', any, false, 3, []]); // and one at priority 3
+      assert.equal(coreSpace(node, 'one').waiters, 3, 'all three wait in the core');
+      sent.length = 0;
+      const r1 = await run(`(out (make-space 'one 'central) 'job 1) 'done`);
+      assert.ok(r1.ok, r1.message);
+      const first = sent.filter((s) => s.frame[0] === 31).map((s) => [s.to, writeString(decodeValue(s.frame[3]))]);
+      assert.deepEqual(first, [['far', '#(job 1)']], 'the remote in of priority 1 before the local process of priority 2');
+      sent.length = 0;
+      const r2 = await run(`(define w (make-space 'one 'central)) (out w 'job 2) (in w 'local ?any)`);
+      assert.ok(r2.ok, r2.message);
+      assert.equal(writeString(r2.value), '(local (job 2))', 'then the local process, before the remote in of priority 3');
+      assert.equal(sent.filter((s) => s.frame[0] === 31).length, 0);
+      dist.onSpaceFrame('late', [33, 2, []]);
+      assert.equal(coreSpace(node, 'one').waiters, 0);
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+/** Wait (bounded) until `pred` holds. @param {() => boolean} pred @param {string} what */
+async function until(pred, what, ms = 8000) {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('a distributed in whose ownership request is lost asks again, and one whose owner left unannounced gets the tuple from its heir', () =>
+  withNode(async ({ node, run }) => {
+    const { sent, unreachable, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      const r0 = await run(`(space-count (make-space 'dd 'distributed) ?any)`); // home here: ready
+      assert.ok(r0.ok, r0.message);
+      const sym = (await run(`'job`)).value;
+      dist.onSpaceFrame('x', [34, 1, 'dd', 'x/b/1', 'x', encodeValue([sym, 1]), []]); // x made (job 1), owns it
+      dist.onSpaceFrame('y', [34, 1, 'dd', 'y/b/1', 'y', encodeValue([sym, 2]), []]); // y made (job 2)
+      sent.length = 0;
+      const chownsTo = (/** @type {string} */ to) => sent.filter((s) => s.to === to && s.frame[0] === 34 && s.frame[1] === 4).length;
+      // x stays reachable but its answer never comes: the request goes again
+      const p1 = run(`(in (make-space 'dd 'distributed) 'job 1)`);
+      await until(() => chownsTo('x') >= 2, 'the ownership request sent again');
+      dist.onSpaceFrame('x', [34, 5, 'dd', 'x/b/1', node.id, []]); // CHOWN_ACK: it is ours
+      const r1 = await p1;
+      assert.ok(r1.ok, r1.message);
+      assert.equal(writeString(r1.value), '(job 1)');
+      // y leaves with no peer-down heard here: the request is looked at again, y is gone,
+      // and its tuple passes to its heir, the space's home — this node
+      const p2 = run(`(in (make-space 'dd 'distributed) 'job 2)`);
+      await until(() => chownsTo('y') >= 1, 'the ownership request to y');
+      unreachable.add('y');
+      const r2 = await p2;
+      assert.ok(r2.ok, r2.message);
+      assert.equal(writeString(r2.value), '(job 2)');
+      assert.equal(chownsTo('y'), 1, 'not asked again of a node that is gone');
+      const left = await run(`(space-count (make-space 'dd 'distributed) ?any ?any)`);
+      assert.equal(left.value, 0, 'each tuple withdrawn once');
     } finally {
       node.remote = null;
     }

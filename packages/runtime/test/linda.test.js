@@ -390,6 +390,59 @@ describe('asynchronous operations (L²imbo)', () => {
   });
 });
 
+describe('asynchronous operations without a helper process', () => {
+  test('an operation on a space of this node waits in the core as a record, not in a helper process', async () => {
+    await withNode(async ({ node, run }) => {
+      const before = node.live;
+      const r = await run(`
+        (define me (self))
+        (spawn (lambda ()
+                 (let ((hs (let loop ((i 0) (acc '())) (if (= i 50) acc (loop (+ i 1) (cons (in-async 'task i) acc))))))
+                   (rd-async 'note ?any) (rd-async 'note ?any)
+                   (! me (length hs))
+                   (?))))
+        (?)`);
+      assert.ok(r.ok, r.message);
+      assert.equal(r.value, 50);
+      assert.equal(node.live, before + 1, '52 operations waiting cost no process beside their owner');
+      assert.equal(node.spaces.get('default').waiters, 52, 'each waits in the core');
+    });
+  });
+
+  test('records are served in one order with waiting processes: priority first, whatever the kind', async () => {
+    await expectLines(
+      `(define me (self))
+       ;; a process waits first, at priority 1; then an in-async at priority 0, then one at 3
+       (spawn (lambda () (with-qos 1 #f (lambda () (! me (list 'process (in 'job ?integer)))))))
+       (sleep 0.01)
+       (define urgent (with-qos 0 #f (lambda () (in-async 'job ?integer))))
+       (define lazy (with-qos 3 #f (lambda () (in-async 'job ?integer))))
+       (out 'job 1)
+       (show (async-poll urgent) (async-poll lazy))
+       (out 'job 2)
+       (show (?))
+       (out 'job 3)
+       (show (async-collect urgent) (async-collect lazy) (tuple-count 'job ?any))`,
+      ['#t #f', '(process (job 2))', '(job 1) (job 3) 0'],
+    );
+  });
+
+  test('a process that ends with an operation waiting leaves no record, and loses no tuple', async () => {
+    await withNode(async ({ node, run }) => {
+      const r = await run(`
+        (define me (self))
+        (spawn (lambda () (in-async 'orphan ?any) (rd-async 'orphan ?any) (! me 'started)))
+        (?)
+        (sleep 0.01)
+        (out 'orphan 1)
+        (tuple-count 'orphan ?any)`);
+      assert.ok(r.ok, r.message);
+      assert.equal(r.value, 1, 'the tuple stays in the space');
+      assert.equal(node.spaces.get('default').waiters, 0, 'the ended process\'s records were cancelled');
+    });
+  });
+});
+
 describe('bad input', () => {
   test('an unknown formal type is a clear error that can be caught', async () => {
     await expectLines(

@@ -285,7 +285,12 @@ function acquire(proc, rep, id, t) {
   const a = {
     asked: tu.owner,
     hops: 0,
+    retries: 0,
+    /** @type {any} */
+    timer: null,
     settle: (/** @type {boolean} */ granted) => {
+      if (a.timer !== null) clearTimeout(a.timer);
+      a.timer = null;
       if (!granted) return void wake();
       const t2 = rep.tuples.get(id);
       if (t2 === undefined || t2.state !== HELD) return void wake();
@@ -302,7 +307,37 @@ function acquire(proc, rep, id, t) {
   };
   rep.acquiring.set(id, a);
   node.remote.emit(tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+  armChownRetry(node.remote, rep, id, a);
   return unwind(PEND_SUSPEND, w);
+}
+
+/** how long an ownership request waits for its answer before it is looked at again */
+export const CHOWN_RETRY_MS = 1000;
+/** requests sent again to an owner that stays reachable and silent, before the process looks again */
+const CHOWN_RETRIES = 5;
+
+/**
+ * An ownership request unanswered after CHOWN_RETRY_MS: if the node asked is no longer
+ * reachable it is gone (its tuples pass to their heir, who is asked, or this node
+ * withdraws), even when its departure has not been announced here; if it is reachable
+ * the request is sent again (a frame routed towards a node that just left is lost),
+ * CHOWN_RETRIES times, and then the process looks again.
+ * @param {any} d @param {Replica} rep @param {string} id @param {any} a the acquisition
+ */
+function armChownRetry(d, rep, id, a) {
+  a.timer = setTimeout(() => {
+    a.timer = null;
+    if (rep.acquiring.get(id) !== a) return;
+    if (!d.mesh.isReachable(a.asked)) dtsPeerDown(d, a.asked);
+    else if (a.retries++ < CHOWN_RETRIES) d.emit(a.asked, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+    else {
+      rep.acquiring.delete(id);
+      rep.release(id);
+      return a.settle(false);
+    }
+    if (rep.acquiring.get(id) === a && a.timer === null) armChownRetry(d, rep, id, a);
+  }, CHOWN_RETRY_MS);
+  a.timer.unref?.();
 }
 
 /** `(%dts-take replica take)`: a withdrawal looking again (after a wake-up). */

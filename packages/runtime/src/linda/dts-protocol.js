@@ -387,8 +387,9 @@ export function wakeJoiners(rep) {
 /**
  * A node went away: it is no longer a member; the tuples it owned pass to the adopter,
  * and an ownership request waiting on it is asked again of the new owner (or, the new
- * owner being this node, served). A join waiting on a home that left goes on with
- * what this replica has.
+ * owner being this node, served) — also when it was no member here (a tuple learned
+ * from a third node may name an owner that left first). A join waiting on a home that
+ * left goes on with what this replica has.
  * @param {any} d a Distribution @param {string} id
  */
 export function dtsPeerDown(d, id) {
@@ -396,9 +397,12 @@ export function dtsPeerDown(d, id) {
   if (all === undefined) return;
   const self = d.node.id;
   for (const rep of /** @type {Map<string, Replica>} */ (all).values()) {
-    if (!rep.members.has(id)) continue;
-    rep.members.delete(id);
-    if (rep.departed.size < 4096) rep.departed.add(id);
+    if (rep.members.has(id)) {
+      rep.members.delete(id);
+      if (rep.departed.size < 4096) rep.departed.add(id);
+    } else if (!ownsOrAsked(rep, id)) {
+      continue; // not a member, and nothing here is its (a tuple may name an owner that left before this replica heard of it)
+    }
     const heir = adopter(rep, id);
     for (const t of rep.tuples.values()) {
       if (t.owner !== id) continue;
@@ -422,6 +426,13 @@ export function dtsPeerDown(d, id) {
       wakeJoiners(rep);
     }
   }
+}
+
+/** Whether a tuple of the replica names `id` its owner, or an ownership request waits on it. @param {Replica} rep @param {string} id */
+function ownsOrAsked(rep, id) {
+  for (const a of rep.acquiring.values()) if (a.asked === id) return true;
+  for (const t of rep.tuples.values()) if (t.owner === id) return true;
+  return false;
 }
 
 /**

@@ -44,7 +44,7 @@ import { ErrorObject, SchemeError, arrayToList } from '@termite/scheme';
 import { VOID, schemeErrorOf } from '../scheme-data.js';
 import { SpaceRef } from '../termite-values.js';
 import { coreSpace, declareSpace, putTuple, putBackTuple, noteWithdrawn, spaceTable, kindOf } from './space-table.js';
-import { addRecord, dropRecord } from './waiter-records.js';
+import { addRecord, dropRecord } from './core-records.js';
 import { NOT_READY } from '../distribution/frame-vocabulary.js';
 import { deadlineError } from './qos.js';
 import { F_DTS, onDtsFrame, dtsPeerDown } from './dts-protocol.js';

@@ -12,11 +12,13 @@
  *  - at start (attachSpaceStore) the log is replayed into the core in the order it was
  *    written, so the oldest tuple is still the one an `in` takes first;
  *  - a tuple that enters a space through putTuple or putBackTuple is offered to the
- *    space's waiter records (waiter-records.js) once the core has served its own waiters;
+ *    space's waiter records (waiter-records.js) once the core has served its own waiters
+ *    and records (core-records.js: the records it served are answered first);
  *  - a space's kind is set when it is made and never changes (a later make of the same
  *    name with another kind gets the kind it already has, see declareSpace).
  */
 import { serveRecords } from './waiter-records.js';
+import { answerServedRecords } from './core-records.js';
 
 /**
  * The durable log of central spaces, implemented outside the runtime (SQLite in the
@@ -94,7 +96,11 @@ export function kindOf(node, name) {
 export function putTuple(node, name, space, bytes) {
   const t = node.spaceTable;
   const info = t === undefined ? undefined : t.info.get(name);
-  if (info === undefined) return void space.outBytes(bytes);
+  if (info === undefined) {
+    space.outBytes(bytes);
+    if (node.coreRecords !== undefined) answerServedRecords(node, space, bytes, putBackTuple);
+    return;
+  }
   if (info.durable) {
     t.store.append(name, bytes);
     try {
@@ -107,6 +113,7 @@ export function putTuple(node, name, space, bytes) {
     space.outBytes(bytes);
   }
   info.outs++;
+  if (node.coreRecords !== undefined) answerServedRecords(node, space, bytes, putBackTuple);
   if (t.records !== undefined && t.records.size !== 0) serveRecords(node, name, space, bytes);
 }
 
@@ -118,6 +125,7 @@ export function putTuple(node, name, space, bytes) {
 export function putBackTuple(node, name, bytes) {
   const space = coreSpace(node, name);
   space.outBytes(bytes);
+  if (node.coreRecords !== undefined) answerServedRecords(node, space, bytes, putBackTuple);
   const t = node.spaceTable;
   if (t !== undefined && t.records !== undefined && t.records.size !== 0) serveRecords(node, name, space, bytes);
   node.poke();

@@ -182,9 +182,12 @@
 ;; [default]]) returns it, waiting if needed; (async-cancel h) abandons it.
 ;;
 ;; A handle is #(%async owner tag state tuple helper fields remove?), used only by the
-;; process that started the operation (owner). state: waiting (a helper process is
-;; blocked in the in/rd and will send (%async tag tuple) to the owner), done (the tuple
-;; is in the handle), collected, or cancelled. Starting first tries inp/rdp, so a
+;; process that started the operation (owner). On a space of this node the operation
+;; waits in the core as a record with no process (helper is its number, %async-wait):
+;; the out that serves it, in one order with the waiting processes, sends (%async tag
+;; tuple) to the owner. On another node's space or a distributed one, helper is a
+;; process blocked in the in/rd that sends the same message. state: waiting, done (the
+;; tuple is in the handle), collected, or cancelled. Starting first tries inp/rdp, so a
 ;; tuple already there completes the operation at once and a malformed template raises
 ;; in the caller. Stopping a helper (a timeout in async-collect, or async-cancel) never
 ;; loses a tuple an in had already removed: %async-abandon takes it back from a helper
@@ -196,7 +199,8 @@
     (if found
         (vector '%async me #f 'done found #f fields remove?)
         (let* ((tag (make-tag))
-               (helper (spawn (lambda () (! me (list '%async tag (apply (if remove? in rd) fields)))))))
+               (helper (or (%async-wait remove? tag fields)
+                           (spawn (lambda () (! me (list '%async tag (apply (if remove? in rd) fields))))))))
           (vector '%async me tag 'waiting #f helper fields remove?)))))
 (define (in-async . fields) (%async #t fields))
 (define (rd-async . fields) (%async #f fields))

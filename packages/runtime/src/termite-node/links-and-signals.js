@@ -27,6 +27,7 @@
 import { ErrorObject, Pair, Sym } from '../scheme-data.js';
 import { describeError, uncaughtBacktrace, formatBacktrace, writeForReport } from '@termite/scheme';
 import { targetEnded, relaySignal } from './monitors.js';
+import { cancelRecordsOf } from '../linda/core-records.js';
 
 /** Deaths of unwatched processes logged in one second, at most. */
 const DEATH_LINES = 20;
@@ -109,6 +110,7 @@ export function finish(proc, died, value) {
   // a process that ends waiting on another node's tuple space: that node stops waiting for it
   if (proc.waiting !== null && proc.waiting.info?.spaceRequest !== undefined) /** @type {any} */ (this.remote)?.spaceRequestAbandoned(proc.waiting.info);
   proc.waiting = null;
+  if (proc.asyncRecords) cancelRecordsOf(this, proc); // in-async/rd-async never collected
   this.core.exit(proc.cpid);
   this.forget(proc);
   this.stats.exited++;

@@ -57,6 +57,8 @@ export class Process extends Thread {
     this.name = null;
     /** @type {{priority: number, deadlineAt: number}|null} its Linda QoS while in `with-qos` (linda/qos.js) */
     this.qos = null;
+    /** @type {Set<number>|null} its in-async/rd-async waiting as core records (linda/core-records.js) */
+    this.asyncRecords = null;
     /** a `!` of its current slice waits for room in the mesh's queue (scheduler.js holdSender) */
     this.sendBlocked = false;
     /** @type {string|null} the peer whose remote spawn this process descends from (process-table.js limits) */
