@@ -20,7 +20,7 @@
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
 import { SchemeError, ErrorObject, describeError } from '@termite/scheme';
-import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, R_WHERE, NOT_READY, answerValue } from './frame-vocabulary.js';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, R_WHERE, R_VOUCH, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -131,6 +131,7 @@ export function answerNow(from, req) {
     case R_CODE: return this.unitData(String(req[1]));
     case R_ENV: return this.envData(String(req[1]));
     case R_STATS: return JSON.stringify(this.snapshot());
+    case R_VOUCH: return this.acceptVouch(from, req); // pids of this node another gave a restricted peer (vouching.js)
     case R_SERVICE: {
       const pid = this.services.get(String(req[1]));
       if (!pid) throw new Error(`no service named ${req[1]} on this node`);
