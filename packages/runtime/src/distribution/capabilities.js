@@ -151,15 +151,16 @@ export function give(to, value) {
   const given = this.restricted.get(to);
   if (given === undefined) return;
   const self = this.node.id, guests = this.node.guests;
-  /** @type {Map<string, number[]> | null} pids of third nodes: vouched for to them (vouching.js) */
+  /** @type {Map<string, number[]> | null} pids of third nodes not yet vouched for to them (vouching.js) */
   let thirds = null;
+  const told = this.vouchState?.told.get(to);
   eachReference(value, WALK_LIMIT, (x) => {
     if (x.node !== self) {
       if (!(x instanceof Pid)) return;
       // a process that migrated here is given as this node's own are (by node/serial): a
       // messenger that asks a tab something (`on`) is answered here, where it lives
       if (guests.size !== 0 && guests.has(key(x.node, x.n))) remember(given, key(x.node, x.n));
-      else if (x.node !== to) {
+      else if (x.node !== to && !(told?.get(x.node)?.has(x.n) ?? false)) {
         thirds ??= new Map();
         const list = thirds.get(x.node);
         if (list === undefined) thirds.set(x.node, [x.n]);
