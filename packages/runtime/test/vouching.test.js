@@ -1,0 +1,69 @@
+// @ts-check
+/**
+ * Vouching seen from the node that gives (distribution/vouching.js): a frame to a
+ * restricted peer naming pids of other nodes makes one VOUCH request per third node,
+ * before the frame is sent, naming each pid once per peer (a pid told before is not
+ * told again; one whose vouch failed is told again with the next frame); pids of this
+ * node, of the peer's own node and of a restricted node are not vouched for; and an
+ * unrestricted destination makes none. The mesh is a stand-in that records what is
+ * sent and requested; node-daemon/test/restricted-vouching.test.js runs it between
+ * real daemons.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeValue, encodeValue } from '@termite/scheme/internal';
+import { withNode } from './harness.js';
+import { Distribution } from '../src/distribution.js';
+import { Pid } from '../src/termite-values.js';
+
+/** A stand-in mesh: records sends and requests in one log, answers requests with `answer()`. @param {() => Promise<any>} answer */
+function standInMesh(answer) {
+  /** @type {Array<[string, string, any]>} */
+  const log = [];
+  return {
+    id: 'stand-in', log, onMessage() {}, onRequest() {}, isReachable: () => true, on() { return () => {}; },
+    /** @param {string} to @param {Uint8Array} bytes */
+    send(to, bytes) { log.push(['send', to, decodeValue(bytes)]); return true; },
+    /** @param {string} to @param {Uint8Array} bytes */
+    request(to, bytes) { log.push(['request', to, decodeValue(bytes)]); return answer().then((v) => encodeValue(v)); },
+  };
+}
+
+test('a frame to a restricted peer naming pids of other nodes vouches once per third node and pid, before the frame', () =>
+  withNode(async ({ node }) => {
+    const mesh = standInMesh(async () => [true, 1, []]);
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab', 'other-tab'] });
+    try {
+      dist.send(new Pid('tab', 1), [new Pid('b', 7), new Pid('b', 8), new Pid('c', 3), new Pid(node.id, 5), new Pid('tab', 9), new Pid('other-tab', 4)]);
+      const requests = mesh.log.slice(0, 2).map(([kind, to, v]) => [kind, to, [...v.slice(0, 3), [...v[3]].sort()]]).sort();
+      assert.deepEqual(requests, [
+        ['request', 'b', [36, 'tab', false, [7, 8]]],
+        ['request', 'c', [36, 'tab', false, [3]]],
+      ]);
+      assert.deepEqual(mesh.log.slice(2).map(([kind, to, v]) => [kind, to, v[0]]), [['send', 'tab', 1]], 'the frame after its vouches');
+      mesh.log.length = 0;
+      dist.send(new Pid('tab', 1), [new Pid('b', 7), new Pid('b', 10)]);
+      assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, v[3]]), [['b', [10]]], 'a pid told before is not told again');
+      mesh.log.length = 0;
+      dist.send(new Pid('daemon', 1), [new Pid('b', 11)]);
+      assert.deepEqual(mesh.log.map(([kind]) => kind), ['send'], 'no vouch for an unrestricted destination');
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+test('a pid whose vouch failed is told again with the next frame naming it', () =>
+  withNode(async ({ node }) => {
+    let fail = true;
+    const mesh = standInMesh(async () => (fail ? [false, 'refused', []] : [true, 1, []]));
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    try {
+      dist.send(new Pid('tab', 1), [new Pid('b', 7)]);
+      await new Promise((r) => setImmediate(r)); // the refusal's reactions
+      fail = false;
+      dist.send(new Pid('tab', 1), [new Pid('b', 7)]);
+      assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, , v]) => v[3]), [[7], [7]]);
+    } finally {
+      node.remote = null;
+    }
+  }));
