@@ -27,8 +27,9 @@
  *    never vouched for;
  *  - B refuses VOUCH from a restricted peer; it records only serials of its live
  *    processes; what one vouching node has made it record is at most MAX_GIVEN
- *    (T, serial) entries (`vouchedBy`: entries of processes that ended are swept when
- *    full), and a request beyond is refused whole, with the reason, logged;
+ *    (T, serial) entries (`vouchedBy`: when full, entries of processes that ended or
+ *    that T no longer holds are swept, once a second at most), and a request beyond is
+ *    refused whole, with the reason, logged;
  *  - held frames: at most MAX_HELD frames and HELD_BYTES bytes per peer, TOTAL_HELD_BYTES
  *    for the node; beyond, or after HOLD_MS, a frame is refused as it would have been.
  *
@@ -53,6 +54,7 @@ export const TOTAL_HELD_BYTES = 64 << 20;
  * @typedef {object} VouchState
  * @property {Map<string, Map<string, Set<number>>>} told restricted peer → third node → serials told it
  * @property {Map<string, Set<string>>} vouchedBy vouching node → "peer serial" entries it had this node record
+ * @property {Map<string, number>} sweptAt vouching node → when its entries were last swept (ms)
  * @property {Map<string, Held[]>} held restricted peer → its frames held for a vouch, in arrival order
  * @property {Map<string, ReturnType<typeof setTimeout>>} timers restricted peer → the timer of its oldest held frame
  * @property {number} heldBytes bytes held for all peers
@@ -64,7 +66,7 @@ export const TOTAL_HELD_BYTES = 64 << 20;
 /** @param {Distribution} d @returns {VouchState} */
 function state(d) {
   return d.vouchState ??= {
-    told: new Map(), vouchedBy: new Map(), held: new Map(), timers: new Map(),
+    told: new Map(), vouchedBy: new Map(), sweptAt: new Map(), held: new Map(), timers: new Map(),
     heldBytes: 0, failures: { since: -Infinity, count: 0 }, sent: 0, recorded: 0,
   };
 }
@@ -151,7 +153,7 @@ export function acceptVouch(from, req) {
   let mine = st.vouchedBy.get(from);
   if (mine === undefined) st.vouchedBy.set(from, (mine = new Set()));
   const entries = live.map((n) => `${peer} ${n}`).filter((e) => !mine.has(e));
-  if (mine.size + entries.length > MAX_GIVEN) sweepEnded(this, mine);
+  if (mine.size + entries.length > MAX_GIVEN) sweepStale(this, st, from, mine);
   if (mine.size + entries.length > MAX_GIVEN) {
     throw new Error(`VOUCH refused: ${from.slice(0, 12)} has vouched for ${mine.size} pids of live processes of this node, and ${entries.length} more would pass the ${MAX_GIVEN} one node may vouch for`);
   }
@@ -166,10 +168,22 @@ export function acceptVouch(from, req) {
   return live.length;
 }
 
-/** Forget the entries of processes that ended. @param {Distribution} d @param {Set<string>} mine */
-function sweepEnded(d, mine) {
+/**
+ * Forget the entries of `voucher` that no longer count: the process ended, or the peer
+ * no longer holds the pid here (forgotten as the oldest given, or the peer itself
+ * forgotten). At most once a second per voucher: a voucher at its bound cannot make
+ * this node walk its entries on every request.
+ * @param {Distribution} d @param {VouchState} st @param {string} voucher @param {Set<string>} mine
+ */
+function sweepStale(d, st, voucher, mine) {
+  const now = Date.now();
+  if (now - (st.sweptAt.get(voucher) ?? -Infinity) < 1000) return;
+  st.sweptAt.set(voucher, now);
   const self = d.node.id;
-  for (const e of mine) if (d.node.local(new Pid(self, Number(e.slice(e.indexOf(' ') + 1)))) === null) mine.delete(e);
+  for (const e of mine) {
+    const at = e.lastIndexOf(' '), n = Number(e.slice(at + 1));
+    if (d.node.local(new Pid(self, n)) === null || !(d.restricted.get(e.slice(0, at))?.has(n) ?? false)) mine.delete(e);
+  }
 }
 
 /**
