@@ -5,7 +5,10 @@
  * before the frame is sent, naming each pid once per peer (a pid told before is not
  * told again; one whose vouch failed is told again with the next frame); pids of this
  * node, of the peer's own node and of a restricted node are not vouched for; and an
- * unrestricted destination makes none. The mesh is a stand-in that records what is
+ * unrestricted destination makes none. And from the node that holds the pids: a
+ * restricted peer's frame for a pid not given is held, and taken once a daemon vouches
+ * for it (only live processes are recorded); beyond 256 held frames one is refused at
+ * once; a restricted peer's VOUCH and a malformed one are refused. The mesh is a stand-in that records what is
  * sent and requested; node-daemon/test/restricted-vouching.test.js runs it between
  * real daemons.
  */
@@ -64,6 +67,42 @@ test('a pid whose vouch failed is told again with the next frame naming it', () 
       dist.send(new Pid('tab', 1), [new Pid('b', 7)]);
       assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, , v]) => v[3]), [[7], [7]]);
     } finally {
+      node.remote = null;
+    }
+  }));
+
+test('the holder: a restricted peer\'s frame for a pid not given waits for a vouch, bounded; a restricted peer may not vouch', () =>
+  withNode(async ({ node, run }) => {
+    const mesh = standInMesh(async () => [true, 1, []]);
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    try {
+      const r = await run('(spawn (lambda () (let loop () (? 60000 #f) (loop))))');
+      assert.ok(r.ok, r.message);
+      const pid = /** @type {Pid} */ (r.value);
+      const frame = (/** @type {string} */ text) => [1, node.id, pid.n, text, []];
+      const errors = () => mesh.log.filter(([kind, to, v]) => kind === 'send' && to === 'tab' && v[0] === 8).map(([, , v]) => String(v[1]));
+      const delivered = node.stats.messages;
+      dist.handleFrame('tab', frame('early'), new Uint8Array(16));
+      assert.equal(node.stats.messages, delivered, 'not delivered yet');
+      assert.deepEqual(errors(), [], 'held, not refused');
+      // the peer's own VOUCH is refused; a daemon's makes the held frame taken
+      assert.throws(() => dist.acceptVouch('tab', [36, 'tab', false, [pid.n], []]), /^Error: VOUCH refused: tab is a restricted peer and vouches for no one$/);
+      assert.throws(() => dist.acceptVouch('daemon', [36, 'tab', 'yes', [pid.n], []]), /malformed VOUCH request/);
+      assert.equal(dist.acceptVouch('daemon', [36, 'tab', false, [pid.n, 999_999], []]), 1, 'only live processes are recorded');
+      assert.equal(dist.vouchState?.held.size, 0, 'the held frame was taken');
+      assert.equal(dist.mayReach('tab', pid, node.local(pid)), true);
+      assert.equal(node.stats.messages, delivered + 1, 'delivered once vouched for');
+      // beyond MAX_HELD frames for one peer, a frame is refused at once
+      const r2 = await run('(spawn (lambda () (let loop () (? 60000 #f) (loop))))');
+      const other = /** @type {Pid} */ (r2.value);
+      for (let i = 0; i < 257; i++) dist.handleFrame('tab', [1, node.id, other.n, i, []], new Uint8Array(16));
+      assert.equal(dist.vouchState?.held.get('tab')?.length, 256);
+      assert.equal(errors().length, 1, 'the 257th refused at once');
+      assert.match(errors()[0], /^SEND to process \d+ refused: tab is a restricted peer and was not given that pid$/);
+      dist.replayHeld('tab'); // nothing changed: they wait on
+      assert.equal(dist.vouchState?.held.get('tab')?.length, 256);
+    } finally {
+      for (const t of dist.vouchState?.timers.values() ?? []) clearTimeout(t);
       node.remote = null;
     }
   }));
