@@ -243,15 +243,27 @@ export function mayAct(from, type, pid, proc) {
  * @this {Distribution}
  */
 export function mayTake(from, type, pid, proc, f, bytes = null) {
-  const target = key(pid.node, pid.n);
   // a frame for a process with a frame held for a vouch waits behind it (vouching.js)
-  if (bytes !== null && this.vouchState !== undefined && this.behindHeld(from, target) && this.holdUngiven(from, f, bytes, target)) return false;
-  const why = this.whyNotTaken(from, f);
+  if (bytes !== null && this.vouchState !== undefined && this.vouchState.held.size !== 0 &&
+      this.behindHeld(from, key(pid.node, pid.n)) && this.holdUngiven(from, f, bytes, key(pid.node, pid.n))) return false;
+  const why = refusalOf(this, from, f, pid, proc);
   if (why === null) return true;
   // refused for a pid not given: a node that gave it may be vouching for it (vouching.js)
-  if (bytes !== null && !why.endsWith(TOO_MANY) && this.holdUngiven(from, f, bytes, target)) return false;
+  if (bytes !== null && !why.endsWith(TOO_MANY) && this.holdUngiven(from, f, bytes, key(pid.node, pid.n))) return false;
   this.refuseUngiven(from, why);
   return false;
+}
+
+/**
+ * Why `from` may not have the frame `f` for the local process `proc` (of `pid`)
+ * handled, or null. @param {Distribution} d @param {string} from @param {any[]} f @param {Pid} pid @param {any} proc
+ * @returns {string | null}
+ */
+function refusalOf(d, from, f, pid, proc) {
+  const what = `${FRAMES[f[0]]?.[0] ?? f[0]} to process ${pid.n}`;
+  if (!d.mayReach(from, pid, proc)) return `${what} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`;
+  if (f.length < 5) return null; // KILL: nothing more in it
+  return d.checkMentions(from, f[3], what);
 }
 
 /**
@@ -263,12 +275,8 @@ export function mayTake(from, type, pid, proc, f, bytes = null) {
  * @this {Distribution}
  */
 export function whyNotTaken(from, f) {
-  const type = f[0], pid = new Pid(f[1], f[2]), proc = this.node.local(pid);
-  if (proc === null) return null;
-  const what = `${FRAMES[type]?.[0] ?? type} to process ${pid.n}`;
-  if (!this.mayReach(from, pid, proc)) return `${what} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`;
-  if (f.length < 5) return null; // KILL: nothing more in it
-  return this.checkMentions(from, f[3], what);
+  const pid = new Pid(f[1], f[2]), proc = this.node.local(pid);
+  return proc === null ? null : refusalOf(this, from, f, pid, proc);
 }
 
 /**
