@@ -104,10 +104,15 @@ export function vouchFor(to, thirds) {
     }
     if (fresh.length === 0) continue;
     st.sent++;
-    this.call(node, [R_VOUCH, to, browser, fresh]).catch((/** @type {unknown} */ e) => {
-      for (const n of fresh) told.delete(n); // told again with the next frame that names it
+    const failed = (/** @type {unknown} */ e) => {
+      for (const n of fresh) /** @type {Set<number>} */ (told).delete(n); // told again with the next frame that names it
       noteFailure(this, st, `vouching to ${node.slice(0, 12)} for ${fresh.length} pid(s) given to ${to.slice(0, 12)} failed: ${e instanceof Error ? e.message : String(e)}`);
-    });
+    };
+    try {
+      this.call(node, [R_VOUCH, to, browser, fresh]).catch(failed); // sent now: before the frame to `to`
+    } catch (e) {
+      failed(e); // the frame to the peer goes anyway
+    }
   }
 }
 
