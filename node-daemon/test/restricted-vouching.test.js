@@ -9,7 +9,8 @@
  *    it are taken by B, routed through A and over a direct link; a pid of B it was not
  *    given is still refused.
  *  - The order problem: a tab's SEND over its direct link to B that arrives before A's
- *    vouch is held by B and taken once the vouch comes.
+ *    vouch is held by B and taken once the vouch comes; a SPAWN naming the pid waits for
+ *    it too; one naming a pid no node gave is refused.
  *  - A restricted peer's VOUCH is refused with its reason, and logged.
  *  - One vouching node can make B record at most MAX_GIVEN (tab, pid) entries: beyond,
  *    its VOUCH is refused with the reason, and logged; B keeps serving.
@@ -160,6 +161,24 @@ test('a frame over the direct link that comes before A\'s vouch is held, and tak
   const echoes = list.filter((f) => f[0] === F.SEND && f[2] === 30).map((f) => writeString(f[3]));
   assert.deepEqual(echoes, ['(echo "early")', '(echo "early, second")'], 'held frames are taken in order');
   assert.ok(!list.some((f) => f[0] === F.ERROR));
+});
+
+test('a request over the direct link that comes before A\'s vouch waits for it', async () => {
+  const server = await echoOnB();
+  direct.units.set(PASS.hash, ['unit', PASS.data, false]);
+  const thunk = closureRef(PASS.hash, `${tag}-env-${++envs}`, PASS.lambdas.findIndex((l) => l.nfree === 1), [[new Pid(direct.id, 40), server]]);
+  // a SPAWN on B whose thunk names the pid, sent before A gives it
+  const asked = direct.mesh.request(b.id, encodeValue([R.SPAWN, thunk, null, false, []]), { timeoutMs: 10_000 });
+  await giveFromA(direct, server, 41);
+  const answer = decodeValue(await asked, { resolveCode: () => ({ lams: [], lamsByName: new Map() }) });
+  assert.equal(answer[0], true, String(answer[1]));
+  await frameIn(/** @type {any[]} */ (fromB.get(direct)), (f) => f[0] === F.SEND && f[2] === 40 && writeString(f[3]).startsWith('(given '), 'the spawned process running on B');
+  // a SPAWN naming a pid no node gave is refused, after the wait
+  const other = await echoOnB();
+  const forged = closureRef(PASS.hash, `${tag}-env-${++envs}`, PASS.lambdas.findIndex((l) => l.nfree === 1), [[new Pid(direct.id, 42), other]]);
+  const refused = decodeValue(await direct.mesh.request(b.id, encodeValue([R.SPAWN, forged, null, false, []]), { timeoutMs: 10_000 }), { resolveCode: () => ({ lams: [], lamsByName: new Map() }) });
+  assert.equal(refused[0], false);
+  assert.match(String(refused[1]), new RegExp(`^Error: SPAWN refused: ${direct.id.slice(0, 12)} is a restricted peer and it names process ${other.n}, whose pid it was not given$`));
 });
 
 test('a restricted peer\'s VOUCH is refused with its reason', async () => {

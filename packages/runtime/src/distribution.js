@@ -380,6 +380,7 @@ export class Distribution {
   holdUngiven = vouching.holdUngiven;
   behindHeld = vouching.behindHeld;
   replayHeld = vouching.replayHeld;
+  answerAfterVouch = vouching.answerAfterVouch;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

@@ -70,6 +70,8 @@ export const MAX_GIVEN = 65536;
 export const WALK_LIMIT = 100_000;
 /** Values searched for pids and spaces in one frame or request from a restricted peer (a bigger one is refused). */
 export const CHECK_LIMIT = 4_000_000;
+/** A refusal for a pid not given, which a vouch in flight may lift (vouching.js waits for one). */
+export class NotGiven extends Error {}
 /** The end of the reason for a value too big to check. */
 const TOO_MANY = 'too many to check';
 /** Browser peers a node remembers as restricted (with the pids given to them) once they left. */
@@ -350,7 +352,7 @@ export function checkRequest(from, req) {
   switch (req[0]) {
     case R_SPAWN: {
       const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN');
-      if (why !== null) throw new Error(why);
+      if (why !== null) throw why.endsWith(TOO_MANY) ? new Error(why) : new NotGiven(why);
       return;
     }
     case R_MIGRATE: {
@@ -364,7 +366,7 @@ export function checkRequest(from, req) {
       const also = new Set(this.carried.get(k));
       if (pid.node === this.node.id) also.add(pid.n);
       const why = this.checkMentions(from, req[1], `MIGRATE of process ${pid.n}`, also);
-      if (why !== null) throw new Error(why);
+      if (why !== null) throw why.endsWith(TOO_MANY) ? new Error(why) : new NotGiven(why);
       return;
     }
     case R_ENV:
@@ -373,7 +375,7 @@ export function checkRequest(from, req) {
       return;
     case R_SERVICE: {
       const pid = this.services.get(String(req[1]));
-      if (pid !== undefined && !this.mayReach(from, pid, this.node.local(pid))) throw new Error(`SERVICE ${String(req[1]).slice(0, 100)} refused: ${who} is a restricted peer and was not given that service's pid`);
+      if (pid !== undefined && !this.mayReach(from, pid, this.node.local(pid))) throw new NotGiven(`SERVICE ${String(req[1]).slice(0, 100)} refused: ${who} is a restricted peer and was not given that service's pid`);
       return;
     }
   }

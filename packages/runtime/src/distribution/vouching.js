@@ -31,11 +31,15 @@
  *    that T no longer holds are swept, once a second at most), and a request beyond is
  *    refused whole, with the reason, logged;
  *  - held frames: at most MAX_HELD frames and HELD_BYTES bytes per peer, TOTAL_HELD_BYTES
- *    for the node; beyond, or after HOLD_MS, a frame is refused as it would have been.
+ *    for the node; beyond, or after HOLD_MS, a frame is refused as it would have been;
+ *  - a request from T refused for a pid not given (a SPAWN or MIGRATE naming it, a
+ *    SERVICE whose process it is: capabilities.js NotGiven) is asked again when a vouch
+ *    for T is recorded, within HOLD_MS (`answerAfterVouch`; MAX_WAITING at once), then
+ *    refused with its reason.
  *
  * These functions are Distribution's methods (`this` is the Distribution).
  */
-import { MAX_GIVEN, WALK_LIMIT } from './capabilities.js';
+import { MAX_GIVEN, WALK_LIMIT, NotGiven } from './capabilities.js';
 import { R_VOUCH } from './frame-vocabulary.js';
 import { Pid } from '../termite-values.js';
 
@@ -47,6 +51,8 @@ export const MAX_HELD = 256;
 export const HELD_BYTES = 4 << 20;
 /** Bytes of frames held for all peers at once. */
 export const TOTAL_HELD_BYTES = 64 << 20;
+/** Requests from restricted peers waiting for a vouch at once (all peers). */
+export const MAX_WAITING = 1024;
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 /** @typedef {{f: any[], bytes: Uint8Array, target: string, until: number}} Held */
@@ -57,6 +63,8 @@ export const TOTAL_HELD_BYTES = 64 << 20;
  * @property {Map<string, number>} sweptAt vouching node → when its entries were last swept (ms)
  * @property {Map<string, Held[]>} held restricted peer → its frames held for a vouch, in arrival order
  * @property {Map<string, ReturnType<typeof setTimeout>>} timers restricted peer → the timer of its oldest held frame
+ * @property {Map<string, Set<(ok: boolean) => void>>} arrivals restricted peer → its requests waiting for a vouch
+ * @property {number} waiting requests waiting for a vouch (all peers)
  * @property {number} heldBytes bytes held for all peers
  * @property {{since: number, count: number}} failures the log window of vouches that failed
  * @property {number} sent VOUCH requests sent
@@ -66,7 +74,7 @@ export const TOTAL_HELD_BYTES = 64 << 20;
 /** @param {Distribution} d @returns {VouchState} */
 function state(d) {
   return d.vouchState ??= {
-    told: new Map(), vouchedBy: new Map(), sweptAt: new Map(), held: new Map(), timers: new Map(),
+    told: new Map(), vouchedBy: new Map(), sweptAt: new Map(), held: new Map(), timers: new Map(), arrivals: new Map(), waiting: 0,
     heldBytes: 0, failures: { since: -Infinity, count: 0 }, sent: 0, recorded: 0,
   };
 }
@@ -137,6 +145,53 @@ export function forgetVouches(peer) {
 // ------------------------------------------------------------ the node that holds the pids
 
 /**
+ * The answer to a request from the restricted peer `from` refused for a pid not given
+ * (`refused`, a NotGiven): asked again each time a vouch for `from` is recorded, until
+ * HOLD_MS after it came; then the last refusal is thrown.
+ * @param {string} from @param {any[]} req @param {unknown} refused
+ * @this {Distribution}
+ */
+export async function answerAfterVouch(from, req, refused) {
+  const until = Date.now() + HOLD_MS;
+  let e = refused;
+  while (e instanceof NotGiven && Date.now() < until) {
+    if (!(await vouchArrival(this, from, until - Date.now()))) break;
+    try {
+      return this.answerNow(from, req);
+    } catch (again) {
+      e = again;
+    }
+  }
+  throw e;
+}
+
+/**
+ * Resolves true when a vouch for `peer` is recorded, false after `ms` (or at once when
+ * MAX_WAITING requests wait already).
+ * @param {Distribution} d @param {string} peer @param {number} ms
+ * @returns {Promise<boolean>}
+ */
+function vouchArrival(d, peer, ms) {
+  const st = state(d);
+  if (st.waiting >= MAX_WAITING) return Promise.resolve(false);
+  st.waiting++;
+  return new Promise((resolve) => {
+    let set = st.arrivals.get(peer);
+    if (set === undefined) st.arrivals.set(peer, (set = new Set()));
+    const waits = set;
+    const done = (/** @type {boolean} */ ok) => {
+      clearTimeout(timer);
+      waits.delete(done);
+      if (waits.size === 0 && st.arrivals.get(peer) === waits) st.arrivals.delete(peer);
+      st.waiting--;
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    waits.add(done);
+  });
+}
+
+/**
  * A VOUCH request from `from`: `[36, peer, browser?, serials, envs]`. The serials of
  * this node's live processes among them are recorded as given to `peer` (restricted
  * first if `browser` says it joined from a browser and this node restricts tabs). The
@@ -170,6 +225,8 @@ export function acceptVouch(from, req) {
   }
   st.recorded += live.length;
   if (st.held.has(peer)) this.replayHeld(peer);
+  const waits = st.arrivals.get(peer);
+  if (waits !== undefined && live.length !== 0) for (const done of [...waits]) done(true);
   return live.length;
 }
 
