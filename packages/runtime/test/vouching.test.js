@@ -8,7 +8,8 @@
  * unrestricted destination makes none. And from the node that holds the pids: a
  * restricted peer's frame for a pid not given is held, and taken once a daemon vouches
  * for it (only live processes are recorded); beyond 256 held frames one is refused at
- * once; a restricted peer's VOUCH and a malformed one are refused. The mesh is a stand-in that records what is
+ * once; a restricted peer's VOUCH and a malformed one are refused; a request refused
+ * for a pid not given is asked again when a vouch comes (64 waiting per peer). The mesh is a stand-in that records what is
  * sent and requested; node-daemon/test/restricted-vouching.test.js runs it between
  * real daemons.
  */
@@ -18,6 +19,7 @@ import { decodeValue, encodeValue } from '@termite/scheme/internal';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
 import { Pid } from '../src/termite-values.js';
+import { NotGiven } from '../src/distribution/capabilities.js';
 
 /** A stand-in mesh: records sends and requests in one log, answers requests with `answer()`. @param {() => Promise<any>} answer */
 function standInMesh(answer) {
@@ -103,6 +105,26 @@ test('the holder: a restricted peer\'s frame for a pid not given waits for a vou
       assert.equal(dist.vouchState?.held.get('tab')?.length, 256);
     } finally {
       for (const t of dist.vouchState?.timers.values() ?? []) clearTimeout(t);
+      node.remote = null;
+    }
+  }));
+
+test('the holder: requests refused for a pid not given are asked again when a vouch comes, 64 per peer at most', () =>
+  withNode(async ({ node, run }) => {
+    const mesh = standInMesh(async () => [true, 1, []]);
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    try {
+      const r = await run('(spawn (lambda () (let loop () (? 60000 #f) (loop))))');
+      const pid = /** @type {Pid} */ (r.value);
+      // a SERVICE request the answer to which, asked again, is "no service": so each retry shows
+      const waits = Array.from({ length: 65 }, () => dist.answerAfterVouch('tab', [24, 'absent', []], new NotGiven('not given')).then(() => 'answered', (e) => String(e.message)));
+      const early = await Promise.race([waits[64], new Promise((res) => setTimeout(() => res('still waiting'), 200))]);
+      assert.equal(early, 'not given', 'the 65th waits for nothing: refused at once');
+      dist.acceptVouch('daemon', [36, 'tab', false, [pid.n], []]);
+      const outcomes = await Promise.all(waits.slice(0, 64));
+      assert.deepEqual(new Set(outcomes), new Set(['no service named absent on this node']), 'each of the 64 asked again once the vouch came');
+      assert.equal(dist.vouchState?.waiting, 0);
+    } finally {
       node.remote = null;
     }
   }));

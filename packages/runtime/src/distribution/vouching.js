@@ -34,7 +34,8 @@
  *    for the node; beyond, or after HOLD_MS, a frame is refused as it would have been;
  *  - a request from T refused for a pid not given (a SPAWN or MIGRATE naming it, a
  *    SERVICE whose process it is: capabilities.js NotGiven) is asked again when a vouch
- *    for T is recorded, within HOLD_MS (`answerAfterVouch`; MAX_WAITING at once), then
+ *    for T is recorded, within HOLD_MS (`answerAfterVouch`; MAX_WAITING at once, MAX_WAITING_EACH
+ *    per peer), then
  *    refused with its reason.
  *
  * These functions are Distribution's methods (`this` is the Distribution).
@@ -53,6 +54,8 @@ export const HELD_BYTES = 4 << 20;
 export const TOTAL_HELD_BYTES = 64 << 20;
 /** Requests from restricted peers waiting for a vouch at once (all peers). */
 export const MAX_WAITING = 1024;
+/** Requests from one restricted peer waiting for a vouch at once. */
+export const MAX_WAITING_EACH = 64;
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 /** @typedef {{f: any[], bytes: Uint8Array, target: string, until: number}} Held */
@@ -167,13 +170,13 @@ export async function answerAfterVouch(from, req, refused) {
 
 /**
  * Resolves true when a vouch for `peer` is recorded, false after `ms` (or at once when
- * MAX_WAITING requests wait already).
+ * MAX_WAITING requests wait already, or MAX_WAITING_EACH of that peer's).
  * @param {Distribution} d @param {string} peer @param {number} ms
  * @returns {Promise<boolean>}
  */
 function vouchArrival(d, peer, ms) {
   const st = state(d);
-  if (st.waiting >= MAX_WAITING) return Promise.resolve(false);
+  if (st.waiting >= MAX_WAITING || (st.arrivals.get(peer)?.size ?? 0) >= MAX_WAITING_EACH) return Promise.resolve(false);
   st.waiting++;
   return new Promise((resolve) => {
     let set = st.arrivals.get(peer);
