@@ -9,9 +9,9 @@
  * restricted peer's frame for a pid not given is held, and taken once a daemon vouches
  * for it (only live processes are recorded); beyond 256 held frames one is refused at
  * once; a restricted peer's VOUCH and a malformed one are refused; a request refused
- * for a pid not given is asked again when a vouch comes (64 waiting per peer). The mesh is a stand-in that records what is
- * sent and requested; node-daemon/test/restricted-vouching.test.js runs it between
- * real daemons.
+ * for a pid not given is asked again when a vouch comes (64 waiting per peer). The
+ * mesh is a stand-in that records what is sent and requested;
+ * node-daemon/test/restricted-vouching.test.js runs it between real daemons.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
