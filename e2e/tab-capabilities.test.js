@@ -8,9 +8,9 @@
  * process gets nothing and stays alive; a pid the daemon did give the tab (inside a
  * closure it spawned there) reaches the process. A daemon started with --trust-tabs
  * takes the same forged SEND. Across daemons (B joined the tab's daemon A): the tab's
- * forged SEND routed through A to a process of B is refused by B, and a process the tab
- * spawned on A, holding a pid of B that B never gave the tab, has its `!` refused by B
- * (it acts there as the tab, not as A), while A's own process reaches it.
+ * forged SEND routed through A to a process of B is refused by B; a pid of B that A hands
+ * the tab (in a thunk it spawns there) is vouched for by A to B, so the `!` of a process
+ * the tab spawned on A (acting there as the tab) and the tab's own routed SEND reach it.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -154,18 +154,23 @@ test('a tab reaching a second daemon through its own is restricted there: its ro
   assert.equal(await countOn(b), '0');
 });
 
-test('a process the tab spawned on its daemon acts on the second daemon as the tab, not as its daemon', async () => {
-  const { a, b, tab } = await twoDaemonsWithTab();
-  // A hands the tab a thunk holding B's victim; the tab spawns on A a process that sends to it
+test('a pid of the second daemon that its own daemon hands the tab is vouched for: the tab and its process on A reach it', async () => {
+  const { a, b, tab, serial } = await twoDaemonsWithTab();
+  // A hands the tab a thunk holding B's victim (A vouches for it to B); the tab spawns on A
+  // a process that sends to it, as the tab
   await apiEval(a, `${FIND_NODE}
 (define tab (find-node "${tab.id}"))
 (define v (remote-service 'victim (find-node "${b.id}")))
 (define here (current-node))
-(remote-spawn tab (lambda () (remote-spawn here (lambda () (! v 'deputy-intrusion)))))`);
+(remote-spawn tab (lambda () (remote-spawn here (lambda () (! v 'deputy)))))`);
+  await waitFor(async () => (await countOn(b)) === '1', 15000, 'B taking the message of the tab\'s process on A');
+  // the tab's own SEND to that pid, routed through A
+  await forge(tab, b.id, [[1, b.id, serial, 'routed-vouched'], [99]]);
+  await waitFor(async () => (await tabLog(tab)).includes(`${b.id.slice(0, 12)} refused a frame from this node: unknown frame type 99`), 10000, 'the frames before the probe handled');
+  await waitFor(async () => (await countOn(b)) === '2', 10000, 'B taking the tab\'s routed SEND');
   const who = tab.id.slice(0, 12);
-  await waitFor(() => a.log().includes(`${b.id.slice(0, 12)} refused a frame from this node: SEND to process`) && a.log().includes(`from a process of ${who} refused: ${who} is a restricted peer and was not given that pid`), 15000, 'B refusing the deputy\'s SEND (A logs it)');
-  assert.equal(await countOn(b), '0');
-  // A's own process reaches it
+  assert.ok(!b.log().includes(`${who} is a restricted peer and was not given that pid`), 'B refused nothing of the tab');
+  // A's own process reaches it too
   await apiEval(a, "(! v 'from-a)");
-  await waitFor(async () => (await countOn(b)) === '1', 10000, 'the message from A\'s own process');
+  await waitFor(async () => (await countOn(b)) === '3', 10000, 'the message from A\'s own process');
 });

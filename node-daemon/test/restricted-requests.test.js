@@ -15,11 +15,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeString } from '@termite/scheme';
 import { Pid } from '@termite/runtime';
-import { createIdentity } from '@termite/mesh';
-import { startDaemon, health, newToken } from './helpers/daemons.js';
+import { health } from './helpers/daemons.js';
+import { daemonWithRestrictedPeer } from './helpers/restricted-daemon.js';
 import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
 
-const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} */
 let d;
 /** @type {Awaited<ReturnType<typeof hostilePeer>>} the restricted peer */
@@ -27,17 +26,14 @@ let tab;
 /** @type {Awaited<ReturnType<typeof hostilePeer>>} an unrestricted peer */
 let peer;
 
+/** @type {(() => Promise<void>) | undefined} */
+let stop;
+
 before(async () => {
-  const identity = await createIdentity();
-  d = await startDaemon({ token, args: ['--restricted-peer', identity.id] });
-  tab = await hostilePeer(d, token, { identity });
-  peer = await hostilePeer(d, token);
+  ({ d, tab, peer, stop } = await daemonWithRestrictedPeer());
 });
 
-after(async () => {
-  await Promise.all([tab?.stop(), peer?.stop()]);
-  await d?.stop('SIGKILL');
-});
+after(() => stop?.());
 
 // a counter: sends its pid to `to`, counts the messages it gets, answers #(count from) with the count
 const COUNTER = unitOf(`(lambda (to) (lambda () (! to (self))

@@ -14,15 +14,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeString, encodeValue, decodeValue, Sym } from '@termite/scheme';
 import { Pid } from '@termite/runtime';
-import { createIdentity } from '@termite/mesh';
-import { startDaemon, health, newToken } from './helpers/daemons.js';
+import { health } from './helpers/daemons.js';
+import { daemonWithRestrictedPeer } from './helpers/restricted-daemon.js';
 import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
 
 const SPACE_OP = 30, SPACE_REPLY = 31;
 const OP = { out: 1, inp: 2, rdp: 3, count: 6, make: 7 };
 const S_VALUE = 0, S_TAKEN = 1, S_READ = 2, S_ERROR = 4;
 
-const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} */
 let d;
 /** @type {Awaited<ReturnType<typeof hostilePeer>>} the restricted peer */
@@ -32,17 +31,14 @@ let peer;
 let requests = 0;
 const tag = `sp${process.pid}`;
 
+/** @type {(() => Promise<void>) | undefined} */
+let stop;
+
 before(async () => {
-  const identity = await createIdentity();
-  d = await startDaemon({ token, args: ['--restricted-peer', identity.id] });
-  tab = await hostilePeer(d, token, { identity });
-  peer = await hostilePeer(d, token);
+  ({ d, tab, peer, stop } = await daemonWithRestrictedPeer());
 });
 
-after(async () => {
-  await Promise.all([tab?.stop(), peer?.stop()]);
-  await d?.stop('SIGKILL');
-});
+after(() => stop?.());
 
 /**
  * `who` asks the daemon for a space operation; resolves with the reply [status, value].

@@ -17,7 +17,7 @@ import { loadTermiteLibrary } from '@termite/runtime';
 loadTermiteLibrary(); // the value codecs of pids, nodes, tags; the runtime units' code
 
 export const F = { SEND: 1, SIGNAL: 2, LINK: 3, UNLINK: 4, KILL: 5, MOVED: 6, GONE: 7, ERROR: 8, EXITED: 9, AS: 10 };
-export const R = { SPAWN: 20, MIGRATE: 21, CODE: 22, ENV: 23, SERVICE: 24, STATS: 25, AS: 27, LIB: 28, WHERE: 29 };
+export const R = { SPAWN: 20, MIGRATE: 21, CODE: 22, ENV: 23, SERVICE: 24, STATS: 25, AS: 27, LIB: 28, WHERE: 29, VOUCH: 36 };
 
 /**
  * Await `p` for at most `ms`.

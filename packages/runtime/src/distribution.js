@@ -29,6 +29,7 @@
  *   distribution/remote-spawn.js        remote spawn, services
  *   distribution/dashboard-sampling.js  snapshots of this node and of the mesh, EVAL on a node
  *   distribution/capabilities.js        restricted peers: the pids given to them, what they may act on
+ *   distribution/vouching.js            telling a third node which of its pids were given to a restricted peer
  *   code-libraries/                     versioned libraries: records, install policy, installing on demand
  *
  * The class below holds all of the layer's state (one object per node: the state of
@@ -51,6 +52,7 @@ import * as addresses from './distribution/node-addresses.js';
 import * as spawning from './distribution/remote-spawn.js';
 import * as sampling from './distribution/dashboard-sampling.js';
 import * as capabilities from './distribution/capabilities.js';
+import * as vouching from './distribution/vouching.js';
 import * as whereabouts from './distribution/whereabouts.js';
 import * as remoteSpaces from './linda/remote-spaces.js';
 import * as libraryInstall from './code-libraries/library-install.js';
@@ -371,6 +373,18 @@ export class Distribution {
   actRequest = capabilities.actRequest;
   onActedFrame = capabilities.onActedFrame;
   answerActed = capabilities.answerActed;
+  whyNotTaken = capabilities.whyNotTaken;
+
+  // vouching to a third node for its pids given to a restricted peer (distribution/vouching.js)
+  /** @type {import('./distribution/vouching.js').VouchState | undefined} made on first use */
+  vouchState = undefined;
+  vouchFor = vouching.vouchFor;
+  forgetVouches = vouching.forgetVouches;
+  acceptVouch = vouching.acceptVouch;
+  holdUngiven = vouching.holdUngiven;
+  behindHeld = vouching.behindHeld;
+  replayHeld = vouching.replayHeld;
+  answerAfterVouch = vouching.answerAfterVouch;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

@@ -70,6 +70,10 @@ export const MAX_GIVEN = 65536;
 export const WALK_LIMIT = 100_000;
 /** Values searched for pids and spaces in one frame or request from a restricted peer (a bigger one is refused). */
 export const CHECK_LIMIT = 4_000_000;
+/** A refusal for a pid not given, which a vouch in flight may lift (vouching.js waits for one). */
+export class NotGiven extends Error {}
+/** The end of the reason for a value too big to check. */
+const TOO_MANY = 'too many to check';
 /** Browser peers a node remembers as restricted (with the pids given to them) once they left. */
 export const MAX_BROWSER_PEERS = 4096;
 
@@ -134,6 +138,7 @@ export function restrictBrowserPeer(id) {
     this.restricted.delete(old);
     this.givenSpaces.delete(old);
     this.givenEnvs.delete(old);
+    this.forgetVouches(old);
     return;
   }
 }
@@ -148,16 +153,27 @@ export function give(to, value) {
   const given = this.restricted.get(to);
   if (given === undefined) return;
   const self = this.node.id, guests = this.node.guests;
+  /** @type {Map<string, number[]> | null} pids of third nodes not yet vouched for to them (vouching.js) */
+  let thirds = null;
+  const told = this.vouchState?.told.get(to);
   eachReference(value, WALK_LIMIT, (x) => {
-    // a process that migrated here is given as this node's own are (by node/serial): a
-    // messenger that asks a tab something (`on`) is answered here, where it lives
     if (x.node !== self) {
-      if (x instanceof Pid && guests.size !== 0 && guests.has(key(x.node, x.n))) remember(given, key(x.node, x.n));
+      if (!(x instanceof Pid)) return;
+      // a process that migrated here is given as this node's own are (by node/serial): a
+      // messenger that asks a tab something (`on`) is answered here, where it lives
+      if (guests.size !== 0 && guests.has(key(x.node, x.n))) remember(given, key(x.node, x.n));
+      else if (x.node !== to && !(told?.get(x.node)?.has(x.n) ?? false)) {
+        thirds ??= new Map();
+        const list = thirds.get(x.node);
+        if (list === undefined) thirds.set(x.node, [x.n]);
+        else list.push(x.n);
+      }
       return;
     }
     if (x instanceof Pid) remember(given, x.n);
     else remember(spacesOf(this, to), x.name);
   });
+  if (thirds !== null) this.vouchFor(to, thirds);
 }
 
 /**
@@ -222,16 +238,47 @@ export function mayAct(from, type, pid, proc) {
  * process `proc`) handled: it may act on the process (mayAct) and the frame's value (a
  * message, a signal's payload, a link's other end) names nothing of this node it may
  * not reach. When not, the frame is refused (refuseUngiven).
+ * A frame refused for a pid not given (its encoding `bytes` at hand) is held a bounded
+ * time first, for a vouch in flight (vouching.js).
  * @param {string} from @param {number} type @param {Pid} pid @param {any} proc @param {any[]} f the frame
+ * @param {Uint8Array | null} [bytes] its encoding, to hold it
  * @this {Distribution}
  */
-export function mayTake(from, type, pid, proc, f) {
-  if (!this.mayAct(from, type, pid, proc)) return false;
-  if (f.length < 5) return true; // KILL: nothing more in it
-  const why = this.checkMentions(from, f[3], `${FRAMES[type]?.[0] ?? type} to process ${pid.n}`);
+export function mayTake(from, type, pid, proc, f, bytes = null) {
+  // a frame for a process with a frame held for a vouch waits behind it (vouching.js)
+  if (bytes !== null && this.vouchState !== undefined && this.vouchState.held.size !== 0 &&
+      this.behindHeld(from, key(pid.node, pid.n)) && this.holdUngiven(from, f, bytes, key(pid.node, pid.n))) return false;
+  const why = refusalOf(this, from, f, pid, proc);
   if (why === null) return true;
+  // refused for a pid not given: a node that gave it may be vouching for it (vouching.js)
+  if (bytes !== null && !why.endsWith(TOO_MANY) && this.holdUngiven(from, f, bytes, key(pid.node, pid.n))) return false;
   this.refuseUngiven(from, why);
   return false;
+}
+
+/**
+ * Why `from` may not have the frame `f` for the local process `proc` (of `pid`)
+ * handled, or null. @param {Distribution} d @param {string} from @param {any[]} f @param {Pid} pid @param {any} proc
+ * @returns {string | null}
+ */
+function refusalOf(d, from, f, pid, proc) {
+  const what = `${FRAMES[f[0]]?.[0] ?? f[0]} to process ${pid.n}`;
+  if (!d.mayReach(from, pid, proc)) return `${what} refused: ${from.slice(0, 12)} is a restricted peer and was not given that pid`;
+  if (f.length < 5) return null; // KILL: nothing more in it
+  return d.checkMentions(from, f[3], what);
+}
+
+/**
+ * Why the restricted peer `from` may not have the frame `f` (for a process of this
+ * node) handled, or null: it may not act on the process (mayReach), or the frame's
+ * value names something of this node it may not reach. Null for a process not here.
+ * @param {string} from @param {any[]} f
+ * @returns {string | null}
+ * @this {Distribution}
+ */
+export function whyNotTaken(from, f) {
+  const pid = new Pid(f[1], f[2]), proc = this.node.local(pid);
+  return proc === null ? null : refusalOf(this, from, f, pid, proc);
 }
 
 /**
@@ -287,7 +334,7 @@ export function checkMentions(from, value, what, also = null) {
       if (!this.mayReach(from, x, this.node.local(x)) && !(also?.has(x.n) ?? false)) why = `process ${x.n}, whose pid it was not given`;
     } else if (!this.maySpace(from, x.name)) why = `space ${x.name}, which it was not given`;
   });
-  if (!whole) why = `more than ${CHECK_LIMIT} values, too many to check`;
+  if (!whole) why = `more than ${CHECK_LIMIT} values, ${TOO_MANY}`;
   return why === null ? null : `${what} refused: ${from.slice(0, 12)} is a restricted peer and it names ${why}`;
 }
 
@@ -305,7 +352,7 @@ export function checkRequest(from, req) {
   switch (req[0]) {
     case R_SPAWN: {
       const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN');
-      if (why !== null) throw new Error(why);
+      if (why !== null) throw why.endsWith(TOO_MANY) ? new Error(why) : new NotGiven(why);
       return;
     }
     case R_MIGRATE: {
@@ -319,7 +366,7 @@ export function checkRequest(from, req) {
       const also = new Set(this.carried.get(k));
       if (pid.node === this.node.id) also.add(pid.n);
       const why = this.checkMentions(from, req[1], `MIGRATE of process ${pid.n}`, also);
-      if (why !== null) throw new Error(why);
+      if (why !== null) throw why.endsWith(TOO_MANY) ? new Error(why) : new NotGiven(why);
       return;
     }
     case R_ENV:
@@ -328,7 +375,7 @@ export function checkRequest(from, req) {
       return;
     case R_SERVICE: {
       const pid = this.services.get(String(req[1]));
-      if (pid !== undefined && !this.mayReach(from, pid, this.node.local(pid))) throw new Error(`SERVICE ${String(req[1]).slice(0, 100)} refused: ${who} is a restricted peer and was not given that service's pid`);
+      if (pid !== undefined && !this.mayReach(from, pid, this.node.local(pid))) throw new NotGiven(`SERVICE ${String(req[1]).slice(0, 100)} refused: ${who} is a restricted peer and was not given that service's pid`);
       return;
     }
   }

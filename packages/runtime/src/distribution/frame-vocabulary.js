@@ -42,6 +42,8 @@
  *                                               restricted peer `owner`, checked as if `owner` asked
  *     LIB     [28, key]                         the signed record of library key "(foo bar)@1.2"
  *                                               ([key, unit hash, requires, public key, signature])
+ *     VOUCH   [36, peer, browser?, serials]     "I gave these pids of yours to the restricted peer `peer`":
+ *                                               recorded as given to it (vouching.js); answered with how many
  *
  * Invariants: the numbers are the wire format (other nodes and e2e tests use them); a
  * SEND frame written by sendHeadBytes + message + NO_ENVS_BYTES is byte for byte the
@@ -55,7 +57,7 @@ export const F_HOP = 13;
 export const FRAMES = [null, ['SEND', 5], ['SIGNAL', 5], ['LINK', 5], ['UNLINK', 5], ['KILL', 4], ['MOVED', 5], ['GONE', 4], null, ['EXITED', 5]];
 /** The environment list of a frame with no procedure in it (encode's small path). */
 export const NO_ENVS = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
-export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26, R_AS = 27, R_LIB = 28, R_WHERE = 29;
+export const R_SPAWN = 20, R_MIGRATE = 21, R_CODE = 22, R_ENV = 23, R_SERVICE = 24, R_STATS = 25, R_EVAL = 26, R_AS = 27, R_LIB = 28, R_WHERE = 29, R_VOUCH = 36;
 
 /** The encoding of NO_ENVS, the last item of a SEND frame with no procedure in it. */
 export const NO_ENVS_BYTES = new Uint8Array([0x80]);

@@ -325,7 +325,7 @@ export function handleFrame(from, f, bytes) {
     }
     return; // a message to a process that is gone is dropped (send and pray)
   }
-  if (this.restricted.size !== 0 && this.restricted.has(from) && !this.mayTake(from, type, pid, proc, f)) return; // capabilities.js
+  if (this.restricted.size !== 0 && this.restricted.has(from) && !this.mayTake(from, type, pid, proc, f, bytes)) return; // capabilities.js (held for a vouch: vouching.js)
   if (type === F_EXITED) return linkedExited(this, f[3], proc);
   switch (type) {
     case F_SEND:

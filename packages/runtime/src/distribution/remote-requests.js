@@ -20,7 +20,8 @@
  */
 import { encodeValue, CodecError } from '@termite/scheme/internal';
 import { SchemeError, ErrorObject, describeError } from '@termite/scheme';
-import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, R_WHERE, NOT_READY, answerValue } from './frame-vocabulary.js';
+import { NotGiven } from './capabilities.js';
+import { R_SPAWN, R_MIGRATE, R_CODE, R_ENV, R_SERVICE, R_STATS, R_EVAL, R_AS, R_LIB, R_WHERE, R_VOUCH, NOT_READY, answerValue } from './frame-vocabulary.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -47,6 +48,7 @@ export function onRequest(from, bytes) {
     if (this.restricted.size === 0) return this.encode([true, value]);
     return this.answerRestricted(from, value);
   } catch (e) {
+    if (e instanceof NotGiven && this.restricted.has(from)) return this.onRequestAsync(from, bytes); // waits for a vouch (vouching.js)
     return this.refusedRequest(from, e);
   }
 }
@@ -101,7 +103,14 @@ export async function answer(from, req, arrived = Date.now()) {
   if (req[0] === R_LIB) return this.libraryData(String(req[1])); // a signed record waits for its signature
   if (req[0] === R_WHERE) return this.answerWhere(from, req);
   if (this.waitsForVouching(from, req)) await this.vouchMigration(from, req, arrived);
-  if (req[0] !== R_EVAL) return this.answerNow(from, req);
+  if (req[0] !== R_EVAL) {
+    try {
+      return this.answerNow(from, req);
+    } catch (e) {
+      if (e instanceof NotGiven && this.restricted.has(from)) return this.answerAfterVouch(from, req, e); // vouching.js
+      throw e;
+    }
+  }
   if (this.evaluate === null || !this.evalPeers.has(from)) throw new Error('this node does not evaluate code for that peer');
   return JSON.stringify(await this.evaluate(String(req[1])));
 }
@@ -131,6 +140,7 @@ export function answerNow(from, req) {
     case R_CODE: return this.unitData(String(req[1]));
     case R_ENV: return this.envData(String(req[1]));
     case R_STATS: return JSON.stringify(this.snapshot());
+    case R_VOUCH: return this.acceptVouch(from, req); // pids of this node another gave a restricted peer (vouching.js)
     case R_SERVICE: {
       const pid = this.services.get(String(req[1]));
       if (!pid) throw new Error(`no service named ${req[1]} on this node`);
