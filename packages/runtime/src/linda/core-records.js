@@ -106,9 +106,8 @@ export function cancelRecordsOf(node, proc) {
 }
 
 /**
- * A waiting operation from another node (linda/remote-spaces.js) as a core record: the
- * same shape as waiter-records.js's addRecord, so the home serves it in one order with
- * its own waiting processes. The operation found no tuple in this turn, so it waits.
+ * A waiting operation from another node (linda/remote-spaces.js) as a core record, so
+ * the home serves it in one order with its own waiting processes. The operation found no tuple in this turn, so it waits.
  * @param {any} node @param {{name: string, template: Uint8Array, remove: boolean, priority: number, answer: (bytes: Uint8Array) => void}} r
  * @returns {{id: number}}
  */

@@ -21,7 +21,7 @@
  *  - what a peer can make a replica keep is bounded: MAX_TUPLES tuples, MAX_MEMBERS
  *    members, MAX_REMOTE_INS announced `in`s per peer (the oldest dropped first).
  */
-import { scratchSpace, clearScratch } from './waiter-records.js';
+import { scratchSpace, clearScratch } from './scratch-space.js';
 
 export const LIVE = 1, HELD = 2;
 /** tuples one replica caches (an OUT beyond is refused) */

@@ -24,7 +24,7 @@
  *    ACKs #t only then; otherwise (dead, killed, interrupted, or a reply it cannot
  *    decode) it ACKs #f;
  *  - a blocking `in`/`rd` that cannot be served at once is a waiter record at the
- *    holder (waiter-records.js), answered by the matching `out` itself, remote ones by
+ *    holder (a core record, core-records.js), answered by the matching `out` itself, remote ones by
  *    priority then arrival; its timeout (or deadline) is a timer that drops the record
  *    and answers "timed out" — no process waits for a peer; when the requester's node
  *    goes away, or its process ends, its records and timers are dropped (a record holds
@@ -445,7 +445,7 @@ function putBack(node, name, bytes) {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Leave a waiter record at the home (waiter-records.js), at the requester's priority:
+ * Leave a waiter record at the home (core-records.js), at the requester's priority:
  * the matching `out` answers it from its own path; a timeout (or a deadline) is a timer
  * that drops the record and answers "timed out". No process waits for a remote peer.
  * @param {Distribution} d @param {any} st @param {{waiting: number}} c @param {string} from @param {number} n

@@ -11,13 +11,12 @@
  *    requester's node acknowledges it, linda/remote-spaces.js);
  *  - at start (attachSpaceStore) the log is replayed into the core in the order it was
  *    written, so the oldest tuple is still the one an `in` takes first;
- *  - a tuple that enters a space through putTuple or putBackTuple is offered to the
- *    space's waiter records (waiter-records.js) once the core has served its own waiters
- *    and records (core-records.js: the records it served are answered first);
+ *  - a tuple that enters a space through putTuple or putBackTuple is offered by the
+ *    core to its waiters — processes and waiter records (core-records.js) in one order —
+ *    and the records it served are answered at once;
  *  - a space's kind is set when it is made and never changes (a later make of the same
  *    name with another kind gets the kind it already has, see declareSpace).
  */
-import { serveRecords } from './waiter-records.js';
 import { answerServedRecords } from './core-records.js';
 
 /**
@@ -114,7 +113,6 @@ export function putTuple(node, name, space, bytes) {
   }
   info.outs++;
   if (node.coreRecords !== undefined) answerServedRecords(node, space, bytes, putBackTuple);
-  if (t.records !== undefined && t.records.size !== 0) serveRecords(node, name, space, bytes);
 }
 
 /**
@@ -126,8 +124,6 @@ export function putBackTuple(node, name, bytes) {
   const space = coreSpace(node, name);
   space.outBytes(bytes);
   if (node.coreRecords !== undefined) answerServedRecords(node, space, bytes, putBackTuple);
-  const t = node.spaceTable;
-  if (t !== undefined && t.records !== undefined && t.records.size !== 0) serveRecords(node, name, space, bytes);
   node.poke();
 }
 
