@@ -195,7 +195,7 @@ export class CopyJob {
 
 /**
  * Objects of `x` counted as a tree (a shared object once per path to it, a cycle until
- * the limit), up to `limit`.
+ * the limit), up to `limit`: a walk with no allocation but its stack.
  * @param {any} x @param {number} limit
  */
 function treeSize(x, limit) {
@@ -205,26 +205,21 @@ function treeSize(x, limit) {
     const y = stack.pop();
     if (isShared(y)) continue;
     if (++n >= limit) return limit;
-    const parts = partsOf(y);
-    if (parts === null) continue;
-    if (parts.length >= limit - n) return limit;
-    for (let i = 0; i < parts.length; i++) stack.push(parts[i]);
-    if (y instanceof Uint8Array || y instanceof MString) n += byteUnits(y);
+    if (y instanceof Pair) {
+      stack.push(y.cdr, y.car);
+      continue;
+    }
+    const parts = Array.isArray(y) ? y : y instanceof Closure ? y.fv : y instanceof Record ? y.f : y instanceof Frame ? y.s : y instanceof Values ? y.vals : null;
+    if (parts !== null) {
+      if (parts.length >= limit - n) return limit;
+      for (let i = 0; i < parts.length; i++) stack.push(parts[i]);
+    }
+    if (y instanceof Box) stack.push(y.v);
+    else if (y instanceof Frame) stack.push(y.next);
+    else if (y instanceof ErrorObject) stack.push(y.irritants);
+    else if (y instanceof Uint8Array || y instanceof MString) n += byteUnits(y);
   }
   return n;
-}
-
-/** What treeSize walks into: an object's parts (null: none). @param {any} y @returns {any[]|null} */
-function partsOf(y) {
-  if (y instanceof Pair) return [y.car, y.cdr];
-  if (Array.isArray(y)) return y;
-  if (y instanceof Closure) return y.fv;
-  if (y instanceof Record) return y.f;
-  if (y instanceof Box) return [y.v];
-  if (y instanceof Frame) return [...y.s, y.next];
-  if (y instanceof Values) return y.vals;
-  if (y instanceof ErrorObject) return [y.irritants];
-  return null;
 }
 
 /** Units a bytevector's or mutable string's copy counts for. @param {Uint8Array|MString} x */
