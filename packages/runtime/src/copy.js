@@ -40,16 +40,17 @@ const FAST_BUDGET = 64;
 
 /** @param {any} x */
 export function copyMessage(x) {
-  const small = copySmall(x);
+  const small = copySmall(x, false);
   return small !== GIVE_UP ? small : graphCopy(x);
 }
 
 /**
  * The copy of a value shared as it is or of a small message (at most FAST_BUDGET
  * objects), or GIVE_UP: the general copy (graphCopy, or copy-job.js for `!`) must do it.
- * @param {any} x
+ * @param {any} x @param {boolean} longVectors whether a long vector of immutable values
+ *   gives up too (for `!`, whose general copy is made in chunks)
  */
-export function copySmall(x) {
+export function copySmall(x, longVectors) {
   if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true) return x;
   // the commonest message: a pair of two immutable values, e.g. (cons (self) n)
   if (x instanceof Pair) {
@@ -60,6 +61,7 @@ export function copySmall(x) {
     }
   }
   budget = FAST_BUDGET;
+  vectorShift = longVectors ? 4 : 31;
   seen = 0;
   const fast = fastCopy(x);
   // drop references to the message from the scratch memo
@@ -78,6 +80,8 @@ export const GIVE_UP = Symbol('give up');
 export const isShared = (x) => typeof x !== 'object' || x === null || x[IMMUTABLE] === true || Object.isFrozen(x);
 
 let budget = 0;
+/** A vector's length is shifted right by this to count against `budget` (31: not counted). */
+let vectorShift = 31;
 /** A tiny memo for the fast path (linear search; at most FAST_BUDGET entries). */
 const memoFrom = new Array(FAST_BUDGET).fill(null);
 const memoTo = new Array(FAST_BUDGET).fill(null);
@@ -102,6 +106,9 @@ function fastCopy(x) {
   }
   if (Array.isArray(x)) {
     if (Object.isFrozen(x)) return x;
+    // for `!`, a long vector counts against the budget too (one per 16 elements): copied
+    // in one call here, a 1,000,000-element one would hold the event loop (copy-job.js)
+    if ((budget -= x.length >> vectorShift) < 0) return GIVE_UP;
     const out = new Array(x.length);
     remember(x, out);
     for (let i = 0; i < x.length; i++) {
