@@ -209,12 +209,21 @@ function treeSize(x, limit) {
   let n = 0;
   while (stack.length > 0) {
     const y = stack.pop();
-    if (isShared(y)) continue;
-    if (++n >= limit) return limit;
+    if (typeof y !== 'object' || y === null) continue;
     if (y instanceof Pair) {
-      stack.push(y.cdr, y.car);
+      // a list's spine walked in place: its pairs' cars go on the stack
+      let p = y;
+      do {
+        if (Object.isFrozen(p)) break;
+        if (++n >= limit) return limit;
+        stack.push(p.car);
+        p = p.cdr;
+      } while (p instanceof Pair);
+      if (!(p instanceof Pair)) stack.push(p);
       continue;
     }
+    if (isShared(y)) continue;
+    if (++n >= limit) return limit;
     const parts = Array.isArray(y) ? y : y instanceof Closure ? y.fv : y instanceof Record ? y.f : y instanceof Frame ? y.s : y instanceof Values ? y.vals : null;
     if (parts !== null) {
       if (parts.length >= limit - n) return limit;
