@@ -26,10 +26,12 @@ const collect = /** @type {() => void} */ (vm.runInNewContext('gc'));
 /**
  * The longest event-loop turn allowed while a big message is copied (ms), before the
  * longest garbage-collection pause meanwhile is added: the stated bound (a run of 8 ms
- * plus a slice plus one chunk of ~1–3 ms) with room for a loaded machine. One copy of
- * 1,000,000 pairs in one call, as before, held the loop 100–600 ms.
+ * plus a slice plus one chunk of ~0.3–1.5 ms) with room for a machine loaded by parallel
+ * test runs (190 ms was seen at load average 15, with a 139 ms collection). That the
+ * copy is chunked is asserted directly: each copy is seen in progress between slices.
+ * One copy of 1,000,000 pairs in one call, as before, held the loop 100–600 ms.
  */
-const WORST_TURN_MS = 60;
+const WORST_TURN_MS = 150;
 
 /**
  * A fresh node running `thunk`; resolves once the node's output contains `done`, with the
