@@ -31,6 +31,7 @@ const SCRIPTS = [
   { file: 'scheme.js', limitS: 900 }, // Scheme: scheme.*, js.*, biwa.*
   { file: 'erlang/run-erlang.js', limitS: 600 }, // erlang.* (until ring/pingpong/mesh scripts run them beside ours)
   { file: 'processes.js', limitS: 900 }, // processes on one node: ring.*, pingpong.local, linda.*, processes.idle_bytes
+  { file: 'local-send-copy.js', limitS: 300 }, // a local !'s copy against the one-call copy: copy.*
   { file: 'linda.js', limitS: 600 }, // tuple spaces across nodes: linda.central.*, linda.rpc.*, linda.durable.*, beside pingpong.ws.2node, raw.ws.*, sqlite.insert
   { file: 'mesh.js', limitS: 900 }, // the mesh: pingpong.ws.2node, raw.*, remote_spawn.*, migrate.*, payload.*
   { file: 'messengers.js', limitS: 900 }, // (termite messengers): messengers.*, beside pingpong.local, pingpong.800.ws.2node, sequential.*

@@ -6,23 +6,15 @@
  * and memory given back from garbage not collected yet. Against a real daemon, made to
  * collect by a remote process that builds and drops big lists.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, runProgram, health, newToken, waitFor } from './helpers/daemons.js';
+import { runProgram, health, waitFor } from './helpers/daemons.js';
+import { fileDaemon } from './helpers/file-daemon.js';
 
-const token = newToken();
-/** @type {import('./helpers/daemons.js').Daemon} */
-let d;
-
-before(async () => {
-  d = await startDaemon({ token });
-});
-
-after(async () => {
-  await d?.stop('SIGKILL');
-});
+const file = fileDaemon();
 
 test('/health: gcPauses (each at least 20 ms, newest last) and the heap after the newest major collection', { timeout: 90_000 }, async () => {
+  const { daemon: d, token } = file;
   const first = await health(d.url);
   assert.ok(Array.isArray(first.gcPauses), 'gcPauses is a list');
   // a remote process that builds and drops lists of 1,000,000 pairs: old-space fills, V8 collects it

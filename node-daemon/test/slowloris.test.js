@@ -8,26 +8,18 @@
  * every poll must answer, the median within the bound above the idle daemon's — and a
  * new peer joins and runs a procedure on the daemon. Bounded; the daemon is stopped by PID.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startDaemon, runProgram, health, newToken } from './helpers/daemons.js';
+import { runProgram, health } from './helpers/daemons.js';
+import { fileDaemon } from './helpers/file-daemon.js';
 
 const FULL = process.env.TERMITE_ATTACK === 'full';
 const SOCKETS = FULL ? 2000 : 200;
 const DURATION_MS = FULL ? 60_000 : 8000;
 /** The bound on the median /health round trip, above the idle daemon's (ms). */
 const HEALTH_MEDIAN_MS = 20;
-const token = newToken();
-/** @type {import('./helpers/daemons.js').Daemon} */
-let d;
-
-before(async () => {
-  d = await startDaemon({ token });
-});
-after(async () => {
-  await d?.stop('SIGKILL');
-});
+const file = fileDaemon();
 
 /** Poll /health for `ms`, one poll after the other; every poll must answer ok. @param {number} ms */
 async function pollHealth(ms) {
@@ -36,7 +28,7 @@ async function pollHealth(ms) {
   const end = performance.now() + ms;
   for (let i = 0; i < 100_000 && performance.now() < end; i++) {
     const t0 = performance.now();
-    assert.equal((await health(d.url)).ok, true);
+    assert.equal((await health(file.daemon.url)).ok, true);
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
@@ -56,10 +48,10 @@ function slowloris() {
   const open = () => {
     if (stopped) return;
     opened++;
-    const s = net.connect(d.port, '127.0.0.1');
+    const s = net.connect(file.daemon.port, '127.0.0.1');
     sockets.add(s);
     s.on('error', () => {});
-    s.on('connect', () => s.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${d.port}\r\nX-Slow: `));
+    s.on('connect', () => s.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${file.daemon.port}\r\nX-Slow: `));
     s.on('close', () => {
       sockets.delete(s);
       if (!stopped) {
@@ -88,9 +80,9 @@ test(`${SOCKETS} slowloris connections: /health keeps answering and a new peer j
   try {
     // a legitimate peer joins while the attack runs
     const joined = runProgram(
-      `(define a (make-node "127.0.0.1" ${d.port}))
+      `(define a (make-node "127.0.0.1" ${file.daemon.port}))
        (display (on a (lambda () (* 6 7)))) (newline)`,
-      { token, join: [d.url], timeoutMs: 30_000 },
+      { token: file.token, join: [file.daemon.url], timeoutMs: 30_000 },
     );
     const h = await pollHealth(DURATION_MS);
     const r = await joined;
@@ -103,6 +95,6 @@ test(`${SOCKETS} slowloris connections: /health keeps answering and a new peer j
   } finally {
     attack.stop();
   }
-  assert.equal(d.child.exitCode, null, 'the daemon is alive');
-  assert.equal((await health(d.url)).ok, true);
+  assert.equal(file.daemon.child.exitCode, null, 'the daemon is alive');
+  assert.equal((await health(file.daemon.url)).ok, true);
 });

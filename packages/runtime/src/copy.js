@@ -18,6 +18,9 @@
  * a Map: a bounded
  * recursive copy that gives up — and falls back to the general copy — when the message
  * is bigger than a few dozen objects (which also covers any cycle).
+ *
+ * `!` to a local process copies a bigger message in bounded chunks (copy-job.js), with
+ * this file's small copy and its general copy for what fits in one chunk.
  */
 import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port, Sym, Flonum, Ratnum } from './scheme-data.js';
 import { Char, Special, RecordType, MString, Compnum } from '@termite/scheme';
@@ -37,6 +40,17 @@ const FAST_BUDGET = 64;
 
 /** @param {any} x */
 export function copyMessage(x) {
+  const small = copySmall(x, false);
+  return small !== GIVE_UP ? small : graphCopy(x);
+}
+
+/**
+ * The copy of a value shared as it is or of a small message (at most FAST_BUDGET
+ * objects), or GIVE_UP: the general copy (graphCopy, or copy-job.js for `!`) must do it.
+ * @param {any} x @param {boolean} longVectors whether a long vector of immutable values
+ *   gives up too (for `!`, whose general copy is made in chunks)
+ */
+export function copySmall(x, longVectors) {
   if (typeof x !== 'object' || x === null || x[IMMUTABLE] === true) return x;
   // the commonest message: a pair of two immutable values, e.g. (cons (self) n)
   if (x instanceof Pair) {
@@ -47,16 +61,27 @@ export function copyMessage(x) {
     }
   }
   budget = FAST_BUDGET;
+  vectorShift = longVectors ? 4 : 31;
   seen = 0;
   const fast = fastCopy(x);
   // drop references to the message from the scratch memo
   for (let i = 0; i < seen; i++) memoFrom[i] = memoTo[i] = null;
-  if (fast !== GIVE_UP) return fast;
-  return graphCopy(x);
+  return fast;
 }
 
-const GIVE_UP = Symbol('give up');
+/** What copySmall answers for a message it does not copy. */
+export const GIVE_UP = Symbol('give up');
+
+/**
+ * Whether a value is shared by a copy rather than copied: immutable values and literal
+ * constants (frozen).
+ * @param {any} x
+ */
+export const isShared = (x) => typeof x !== 'object' || x === null || x[IMMUTABLE] === true || Object.isFrozen(x);
+
 let budget = 0;
+/** A vector's length is shifted right by this to count against `budget` (31: not counted). */
+let vectorShift = 31;
 /** A tiny memo for the fast path (linear search; at most FAST_BUDGET entries). */
 const memoFrom = new Array(FAST_BUDGET).fill(null);
 const memoTo = new Array(FAST_BUDGET).fill(null);
@@ -81,6 +106,9 @@ function fastCopy(x) {
   }
   if (Array.isArray(x)) {
     if (Object.isFrozen(x)) return x;
+    // for `!`, a long vector counts against the budget too (one per 16 elements): copied
+    // in one call here, a 1,000,000-element one would hold the event loop (copy-job.js)
+    if ((budget -= x.length >> vectorShift) < 0) return GIVE_UP;
     const out = new Array(x.length);
     remember(x, out);
     for (let i = 0; i < x.length; i++) {
@@ -112,7 +140,7 @@ function fastCopy(x) {
 }
 
 /** A fresh mutable string with the same characters (in whichever form `s` has them). @param {MString} s */
-const copyString = (s) => new MString(s.s, s.cp === null ? null : s.cp.slice());
+export const copyString = (s) => new MString(s.s, s.cp === null ? null : s.cp.slice());
 
 /** @param {any} from @param {any} to */
 function remember(from, to) {
@@ -139,7 +167,7 @@ function needsCopy(x) {
  * Objects are created empty first and filled afterwards, which is what makes cycles work.
  * @param {any} root
  */
-function graphCopy(root) {
+export function graphCopy(root) {
   // a message that shares nothing (a long list of numbers...) is copied with no lookups
   const memo = sharesNothing(root) ? new NoMemo() : new Map();
   try {
@@ -272,7 +300,7 @@ const fillCdr = (to, d, copy) => () => {
  * (console, process, file) are resources and are shared.
  * @param {any} p
  */
-function copyPort(p) {
+export function copyPort(p) {
   if (p.kind === 'string-output' || p.kind === 'string-input' || p.kind === 'bytevector-output' || p.kind === 'bytevector-input') {
     const q = Object.create(Object.getPrototypeOf(p));
     Object.assign(q, p);

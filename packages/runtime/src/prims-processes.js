@@ -3,19 +3,21 @@
  * The Termite process primitives (docs/processes.md, "The Termite API"; Termite paper §2–§4).
  *
  * Primitives that never block are registered as ordinary primitives (the compiler
- * calls them directly): self, !, make-tag, spawn, links, ... Those that may block — `?`,
+ * calls them directly): self, make-tag, spawn, links, ... `!` is a resumable builtin
+ * (its copy of a big message is done in chunks, the sender suspended between them). Those that may block — `?`,
  * the selective-receive wait, sleep — are control procedures: when they must wait they
  * put the process to sleep in the C core (which will wake it on a message, a tuple, a
  * timeout or an interrupt), record in `proc.waiting` how it resumes, and unwind the
  * thread; the node's loop resumes it when the core says so.
  */
-import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, arity, charge } from '@termite/scheme/internal';
+import { R, unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, defineResumable, defineStep, more, arity, charge } from '@termite/scheme/internal';
 import { VOID, Closure, Flonum, Ratnum, schemeErrorOf, SchemeError, Sym, ErrorObject, arrayToList } from './scheme-data.js';
 import { displayString, current as currentPorts } from '@termite/scheme/internal';
 import { Pid, Tag, NodeRef } from './termite-values.js';
 import { W_RECEIVE, W_SCAN, W_SLEEP } from './termite-node/process.js';
 import { wasTerminated } from './termite-node/links-and-signals.js';
 import { BLOCKED, TIMED_OUT } from '@termite/core';
+import { beginCopy, CopyJob } from './copy-job.js';
 
 /**
  * The running process.
@@ -67,18 +69,73 @@ definePrimitive('pid-node', 1, 1, (/** @type {any} */ pid) => {
 
 // ------------------------------------------------------------------ sending
 
-definePrimitive('!', 2, 2, (/** @type {any} */ pid, /** @type {any} */ msg) => {
+/**
+ * `(! pid msg)`. A message for a local process is copied here: in one call when it fits
+ * a chunk (copy-job.js); a bigger one a chunk per call of `%!/step`, the sender
+ * suspended between chunks (each is a point where the scheduler may preempt), and put
+ * in the mailbox whole when the copy ends. The `!` has not happened before that, so
+ * nothing the sender does later can overtake it. The job is kept beside the state
+ * (`proc.copyJob`), named in it by a key: a thread serialized between chunks (a drain,
+ * a snapshot) carries only (pid msg key); where it resumes no job has that key, so the
+ * `!` starts again from scratch there, and the message is sent once, from there.
+ */
+defineResumable('!', 2, 0, (/** @type {any} */ pid, /** @type {any} */ msg) => send(current('!'), checkPid(pid, '!'), msg));
+
+const sendStep = defineStep('!', 3, (/** @type {any} */ pid, /** @type {any} */ msg, /** @type {any} */ key) => {
   const proc = current('!');
-  // false: the frame waits for room in the mesh's queue to the pid's node. A primitive
-  // cannot suspend, so the slice ends at the next reduction (no fuel left) and the
-  // scheduler keeps the process suspended until its frames have left (holdSender):
-  // later sends cannot overtake it, and a fast sender waits instead of losing messages
-  if (proc.node.send(checkPid(pid, '!'), msg) === false) {
+  const job = proc.copyJob;
+  if (job !== null && job.key === key && job.pid === pid && job.root === msg) return copyOn(proc, job);
+  return send(proc, checkPid(pid, '!'), msg); // resumed elsewhere, or a forged state: the `!` from scratch
+});
+
+/** Keys of copy jobs (unique per node; a fixnum in the step's state). */
+let jobKeys = 0;
+
+/**
+ * @param {import('./termite-node.js').Process} proc the sender @param {Pid} pid @param {any} msg
+ */
+function send(proc, pid, msg) {
+  const node = proc.node;
+  const to = node.local(pid);
+  if (to === null) return sendAway(proc, pid, msg);
+  const copy = beginCopy(msg);
+  if (copy instanceof CopyJob) {
+    copy.key = ++jobKeys;
+    copy.pid = pid;
+    proc.copyJob = copy;
+    return more(sendStep, [pid, msg, copy.key]);
+  }
+  node.stats.messages++;
+  node.deliver(to, copy, '!');
+  return VOID;
+}
+
+/** One more chunk of a copy; the message delivered when it is done. @param {any} proc @param {CopyJob} job */
+function copyOn(proc, job) {
+  if (!job.run()) return more(sendStep, [job.pid, job.root, job.key]);
+  proc.copyJob = null;
+  const node = proc.node;
+  const to = node.local(job.pid);
+  if (to === null) return sendAway(proc, job.pid, job.result); // the receiver left or died meanwhile
+  node.stats.messages++;
+  node.deliver(to, job.result, '!');
+  return VOID;
+}
+
+/**
+ * A message for a process not here (another node's, or gone). When the mesh's queue to
+ * its node has no room (false), the slice ends at the next reduction (no fuel left) and
+ * the scheduler keeps the process suspended until its frames have left (holdSender):
+ * later sends cannot overtake it, and a fast sender waits instead of losing messages.
+ * @param {any} proc @param {Pid} pid @param {any} msg
+ */
+function sendAway(proc, pid, msg) {
+  if (proc.node.send(pid, msg) === false) {
     proc.sendBlocked = true;
     R.fuel = 0;
   }
   return VOID;
-});
+}
 
 // ------------------------------------------------------------------ spawning and links
 

@@ -131,8 +131,8 @@ async function holdToBounds(f, medianBound, t) {
 const LIST = '(make-list 100000 1)';
 /**
  * name, the endless loop's body (l is a 100,000-element list, v a vector, s a string,
- * n a 280,000-bit number), and the median bound when it is not MEDIAN_BOUND_MS: one
- * `!` of a 100,000-element list is one copy of 100,000 pairs (~20 ms; docs/processes.md).
+ * n a 280,000-bit number, big and bigv a 1,000,000-element list and vector, built only
+ * for the cases that use them), and the median bound when it is not MEDIAN_BOUND_MS.
  * @type {Array<[string, string, number?]>}
  */
 const ATTACKS = [
@@ -148,7 +148,9 @@ const ATTACKS = [
   ['apply + to a 40,000-element list', '(apply + (list-tail l 60000))'],
   ['bignum multiplication', '(* n n)'],
   ['write of a 100,000-element list to a string port', '(let ((p (open-output-string))) (write l p) (get-output-string p))'],
-  ['sending a 100,000-element list to a process that drops it', '(! sink l)', 50],
+  ['sending a 100,000-element list to a process that drops it', '(! sink l)'],
+  ['sending a 1,000,000-element list and a 1,000,000-element vector to a process that drops them', '(! sink big) (! sink bigv)'],
+  ['sending a list of 300,000 pairs to a process that drops it', '(! sink pairs)'],
   ['equal? of two lists of 10,000 vectors', '(equal? vs vs2)'],
   ['vector-append and vector-copy! of 100,000 slots', '(vector-copy! v 0 (vector-append v v) 0 100000)'],
 ];
@@ -158,7 +160,9 @@ for (const [name, body, medianBound = MEDIAN_BOUND_MS] of ATTACKS) {
     const thunk = `(lambda ()
       (let ((l ${LIST}) (l2 ${LIST}) (v (make-vector 100000 1)) (s (make-string 100000 #\\a))
             (n (expt 7 100000)) (sink (spawn (lambda () (let drop () (?) (drop)))))
-            (vs (map (lambda (i) (make-vector 10 i)) (make-list 10000 1))) (vs2 (map (lambda (i) (make-vector 10 i)) (make-list 10000 1))))
+            (vs (map (lambda (i) (make-vector 10 i)) (make-list 10000 1))) (vs2 (map (lambda (i) (make-vector 10 i)) (make-list 10000 1)))
+            (big ${body.includes('big') ? '(make-list 1000000 1)' : "'()"}) (bigv ${body.includes('bigv') ? '(make-vector 1000000 1)' : "'#()"})
+            (pairs ${body.includes('pairs') ? '(map (lambda (i) (cons i i)) (make-list 300000 1))' : "'()"}))
         (let loop () ${body} (loop))))`;
     await baseline(); // the reference before the case
     await holdToBounds(await lagUnder([thunk]), medianBound, t);

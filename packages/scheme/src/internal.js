@@ -10,6 +10,7 @@ export { Thread, runSlice, ACT_CALL, ACT_RETURN, SLICE_YIELD, SLICE_DONE, SLICE_
 export { ErrorOrigin, originHere, MAX_LINES as BACKTRACE_LINES } from './engine/backtrace.js';
 export { definePrimitive, primitives } from './engine/registry.js';
 export { defineBuiltin, installPrimitives, builtinUnit } from './engine/builtins.js';
+export { defineResumable, defineStep, more } from './engine/resumable.js';
 export { boot, consoleSinks, loadRuntimeSource, runtimeUnits, precompiledRuntime, supplyPrecompiledRuntime, supplyPrecompiledUnits, precompiledStats } from './engine/boot.js';
 export { rtEnv, libraryEnvs, Environment, instantiate, LinkError, fastSourcesOf, presetFastSources, forgetGenerated, setFastCompiler } from './engine/linker.js';
 export { registerValueCodec, encodeValue, encodeSmallValue, encodeSmallBetween, encodedSpare, encodeAnyValue, decodeValue, CodecError, internRecordType, CborWriter, sharesNothing } from './codec/index.js';

@@ -116,6 +116,8 @@ export class Walk {
     /** @type {any[]} */ this.stack = [];
     /** @type {Set<any>} containers counted (not list spines nor frame chains) */
     this.seen = new Set();
+    // the partial copy of a big message its `!` is making: the sender's until delivered
+    if (proc.copyJob !== null) this.bytes += proc.copyJob.bytes;
     this.push(proc.clo);
     if (proc.args !== null) for (const a of proc.args) this.push(a);
     for (const x of [proc.val, proc.winders, proc.handlers, proc.params, proc.signals, proc.k]) this.push(x);

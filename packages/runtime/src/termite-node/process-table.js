@@ -207,6 +207,7 @@ export function retire(proc) {
 /** Drop a process from the tables (once: its end or its departure). @param {Process} proc @this {TermiteNode} */
 export function forget(proc) {
   this.live--;
+  proc.copyJob = null; // a `!` copying when it ended or left: its partial copy is dropped
   if (this.fullMailboxes.size > 0) this.fullMailboxes.delete(proc);
   if (proc.peer !== null) {
     const n = /** @type {number} */ (this.byPeer.get(proc.peer)) - 1;
@@ -295,11 +296,11 @@ export function makeTag() {
 
 /**
  * Put a message in a local process's mailbox, as it is (no copy: see the file header).
- * @param {Process} proc @param {any} msg
+ * @param {Process} proc @param {any} msg @param {string} [who] the procedure a full mailbox's error names
  * @this {TermiteNode}
  */
-export function deliver(proc, msg) {
-  if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, 'deliver');
+export function deliver(proc, msg, who = 'deliver') {
+  if ((++proc.sent & (MAILBOX_CHECK - 1)) === 0) this.checkMailbox(proc, who);
   this.core.send(proc.cpid, msg);
 }
 

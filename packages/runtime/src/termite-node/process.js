@@ -61,6 +61,8 @@ export class Process extends Thread {
     this.asyncRecords = null;
     /** a `!` of its current slice waits for room in the mesh's queue (scheduler.js holdSender) */
     this.sendBlocked = false;
+    /** @type {import('../copy-job.js').CopyJob|null} the copy of a big message its `!` is making (prims-processes.js) */
+    this.copyJob = null;
     /** @type {string|null} the peer whose remote spawn this process descends from (process-table.js limits) */
     this.peer = null;
     /** messages sent to it (the mailbox is measured every few, process-table.js) */

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * The copy a local `!` makes (packages/runtime/src/copy-job.js) against the one-call
+ * copy every message took before (copy.js copyMessage, still what other callers use),
+ * in one process, alternating rounds:
+ *  - small and medium messages: time per copy, `beginCopy` (the copy `!` makes, one call
+ *    for these) over `copyMessage`, as the median of per-round ratios;
+ *  - big messages: the one-call copy's time, the chunked copy's total, and its longest
+ *    and median chunk (what the event loop waits for at most, collections included).
+ *
+ *   node bench/local-send-copy.js [PREFIX]
+ *
+ * Prints `bench copy.<message>.<figure> <value> <unit>`; CPU time for the small ones.
+ */
+import { Reporter, prefixFromArgv } from './lib/index.js';
+import { copyMessage } from '../packages/runtime/src/copy.js';
+import { beginCopy, CopyJob } from '../packages/runtime/src/copy-job.js';
+import { Pair } from '../packages/runtime/src/scheme-data.js';
+import { R } from '@termite/scheme/internal';
+
+const rep = new Reporter(prefixFromArgv());
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+
+/** @param {number} n @param {(i: number) => any} f */
+const list = (n, f) => {
+  let l = null;
+  for (let i = n - 1; i >= 0; i--) l = new Pair(f(i), l);
+  return l;
+};
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+/** @param {number[]} a */
+const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+
+/** @type {[string, any, number][]} name, message, copies a round */
+const SMALL = [
+  ['pair', new Pair(1, 2), 1_000_000],
+  ['list10', list(10, (i) => i), 300_000],
+  ['list1000', list(1000, (i) => i), 3000],
+  ['nested100', list(50, (i) => list(2, () => i)), 30_000],
+  ['nested5000', list(2500, (i) => [i, i]), 300],
+];
+for (const [name, msg, n] of SMALL) {
+  if (!rep.wants(`copy.${name}`)) continue;
+  const ratios = [];
+  const times = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    R.fuel = 1e12; // the charges of a copy would otherwise end no slice here: none runs
+    let t = cpuMs();
+    for (let i = 0; i < n; i++) copyMessage(msg);
+    const one = cpuMs() - t;
+    t = cpuMs();
+    for (let i = 0; i < n; i++) beginCopy(msg);
+    const chunked = cpuMs() - t;
+    ratios.push(chunked / one);
+    times.push((chunked * 1e6) / n);
+  }
+  rep.bench(`copy.${name}.ns`, median(times), 'ns', { note: '`!`\'s copy, CPU time' });
+  rep.bench(`copy.${name}.vs_one_call`, median(ratios), 'x', { note: 'median of per-round ratios; 1 = the same time' });
+}
+
+/** @type {[string, () => any][]} */
+const BIG = [
+  ['list1M', () => list(1_000_000, (i) => i)],
+  ['vector1M', () => Array.from({ length: 1_000_000 }, (_, i) => i)],
+  ['pairs300k', () => list(300_000, (i) => new Pair(i, i))],
+];
+for (const [name, make] of BIG) {
+  if (!rep.wants(`copy.${name}`)) continue;
+  const msg = make();
+  const one = [];
+  const total = [];
+  const worst = [];
+  const med = [];
+  for (let r = 0; r < 3; r++) {
+    R.fuel = 1e12;
+    let t = performance.now();
+    copyMessage(msg);
+    one.push(performance.now() - t);
+    const job = beginCopy(msg);
+    const chunks = [];
+    if (job instanceof CopyJob) {
+      for (let done = false; !done;) {
+        t = performance.now();
+        done = job.run();
+        chunks.push(performance.now() - t);
+      }
+    }
+    total.push(chunks.reduce((a, b) => a + b, 0));
+    worst.push(Math.max(0, ...chunks));
+    med.push(chunks.length > 0 ? median(chunks) : 0);
+  }
+  rep.bench(`copy.${name}.one_call`, median(one), 'ms', { note: 'copyMessage: one call, as a local ! was' });
+  rep.bench(`copy.${name}.chunked_total`, median(total), 'ms');
+  rep.bench(`copy.${name}.chunk_median`, median(med), 'ms');
+  rep.bench(`copy.${name}.chunk_worst`, median(worst), 'ms', { note: 'collections included' });
+}
