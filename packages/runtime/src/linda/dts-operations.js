@@ -10,10 +10,12 @@
  *  - `rd`, `rdp`, `rd-timeout`, `space-count`: answered from the replica (a blocking `rd`
  *    that finds nothing asks the members once with RD, then waits in the core);
  *  - `in`, `inp`, `in-timeout`: the oldest match in the replica is withdrawn at once if
- *    this node owns it (a DELETE to each member); otherwise its owner is asked
- *    (CHOWN_REQ) and the process waits for the answer; with no match an `in` announces
- *    itself to the members (IN) and waits in the core as a reader of the replica, looking
- *    again when a matching tuple arrives.
+ *    this node owns it (a DELETE to each member), else the oldest match it owns (the
+ *    replica's owned space); otherwise its owner is asked (CHOWN_REQ, with up to
+ *    ASK_AHEAD more of its matches asked ahead) and the process waits for the answer, or
+ *    for an answer already asked ahead for a match; with no match an `in` announces
+ *    itself to the members (IN; a member that joins later is told) and waits in the core
+ *    as a reader of the replica, looking again when a matching tuple arrives.
  *
  * Invariants:
  *  - a process withdraws only a tuple this node owns, and only while it still waits for

@@ -7,6 +7,7 @@
  *
  *   [34, 1, space, id, owner, tuple]         OUT: a new tuple (owner: who may withdraw it)
  *   [34, 2, space, req, template]            IN: a process of the sender waits for a match
+ *                                            (also sent to a joiner after its REPAIR_ACK)
  *   [34, 3, space, template]                 RD: send me a tuple that matches (a REPAIR_ACK)
  *   [34, 4, space, id]                       CHOWN_REQ: give me the ownership of id
  *   [34, 5, space, id, owner | #f]           CHOWN_ACK: its owner now (you, or who I think
