@@ -9,13 +9,15 @@
  *  - new tuples are owned by the members whose announced `in`s they match, in turn;
  *  - an `in` whose matches belong to another node asks that node for a few of them at
  *    once (asked ahead), and the next `in`s take the granted ones with no request;
- *  - a member that joins is told the `in`s the node's processes wait on.
+ *  - a member that joins is told the `in`s the node's processes wait on;
+ *  - a restricted peer (a tab) is handed one tuple per announcement, no more.
  * The daemon is an OS process on a free loopback port, stopped by PID; every wait is
  * bounded.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, writeString } from '@termite/scheme';
+import { createIdentity } from '@termite/mesh';
 import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
 import { hostilePeer } from './helpers/peer.js';
 
@@ -24,11 +26,14 @@ const D = { OUT: 1, IN: 2, CHOWN_REQ: 4, CHOWN_ACK: 5, DELETE: 6, REPAIR_REQ: 8,
 const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} */
 let d;
+/** @type {Awaited<ReturnType<typeof createIdentity>>} a peer the daemon restricts (a tab's standing) */
+let tabIdentity;
 /** @type {Array<Awaited<ReturnType<typeof hostilePeer>>>} */
 const peers = [];
 
 before(async () => {
-  d = await startDaemon({ token });
+  tabIdentity = await createIdentity();
+  d = await startDaemon({ token, args: ['--restricted-peer', tabIdentity.id] });
 });
 
 after(async () => {
@@ -36,9 +41,9 @@ after(async () => {
   await d?.stop('SIGKILL');
 });
 
-/** A raw peer joined to the daemon's distributed space `name` (made on the daemon first). @param {string} name */
-async function member(name) {
-  const p = await hostilePeer(d, token);
+/** A raw peer joined to the daemon's distributed space `name` (made on the daemon first). @param {string} name @param {any} [init] hostilePeer's */
+async function member(name, init = {}) {
+  const p = await hostilePeer(d, token, init);
   peers.push(p);
   const mark = p.frames.length;
   p.send([DTS, D.REPAIR_REQ, name, true, []]);
@@ -142,4 +147,19 @@ test('a member that joins is told the ins the node\'s processes wait on', async 
   p.send([DTS, D.OUT, 'told', `${p.id}/b/1`, d.id, encodeValue(['reply', 5], { stringsAsText: true }), []]);
   const done = await p.frame((f) => f[0] === DTS && f[1] === D.OUT && f[2] === 'told', 'the waiting process took the reply and made its answer');
   assert.equal(writeString(decodeValue(done[5])), '#("done" 5)');
+});
+
+test('a restricted peer is handed one tuple per announced in, not every new one', async () => {
+  await onDaemon(`(on d (lambda () (make-space 'tabs 'distributed) #t))`);
+  const tab = await member('tabs', { identity: tabIdentity });
+  const m = tab.frames.length;
+  tab.send([DTS, D.IN, 'tabs', 1, taskTemplate(), []]);
+  // the IN is in before the daemon's outs: the program first waits for a frame the tab sends after it
+  tab.send([DTS, D.OUT, 'tabs', `${tab.id}/b/1`, tab.id, encodeValue(['mark', 1], { stringsAsText: true }), []]);
+  await onDaemon(`(on d (lambda ()
+  (define s (make-space 'tabs 'distributed))
+  (let loop ((i 0)) (if (and (< i 500) (< (space-count s "mark" 1) 1)) (begin (sleep 0.01) (loop (+ i 1)))))
+  (do ((k 1 (+ k 1))) ((> k 3)) (out s "task" k))))`);
+  await tab.frame(() => sent(tab, m, D.OUT, 'tabs').length === 3, 'the three OUTs');
+  assert.deepEqual(sent(tab, m, D.OUT, 'tabs').map((f) => f[4] === tab.id ? 'tab' : f[4] === d.id ? 'daemon' : f[4]), ['tab', 'daemon', 'daemon']);
 });

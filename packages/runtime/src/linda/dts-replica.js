@@ -238,7 +238,13 @@ export class Replica {
     }
     this.remoteIns.set(`${from}/${req}`, { from, req, template });
     this.remoteInsPerPeer.set(from, (this.remoteInsPerPeer.get(from) ?? 0) + 1);
-    this.noteTaker(from, template); // a template whose first field is an actual names the kind it waits for
+    if (!this.restricted(from)) this.noteTaker(from, template); // a template whose first field is an actual names the kind it waits for
+  }
+
+  /** Whether `who` is a restricted peer of this node (a tab): it is handed no tuple it did not ask for. @param {string} who */
+  restricted(who) {
+    const r = this.node.remote?.restricted;
+    return r !== undefined && r !== null && r.size > 0 && r.has(who);
   }
 
   /** @param {string} k */
@@ -274,8 +280,11 @@ export class Replica {
           hit = undefined; // a template the core refuses matches nothing
         }
         if (hit !== undefined) {
-          this.remoteIns.delete(k); // to the back: the next match goes to the next announcer
-          this.remoteIns.set(k, r);
+          if (this.restricted(r.from)) this.dropRemoteIn(k); // a tab's announcement gets one tuple, as it asked
+          else {
+            this.remoteIns.delete(k); // to the back: the next match goes to the next announcer
+            this.remoteIns.set(k, r);
+          }
           return r.from;
         }
       }
