@@ -70,6 +70,8 @@ const prefix = prefixFromArgv();
 const onlyMatmul = prefix.startsWith('linda.matmul');
 /** the matrix multiplication runs for the whole suite or its own prefix, not for another figure's (`node bench/linda.js linda.rpc`) */
 const withMatmul = onlyMatmul || prefix === '' || prefix === 'linda' || 'linda.matmul'.startsWith(prefix);
+/** `node bench/linda.js linda.matmul.distributed`: only the distributed space's rows */
+const matmulKinds = prefix.startsWith('linda.matmul.distributed') ? ['distributed'] : ['central', 'distributed'];
 const rep = new Reporter(prefix.startsWith('linda') || 'linda'.startsWith(prefix) ? '' : prefix);
 const SCALE = Number(process.env.BENCH_LINDA_SCALE ?? 1);
 const ROUNDS = 3;
@@ -171,7 +173,7 @@ async function matmulFigures(port) {
     for (let k = 0; k < Math.max(...MATMUL_WORKERS); k++) workers.push(await startAndWait([bin, '--port', '0', '--token', token, '--join', `ws://127.0.0.1:${port}`], LISTENING));
     /** @type {Record<string, string>} */
     const ports = Object.fromEntries(workers.map((w, k) => [`W${k + 1}`, String(w.m[2])]));
-    for (const kind of ['central', 'distributed']) {
+    for (const kind of matmulKinds) {
       const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), matmul, '--join', `ws://127.0.0.1:${port}`, '--token', token], {
         timeoutMs: 400000,
         env: { ...process.env, ...ports, KIND: kind, HOLDER_PORT: String(port), ROUNDS: String(ROUNDS), DIM_ELEMENT: String(Math.max(4, Math.round(10 * Math.sqrt(SCALE)))), DIM_ROW: String(Math.max(4, Math.round(48 * Math.sqrt(SCALE)))) },

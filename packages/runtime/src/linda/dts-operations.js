@@ -10,10 +10,12 @@
  *  - `rd`, `rdp`, `rd-timeout`, `space-count`: answered from the replica (a blocking `rd`
  *    that finds nothing asks the members once with RD, then waits in the core);
  *  - `in`, `inp`, `in-timeout`: the oldest match in the replica is withdrawn at once if
- *    this node owns it (a DELETE to each member); otherwise its owner is asked
- *    (CHOWN_REQ) and the process waits for the answer; with no match an `in` announces
- *    itself to the members (IN) and waits in the core as a reader of the replica, looking
- *    again when a matching tuple arrives.
+ *    this node owns it (a DELETE to each member), else the oldest match it owns (the
+ *    replica's owned space); otherwise its owner is asked (CHOWN_REQ, with up to
+ *    ASK_AHEAD more of its matches asked ahead) and the process waits for the answer, or
+ *    for an answer already asked ahead for a match; with no match an `in` announces
+ *    itself to the members (IN; a member that joins later is told) and waits in the core
+ *    as a reader of the replica, looking again when a matching tuple arrives.
  *
  * Invariants:
  *  - a process withdraws only a tuple this node owns, and only while it still waits for
@@ -33,6 +35,7 @@ import { W_TUPLE } from '../termite-node/process.js';
 import { noteWithdrawn, spaceTable } from './space-table.js';
 import { deadlineError } from './qos.js';
 import { Replica, HELD } from './dts-replica.js';
+import { scratchSpace, clearScratch } from './scratch-space.js';
 import { ensureReplica, toMembers, dtsPeerDown, F_DTS, D_OUT, D_IN, D_RD, D_CHOWN_REQ, D_DELETE } from './dts-protocol.js';
 
 const CLOCK_NEVER = 3;
@@ -195,18 +198,27 @@ export function dtsTake(proc, rep, t) {
     }
     const tu = rep.tuples.get(id);
     if (tu?.owner === node.id) return withdraw(proc, rep, id, t);
+    // the oldest match is another node's: a match this node owns comes first (no round trip)
+    const mine = rep.ownedMatch(t.bytes);
+    const own = mine === undefined ? null : rep.pick(mine);
+    if (own !== null && rep.tuples.get(own)?.owner === node.id) return withdraw(proc, rep, own, t);
     if (d == null) throw new SchemeError(new ErrorObject(`${t.who}: the owner of a matching tuple of ${rep.name} is another node, and this node is in no mesh`, arrayToList([t.ref]), 'linda', t.who));
     // an owner that cannot be reached is gone: its tuples pass to their heir, maybe this node
     for (let i = 0; i < 3 && !d.mesh.isReachable(rep.tuples.get(id)?.owner) && rep.tuples.get(id)?.owner !== node.id; i++) dtsPeerDown(d, /** @type {string} */ (rep.tuples.get(id)?.owner));
     const owner = rep.tuples.get(id)?.owner;
     if (owner === node.id) return withdraw(proc, rep, id, t);
     if (!d.mesh.isReachable(owner)) throw new SchemeError(new ErrorObject(`${t.who}: the owner of a matching tuple of ${rep.name} (${String(owner).slice(0, 12)}) is unreachable`, arrayToList([t.ref]), 'node-down', t.who));
-    return acquire(proc, rep, id, t);
+    const ahead = pendingAhead(node, rep, t.bytes);
+    if (ahead !== null) return awaitAhead(proc, rep, t, ahead);
+    const suspended = acquire(proc, rep, id, t);
+    if (!t.probe) askAhead(node, rep, t.bytes, /** @type {string} */ (owner)); // an inp asks for one only
+    return suspended;
   }
   if (t.probe) return cancelIn(node, rep, t, false);
   if (t.timeoutAt <= node.now()) return expire(node, rep, t);
-  if (t.req === 0 && rep.members.size > 0) {
+  if (t.req === 0) { // announced even with no member yet: a member that joins is told (myIns)
     t.req = ++dtsState(node).req;
+    rep.myIns.set(t.req, t.bytes);
     toMembers(d, rep, [F_DTS, D_IN, rep.name, t.req, t.bytes]);
   }
   const got = rep.space.rdBytes(proc.cpid, t.bytes, { timeoutAt: t.timeoutAt });
@@ -237,7 +249,10 @@ function expire(node, rep, t) {
 
 /** The announced IN is withdrawn (members drop it); returns `value`. @param {any} node @param {Replica} rep @param {Take} t @param {any} value */
 function cancelIn(node, rep, t, value) {
-  if (t.req !== 0) toMembers(node.remote, rep, [F_DTS, D_DELETE, rep.name, false, t.req]);
+  if (t.req !== 0) {
+    rep.myIns.delete(t.req);
+    toMembers(node.remote, rep, [F_DTS, D_DELETE, rep.name, false, t.req]);
+  }
   t.req = 0;
   return value;
 }
@@ -259,6 +274,7 @@ function withdraw(proc, rep, id, t) {
   }
   rep.remove(id);
   noteWithdrawn(node, rep.name, tu.bytes);
+  if (t.req !== 0) rep.myIns.delete(t.req);
   toMembers(node.remote, rep, [F_DTS, D_DELETE, rep.name, id, t.req === 0 ? false : t.req]);
   t.req = 0;
   return value;
@@ -294,7 +310,7 @@ function acquire(proc, rep, id, t) {
       if (!granted) return void wake();
       const t2 = rep.tuples.get(id);
       if (t2 === undefined || t2.state !== HELD) return void wake();
-      t2.owner = node.id;
+      rep.setOwner(t2, node.id);
       if (!proc.alive || proc.waiting !== w) return rep.release(id);
       result.done = true;
       try {
@@ -308,6 +324,98 @@ function acquire(proc, rep, id, t) {
   rep.acquiring.set(id, a);
   node.remote.emit(tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
   armChownRetry(node.remote, rep, id, a);
+  return unwind(PEND_SUSPEND, w);
+}
+
+/** matches of the same owner asked for beside the one a process waits for */
+export const ASK_AHEAD = 3;
+
+/**
+ * Ownership asked ahead: beside the match a process waits for, up to ASK_AHEAD more
+ * matches of the template owned by the same node are asked for in the same turn, with
+ * no process behind them. Each granted one stays in the replica, owned by this node, so
+ * the next `in`s here withdraw it without a round trip (a worker that joined after the
+ * tasks were made takes its share of them a few at a time); a refused one goes back, or
+ * goes, as for any acquisition. Only a node that owns several matches is asked, and
+ * only for those: the grant is its CHOWN_ACK, so ownership stays unique.
+ * @param {any} node @param {Replica} rep @param {Uint8Array} template @param {string} owner
+ */
+function askAhead(node, rep, template, owner) {
+  for (let k = 0; k < ASK_AHEAD; k++) {
+    let r;
+    try {
+      r = rep.space.rdpBytes(template);
+    } catch {
+      return;
+    }
+    if (r === undefined) return;
+    const id = rep.pick(r);
+    const tu = id === null ? undefined : rep.tuples.get(id);
+    if (id === null || tu === undefined || tu.owner !== owner || rep.acquiring.has(id)) return;
+    rep.hold(id);
+    const a = {
+      asked: owner,
+      hops: 0,
+      retries: 0,
+      ahead: true,
+      /** @type {any} */
+      timer: null,
+      /** @type {(() => void) | null} a process that waits for this answer rather than ask for another match */
+      waiter: null,
+      settle: (/** @type {boolean} */ granted) => {
+        if (a.timer !== null) clearTimeout(a.timer);
+        a.timer = null;
+        const t2 = rep.tuples.get(id);
+        if (t2 !== undefined && t2.state === HELD) {
+          if (granted) rep.setOwner(t2, node.id);
+          rep.release(id);
+        }
+        const wake = a.waiter;
+        a.waiter = null;
+        wake?.(); // it looks again: the tuple is its node's now, or gone
+      },
+    };
+    rep.acquiring.set(id, a);
+    node.remote.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+    armChownRetry(node.remote, rep, id, a);
+  }
+}
+
+/**
+ * An ownership request asked ahead, still unanswered, for a tuple that matches the
+ * template and that no process waits for yet; null if none.
+ * @param {any} node @param {Replica} rep @param {Uint8Array} template
+ */
+function pendingAhead(node, rep, template) {
+  for (const [id, a] of rep.acquiring) {
+    if (a.ahead !== true || a.waiter !== null) continue;
+    const bytes = rep.tuples.get(id)?.bytes;
+    if (bytes !== undefined && matches(node, bytes, template)) return a;
+  }
+  return null;
+}
+
+/** Whether the tuple matches the template (the core's matcher, in the scratch space). @param {any} node @param {Uint8Array} bytes @param {Uint8Array} template */
+function matches(node, bytes, template) {
+  const scratch = scratchSpace(node);
+  scratch.outBytes(bytes);
+  try {
+    return scratch.rdpBytes(template) !== undefined;
+  } catch {
+    return false;
+  } finally {
+    clearScratch(node, scratch, bytes);
+  }
+}
+
+/**
+ * The process waits for the answer to an ownership request asked ahead (one more
+ * request would cost another round trip, and the tuple asked for is older), then looks
+ * again. @param {any} proc @param {Replica} rep @param {Take} t @param {any} a
+ */
+function awaitAhead(proc, rep, t, a) {
+  const { w, wake } = suspend(proc, (th) => callOnResume(th, '%dts-take', [rep, t]));
+  a.waiter = wake;
   return unwind(PEND_SUSPEND, w);
 }
 

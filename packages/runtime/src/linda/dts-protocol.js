@@ -7,6 +7,7 @@
  *
  *   [34, 1, space, id, owner, tuple]         OUT: a new tuple (owner: who may withdraw it)
  *   [34, 2, space, req, template]            IN: a process of the sender waits for a match
+ *                                            (also sent to a joiner after its REPAIR_ACK)
  *   [34, 3, space, template]                 RD: send me a tuple that matches (a REPAIR_ACK)
  *   [34, 4, space, id]                       CHOWN_REQ: give me the ownership of id
  *   [34, 5, space, id, owner | #f]           CHOWN_ACK: its owner now (you, or who I think
@@ -104,6 +105,7 @@ function joinTimedOut(node, rep, ms) {
   if (rep.ready || rep.failed !== undefined || replicas(node).get(rep.name) !== rep) return;
   replicas(node).delete(rep.name);
   for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.removeExactBytes(t.bytes);
+  rep.dispose();
   rep.failed = `the distributed space ${rep.name} cannot be joined: its home ${rep.home.slice(0, 12)} did not answer within ${ms / 1000} s`;
   node.remote?.log(rep.failed);
   wakeJoiners(rep);
@@ -254,6 +256,7 @@ function handle(d, rep, from, sub, f, refuse) {
     case D_REPAIR_REQ: {
       if (f[3] === true) {
         d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, rep.liveTuples(), [...rep.deleted], [...rep.members].filter((m) => m !== from), true]);
+        for (const [req, template] of rep.myIns) d.emit(from, [F_DTS, D_IN, rep.name, req, template]); // the joiner learns who waits here (the RPC optimisation)
         return;
       }
       /** @type {any[]} */
@@ -271,6 +274,7 @@ function handle(d, rep, from, sub, f, refuse) {
     default: // D_REFUSED: the join of a space its home does not hold
       if (from !== rep.home || rep.ready) return;
       replicas(d.node).delete(rep.name);
+      rep.dispose();
       rep.failed = `the distributed space ${rep.name} cannot be joined: ${String(f[3]).slice(0, 200)}`;
       wakeJoiners(rep);
   }
@@ -318,8 +322,9 @@ function chownRequested(d, rep, from, id) {
     return;
   }
   if (t.owner !== self || t.state !== LIVE) return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
-  t.owner = from;
+  rep.setOwner(t, from);
   t.adoptedFrom = undefined;
+  rep.noteTaker(from, t.bytes); // it takes tuples of this kind: the next ones made here go to it
   d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
 }
 
@@ -332,7 +337,7 @@ function chownAnswered(d, rep, from, id, owner) {
   const self = d.node.id;
   const t = rep.tuples.get(id);
   const a = rep.acquiring.get(id);
-  if (t !== undefined && owner !== false) t.owner = owner;
+  if (t !== undefined && owner !== false) rep.setOwner(t, owner);
   if (a === undefined || a.asked !== from) return;
   if (owner === self) {
     rep.acquiring.delete(id);
@@ -406,7 +411,7 @@ export function dtsPeerDown(d, id) {
     const heir = adopter(rep, id);
     for (const t of rep.tuples.values()) {
       if (t.owner !== id) continue;
-      t.owner = heir;
+      rep.setOwner(t, heir);
       if (heir === self) t.adoptedFrom = id;
     }
     for (const k of [...rep.remoteIns.keys()]) if (rep.remoteIns.get(k)?.from === id) rep.dropRemoteIn(k);

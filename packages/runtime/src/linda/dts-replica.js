@@ -11,6 +11,10 @@
  *    the core space (stored by its bytes), and no other tuple has one — a tuple being
  *    acquired (HELD: this node asked its owner for it) is out of the core, so no other
  *    process of this node takes it meanwhile;
+ *  - the owned space mirrors the tuples this node may withdraw: every LIVE tuple whose
+ *    owner is this node has exactly one copy there too, and no other tuple has one
+ *    (every change of owner goes through setOwner), so an `in` finds a match it owns
+ *    without asking anyone even when an older match belongs to another node;
  *  - tuples with the same bytes are interchangeable in the core: removing "a tuple with
  *    these bytes" removes the copy of any of them, so the bookkeeping picks which id
  *    left (its own first); a copy is removed by its exact bytes (removeExactBytes), so a
@@ -19,7 +23,9 @@
  *  - a withdrawn id is remembered (at most MAX_TOMBSTONES, the oldest forgotten first)
  *    and never comes back: an OUT or REPAIR_ACK naming it is ignored;
  *  - what a peer can make a replica keep is bounded: MAX_TUPLES tuples, MAX_MEMBERS
- *    members, MAX_REMOTE_INS announced `in`s per peer (the oldest dropped first).
+ *    members, MAX_REMOTE_INS announced `in`s per peer (the oldest dropped first);
+ *  - an announced `in` stays until its process's DELETE (or cancel) arrives, and the new
+ *    tuples it matches meanwhile go to the announcers in turn (claimRemoteIn).
  */
 import { scratchSpace, clearScratch } from './scratch-space.js';
 
@@ -52,6 +58,8 @@ export class Replica {
     this.name = name;
     this.home = home;
     this.space = space;
+    /** @type {any} the core space of the LIVE tuples this node owns (made on first use) */
+    this.owned = null;
     /** @type {Map<string, DtsTuple>} */
     this.tuples = new Map();
     /** @type {Map<string, Set<string>>} the ids of the tuples with these bytes */
@@ -64,6 +72,8 @@ export class Replica {
     this.departed = new Set();
     /** @type {Map<string, {from: string, req: number, template: Uint8Array}>} announced waiting ins, by `from/req` */
     this.remoteIns = new Map();
+    /** @type {Map<number, Uint8Array>} the `in`s this node's processes announced and still wait on (told to a member that joins later) */
+    this.myIns = new Map();
     /** @type {Map<string, number>} announced ins per peer */
     this.remoteInsPerPeer = new Map();
     /** @type {Map<string, string>} the node that last withdrew a tuple of each kind (kindKey) */
@@ -95,18 +105,54 @@ export class Replica {
   add(id, owner, bytes) {
     const had = this.tuples.get(id);
     if (had !== undefined) {
-      had.owner = owner; // the newer word on its owner
+      this.setOwner(had, owner); // the newer word on its owner
       return false;
     }
     if (this.deleted.has(id)) return false;
     if (this.tuples.size >= MAX_TUPLES) throw new Error(`the replica of ${this.name} holds ${MAX_TUPLES} tuples`);
     this.space.outBytes(bytes);
+    if (owner === this.node.id) this.ownedSpace().outBytes(bytes);
     this.tuples.set(id, { owner, bytes, state: LIVE });
     const k = bytesKey(bytes);
     let ids = this.byBytes.get(k);
     if (ids === undefined) this.byBytes.set(k, (ids = new Set()));
     ids.add(id);
     return true;
+  }
+
+  /** The core space of the tuples this node owns. */
+  ownedSpace() {
+    if (this.owned === null) this.owned = this.node.core.createSpace();
+    return this.owned;
+  }
+
+  /**
+   * A tuple's owner changes: the owned space follows (a LIVE tuple enters it when this
+   * node becomes its owner, and leaves it when another node does).
+   * @param {DtsTuple} t @param {string} owner
+   */
+  setOwner(t, owner) {
+    const self = this.node.id;
+    if (t.state === LIVE && (t.owner === self) !== (owner === self)) {
+      if (owner === self) this.ownedSpace().outBytes(t.bytes);
+      else this.owned?.removeExactBytes(t.bytes);
+    }
+    t.owner = owner;
+  }
+
+  /**
+   * The bytes of the oldest LIVE tuple this node owns that matches the template, or
+   * undefined (the core's own matcher, on the owned space).
+   * @param {Uint8Array} template
+   */
+  ownedMatch(template) {
+    return this.owned === null ? undefined : this.owned.rdpBytes(template);
+  }
+
+  /** The replica is dropped (a failed join): its owned space is freed (the core space named by the space table stays). */
+  dispose() {
+    this.owned?.destroy();
+    this.owned = null;
   }
 
   /**
@@ -130,7 +176,10 @@ export class Replica {
   /** Take a live tuple's copy out of the core (it is being withdrawn or acquired). @param {string} id */
   hold(id) {
     const t = /** @type {DtsTuple} */ (this.tuples.get(id));
-    if (t.state === LIVE) this.space.removeExactBytes(t.bytes);
+    if (t.state === LIVE) {
+      this.space.removeExactBytes(t.bytes);
+      if (t.owner === this.node.id) this.owned?.removeExactBytes(t.bytes);
+    }
     t.state = HELD;
     return t;
   }
@@ -141,6 +190,7 @@ export class Replica {
     if (t === undefined || t.state !== HELD) return;
     t.state = LIVE;
     this.space.outBytes(t.bytes);
+    if (t.owner === this.node.id) this.ownedSpace().outBytes(t.bytes);
     this.node.poke();
   }
 
@@ -153,7 +203,10 @@ export class Replica {
     const t = this.tuples.get(id);
     this.tomb(id);
     if (t === undefined) return undefined;
-    if (t.state === LIVE) this.space.removeExactBytes(t.bytes);
+    if (t.state === LIVE) {
+      this.space.removeExactBytes(t.bytes);
+      if (t.owner === this.node.id) this.owned?.removeExactBytes(t.bytes);
+    }
     this.tuples.delete(id);
     const k = bytesKey(t.bytes);
     const ids = this.byBytes.get(k);
@@ -185,6 +238,13 @@ export class Replica {
     }
     this.remoteIns.set(`${from}/${req}`, { from, req, template });
     this.remoteInsPerPeer.set(from, (this.remoteInsPerPeer.get(from) ?? 0) + 1);
+    if (!this.restricted(from)) this.noteTaker(from, template); // a template whose first field is an actual names the kind it waits for
+  }
+
+  /** Whether `who` is a restricted peer of this node (a tab): it is handed no tuple it did not ask for. @param {string} who */
+  restricted(who) {
+    const r = this.node.remote?.restricted;
+    return r !== undefined && r !== null && r.size > 0 && r.has(who);
   }
 
   /** @param {string} k */
@@ -199,9 +259,12 @@ export class Replica {
 
   /**
    * The RPC optimisation: the first announced `in` that matches a new tuple (its
-   * requester will own the tuple), removed; null if none. Matched by the core in a
-   * scratch space of the node. Skipped when a process of this node waits on the space
-   * (it is served first, as an owner).
+   * requester will own the tuple); null if none. Matched by the core in a scratch space
+   * of the node. Skipped when a process of this node waits on the space (it is served
+   * first, as an owner). The announcement is kept, moved behind the others: until its
+   * DELETE arrives, the next tuples it matches go to the announcers in turn (a burst of
+   * tasks is spread over the workers that wait for them, each withdrawing its share
+   * without a CHOWN round trip).
    * @param {Uint8Array} bytes
    */
   claimRemoteIn(bytes) {
@@ -217,7 +280,11 @@ export class Replica {
           hit = undefined; // a template the core refuses matches nothing
         }
         if (hit !== undefined) {
-          this.dropRemoteIn(k);
+          if (this.restricted(r.from)) this.dropRemoteIn(k); // a tab's announcement gets one tuple, as it asked
+          else {
+            this.remoteIns.delete(k); // to the back: the next match goes to the next announcer
+            this.remoteIns.set(k, r);
+          }
           return r.from;
         }
       }
