@@ -60,7 +60,13 @@
  * A figure is the median of all its rounds; a ratio is the median of its per-pass
  * ratios (each pass's medians), printed with them. The streams run once, after the passes. Every OS process started
  * here is stopped by its PID (process group); every loop is bounded by a count.
- * Env: BENCH_MESH_SCALE scales the counts (default 1), BENCH_MESH_PASSES (default 2).
+ * Env: BENCH_MESH_SCALE scales the counts (default 1), BENCH_MESH_PASSES (default 2),
+ * BENCH_MESH_PIN=same|split (Linux, `taskset`): every Node process of ours and of the bare
+ * sockets on CPU 0 (`same`), or the servers (daemon, echo servers) on CPU 0 and the
+ * clients (the joined node, the bare clients) on CPU 1 (`split`). A round trip's wake-ups
+ * cost far more across CPUs than on one (BENCHMARKS.md, "Where the ping-pong's wall time
+ * goes"), and an unpinned run lands either way, run by run: pinned, ours and the bare
+ * socket are compared with their wake-ups alike. Erlang is not pinned.
  */
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -81,6 +87,17 @@ const ROUNDS = 3;
 const RAW_SMALL = 32; // bytes of the raw ping-pong's message, about a mesh SEND frame's size
 
 /** @typedef {import('./lib/timing.js').Stats} Stats */
+
+const PIN = process.env.BENCH_MESH_PIN ?? '';
+if (PIN !== '' && PIN !== 'same' && PIN !== 'split') throw new Error(`BENCH_MESH_PIN must be same or split, not ${PIN}`);
+/**
+ * The command and arguments that run `node ARGS` on its CPU under BENCH_MESH_PIN (as is without it).
+ * @param {'server' | 'client'} role @param {string[]} args @returns {[string, string[]]}
+ */
+function node(role, args) {
+  if (PIN === '') return [process.execPath, args];
+  return ['taskset', ['-c', PIN === 'split' && role === 'client' ? '1' : '0', process.execPath, ...args]];
+}
 
 /** @param {string} stdout @returns {Map<string, number[]>} */
 function results(stdout) {
@@ -115,7 +132,7 @@ async function guarded(what, f) {
 async function startDaemon(token) {
   let log = '';
   // --insecure: it then accepts plain TCP, TLS and WebSocket links, so one daemon serves every variant
-  const h = startChild(process.execPath, [bin, '--port', '0', '--token', token, '--insecure'], { onLine: (l) => { log += `${l}\n`; } });
+  const h = startChild(...node('server', [bin, '--port', '0', '--token', token, '--insecure']), { onLine: (l) => { log += `${l}\n`; } });
   /** @type {RegExpExecArray | null} */
   let m = null;
   const up = await waitFor(() => (m = /termite-node (\w+) listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log)) !== null || !h.running(), 20000, 50);
@@ -130,7 +147,7 @@ async function startDaemon(token) {
 /** Start the raw echo server. */
 async function startEcho() {
   let out = '';
-  const h = startChild(process.execPath, [path.join(here, 'mesh-raw.js'), 'echo'], { onLine: (l) => { out += `${l}\n`; } });
+  const h = startChild(...node('server', [path.join(here, 'mesh-raw.js'), 'echo']), { onLine: (l) => { out += `${l}\n`; } });
   /** @type {RegExpExecArray | null} */
   let m = null;
   /** @type {RegExpExecArray | null} */
@@ -154,7 +171,7 @@ async function runMesh(d, token, groups, o = {}) {
   const links = o.links ?? 'ws';
   const args = [path.join(here, 'mesh-node.js'), program, '--join', `ws://127.0.0.1:${d.port}`, '--token', token, '--links', links];
   if (o.webrtc) args.push('--webrtc', d.id);
-  const r = await runChild(process.execPath, args, {
+  const r = await runChild(...node('client', args), {
     timeoutMs: 120000,
     env: { ...process.env, PEER_PORT: String(d.port), MESH_GROUPS: groups, NAME_SUFFIX: o.webrtc ? 'webrtc' : links, ROUNDS: String(ROUNDS), SCALE: String((o.scale ?? 1) * SCALE), ...o.env },
   });
@@ -184,7 +201,7 @@ async function runStage(args) {
 
 /** @param {'ws'|'webrtc'|'tcp'|'tls'} mode @param {number} port @param {number} bytes @param {number} count @param {Record<string, string>} [env] */
 async function runRaw(mode, port, bytes, count, env = {}) {
-  const r = await runChild(process.execPath, [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)], { timeoutMs: 60000, env: { ...process.env, ...env } });
+  const r = await runChild(...node('client', [path.join(here, 'mesh-raw.js'), mode, String(port), String(bytes), String(Math.max(10, Math.round(count * SCALE))), String(ROUNDS)]), { timeoutMs: 60000, env: { ...process.env, ...env } });
   if (r.timedOut || r.code !== 0) throw new Error(`raw ${mode} ${r.timedOut ? 'stopped at its time limit' : `exited with ${r.code}`}: ${r.stderr.slice(-400)}`);
   return results(r.stdout);
 }
@@ -438,7 +455,7 @@ try {
   if (want('stage.', 'payload.64k.2node')) await guarded('stage codec', async () => keep(await runStage(['codec', '65536', '2000'])));
   const d = daemon;
   const e = echo;
-  rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds, Erlang's figures in each pass`);
+  rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds, Erlang's figures in each pass${PIN === '' ? '' : `; our processes and the bare sockets pinned: ${PIN === 'same' ? 'all on CPU 0' : 'servers on CPU 0, clients on CPU 1'}`}`);
   // passes alternate ours, the raw sockets and Erlang, so that each pass's ratios are taken
   // under the same load (on a shared machine one reference run swung 3x)
   for (let p = 1; p <= PASSES; p++) {

@@ -81,3 +81,51 @@ test('tcp frames: a large message leaves with its head in one write (writev), ne
   assert.equal(calls.at(-1)?.at(-1), 20_000);
   assert.ok(/** @type {number[]} */ (calls.at(-1))[0] > 4, 'the batch carries the head');
 });
+
+/** A stream that records each call to its output: the sizes of the buffers of a write or writev. */
+function recordingSink() {
+  /** @type {{kind: string, sizes: number[], bytes: Buffer}[]} */
+  const calls = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) { calls.push({ kind: 'write', sizes: [chunk.length], bytes: chunk }); cb(); },
+    writev(chunks, cb) { calls.push({ kind: 'writev', sizes: chunks.map((c) => c.chunk.length), bytes: Buffer.concat(chunks.map((c) => c.chunk)) }); cb(); },
+  });
+  return { sink, calls };
+}
+
+test('tcp frames: one message under a hold waits for release, then leaves in one plain write, uncorked', () => {
+  const { sink, calls } = recordingSink();
+  const w = new TcpFrameWriter(/** @type {any} */ (sink));
+  w.hold();
+  w.write(Buffer.from([1, 2, 3]));
+  assert.equal(calls.length, 0, 'nothing leaves while held');
+  assert.equal(w.pending, 7, 'the kept message counts as pending (head and body)');
+  assert.equal(sink.writableCorked, 0, 'one held message needs no cork');
+  w.release();
+  assert.deepEqual(calls.map((c) => [c.kind, c.sizes]), [['write', [7]]]);
+  assert.deepEqual([...calls[0].bytes], [0, 0, 0, 3, 1, 2, 3]);
+  assert.equal(w.pending, 0);
+});
+
+test('tcp frames: several messages under a hold (small, large, past the direct count) leave in order in one writev at release', () => {
+  const { sink, calls } = recordingSink();
+  const w = new TcpFrameWriter(/** @type {any} */ (sink));
+  w.hold();
+  /** @type {Buffer[]} */
+  const sent = [];
+  for (let i = 0; i < 20; i++) sent.push(Buffer.alloc(10 + i, i)); // beyond the direct count: batched too
+  sent.push(Buffer.alloc(20_000, 99)); // large: written as it is
+  sent.push(Buffer.alloc(5, 100));
+  for (const m of sent) w.write(m);
+  w.flush(); // a flush under the hold (the next tick's) stays in the corked socket
+  assert.equal(calls.length, 0, 'nothing leaves while held');
+  assert.equal(sink.writableCorked, 1, 'corked once, by the second message');
+  w.release();
+  assert.equal(sink.writableCorked, 0);
+  assert.equal(calls.length, 1, `one call: ${JSON.stringify(calls.map((c) => c.sizes))}`);
+  /** @type {Buffer[]} */
+  const got = [];
+  const r = new TcpFrameReader(1 << 20, (m) => got.push(Buffer.from(m)), () => assert.fail('not too large'));
+  r.push(calls[0].bytes);
+  assert.deepEqual(got, sent, 'every message, in the order written');
+});

@@ -117,12 +117,13 @@ class TcpConnection extends BaseConnection {
 
   _corkable = true;
 
+  // held writes are the writer's (tcp-frames.js): one message under a hold needs no cork
   _cork() {
-    this.socket.cork();
+    this.writer.hold();
   }
 
   _uncork() {
-    this.socket.uncork();
+    this.writer.release();
   }
 
   /** @param {string} reason */
