@@ -123,11 +123,13 @@ test('a shortest-path run whose columns are on A and B is drained from A to B mi
     (! me (list 'mesh addr))))
 ;; (every procedure the messengers call is defined before the first one leaves: a
 ;; physical node fetches the program's definitions once)
-;; each step spins a while, so the run lasts long enough to be drained in the middle
+;; the first walker waits on its cell (on A) for 'go, sent once the drain has returned:
+;; the drain always finds the run in the middle, however fast the rest would be; each
+;; step also spins a while, so that other walkers are under way on both daemons
 (define (spin k) (when (> k 0) (spin (- k 1))))
 (define (walker* d)
   (let ((old (node-update! 'dist (lambda (cur) (if (and cur (<= cur d)) cur d)) #f)))
-    (when (= d 0) (! me 'started))
+    (when (= d 0) (! me 'started) (m-recv 60))
     (spin 20000)
     (when (or (not old) (< d old))
       (hop)
@@ -139,6 +141,7 @@ test('a shortest-path run whose columns are on A and B is drained from A to B mi
 (define report (on a (lambda () (drain-node b))))
 (write (list 'drained (> (length (cdr (assq 'moved report))) 0) (cdr (assq 'failed report)) (cdr (assq 'logical-nodes report))))
 (newline)
+(m-send (vector-ref addr 0) 'go)
 (write (recv (('finished r) r))) (newline)
 ;; Dijkstra, sequentially, on the same weights
 (define (neighbours i j)
