@@ -95,6 +95,15 @@ export async function openSimTab(context, url, timeoutMs) {
   const t0 = Date.now();
   for (let tries = 1; ; tries++) {
     const page = await context.newPage();
+    // the page's own console and errors, the last 20 kept: what a tab that never joins said
+    /** @type {string[]} */
+    const said = [];
+    const keep = (/** @type {string} */ line) => {
+      said.push(line);
+      if (said.length > 20) said.shift();
+    };
+    page.on('console', (m) => keep(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (err) => keep(`pageerror: ${err.message}`));
     try {
       await page.goto(url, { timeout: Math.max(1, t0 + timeoutMs - Date.now()) });
       // joined, and its id drawn (the id comes with the worker's next status, up to a second later)
@@ -106,9 +115,10 @@ export async function openSimTab(context, url, timeoutMs) {
       return { page, id, joinMs: Date.now() - t0, tries };
     } catch (e) {
       const log = await page.evaluate(() => /** @type {any} */ (window).termite?.view?.log?.slice(-20) ?? []).catch(() => []);
+      const state = await page.evaluate(() => document.getElementById('state')?.dataset.state ?? '(no state element)').catch(() => '(page gone)');
       await page.close().catch(() => {});
       if (tries < 3 && Date.now() < t0 + timeoutMs && /net::ERR_|chrome-error:|interrupted by another navigation|waitForFunction: Timeout/.test(String(e))) continue;
-      throw new Error(`a tab at ${url.replace(/#.*/, '')} did not join within ${timeoutMs} ms (${tries} tries): ${e instanceof Error ? e.message.split('\n')[0] : e}; its log: ${log.join(' | ')}`);
+      throw new Error(`a tab at ${url.replace(/#.*/, '')} did not join within ${timeoutMs} ms (${tries} tries): ${e instanceof Error ? e.message.split('\n')[0] : e}; its state: ${state}; its log: ${log.join(' | ')}; its console: ${said.join(' | ')}`);
     }
   }
 }
