@@ -21,7 +21,9 @@
  * peer's nonce is new and that the AUTH echoes *our* nonce [replayed
  * handshake], the mac [bad token], the signature [bad signature]. A refusal
  * sends ERROR {name: 'AdmissionError', message: 'admission refused: <reason>
- * (<detail>)', fatal: true} and closes the connection; the refusal is logged.
+ * (<detail>)', fatal: true} and closes the connection; the refusal is logged. A peer
+ * of another envelope version is sent that ERROR in its own version when it can read
+ * it (frames.js encodeVersionRefusal): a node of an older release learns why.
  *
  * Both HELLOs are sent at once, so admission costs 1.5 round trips.
  *
@@ -34,7 +36,7 @@
  * wrong token is still told apart: [bad token]. The TLS certificate proves nothing; this does.
  */
 import { AdmissionError, ProtocolVersionError, MalformedFrameError, UnknownFrameTypeError, UnknownTagError, ADMISSION_REASONS, InvalidArgumentError } from './errors.js';
-import { T, decodeFrame, encodeAccept, encodeAuth, encodeError, encodeHello, typeName } from './frames.js';
+import { T, VERSION, decodeFrame, encodeAccept, encodeAuth, encodeError, encodeHello, encodeVersionRefusal, typeName } from './frames.js';
 import { bs, bytesEqual, concatBytes, hex, randomBytes, utf8 } from './bytes.js';
 import { nodeIdFromPublicKey, verifySignature } from './identity.js';
 
@@ -209,7 +211,9 @@ export async function runHandshake(conn, opts) {
     const err = toAdmissionError(e);
     const byPeer = /** @type {any} */ (err).byPeer === true;
     if (!byPeer && conn.status === 'open') {
-      try { conn.send(encodeError('AdmissionError', err.message, true, null)); } catch { /* closed meanwhile */ }
+      // a peer of another release is told in its own envelope version, which it can read
+      const refusal = e instanceof ProtocolVersionError ? encodeVersionRefusal(e.version, 'AdmissionError', err.message) : encodeError('AdmissionError', err.message, true, null);
+      try { conn.send(refusal); } catch { /* closed meanwhile */ }
     }
     conn.close(err.message);
     const quiet = err.reason === 'node stopping' || err.reason === 'connection closed' || err.quiet;
@@ -251,7 +255,7 @@ function expect(bytes, type) {
 /** @param {unknown} e @returns {AdmissionError} */
 function toAdmissionError(e) {
   if (e instanceof AdmissionError) return e;
-  if (e instanceof ProtocolVersionError) return new AdmissionError('protocol version', `peer speaks version ${String(e.version)}, this node speaks 1`);
+  if (e instanceof ProtocolVersionError) return new AdmissionError('protocol version', e.message);
   if (e instanceof MalformedFrameError || e instanceof UnknownFrameTypeError || e instanceof UnknownTagError) {
     return new AdmissionError('malformed handshake', e.message);
   }
@@ -301,7 +305,7 @@ class Inbox {
       // as it admitted us: keep them (bounded in bytes) for the link. Before
       // ACCEPT, a handshake has at most 3 frames, so 8 is plenty.
       const afterAccept = this.#acceptSeen;
-      if (!afterAccept && data.length === 3 && data[0] === 0x82 && data[1] === 0x01 && data[2] === T.ACCEPT) this.#acceptSeen = true;
+      if (!afterAccept && data.length === 3 && data[0] === 0x82 && data[1] === VERSION && data[2] === T.ACCEPT) this.#acceptSeen = true;
       if (isText && !afterAccept) this.#fail(new AdmissionError('malformed handshake', `text message (${data.length} bytes) where a binary frame was expected`));
       else if (this.#waiter) {
         const w = this.#waiter;

@@ -62,13 +62,18 @@ export const ADMISSION_REASONS = Object.freeze(/** @type {AdmissionReason[]} */ 
   'too many handshakes', 'connected to self', 'connection closed', 'node stopping', 'encryption required',
 ]));
 
-/** A frame carried an envelope version this node does not speak. */
+/**
+ * A frame carried an envelope version this node does not speak (a node of another
+ * release: frames.js VERSION says what changed in each).
+ */
 export class ProtocolVersionError extends MeshError {
-  /** @param {unknown} version */
-  constructor(version) {
-    super(`protocol version ${String(version)} is not supported (this node speaks version 1)`);
+  /** @param {unknown} version the peer's @param {number} spoken this node's (frames.js VERSION) */
+  constructor(version, spoken) {
+    super(`protocol version ${String(version)} is not supported (this node speaks version ${spoken})`);
     this.name = 'ProtocolVersionError';
     this.version = version;
+    /** The version this node speaks. */
+    this.spoken = spoken;
   }
 }
 

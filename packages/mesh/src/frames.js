@@ -2,7 +2,7 @@
 /**
  * Frames: the CBOR envelopes nodes exchange (docs/mesh.md §2 is the table).
  *
- * Every frame is one CBOR array `[version, type, ...fields]`: `version` is 1,
+ * Every frame is one CBOR array `[version, type, ...fields]`: `version` is {@link VERSION},
  * `type` one of {@link T}, and the fields are fixed per type (count and CBOR
  * major type checked exactly). Payloads are byte strings holding the
  * runtime's CBOR, opaque here: they are returned as views into the received
@@ -20,8 +20,16 @@ import { Reader, Writer, headSize, writeHead, MAJOR_BYTES, MAJOR_TEXT } from './
 import { TRANSPORT_HEADROOM, MARK_FROM, markHeadroom } from './headroom.js';
 import { MalformedFrameError, ProtocolVersionError, UnknownFrameTypeError } from './errors.js';
 
-/** Envelope version spoken by this implementation. */
-export const VERSION = 1;
+/**
+ * Envelope version spoken by this implementation; a frame of any other version is
+ * refused (ProtocolVersionError), so a node of another release is refused at its HELLO.
+ * 2: the meaning of frames changed, not their layout (docs/wire-format.md, "The envelope
+ * version"): Linda requests carry an ACK `[32, n, kept?, op]`, request 36 is VOUCH, and
+ * `!` is a resumable builtin, not a primitive, in shipped code.
+ */
+export const VERSION = 2;
+/** Envelope versions whose ERROR frame has this version's layout: a refusal of such a peer is written in its own version, so it can read why. */
+const READABLE_ERROR_VERSIONS = Object.freeze([1]);
 
 /** Frame type codes. */
 export const T = Object.freeze({
@@ -123,6 +131,17 @@ export function encodeError(name, message, fatal, refType) {
   return (refType === null ? w.null() : w.uint(refType)).finish();
 }
 
+/**
+ * An ERROR frame refusing a peer of another envelope version, written in that peer's
+ * version when its ERROR layout is ours (READABLE_ERROR_VERSIONS), so that an older node
+ * reads the reason instead of failing on the version byte; in ours otherwise.
+ * @param {unknown} peerVersion @param {string} name @param {string} message
+ */
+export function encodeVersionRefusal(peerVersion, name, message) {
+  const v = READABLE_ERROR_VERSIONS.includes(/** @type {number} */ (peerVersion)) ? /** @type {number} */ (peerVersion) : VERSION;
+  return new Writer(32).array(6).uint(v).uint(T.ERROR).text(name.slice(0, 256)).text(truncateText(message, 4096)).bool(true).null().finish();
+}
+
 /** @param {number} seq */
 export function encodePing(seq) {
   return start(T.PING, 1).uint(seq).finish();
@@ -213,7 +232,7 @@ export function msgPayload(frame) {
 }
 
 /**
- * REQ or RES: `[1, type, id, payload]`.
+ * REQ or RES: `[VERSION, type, id, payload]`.
  * @param {7 | 8} type @param {number} id @param {Uint8Array} payload
  */
 export function encodeIdPayload(type, id, payload) {
@@ -270,7 +289,7 @@ function idBytes(id) {
 }
 
 /**
- * ROUTE: `[1, 11, dst, src, hopsLeft, inner]`, inner being an encoded frame; `[…,
+ * ROUTE: `[VERSION, 11, dst, src, hopsLeft, inner]`, inner being an encoded frame; `[…,
  * inner, true]` when the frame came into the mesh from a browser (a hop received it
  * from a browser peer: forwarding.js), so the destination knows its source as one.
  * @param {string} dst @param {string} src @param {number} hopsLeft @param {Uint8Array} inner
@@ -297,7 +316,7 @@ export function encodeRoute(dst, src, hopsLeft, inner, browser = false) {
 }
 
 /**
- * GOSSIP: `[1, 12, seq, entries]`, each entry `[id, url]` (a direct peer of the sender)
+ * GOSSIP: `[VERSION, 12, seq, entries]`, each entry `[id, url]` (a direct peer of the sender)
  * or `[id, url, costMs, path(, true)]`: a route of the sender, `path` the nodes between the
  * sender and `id` (empty for a direct peer), `costMs` its measured round trips summed.
  * A fifth field, `true`, marks a node the sender knows joined from a browser (gossip.js).
@@ -358,7 +377,7 @@ export function decodeFrame(bytes) {
   const r = new Reader(bytes);
   const count = r.array('frame envelope', 2, 8);
   const version = r.uint('frame version');
-  if (version !== VERSION) throw new ProtocolVersionError(version);
+  if (version !== VERSION) throw new ProtocolVersionError(version, VERSION);
   const type = r.uint('frame type');
   const fields = count - 2;
   /** @type {Frame} */

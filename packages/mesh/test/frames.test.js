@@ -67,10 +67,10 @@ test('the MSG fast path reads exactly the frames the full decoder accepts as MSG
 });
 
 test('the envelope is deterministic CBOR: [version, type, ...fields] with shortest heads', () => {
-  assert.deepEqual([...encodePing(1)], [0x83, 0x01, 0x04, 0x01]);
-  assert.deepEqual([...encodeMsg(new Uint8Array([0xaa]))], [0x83, 0x01, 0x06, 0x41, 0xaa]);
-  assert.deepEqual([...encodeAccept()], [0x82, 0x01, 0x02]);
-  assert.equal(VERSION, 1);
+  assert.equal(VERSION, 2);
+  assert.deepEqual([...encodePing(1)], [0x83, VERSION, 0x04, 0x01]);
+  assert.deepEqual([...encodeMsg(new Uint8Array([0xaa]))], [0x83, VERSION, 0x06, 0x41, 0xaa]);
+  assert.deepEqual([...encodeAccept()], [0x82, VERSION, 0x02]);
 });
 
 /** @param {Uint8Array} b @param {string} name @param {RegExp} msg */
@@ -83,17 +83,18 @@ test('the decoder refuses malformed envelopes and says what and where', () => {
   refuses(new Uint8Array([0xa1, 0x01, 0x02]), 'MalformedFrameError', /frame envelope: expected array at byte 0, found map/);
   refuses(encodeMsg(bytes(10)).subarray(0, 8), 'MalformedFrameError', /truncated frame: MSG payload at byte 3 declares 10 bytes, 4 left/);
   refuses(new Uint8Array([...encodePing(1), 0x00]), 'MalformedFrameError', /PING frame: 1 trailing bytes/);
-  refuses(new Uint8Array([0x83, 0x02, 0x04, 0x01]), 'ProtocolVersionError', /protocol version 2 is not supported/);
-  refuses(new Uint8Array([0x83, 0x01, 0x18, 0x63, 0x01]), 'UnknownFrameTypeError', /unknown frame type 99/);
-  refuses(new Uint8Array([0x83, 0x01, 0x06, 0xd9, 0xa0, 0x00, 0x41, 0x00]), 'UnknownTagError', /unknown CBOR tag 40960 at byte 3/);
-  refuses(new Uint8Array([0x84, 0x01, 0x04, 0x01, 0x02]), 'MalformedFrameError', /PING frame has 2 fields, expected 1/);
-  refuses(new Uint8Array([0x9f, 0x01, 0x04, 0x01, 0xff]), 'MalformedFrameError', /indefinite length/);
-  refuses(new Uint8Array([0x83, 0x01, 0x04, 0x1c]), 'MalformedFrameError', /reserved additional information 28/);
-  refuses(new Uint8Array([0x83, 0x01, 0x04, 0x1b, 0xff, 0, 0, 0, 0, 0, 0, 0]), 'MalformedFrameError', /exceeds 2\^53 - 1/);
-  refuses(new Writer().array(3).uint(1).uint(T.MSG).text('not bytes').finish(), 'MalformedFrameError', /MSG payload: expected byte string at byte 3, found text string/);
-  refuses(new Writer().array(5).uint(1).uint(T.AUTH).bytes(bytes(31)).bytes(bytes(32)).bytes(bytes(64)).finish(), 'MalformedFrameError', /AUTH echoed nonce is 31 bytes, expected 32/);
-  refuses(new Writer().array(3).uint(1).uint(T.BYE).head(3, 2).bytes(new Uint8Array(0)).finish().subarray(0, 3), 'MalformedFrameError', /truncated/);
-  const badUtf8 = new Uint8Array([0x83, 0x01, 0x10, 0x62, 0xff, 0xfe]);
+  refuses(new Uint8Array([0x83, 0x01, 0x04, 0x01]), 'ProtocolVersionError', /^protocol version 1 is not supported \(this node speaks version 2\)$/);
+  refuses(new Uint8Array([0x83, 0x03, 0x04, 0x01]), 'ProtocolVersionError', /^protocol version 3 is not supported \(this node speaks version 2\)$/);
+  refuses(new Uint8Array([0x83, VERSION, 0x18, 0x63, 0x01]), 'UnknownFrameTypeError', /unknown frame type 99/);
+  refuses(new Uint8Array([0x83, VERSION, 0x06, 0xd9, 0xa0, 0x00, 0x41, 0x00]), 'UnknownTagError', /unknown CBOR tag 40960 at byte 3/);
+  refuses(new Uint8Array([0x84, VERSION, 0x04, 0x01, 0x02]), 'MalformedFrameError', /PING frame has 2 fields, expected 1/);
+  refuses(new Uint8Array([0x9f, VERSION, 0x04, 0x01, 0xff]), 'MalformedFrameError', /indefinite length/);
+  refuses(new Uint8Array([0x83, VERSION, 0x04, 0x1c]), 'MalformedFrameError', /reserved additional information 28/);
+  refuses(new Uint8Array([0x83, VERSION, 0x04, 0x1b, 0xff, 0, 0, 0, 0, 0, 0, 0]), 'MalformedFrameError', /exceeds 2\^53 - 1/);
+  refuses(new Writer().array(3).uint(VERSION).uint(T.MSG).text('not bytes').finish(), 'MalformedFrameError', /MSG payload: expected byte string at byte 3, found text string/);
+  refuses(new Writer().array(5).uint(VERSION).uint(T.AUTH).bytes(bytes(31)).bytes(bytes(32)).bytes(bytes(64)).finish(), 'MalformedFrameError', /AUTH echoed nonce is 31 bytes, expected 32/);
+  refuses(new Writer().array(3).uint(VERSION).uint(T.BYE).head(3, 2).bytes(new Uint8Array(0)).finish().subarray(0, 3), 'MalformedFrameError', /truncated/);
+  const badUtf8 = new Uint8Array([0x83, VERSION, 0x10, 0x62, 0xff, 0xfe]);
   refuses(badUtf8, 'MalformedFrameError', /BYE reason at byte 3 is not valid UTF-8/);
 });
 

@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { admittedRaw, nodeFactory, nextEvent, nextMessage, within } from './helpers.js';
-import { T, encodeChunk, encodeHello, encodeMsg, encodeRoute } from '../src/frames.js';
+import { T, VERSION, encodeChunk, encodeHello, encodeMsg, encodeRoute } from '../src/frames.js';
 import { Writer } from '../src/cbor-lite.js';
 import { randomBytes } from '../src/bytes.js';
 
@@ -40,15 +40,15 @@ test('bad frames from an admitted peer each get an ERROR frame naming the proble
   const cases = [
     [randomBytes(100).map((x, i) => (i === 0 ? 0xff : x)), 'MalformedFrameError', /frame envelope: expected array at byte 0/],
     [encodeMsg(new Uint8Array(1000)).subarray(0, 500), 'MalformedFrameError', /truncated frame: MSG payload at byte 3 declares 1000 bytes, 494 left/],
-    [new Uint8Array([0x83, 0x01, 0x18, 0xc8, 0x00]), 'UnknownFrameTypeError', /unknown frame type 200/],
-    [new Uint8Array([0x83, 0x01, 0x06, 0xd8, 0x2a, 0x40]), 'UnknownTagError', /unknown CBOR tag 42 at byte 3/],
-    [new Uint8Array([0x83, 0x07, 0x06, 0x40]), 'ProtocolVersionError', /protocol version 7 is not supported/],
+    [new Uint8Array([0x83, VERSION, 0x18, 0xc8, 0x00]), 'UnknownFrameTypeError', /unknown frame type 200/],
+    [new Uint8Array([0x83, VERSION, 0x06, 0xd8, 0x2a, 0x40]), 'UnknownTagError', /unknown CBOR tag 42 at byte 3/],
+    [new Uint8Array([0x83, 0x01, 0x06, 0x40]), 'ProtocolVersionError', /protocol version 1 is not supported \(this node speaks version 2\)/],
     ['{"hello": "json"}', 'MalformedFrameError', /text message of 17 bytes/],
     [encodeHello({ nodeId: h.id, publicKey: randomBytes(32), nonce: randomBytes(32), role: 0, maxMessageBytes: 4096, listenUrl: null }), 'UnexpectedFrameError', /HELLO after admission/],
     [encodeChunk(5, 3, 1000, new Uint8Array(10)), 'ChunkOrderError', /chunk 3 of message 5 arrived out of order: no chunked message is in progress/],
     [encodeChunk(6, 0, 2 ** 40, new Uint8Array(10)), 'FrameTooLargeError', /chunked frame \(message 6\) of 1099511627776 bytes exceeds the limit of 67108864 bytes/],
     [encodeRoute('x', h.id, 3, encodeMsg(new Uint8Array(1))), 'MalformedFrameError', /ROUTE with an invalid node id/],
-    [new Writer().array(3).uint(1).uint(T.PING).text('seven').finish(), 'MalformedFrameError', /PING sequence number: expected unsigned integer at byte 3, found text string/],
+    [new Writer().array(3).uint(VERSION).uint(T.PING).text('seven').finish(), 'MalformedFrameError', /PING sequence number: expected unsigned integer at byte 3, found text string/],
   ];
   for (const [frame, name, message] of cases) {
     if (typeof frame === 'string') /** @type {any} */ (h.conn).ws.send(frame);
@@ -109,11 +109,11 @@ test('a peer that exceeds the error budget gets a fatal TooManyErrorsError and i
 test('an ERROR frame is never answered with an ERROR frame', async () => {
   const { a, h, stillServing } = await setup();
   const reported = nextEvent(a, 'peer:error', (d) => d.id === h.id);
-  h.conn.send(new Writer().array(6).uint(1).uint(T.ERROR).text('MadeUpError').text('just saying').bool(false).null().finish());
+  h.conn.send(new Writer().array(6).uint(VERSION).uint(T.ERROR).text('MadeUpError').text('just saying').bool(false).null().finish());
   const d = await reported;
   assert.equal(d.name, 'MadeUpError');
   // A broken ERROR frame is logged but not answered either.
-  h.conn.send(new Writer().array(6).uint(1).uint(T.ERROR).uint(5).text('x').bool(false).null().finish());
+  h.conn.send(new Writer().array(6).uint(VERSION).uint(T.ERROR).uint(5).text('x').bool(false).null().finish());
   await h.roundTrip(99); // anything A sent in reply would have arrived before this PONG
   assert.equal(h.errors.length, 0, 'no ERROR frame came back');
   assert.ok(logged(a, 'MalformedFrameError'));

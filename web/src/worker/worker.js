@@ -307,7 +307,7 @@ function refusalText(reason) {
     case 'node id does not match key':
       return `Refused by the mesh: this tab's identity could not be proven (${reason})`;
     case 'protocol version':
-      return 'Refused by the mesh: the daemon speaks another protocol version (reload the page from it)';
+      return 'Refused by the mesh: this page and the daemon are of different releases (another protocol version) — reload the page from the daemon';
     default:
       return `Refused by the mesh: ${reason}`;
   }
