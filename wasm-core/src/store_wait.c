@@ -77,40 +77,59 @@ static tm_waiter *waiter_new(tm_core *c, size_t *acct, const tm_item *it) {
   return w;
 }
 
-/* Register a waiter for process pi (prepare all, then commit). */
+/* Make a waiter for template it, charged to acct, and link it on its key's
+ * chain in space sp (id): everything that can fail is prepared first, so on
+ * failure nothing changed (*st says why, NULL returned). The caller then sets
+ * its own fields: owner and timer, or record, priority and deadline. */
+static tm_waiter *waiter_register(tm_core *c, tm_space *sp, uint32_t id,
+                                  tm_item *it, size_t *acct, uint32_t kind,
+                                  const char *what, tm_status *st) {
+  uint64_t key = waiter_key(c, it);
+  tm_chain *ch = tm_index_find(&sp->ix, key), *fresh = NULL;
+  tm_waiter *w = waiter_new(c, acct, it);
+  *st = TM_OK;
+  if (w == NULL) {
+    *st = tm_nomem(c, what);
+    return NULL;
+  }
+  if (ch == NULL && (fresh = tm_index_new_chain(c, &sp->bytes, key)) == NULL)
+    *st = tm_nomem(c, "creating an index chain");
+  if (*st == TM_OK && fresh != NULL)
+    *st = tm_index_reserve(c, &sp->bytes, &sp->ix, 1);
+  if (*st != TM_OK) {
+    if (fresh != NULL) tm_index_free_chain(c, &sp->bytes, fresh);
+    tm_mem_free(c, acct, w, w->size);
+    return NULL;
+  }
+  if (fresh != NULL) tm_index_insert(&sp->ix, ch = fresh);
+  w->chain = ch;
+  w->seq = sp->wseq++;
+  w->space = id;
+  w->kind = kind;
+  tm_index_wlink(&sp->ix, ch, &w->link);
+  count_first(sp, w, 1);
+  sp->nwaiters++;
+  return w;
+}
+
+/* Register a waiter for process pi (the timer's room reserved first: a
+ * reservation changes nothing a failure would have to undo). */
 tm_status tm_store_add_waiter(tm_core *c, tm_space *sp, uint32_t id,
                               tm_item *it, uint32_t pi, uint32_t kind,
                               uint32_t clock, double timeout_at) {
   tm_proc *pr = &c->sched.procs[pi];
-  uint64_t key = waiter_key(c, it);
-  tm_chain *ch = tm_index_find(&sp->ix, key), *fresh = NULL;
-  tm_waiter *w = waiter_new(c, &pr->live, it);
-  tm_status st = TM_OK;
-  if (w == NULL) return tm_nomem(c, "registering a waiting template");
-  if (ch == NULL && (fresh = tm_index_new_chain(c, &sp->bytes, key)) == NULL)
-    st = tm_nomem(c, "creating an index chain");
-  if (st == TM_OK && isfinite(timeout_at)) st = tm_timer_reserve(c, clock);
-  if (st == TM_OK && fresh != NULL)
-    st = tm_index_reserve(c, &sp->bytes, &sp->ix, 1);
-  if (st != TM_OK) {
-    if (fresh != NULL) tm_index_free_chain(c, &sp->bytes, fresh);
-    tm_mem_free(c, &pr->live, w, w->size);
-    return st;
-  }
-  if (fresh != NULL) tm_index_insert(&sp->ix, ch = fresh);
+  tm_status st = isfinite(timeout_at) ? tm_timer_reserve(c, clock) : TM_OK;
+  tm_waiter *w;
+  if (st != TM_OK) return st;
+  w = waiter_register(c, sp, id, it, &pr->live, kind,
+                      "registering a waiting template", &st);
+  if (w == NULL) return st;
   if (pr->delivery != NULL) { /* uncollected copy from an earlier wake-up */
     tm_store_free_blob(c, pi, pr->delivery);
     pr->delivery = NULL;
   }
-  w->chain = ch;
-  w->seq = sp->wseq++;
-  w->space = id;
   w->owner = pi;
-  w->kind = kind;
   w->deadline = INFINITY;
-  tm_index_wlink(&sp->ix, ch, &w->link);
-  count_first(sp, w, 1);
-  sp->nwaiters++;
   pr->waiter = w;
   if (isfinite(timeout_at))
     pr->wait_timer = tm_timer_arm_wait(c, pi, clock, timeout_at);
@@ -142,36 +161,18 @@ tm_status tm_store_reserve_woken(tm_core *c, uint32_t n) {
   return TM_OK;
 }
 
-/* Register waiter record `record` (prepare all, then commit). */
+/* Register waiter record `record` (charged to its space). */
 tm_status tm_store_add_record(tm_core *c, tm_space *sp, uint32_t id,
                               tm_item *it, uint32_t record, uint32_t kind,
                               uint32_t prio, double deadline) {
-  uint64_t key = waiter_key(c, it);
-  tm_chain *ch = tm_index_find(&sp->ix, key), *fresh = NULL;
-  tm_waiter *w = waiter_new(c, &sp->bytes, it);
-  tm_status st = TM_OK;
-  if (w == NULL) return tm_nomem(c, "registering a waiter record");
-  if (ch == NULL && (fresh = tm_index_new_chain(c, &sp->bytes, key)) == NULL)
-    st = tm_nomem(c, "creating an index chain");
-  if (st == TM_OK && fresh != NULL)
-    st = tm_index_reserve(c, &sp->bytes, &sp->ix, 1);
-  if (st != TM_OK) {
-    if (fresh != NULL) tm_index_free_chain(c, &sp->bytes, fresh);
-    tm_mem_free(c, &sp->bytes, w, w->size);
-    return st;
-  }
-  if (fresh != NULL) tm_index_insert(&sp->ix, ch = fresh);
-  w->chain = ch;
-  w->seq = sp->wseq++;
-  w->space = id;
+  tm_status st;
+  tm_waiter *w = waiter_register(c, sp, id, it, &sp->bytes, kind,
+                                 "registering a waiter record", &st);
+  if (w == NULL) return st;
   w->owner = TM_NONE;
-  w->kind = kind;
   w->record = record;
   w->prio = prio;
   w->deadline = deadline;
-  tm_index_wlink(&sp->ix, ch, &w->link);
-  count_first(sp, w, 1);
-  sp->nwaiters++;
   return TM_BLOCKED;
 }
 
