@@ -7,7 +7,8 @@
  *  - small and medium messages: time per copy, `beginCopy` (the copy `!` makes, one call
  *    for these) over `copyMessage`, as the median of per-round ratios;
  *  - big messages: the one-call copy's time, the chunked copy's total, and its longest
- *    and median chunk (what the event loop waits for at most, collections included).
+ *    and median chunk (what the event loop waits for at most, collections included);
+ *    `shared1M` is a message whose memo passes 524,288 entries (shared parts, 1M pairs).
  *
  *   node bench/local-send-copy.js [PREFIX]
  *
@@ -67,6 +68,12 @@ const BIG = [
   ['list1M', () => list(1_000_000, (i) => i)],
   ['vector1M', () => Array.from({ length: 1_000_000 }, (_, i) => i)],
   ['pairs300k', () => list(300_000, (i) => new Pair(i, i))],
+  // 1M pairs with shared parts: 700,000 spine pairs whose cars are 300,000 pairs, each
+  // the car of two or three elements (the memo's case: it grows past 524,288 entries)
+  ['shared1M', () => {
+    const cars = Array.from({ length: 300_000 }, (_, i) => new Pair(i, i));
+    return list(700_000, (i) => cars[i % 300_000]);
+  }],
 ];
 for (const [name, make] of BIG) {
   if (!rep.wants(`copy.${name}`)) continue;
