@@ -93,6 +93,24 @@ test('a 1,000,000-element list and vector sent locally arrive equal and whole, b
   assert.ok(r.worst <= WORST_TURN_MS + r.gcMax, `worst turn ${r.worst.toFixed(1)} ms (bound ${WORST_TURN_MS} ms plus the longest GC pause, ${r.gcMax.toFixed(1)} ms)`);
 });
 
+test('a message of 1,000,000 pairs with shared parts sent locally arrives whole with its sharing, and the event loop keeps its turn (no memo rehash)', { timeout: 120_000 }, async (t) => {
+  /** @type {Set<any>} */
+  const jobs = new Set();
+  const r = await runSampled(`(lambda ()
+    (let* ((cars (let ((v (make-vector 300000))) (do ((i 0 (+ i 1))) ((= i 300000) v) (vector-set! v i (cons i i)))))
+           (l (let loop ((i 0) (acc '())) (if (= i 700000) acc (loop (+ i 1) (cons (vector-ref cars (modulo i 300000)) acc)))))
+           (r (spawn (lambda ()
+                (let ((m (?)))
+                  (display (list (length m) (eq? (car m) (list-ref m 300000)) (equal? (car m) (cons 99999 99999)) 'done)))))))
+      (! r l)))`, (node) => {
+    for (const p of node.bySlot) if (p !== undefined && p.alive && p.copyJob !== null) jobs.add(p.copyJob);
+  });
+  t.diagnostic(`event-loop turn: median ${r.median.toFixed(1)} ms, worst ${r.worst.toFixed(1)} ms over ${r.turns} turns; longest GC pause ${r.gcMax.toFixed(1)} ms; ${r.slices} slices`);
+  assert.equal(r.out, '(700000 #t #t done)');
+  assert.equal(jobs.size, 1, 'the copy was seen in progress between slices');
+  assert.ok(r.worst <= WORST_TURN_MS + r.gcMax, `worst turn ${r.worst.toFixed(1)} ms (bound ${WORST_TURN_MS} ms plus the longest GC pause, ${r.gcMax.toFixed(1)} ms)`);
+});
+
 test('big messages keep their sharing and cycles, and share their immutable parts', { timeout: 60_000 }, async () => {
   const o = await runScheme(`
     (define me (self))
