@@ -19,19 +19,11 @@
  *     number of objects before it yields (a list spine and a vector's elements resume
  *     where they stopped), GRAPH_CHUNK units a call.
  *
- * The memo's growth: V8 grows a Map by rehashing it whole, in one call (at 524,288
- * entries 47–78 ms, at 1,048,576 80–265 ms, load average 3–4), so a memo Map of a message
- * of more than ~500,000 objects held the event loop that long once or twice. A pair's
- * copy is therefore kept in the pair itself (its `m` slot, values.js) while the copy
- * runs, with the copy's own slot naming the GraphCopy that made it; the Map holds only
- * the other objects (vectors, closures, records, boxes...). One GraphCopy at a time
- * writes slots (`slotHolder`); another running meanwhile keeps its pairs in its Map. Once
- * the copy is complete the slots it wrote are cleared in chunks (CLEAR_CHUNK a call)
- * before the message is delivered. A job dropped mid-copy (its process killed, moved or
- * snapshotted) leaves its marks, and its partial copy reachable from them until they are
- * overwritten or the pairs collected; a copy's slot names its GraphCopy by a token, so the
- * dropped GraphCopy itself is collected and frees the slots, and a later holder reads a
- * mark under another token as not its own and overwrites it.
+ * What is left unbounded: the memo is one Map, and V8 grows a Map by rehashing it whole,
+ * in one call: at 524,288 entries that call took 47–78 ms, at 1,048,576 80–265 ms (measured
+ * alone, load average 3–4), so a message of more than ~500,000 objects that needs the
+ * memo still holds the event loop that long once or twice; a flat list or vector needs
+ * no memo.
  *
  * Invariants: a job's partial copy is reachable only from the job (the process's
  * `copyJob`), so dropping the job frees it; `run` never does more than about COPY_CHUNK
@@ -56,21 +48,6 @@ const GRAPH_CHUNK = 4096;
 const OBJECT_BYTES = 40;
 /** Reductions a unit of work is charged (docs/processes.md, "Work in primitives"). */
 const UNIT_REDUCTIONS = 8;
-/** Pair slots cleared in one call once a graph copy is complete (a store each: ~0.1 ms). */
-const CLEAR_CHUNK = 65536;
-/** Marked pairs are listed in blocks of this many, so the list never grows by a big copy. */
-const MARK_BLOCK = 65536;
-
-/** @type {WeakRef<GraphCopy> | null} the graph copy that may write pairs' `m` slots */
-let slotHolder = null;
-
-/** Whether `g` may write pairs' slots: no other graph copy holds them (or it was dropped). @param {GraphCopy} g */
-function takeSlots(g) {
-  const h = slotHolder === null ? undefined : slotHolder.deref();
-  if (h !== undefined && !h.released) return false;
-  slotHolder = new WeakRef(g);
-  return true;
-}
 
 const FLAT_LIST = 1;
 const FLAT_VECTOR = 2;
@@ -285,22 +262,10 @@ class GraphCopy {
     /** @type {(() => boolean)[]} */ this.tasks = [];
     this.left = Infinity;
     this.units = 0;
-    /** whether this copy keeps pairs' copies in their `m` slots (else in the memo) */
-    this.slots = takeSlots(this);
-    /** what its copies' slots hold while it runs: not the GraphCopy itself, so that marks
-     * a dropped copy left behind do not keep it (and the slots) alive */
-    this.token = {};
-    /** set once its slots are cleared: another graph copy may take them */
-    this.released = !this.slots;
-    /** @type {Pair[][]} the pairs whose slot this copy wrote, in blocks of MARK_BLOCK */
-    this.marked = [[]];
     this.result = this.copy(root);
   }
 
-  /**
-   * Run tasks until none is left and the slots are cleared (true) or `limit` units are
-   * done (false). @param {number} limit
-   */
+  /** Run tasks until none is left (true) or `limit` units are done (false). @param {number} limit */
   run(limit) {
     this.left = limit;
     const tasks = this.tasks;
@@ -308,64 +273,19 @@ class GraphCopy {
       const t = /** @type {() => boolean} */ (tasks.pop());
       if (!t()) tasks.push(t);
     }
-    if (tasks.length > 0) return false;
-    return this.released || this.clearSlots();
-  }
-
-  /** Clear up to CLEAR_CHUNK slots this copy wrote; true once all are (the slots released). */
-  clearSlots() {
-    const marked = this.marked;
-    let n = CLEAR_CHUNK;
-    while (marked.length > 0 && n > 0) {
-      const block = marked[marked.length - 1];
-      while (block.length > 0 && n-- > 0) {
-        const x = /** @type {Pair} */ (block.pop());
-        x.m.m = null;
-        x.m = null;
-      }
-      if (block.length === 0) marked.pop();
-    }
-    if (marked.length > 0) return false;
-    this.released = true;
-    if (slotHolder !== null && slotHolder.deref() === this) slotHolder = null;
-    return true;
+    return tasks.length === 0;
   }
 
   /** The copy of `x` (created, its contents filled by a task) @param {any} x @returns {any} */
   copy(x) {
     if (isShared(x)) return x;
-    if (this.slots && x instanceof Pair) {
-      const c = x.m;
-      if (c !== null && c.m === this.token) return c;
-    } else {
-      const seen = this.memo.get(x);
-      if (seen !== undefined) return seen;
-    }
+    const seen = this.memo.get(x);
+    if (seen !== undefined) return seen;
     this.left--;
     this.units++;
     const out = this.shell(x);
-    if (out !== x) this.remember(x, out);
+    if (out !== x) this.memo.set(x, out);
     return out;
-  }
-
-  /** Note `out` as the copy of `x`: in x's slot (a pair, this copy holding the slots), else in the memo. @param {any} x @param {any} out */
-  remember(x, out) {
-    if (!this.slots || !(x instanceof Pair)) {
-      this.memo.set(x, out);
-      return;
-    }
-    x.m = out;
-    out.m = this.token;
-    let block = this.marked[this.marked.length - 1];
-    if (block.length === MARK_BLOCK) this.marked.push((block = []));
-    block.push(x);
-  }
-
-  /** Whether the pair `p` was copied already. @param {Pair} p */
-  copied(p) {
-    if (!this.slots) return this.memo.has(p);
-    const c = p.m;
-    return c !== null && c.m === this.token;
   }
 
   /**
@@ -441,12 +361,13 @@ class GraphCopy {
     let from = x;
     let to = out;
     return () => {
+      const memo = this.memo;
       for (;;) {
         to.car = this.copy(from.car);
         const d = from.cdr;
-        if (d instanceof Pair && !Object.isFrozen(d) && !this.copied(d)) {
+        if (d instanceof Pair && !Object.isFrozen(d) && !memo.has(d)) {
           const next = new Pair(null, null);
-          this.remember(d, next);
+          memo.set(d, next);
           to.cdr = next;
           to = next;
           from = d;

@@ -29,19 +29,12 @@
  * are defined by the packages that own them and registered with the printer and codec.
  */
 
-/**
- * A pair. Mutable unless frozen (literal constants are `Object.freeze`d).
- * `m` is null except while a big message holding the pair is copied for a local `!`
- * (the runtime's copy-job.js): it then holds the pair's copy, in place of a memo entry,
- * and is cleared before the copy is delivered. Always present, so every pair has one shape.
- */
+/** A pair. Mutable unless frozen (literal constants are `Object.freeze`d). */
 export class Pair {
   /** @param {any} car @param {any} cdr */
   constructor(car, cdr) {
     this.car = car;
     this.cdr = cdr;
-    /** @type {any} */
-    this.m = null;
   }
 }
 
