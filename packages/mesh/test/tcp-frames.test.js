@@ -129,3 +129,42 @@ test('tcp frames: several messages under a hold (small, large, past the direct c
   r.push(calls[0].bytes);
   assert.deepEqual(got, sent, 'every message, in the order written');
 });
+
+test('tcp frames: a message spanning chunks is a buffer of its own, exactly its size; a head announcing much reserves little', () => {
+  /** @type {Buffer[]} */
+  const got = [];
+  const r = new TcpFrameReader(64 << 20, (m) => got.push(m), () => assert.fail('not too large'));
+  const big = Buffer.alloc(200_000);
+  for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff;
+  const stream = framed([big, Buffer.from([5, 6])]);
+  // three chunks, the second small: the buffer grows past its first reservation
+  r.push(stream.subarray(0, 1000));
+  assert.ok(r.reserved >= 996 && r.reserved <= 64 * 1024, `reserved ${r.reserved} after 996 bytes of 200,000`);
+  r.push(stream.subarray(1000, 1010));
+  r.push(stream.subarray(1010));
+  assert.equal(got.length, 2);
+  assert.deepEqual(got[0], big);
+  assert.equal(got[0].byteOffset, 0, 'its own buffer');
+  assert.equal(got[0].buffer.byteLength, big.length, 'exactly the message: no stale bytes, nothing shared');
+  assert.deepEqual([...got[1]], [5, 6]);
+  assert.equal(r.reserved, 0);
+  // 8 bytes announcing 64 MiB: at most 64 KiB reserved
+  const r2 = new TcpFrameReader(64 << 20, () => assert.fail('incomplete'), () => assert.fail('not too large'));
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(64 << 20, 0);
+  r2.push(head);
+  assert.equal(r2.reserved, 64 * 1024);
+});
+
+test('tcp frames: a 64 KiB message spanning two reads is reserved once, at its announced size', () => {
+  /** @type {Buffer[]} */
+  const got = [];
+  const r = new TcpFrameReader(1 << 20, (m) => got.push(m), () => assert.fail('not too large'));
+  const m = Buffer.alloc(65_536 + 60, 3);
+  const stream = framed([m]);
+  r.push(stream.subarray(0, 65_536));
+  assert.equal(r.reserved, m.length, 'the whole message reserved with its first read');
+  r.push(stream.subarray(65_536));
+  assert.equal(got.length, 1);
+  assert.deepEqual(got[0], m);
+});

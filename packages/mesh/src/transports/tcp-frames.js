@@ -26,11 +26,18 @@
  * same either way: everything written under a hold leaves in one write at release.
  *
  * Reading (TcpFrameReader): a message that lies whole in one received chunk is
- * delivered as a view of that chunk (no copy); one that spans chunks is kept as views
- * of them and copied once, when complete, into a buffer of its exact size — so memory
- * follows the bytes received, never the size a head announces (a peer cannot make
- * the reader allocate by announcing). A head that announces more than `hardLimit`
- * bytes ends the reading (onTooLarge) without buffering anything of it.
+ * delivered as a view of that chunk (no copy); one that spans chunks gets, with its
+ * head, a buffer of its own (allocUnsafe: every byte of it is written from the stream
+ * before the message is delivered, and a delivered message is exactly the bytes
+ * written) into which each chunk's bytes are copied as they arrive — one copy, made
+ * while the rest is still on its way, and no list of parts. What the reader reserves
+ * follows the bytes received, not only the size a head announces: the buffer is at
+ * most RESERVE_FACTOR times the bytes received (at least RESERVE_FROM) and doubles
+ * up to the announced size, never above `hardLimit`; so a few bytes announcing the
+ * hard limit reserve 64 KiB. A head that announces more than `hardLimit` bytes ends
+ * the reading (onTooLarge) without buffering anything of it. Each delivered message
+ * that spanned chunks is a buffer of its own, never reused: the received-bytevectors-
+ * as-views rule (docs/mesh.md) depends on it.
  */
 
 import { hasHeadroom } from '../headroom.js';
@@ -47,6 +54,15 @@ const DIRECT_PER_TICK = 16;
 const COPY_LIMIT = 8 * 1024;
 /** Size of a batch buffer (a larger burst fills several). */
 const BATCH_BYTES = 64 * 1024;
+/**
+ * A message spanning chunks gets a buffer of its announced size up to this many times
+ * the bytes of it received so far, and at least RESERVE_FROM (then doubles as more
+ * arrives): a 64 KiB or 1 MiB message, whose first chunk is most of a socket read, is
+ * one buffer from its first byte; a peer announcing the hard limit with a few bytes
+ * makes the reader reserve RESERVE_FROM.
+ */
+const RESERVE_FACTOR = 64;
+const RESERVE_FROM = 64 * 1024;
 
 /** Coalescing writer of framed messages on one stream socket. */
 export class TcpFrameWriter {
@@ -195,8 +211,8 @@ export class TcpFrameReader {
   /** Bytes of the current head received so far (0..3) and the head itself. */
   #headHave = 0;
   #head = Buffer.alloc(HEAD);
-  /** The parts of the message spanning chunks (views of them), its size, and how much has arrived. @type {Buffer[] | null} */
-  #parts = null;
+  /** The buffer of the message spanning chunks (its first #have bytes filled), or null. @type {Buffer | null} */
+  #frame = null;
   #size = 0;
   #have = 0;
   #stopped = false;
@@ -212,6 +228,11 @@ export class TcpFrameReader {
     this.onTooLarge = onTooLarge;
   }
 
+  /** Bytes reserved for the message in progress (its buffer), 0 if none. */
+  get reserved() {
+    return this.#frame === null ? 0 : this.#frame.length;
+  }
+
   /**
    * size: one state machine over a chunk (head bytes, a body spanning chunks, whole
    * messages inside the chunk); split, the hot path would call through three functions.
@@ -221,15 +242,17 @@ export class TcpFrameReader {
     let at = 0;
     const end = chunk.length;
     while (at < end && !this.#stopped) {
-      if (this.#parts !== null) {
-        const parts = this.#parts;
+      if (this.#frame !== null) {
         const take = Math.min(this.#size - this.#have, end - at);
-        parts.push(chunk.subarray(at, at + take));
-        this.#have += take;
+        const need = this.#have + take;
+        if (need > this.#frame.length) this.#grow(need);
+        const frame = /** @type {Buffer} */ (this.#frame);
+        frame.set(take === end - at && at === 0 ? chunk : chunk.subarray(at, at + take), this.#have);
+        this.#have = need;
         at += take;
-        if (this.#have === this.#size) {
-          this.#parts = null;
-          this.onMessage(Buffer.concat(parts, this.#size));
+        if (need === this.#size) {
+          this.#frame = null;
+          this.onMessage(frame);
         }
         continue;
       }
@@ -253,12 +276,28 @@ export class TcpFrameReader {
         at += size;
         this.onMessage(m);
       } else {
-        this.#parts = [chunk.subarray(at)];
+        // the message's own buffer, filled as its bytes arrive: one copy, no list of parts
+        const first = end - at;
         this.#size = size;
-        this.#have = end - at;
+        this.#frame = Buffer.allocUnsafe(Math.min(size, Math.max(RESERVE_FROM, first * RESERVE_FACTOR)));
+        this.#frame.set(chunk.subarray(at), 0);
+        this.#have = first;
         at = end;
       }
     }
+  }
+
+  /**
+   * The message's buffer is too small for `need` bytes: double it (at least to `need`),
+   * up to the announced size, the bytes so far copied. Only a message announced larger
+   * than its first reservation grows.
+   * @param {number} need
+   */
+  #grow(need) {
+    const old = /** @type {Buffer} */ (this.#frame);
+    const frame = Buffer.allocUnsafe(Math.min(this.#size, Math.max(need, old.length * 2)));
+    frame.set(old.subarray(0, this.#have), 0);
+    this.#frame = frame;
   }
 
   /** Stop delivering (the connection closed). */
