@@ -7,7 +7,8 @@
  *
  *   node bench/mesh-stages.js echo
  *       echo servers: prints "framed-tcp PORT", "framed-tls PORT" (the mesh's TCP framing,
- *       tcp-frames.js, over node:net and node:tls, nothing else) and "mesh-tcp URL",
+ *       tcp-frames.js, over node:net and node:tls, nothing else; plain TCP read into the
+ *       reader's own buffers, as the transport reads it) and "mesh-tcp URL",
  *       "mesh-tls URL" (a MeshNode each, admitted links, MSG frames echoed back)
  *   node bench/mesh-stages.js framed tcp|tls PORT BYTES COUNT ROUNDS
  *   node bench/mesh-stages.js mesh tcp|tls URL BYTES COUNT ROUNDS
@@ -25,7 +26,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { TcpFrameReader, TcpFrameWriter } from '../packages/mesh/src/transports/tcp-frames.js';
+import { TcpFrameReader, TcpFrameWriter, readIntoOwnBuffers } from '../packages/mesh/src/transports/tcp-frames.js';
 import { selfSignedCertificate } from '../packages/mesh/src/transports/tls-certificate.js';
 import { encodeMsg, msgPayload } from '../packages/mesh/src/frames.js';
 import { createMeshNode, createIdentity, createMemoryLogger } from '../packages/mesh/src/index.js';
@@ -42,11 +43,21 @@ async function meshNode(init) {
   return n;
 }
 
+/**
+ * Read framed messages from `socket` as the TCP transport does: plain TCP into the
+ * reader's own buffers, TLS from 'data' events.
+ * @param {net.Socket} socket @param {TcpFrameReader} r
+ */
+function readFrames(socket, r) {
+  socket.pause();
+  if (socket instanceof tls.TLSSocket || !readIntoOwnBuffers(socket, r, new Uint8Array(0), (n) => r.readDone(n))) socket.on('data', (c) => r.push(c));
+  socket.resume();
+}
+
 /** Echo every framed message back on `socket`. @param {net.Socket} socket */
 function framedEcho(socket) {
   const w = new TcpFrameWriter(socket);
-  const r = new TcpFrameReader(1 << 30, (m) => w.write(m), () => socket.destroy());
-  socket.on('data', (c) => r.push(c));
+  readFrames(socket, new TcpFrameReader(1 << 30, (m) => w.write(m), () => socket.destroy()));
   socket.on('error', () => socket.destroy());
 }
 
@@ -105,8 +116,7 @@ if (mode === 'echo') {
   });
   const w = new TcpFrameWriter(socket);
   await timed(`stage.framed.${kind}`, (m) => w.write(m), (f) => {
-    const r = new TcpFrameReader(1 << 30, () => f(), () => socket.destroy());
-    socket.on('data', (c) => r.push(c));
+    readFrames(socket, new TcpFrameReader(1 << 30, () => f(), () => socket.destroy()));
   });
   process.exit(0);
 } else if (mode === 'mesh') {

@@ -63,6 +63,17 @@ const BATCH_BYTES = 64 * 1024;
  */
 const RESERVE_FACTOR = 64;
 const RESERVE_FROM = 64 * 1024;
+/**
+ * Reading into the reader's own buffers: the size of a read buffer — a 64 KiB payload's
+ * frame (its envelope and encoding's head included) lands whole in one; a larger frame
+ * gets a buffer of its own and the rest of it is read straight into that.
+ */
+const READ_BYTES = 68 * 1024;
+/** Messages from this size are handed out as views of the read buffer (which is then not reused); smaller ones are copied out. */
+const VIEW_FROM = READ_BYTES / 4;
+/** A read buffer with less free room than this after its last message starts afresh. */
+const MIN_TAIL = 2048;
+const NO_BYTES = Buffer.alloc(0);
 
 /** Coalescing writer of framed messages on one stream socket. */
 export class TcpFrameWriter {
@@ -216,6 +227,12 @@ export class TcpFrameReader {
   #size = 0;
   #have = 0;
   #stopped = false;
+  /** Reading into own buffers: the read buffer, its unread part's start and its end. */
+  #rb = NO_BYTES;
+  #rbStart = 0;
+  #rbEnd = 0;
+  /** Whether a message was handed out as a view of #rb (its bytes before #rbEnd are then never written again). */
+  #rbGiven = false;
 
   /**
    * @param {number} hardLimit larger announced messages stop the reader
@@ -226,6 +243,11 @@ export class TcpFrameReader {
     this.hardLimit = hardLimit;
     this.onMessage = onMessage;
     this.onTooLarge = onTooLarge;
+  }
+
+  /** Whether this reader reads into its own buffers (startOwnBuffers). */
+  get ownBuffers() {
+    return this.#rb !== NO_BYTES;
   }
 
   /** Bytes reserved for the message in progress (its buffer), 0 if none. */
@@ -300,8 +322,142 @@ export class TcpFrameReader {
     this.#frame = frame;
   }
 
+  /**
+   * Read into this reader's own buffers from now on (readTarget, readDone); `first` are
+   * bytes already received (copied in).
+   * @param {Uint8Array} first
+   */
+  startOwnBuffers(first) {
+    this.#rb = Buffer.allocUnsafe(Math.max(READ_BYTES, first.length + MIN_TAIL));
+    this.#rb.set(first, 0);
+    this.#rbStart = 0;
+    this.#rbEnd = first.length;
+    this.#rbGiven = false;
+    this.#parse();
+  }
+
+  /**
+   * Where the next read goes: the rest of the message that has a buffer of its own
+   * (exactly its missing bytes at most), else the read buffer's free room. Never empty.
+   * @returns {Buffer}
+   */
+  readTarget() {
+    if (this.#frame !== null) {
+      if (this.#have === this.#frame.length) this.#grow(this.#have + 1);
+      return /** @type {Buffer} */ (this.#frame).subarray(this.#have);
+    }
+    return this.#rb.subarray(this.#rbEnd);
+  }
+
+  /** `n` bytes were read into readTarget(). @param {number} n */
+  readDone(n) {
+    if (this.#stopped) return;
+    const f = this.#frame;
+    if (f === null) {
+      this.#rbEnd += n;
+      this.#parse();
+      return;
+    }
+    this.#have += n;
+    if (this.#have < this.#size) return;
+    this.#frame = null;
+    this.onMessage(f);
+  }
+
+  /**
+   * size: one loop over the read buffer's whole messages and what it does with the rest
+   * (read on into it, a buffer of its own, or a fresh read buffer); split, each part
+   * would need the loop's state.
+   * Deliver the read buffer's whole messages (small ones copied out, large ones as views)
+   * and leave room for the next read.
+   */
+  #parse() {
+    const rb = this.#rb;
+    const end = this.#rbEnd;
+    let at = this.#rbStart;
+    while (end - at >= HEAD && !this.#stopped) {
+      const size = rb.readUInt32BE(at);
+      if (size > this.hardLimit) {
+        this.#stopped = true;
+        this.onTooLarge(size);
+        return;
+      }
+      const body = at + HEAD;
+      if (end - body >= size) {
+        at = body + size;
+        if (size >= VIEW_FROM) {
+          this.#rbGiven = true;
+          this.onMessage(rb.subarray(body, at));
+        } else {
+          const m = Buffer.allocUnsafe(size);
+          rb.copy(m, 0, body, at);
+          this.onMessage(m);
+        }
+        continue;
+      }
+      if (body + size <= rb.length) break; // the rest of it is read on into this buffer
+      // larger than the read buffer's room: a buffer of its own, the rest read straight into it
+      const first = end - body;
+      const frame = Buffer.allocUnsafe(Math.min(size, Math.max(RESERVE_FROM, first * RESERVE_FACTOR)));
+      rb.copy(frame, 0, body, end);
+      this.#frame = frame;
+      this.#size = size;
+      this.#have = first;
+      at = end;
+      break;
+    }
+    if (this.#stopped) return;
+    const left = end - at;
+    if (left === 0 && !this.#rbGiven) {
+      this.#rbStart = this.#rbEnd = 0; // all copied out: the same buffer again
+    } else if (left > 0 && (end - at >= HEAD || rb.length - end >= MIN_TAIL)) {
+      this.#rbStart = at; // a message (or its head) in progress, room behind it
+    } else {
+      // nothing of this buffer may be written again, or too little room: a fresh one
+      const next = Buffer.allocUnsafe(READ_BYTES);
+      if (left > 0) rb.copy(next, 0, at, end);
+      this.#rb = next;
+      this.#rbStart = 0;
+      this.#rbEnd = left;
+      this.#rbGiven = false;
+    }
+  }
+
   /** Stop delivering (the connection closed). */
   stop() {
     this.#stopped = true;
   }
+}
+
+/**
+ * Make a plain TCP socket read into `reader`'s own buffers (readTarget, readDone) instead
+ * of emitting 'data': a 64 KiB message then arrives in one buffer (Node's reads are
+ * 64 KiB, so with its head and envelope it always spanned two, and was copied), and the
+ * rest of a larger one is read straight into its buffer. This is Node's `onread`
+ * (documented for net.connect), set on a socket that already exists (an accepted one,
+ * or after the preamble): through net.Socket's own onread state, found by its symbols'
+ * names, and the handle's useUserBuffer. False (nothing changed: read 'data' events)
+ * where this Node lacks them, or when bytes are already buffered in the stream.
+ * The socket must be paused; `onRead(n)` is called for each read and must call
+ * reader.readDone(n).
+ * @param {import('node:net').Socket} socket @param {TcpFrameReader} reader
+ * @param {Uint8Array} first bytes already received @param {(n: number) => void} onRead
+ */
+export function readIntoOwnBuffers(socket, reader, first, onRead) {
+  const handle = /** @type {any} */ (socket)._handle;
+  if (socket.readableLength > 0 || !handle || typeof handle.useUserBuffer !== 'function') return false;
+  const by = new Map(Object.getOwnPropertySymbols(socket).map((k) => [k.description, k]));
+  const buffer = by.get('kBuffer');
+  const callback = by.get('kBufferCb');
+  const generate = by.get('kBufferGen');
+  if (buffer === undefined || callback === undefined || generate === undefined) return false;
+  const s = /** @type {any} */ (socket);
+  if (s[buffer] !== null || s[callback] !== null || s[generate] !== null) return false; // not the state it is made with
+  reader.startOwnBuffers(first);
+  const target = reader.readTarget();
+  s[buffer] = target;
+  s[callback] = onRead;
+  s[generate] = () => reader.readTarget();
+  handle.useUserBuffer(target);
+  return true;
 }
