@@ -7,8 +7,8 @@
  *
  *   node bench/mesh-stages.js echo
  *       echo servers: prints "framed-tcp PORT", "framed-tls PORT" (the mesh's TCP framing,
- *       tcp-frames.js, over node:net and node:tls, nothing else; plain TCP read into the
- *       reader's own buffers, as the transport reads it) and "mesh-tcp URL",
+ *       tcp-frames.js, over node:net and node:tls, nothing else; read into the reader's
+ *       own buffers, as the transport reads) and "mesh-tcp URL",
  *       "mesh-tls URL" (a MeshNode each, admitted links, MSG frames echoed back)
  *   node bench/mesh-stages.js framed tcp|tls PORT BYTES COUNT ROUNDS
  *   node bench/mesh-stages.js mesh tcp|tls URL BYTES COUNT ROUNDS
@@ -44,13 +44,13 @@ async function meshNode(init) {
 }
 
 /**
- * Read framed messages from `socket` as the TCP transport does: plain TCP into the
- * reader's own buffers, TLS from 'data' events.
+ * Read framed messages from `socket` as the TCP transport does: into the reader's own
+ * buffers (plain TCP and TLS).
  * @param {net.Socket} socket @param {TcpFrameReader} r
  */
 function readFrames(socket, r) {
   socket.pause();
-  if (socket instanceof tls.TLSSocket || !readIntoOwnBuffers(socket, r, new Uint8Array(0), (n) => r.readDone(n))) socket.on('data', (c) => r.push(c));
+  if (!readIntoOwnBuffers(socket, r, new Uint8Array(0), (n) => r.readDone(n))) socket.on('data', (c) => r.push(c));
   socket.resume();
 }
 

@@ -25,19 +25,28 @@
  * (Node's cork bookkeeping and the writev request); what leaves, and its order, is the
  * same either way: everything written under a hold leaves in one write at release.
  *
- * Reading (TcpFrameReader): a message that lies whole in one received chunk is
- * delivered as a view of that chunk (no copy); one that spans chunks gets, with its
- * head, a buffer of its own (allocUnsafe: every byte of it is written from the stream
- * before the message is delivered, and a delivered message is exactly the bytes
- * written) into which each chunk's bytes are copied as they arrive — one copy, made
- * while the rest is still on its way, and no list of parts. What the reader reserves
- * follows the bytes received, not only the size a head announces: the buffer is at
- * most RESERVE_FACTOR times the bytes received (at least RESERVE_FROM) and doubles
- * up to the announced size, never above `hardLimit`; so a few bytes announcing the
- * hard limit reserve 64 KiB. A head that announces more than `hardLimit` bytes ends
- * the reading (onTooLarge) without buffering anything of it. Each delivered message
- * that spanned chunks is a buffer of its own, never reused: the received-bytevectors-
- * as-views rule (docs/mesh.md) depends on it.
+ * Reading (TcpFrameReader), the transport's way (readIntoOwnBuffers: Node's `onread`):
+ * each read goes into a buffer of the reader's. Into a 68 KiB read buffer when no
+ * message is in progress: a 64 KiB payload's frame lands whole there (Node's own reads
+ * are 64 KiB, so that frame always spanned two and was copied once more) and is handed
+ * out as a view of it; the buffer is then never written again (a fresh one follows).
+ * Messages under a quarter of it are copied out (into Node's pool for the small ones)
+ * and the buffer is reused, so a small message kept in a mailbox does not pin 68 KiB.
+ * A message larger than the buffer's room gets a buffer of its own with its head: the
+ * bytes already read are copied into it, the rest is read straight into it, each read
+ * at most what is missing. Reading 'data' events instead (push: a Node without
+ * `onread` state on sockets, and the tests): a message within one chunk is a view of it;
+ * one that spans chunks gets, with its head, a buffer of its own into which each
+ * chunk's bytes are copied as they arrive — one copy, while the rest is on its way.
+ * Both ways: buffers are allocUnsafe, and a message is delivered only when every one of
+ * its bytes was written from the stream; what the reader reserves follows the bytes
+ * received, not only the size a head announces: a message's own buffer is at most
+ * RESERVE_FACTOR times the bytes received (at least RESERVE_FROM) and doubles up to the
+ * announced size, never above `hardLimit`; so a few bytes announcing the hard limit
+ * reserve 64 KiB. A head that announces more than `hardLimit` bytes ends the reading
+ * (onTooLarge) without buffering anything of it. A message handed out is never written
+ * again and no two overlap: the received-bytevectors-as-views rule (docs/mesh.md)
+ * depends on it.
  */
 
 import { hasHeadroom } from '../headroom.js';
@@ -430,10 +439,10 @@ export class TcpFrameReader {
 }
 
 /**
- * Make a plain TCP socket read into `reader`'s own buffers (readTarget, readDone) instead
- * of emitting 'data': a 64 KiB message then arrives in one buffer (Node's reads are
- * 64 KiB, so with its head and envelope it always spanned two, and was copied), and the
- * rest of a larger one is read straight into its buffer. This is Node's `onread`
+ * Make a TCP socket (plain, or TLS: its decrypted bytes) read into `reader`'s own buffers
+ * (readTarget, readDone) instead of emitting 'data': a 64 KiB message then arrives in one
+ * buffer (Node's reads are 64 KiB, so with its head and envelope it always spanned two,
+ * and was copied), and the rest of a larger one is read straight into its buffer. This is Node's `onread`
  * (documented for net.connect), set on a socket that already exists (an accepted one,
  * or after the preamble): through net.Socket's own onread state, found by its symbols'
  * names, and the handle's useUserBuffer. False (nothing changed: read 'data' events)

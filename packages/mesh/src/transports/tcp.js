@@ -103,9 +103,9 @@ class TcpConnection extends BaseConnection {
       reader.stop();
       this._closed(this.#reason ?? 'connection lost');
     });
-    // plain TCP reads into the reader's buffers (no copy of a message that spans Node's
-    // 64 KiB reads); TLS, or a Node without that, reads 'data' events
-    if (this.encrypted || !readIntoOwnBuffers(socket, reader, rest ?? EMPTY, onRead)) {
+    // reads go into the reader's buffers (no copy of a message that spans Node's 64 KiB
+    // reads; in TLS, the decrypted bytes land there); a Node without that reads 'data' events
+    if (!readIntoOwnBuffers(socket, reader, rest ?? EMPTY, onRead)) {
       socket.on('data', (chunk) => {
         holdWrites();
         try {
