@@ -25,7 +25,8 @@
  *       the echo servers run as child processes, each client does 3 timed rounds of
  *       COUNT round trips after COUNT of warm-up, PASSES times in turn;
  *       "bench cpu.echo.<raw|framed|mesh>.<tcp|tls>.<BYTES> <µs> us" (median of the
- *       passes) and "# pass N: ..." lines. Where the echo side's time goes per layer, with
+ *       passes), "# pass N: ..." lines, and for bench/mesh.js
+ *       "result stage.cpu.echo.<raw|framed|mesh>.<tcp|tls>.<BYTES> <pass> <µs>". Where the echo side's time goes per layer, with
  *       the client's time and the wake-ups out of the picture.
  *
  * Below the framed figure is the bare socket (bench/mesh-raw.js tcp|tls); above the
@@ -141,6 +142,7 @@ async function echoCpu(links, bytes, count, passes) {
         const us = (cpuMicros(pid) - c0) / (4 * count); // warm-up and 3 rounds
         (per[name] ??= []).push(us);
         line.push(`${name} ${us.toFixed(1)}`);
+        process.stdout.write(`result stage.cpu.echo.${name}.${links}.${bytes} ${p} ${us}\n`);
       }
       process.stdout.write(`# pass ${p}: echo-side CPU µs per round trip: ${line.join(', ')}\n`);
     }
