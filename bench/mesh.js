@@ -35,6 +35,8 @@
  *   stage.{framed,mesh}.{tcp,tls}.64k.2node  rt/s, the same 64 KiB echo with one layer added
  *                                  at a time (bench/mesh-stages.js): the mesh's TCP framing
  *                                  alone, then MeshNodes (admitted link, MSG frames)
+ *   stage.cpu.echo.{raw,framed,mesh}.{tcp,tls}.64k  µs of CPU of the echo side per 64 KiB
+ *                                  round trip: the bare echo, our framing, a MeshNode (once)
  *   stage.{encode,assemble,decode.copy,decode.view}.64k  µs of CPU per 64 KiB message for
  *                                  the runtime's own steps; then a table of µs per round trip
  *                                  per layer (bare socket, framing, mesh, runtime) beside Erlang
@@ -250,7 +252,7 @@ const DAEMON_FIGURES = ['cpu.pingpong.2node.asker', 'cpu.remote_spawn.2node.aske
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
   'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node',
   'raw.tcp.64k.2node', 'raw.tls.64k.2node', 'stage.framed.tcp.64k.2node', 'stage.framed.tls.64k.2node', 'stage.mesh.tcp.64k.2node', 'stage.mesh.tls.64k.2node',
-  'stage.encode.64k', 'stage.assemble.64k', 'stage.decode.copy.64k', 'stage.decode.view.64k'];
+  'stage.encode.64k', 'stage.assemble.64k', 'stage.decode.copy.64k', 'stage.decode.view.64k', 'stage.cpu.echo.framed.tcp.64k'];
 /** The largest resident memory (MiB) of `pid` seen every 50 ms while `f` runs (Linux /proc). @param {number} pid @param {() => Promise<void>} f */
 async function peakRss(pid, f) {
   let peak = 0;
@@ -358,6 +360,9 @@ const FIGURES = [
   ['stage.assemble.64k', 'stage.assemble.65536', 'us', 'CPU: a 64 KiB message spanning two reads copied into one buffer'],
   ['stage.decode.copy.64k', 'stage.decode.copy.65536', 'us', 'CPU: decoding it, the bytevector copied'],
   ['stage.decode.view.64k', 'stage.decode.view.65536', 'us', 'CPU: decoding it with viewBytes (what the runtime does now)'],
+  ...['tcp', 'tls'].flatMap((l) => /** @type {const} */ (['raw', 'framed', 'mesh']).map((s) => /** @type {[string, string, string, string]} */ ([
+    `stage.cpu.echo.${s}.${l}.64k`, `stage.cpu.echo.${s}.${l}.65536`, 'us',
+    `CPU of the echo side per 64 KiB round trip, ${{ raw: 'the bare socket echo', framed: 'our framing alone', mesh: 'a MeshNode' }[s]}, ${l.toUpperCase()} (mesh-stages.js cpu)`]))),
   ['erlang.payload.1k.2node', 'erlang.payload.1k.2node', 'rt/s', ''],
   ['erlang.payload.64k.2node', 'erlang.payload.64k.2node', 'rt/s', ''],
 ];
@@ -453,6 +458,9 @@ try {
   echo = await startEcho();
   if (want('stage.', 'payload.64k.2node')) await guarded('stage echo servers', async () => { stages = await startStages(); });
   if (want('stage.', 'payload.64k.2node')) await guarded('stage codec', async () => keep(await runStage(['codec', '65536', '2000'])));
+  for (const links of ['tcp', 'tls']) {
+    if (want('stage.cpu.', 'payload.64k.2node')) await guarded(`stage cpu ${links}`, async () => keep(await runStage(['cpu', links, '65536', String(Math.max(200, Math.round(1000 * SCALE))), '1'])));
+  }
   const d = daemon;
   const e = echo;
   rep.comment(`daemon ${d.id.slice(0, 8)} on 127.0.0.1:${d.port} (pid ${d.h.pid}); raw echo server pid ${e.h.pid}; ${PASSES} passes x ${ROUNDS} rounds, Erlang's figures in each pass${PIN === '' ? '' : `; our processes and the bare sockets pinned: ${PIN === 'same' ? 'all on CPU 0' : 'servers on CPU 0, clients on CPU 1'}`}`);

@@ -39,6 +39,7 @@ function suite(encrypt, onHttp) {
       await new Promise((resolve) => silent.listen(0, '127.0.0.1', () => resolve(undefined)));
       const silentPort = /** @type {import('node:net').AddressInfo} */ (silent.address()).port;
       const conn = await transport.dial(listener.addresses()[0]);
+      assert.ok(/** @type {any} */ (conn).reader.ownBuffers, 'the link reads into the reader\'s own buffers (plain TCP and TLS)');
       const unanswered = `${encrypt ? 'tls' : 'tcp'}://127.0.0.1:${silentPort}`;
       if (web !== null) {
         const res = await fetch(`http://127.0.0.1:${/** @type {any} */ (web.address()).port}/`);
@@ -65,8 +66,36 @@ function suite(encrypt, onHttp) {
 }
 
 suite(false, false);
+suite(false, true);
 suite(true, false);
 suite(true, true);
+
+test('tcp: a plain link accepted on an HTTP server\'s port reads into its own buffers too; 64 KiB and 300 KiB messages arrive intact both ways', async () => {
+  const transport = tcpTransport({ encrypt: false })({ logger: createMemoryLogger() });
+  /** @type {any[]} */
+  const accepted = [];
+  const listener = transport.createListener({ onConnection: (c) => { accepted.push(c); c.onmessage = (/** @type {Uint8Array} */ m) => c.send(m); } });
+  const server = http.createServer((_req, res) => res.end('page'));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  await listener.listen({ server, path: '/' });
+  try {
+    const a = /** @type {any} */ (await transport.dial(listener.addresses()[0]));
+    /** @type {Uint8Array[]} */
+    const back = [];
+    a.onmessage = (/** @type {Uint8Array} */ m) => back.push(m);
+    const sent = [65_536 + 60, 300_000, 10, 65_536 + 60].map((n, i) => Buffer.alloc(n, i + 1));
+    for (const m of sent) a.send(m);
+    for (let i = 0; i < 250 && back.length < sent.length; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(accepted.length, 1);
+    assert.ok(accepted[0].reader.ownBuffers, 'the accepted side reads into its own buffers');
+    assert.deepEqual(back.map((m) => Buffer.from(m)), sent);
+    a.close();
+  } finally {
+    await listener.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(() => resolve(undefined)));
+  }
+});
 
 test('tcp: both ends of a TLS link export the same channel binding, and another link gets another', async () => {
   const transport = tcpTransport({ encrypt: true })({ logger: createMemoryLogger() });

@@ -36,7 +36,7 @@ import { BaseConnection, holdWrites, releaseWrites } from '../connection.js';
 import { DialError, InvalidArgumentError, throwIfAborted } from '../errors.js';
 import { encodeError } from '../frames.js';
 import { guardedDial } from './ws-common.js';
-import { PREAMBLE, TLS_HANDSHAKE_BYTE, TcpFrameReader, TcpFrameWriter } from './tcp-frames.js';
+import { PREAMBLE, TLS_HANDSHAKE_BYTE, TcpFrameReader, TcpFrameWriter, readIntoOwnBuffers } from './tcp-frames.js';
 import { selfSignedCertificate } from './tls-certificate.js';
 
 /**
@@ -52,6 +52,7 @@ const BINDING_BYTES = 32;
 /** An accepted connection must finish its TLS handshake and preamble within this. */
 const ACCEPT_TIMEOUT_MS = 10_000;
 const CLOSE_GRACE_MS = 1000;
+const EMPTY = new Uint8Array(0);
 
 /**
  * Options of tcpTransport(init).
@@ -87,14 +88,14 @@ class TcpConnection extends BaseConnection {
     socket.setNoDelay(true);
     // what this node writes while it handles a chunk (replies, what the processes it
     // woke sent) leaves in one write per connection (connection.js, holdWrites)
-    socket.on('data', (chunk) => {
+    const onRead = (/** @type {number} */ n) => {
       holdWrites();
       try {
-        reader.push(chunk);
+        reader.readDone(n);
       } finally {
         releaseWrites();
       }
-    });
+    };
     socket.on('drain', () => this._drained());
     socket.on('error', (e) => { this.#reason ??= `connection lost (${e.message})`; });
     socket.on('end', () => { this.#reason ??= 'closed by peer'; socket.end(); });
@@ -102,7 +103,19 @@ class TcpConnection extends BaseConnection {
       reader.stop();
       this._closed(this.#reason ?? 'connection lost');
     });
-    if (rest !== null && rest.length > 0) reader.push(rest);
+    // reads go into the reader's buffers (no copy of a message that spans Node's 64 KiB
+    // reads; in TLS, the decrypted bytes land there); a Node without that reads 'data' events
+    if (!readIntoOwnBuffers(socket, reader, rest ?? EMPTY, onRead)) {
+      socket.on('data', (chunk) => {
+        holdWrites();
+        try {
+          reader.push(chunk);
+        } finally {
+          releaseWrites();
+        }
+      });
+      if (rest !== null && rest.length > 0) reader.push(rest);
+    }
     socket.resume();
   }
 
