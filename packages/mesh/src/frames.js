@@ -135,7 +135,7 @@ export function encodePong(seq) {
 
 /**
  * MSG frames up to SLAB_MAX_FRAME bytes are carved from a shared slab of SLAB_BYTES (a
- * frame keeps at most 4× its size alive). 4 KiB, not 1 KiB: a 1 KiB bytevector's frame
+ * frame held keeps its slab alive). 4 KiB, not 1 KiB: a 1 KiB bytevector's frame
  * (~1.1 KiB) as an ArrayBuffer of its own cost 0.7–1.4 µs to envelope, 0.16 µs from the slab.
  */
 const SLAB_BYTES = 16384;
