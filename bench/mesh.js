@@ -44,7 +44,8 @@
  *   cpu.pingpong.2node.{asker,daemon}, cpu.remote_spawn.2node.{asker,daemon},
  *   cpu.payload.1k.2node.{asker,daemon}, cpu.raw.tcp.2node.{client,echo},
  *   cpu.raw.tcp.1k.2node.{client,echo}, and the .tls. variants of the ping-pong, the
- *   1 KiB payload and the bare echoes (cpu.pingpong.tls.2node.asker, cpu.raw.tls.1k…)
+ *   1 KiB payload and the bare echoes (cpu.pingpong.tls.2node.asker, cpu.raw.tls.1k…),
+ *   cpu.pingpong.ws.2node.{asker,daemon}
  *                           µs    CPU time per operation on each side (user + system, every
  *                                  thread): the difference between a run of 3n operations and
  *                                  one of 15n, over 12n (start-up and warm-up cancel out); the
@@ -248,7 +249,7 @@ let echo = null;
 let stages = /** @type {Awaited<ReturnType<typeof startStages>> | null} */ (null);
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
 const DAEMON_FIGURES = ['cpu.pingpong.2node.asker', 'cpu.remote_spawn.2node.asker', 'cpu.raw.tcp.2node.client', 'cpu.pingpong.tls.2node.asker',
-  'cpu.payload.1k.2node.asker', 'cpu.payload.1k.tls.2node.asker', 'cpu.raw.tls.2node.client', 'cpu.raw.tcp.1k.2node.client', 'cpu.raw.tls.1k.2node.client',
+  'cpu.payload.1k.2node.asker', 'cpu.payload.1k.tls.2node.asker', 'cpu.raw.tls.2node.client', 'cpu.raw.tcp.1k.2node.client', 'cpu.raw.tls.1k.2node.client', 'cpu.pingpong.ws.2node.asker',
   'pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node', 'raw.tcp.1k.2node', 'raw.tls.1k.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
   'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node',
@@ -311,8 +312,8 @@ async function cpuPerOp(name, n, run, peer, sides) {
  */
 async function cpuFigures(d, e) {
   const env = (/** @type {string} */ group, /** @type {number} */ scale) => ({ MESH_GROUPS: group, ROUNDS: '1', WARM_SECONDS: '0', BENCH_CPU: '1', SCALE: String(scale * SCALE) });
-  /** @type {[string, string, number, 'tcp' | 'tls'][]} [figure name, mesh.scm group, its count, links] */
-  const ours = [['pingpong', 'pingpong', 4000, 'tcp'], ['pingpong.tls', 'pingpong', 4000, 'tls'], ['payload.1k', 'payload1k', 3000, 'tcp'],
+  /** @type {[string, string, number, 'tcp' | 'tls' | 'ws'][]} [figure name, mesh.scm group, its count, links] */
+  const ours = [['pingpong', 'pingpong', 4000, 'tcp'], ['pingpong.tls', 'pingpong', 4000, 'tls'], ['pingpong.ws', 'pingpong', 4000, 'ws'], ['payload.1k', 'payload1k', 3000, 'tcp'],
     ['payload.1k.tls', 'payload1k', 3000, 'tls'], ['remote_spawn', 'remote_spawn', 500, 'tcp']];
   for (const [name, group, n, links] of ours) {
     if (want(`cpu.${name}.2node.asker`, `cpu.${name}.2node.daemon`)) await guarded(`cpu.${name}`, () => cpuPerOp(name, n, (k) => runMesh(d, token, group, { links, env: env(group, k) }), d.h.pid, ['asker', 'daemon']));
