@@ -44,7 +44,10 @@
  *   erlang.stream.2node
  *                                  two distributed Erlang nodes (bench/erlang/twonode.erl)
  *   cpu.pingpong.2node.{asker,daemon}, cpu.remote_spawn.2node.{asker,daemon},
- *   cpu.raw.tcp.2node.{client,echo}
+ *   cpu.payload.1k.2node.{asker,daemon}, cpu.raw.tcp.2node.{client,echo},
+ *   cpu.raw.tcp.1k.2node.{client,echo}, and the .tls. variants of the ping-pong, the
+ *   1 KiB payload and the bare echoes (cpu.pingpong.tls.2node.asker, cpu.raw.tls.1k…),
+ *   cpu.pingpong.ws.2node.{asker,daemon}
  *                           µs    CPU time per operation on each side (user + system, every
  *                                  thread): the difference between a run of 3n operations and
  *                                  one of 15n, over 12n (start-up and warm-up cancel out); the
@@ -247,7 +250,8 @@ let echo = null;
 /** @type {Awaited<ReturnType<typeof startStages>> | null} */
 let stages = /** @type {Awaited<ReturnType<typeof startStages>> | null} */ (null);
 /** Every figure measured with the daemon and the echo server (a prefix that selects none starts neither). */
-const DAEMON_FIGURES = ['cpu.pingpong.2node.asker', 'cpu.remote_spawn.2node.asker', 'cpu.raw.tcp.2node.client',
+const DAEMON_FIGURES = ['cpu.pingpong.2node.asker', 'cpu.remote_spawn.2node.asker', 'cpu.raw.tcp.2node.client', 'cpu.pingpong.tls.2node.asker',
+  'cpu.payload.1k.2node.asker', 'cpu.payload.1k.tls.2node.asker', 'cpu.raw.tls.2node.client', 'cpu.raw.tcp.1k.2node.client', 'cpu.raw.tls.1k.2node.client', 'cpu.pingpong.ws.2node.asker',
   'pingpong.ws.2node', 'pingpong.tcp.2node', 'pingpong.tls.2node', 'raw.ws.2node', 'raw.tcp.2node', 'raw.tls.2node', 'raw.tcp.1k.2node', 'raw.tls.1k.2node', 'pingpong.webrtc.2node', 'raw.webrtc.2node',
   'remote_spawn.2node', 'remote_spawn.tls.2node', 'remote_spawn.ws.2node', 'migrate.2node', 'stream.2node', 'stream.tls.2node', 'stream.ws.2node',
   'payload.1k.2node', 'payload.64k.2node', 'payload.1k.tls.2node', 'payload.64k.tls.2node', 'payload.1k.ws.2node', 'payload.64k.ws.2node', 'raw.ws.1k.2node', 'raw.ws.64k.2node',
@@ -303,14 +307,26 @@ async function cpuPerOp(name, n, run, peer, sides) {
   rep.bench(`cpu.${name}.2node.${sides[1]}`, Number(((1000 * (at[1].peer - at[0].peer)) / ops).toFixed(1)), 'us', { note: `CPU per operation, ${sides[1]} side (/proc, 10 ms ticks)` });
 }
 
-/** The CPU figures: our ping-pong and remote spawn over TCP, and the bare TCP echo. @param {{port: number, id: string, h: any}} d @param {{tcpPort: number, h: any}} e */
+/**
+ * The CPU figures: our ping-pong, 1 KiB payload and remote spawn, over TCP and in TLS,
+ * and the bare TCP and TLS echoes of the same sizes.
+ * @param {{port: number, id: string, h: any}} d @param {{tcpPort: number, tlsPort: number, h: any}} e
+ */
 async function cpuFigures(d, e) {
   const env = (/** @type {string} */ group, /** @type {number} */ scale) => ({ MESH_GROUPS: group, ROUNDS: '1', WARM_SECONDS: '0', BENCH_CPU: '1', SCALE: String(scale * SCALE) });
-  if (want('cpu.pingpong.2node.asker', 'cpu.pingpong.2node.daemon')) await guarded('cpu.pingpong', () => cpuPerOp('pingpong', 4000, (k) => runMesh(d, token, 'pingpong', { links: 'tcp', env: env('pingpong', k) }), d.h.pid, ['asker', 'daemon']));
-  if (want('cpu.remote_spawn.2node.asker', 'cpu.remote_spawn.2node.daemon')) await guarded('cpu.remote_spawn', () => cpuPerOp('remote_spawn', 500, (k) => runMesh(d, token, 'remote_spawn', { links: 'tcp', env: env('remote_spawn', k) }), d.h.pid, ['asker', 'daemon']));
+  /** @type {[string, string, number, 'tcp' | 'tls' | 'ws'][]} [figure name, mesh.scm group, its count, links] */
+  const ours = [['pingpong', 'pingpong', 4000, 'tcp'], ['pingpong.tls', 'pingpong', 4000, 'tls'], ['pingpong.ws', 'pingpong', 4000, 'ws'], ['payload.1k', 'payload1k', 3000, 'tcp'],
+    ['payload.1k.tls', 'payload1k', 3000, 'tls'], ['remote_spawn', 'remote_spawn', 500, 'tcp']];
+  for (const [name, group, n, links] of ours) {
+    if (want(`cpu.${name}.2node.asker`, `cpu.${name}.2node.daemon`)) await guarded(`cpu.${name}`, () => cpuPerOp(name, n, (k) => runMesh(d, token, group, { links, env: env(group, k) }), d.h.pid, ['asker', 'daemon']));
+  }
   // mesh-raw's client: a warm-up round and ROUNDS timed ones of `count` round trips, 3n·k in all
-  const raw = (/** @type {number} */ k) => runRaw('tcp', e.tcpPort, RAW_SMALL, ((3 * 4000) / (1 + ROUNDS)) * k, { BENCH_CPU: '1' });
-  if (want('cpu.raw.tcp.2node.client', 'cpu.raw.tcp.2node.echo')) await guarded('cpu.raw.tcp', () => cpuPerOp('raw.tcp', 4000, raw, e.h.pid, ['client', 'echo']));
+  /** @type {[string, 'tcp' | 'tls', number, number][]} [figure name, socket, bytes, n] */
+  const bare = [['raw.tcp', 'tcp', RAW_SMALL, 4000], ['raw.tls', 'tls', RAW_SMALL, 4000], ['raw.tcp.1k', 'tcp', 1024, 3000], ['raw.tls.1k', 'tls', 1024, 3000]];
+  for (const [name, mode, bytes, n] of bare) {
+    const raw = (/** @type {number} */ k) => runRaw(mode, mode === 'tcp' ? e.tcpPort : e.tlsPort, bytes, ((3 * n) / (1 + ROUNDS)) * k, { BENCH_CPU: '1' });
+    if (want(`cpu.${name}.2node.client`, `cpu.${name}.2node.echo`)) await guarded(`cpu.${name}`, () => cpuPerOp(name, n, raw, e.h.pid, ['client', 'echo']));
+  }
 }
 
 /** @type {Map<string, number>} peak resident MiB of the daemon during each transport's stream */

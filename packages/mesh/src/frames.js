@@ -152,9 +152,13 @@ export function encodePong(seq) {
   return start(T.PONG, 1).uint(seq).finish();
 }
 
-/** MSG frames up to SLAB_MAX_FRAME bytes are carved from a shared slab of SLAB_BYTES. */
+/**
+ * MSG frames up to SLAB_MAX_FRAME bytes are carved from a shared slab of SLAB_BYTES (a
+ * frame held keeps its slab alive). 4 KiB, not 1 KiB: a 1 KiB bytevector's frame
+ * (~1.1 KiB) as an ArrayBuffer of its own cost 0.7–1.4 µs to envelope, 0.16 µs from the slab.
+ */
 const SLAB_BYTES = 16384;
-const SLAB_MAX_FRAME = 1024;
+const SLAB_MAX_FRAME = 4096;
 let slab = new ArrayBuffer(SLAB_BYTES);
 let slabUsed = 0;
 

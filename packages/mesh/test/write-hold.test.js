@@ -8,6 +8,9 @@
  *    outermost releaseWrites;
  *  - a node's replies to what it receives are held while it handles the received chunk:
  *    the far end's echo is written corked and arrives;
+ *  - one message under a hold is written by one plain write at release, uncorked, on
+ *    both transports; a WebSocket connection closed under the hold sends it before its
+ *    close frame;
  *  - a hold released after its connection closed leaves nothing corked behind;
  *  - a request answered at once holds the answer through the task's microtasks, so a
  *    message the handler's work sends there (a spawned process's) is corked with it.
@@ -93,6 +96,76 @@ for (const kind of /** @type {const} */ (['tcp', 'ws'])) {
     }
   });
 }
+
+/** Record the writes and corks of a real socket (the calls pass through). @param {any} socket */
+function recordWrites(socket) {
+  /** @type {Array<[string, number]>} */
+  const calls = [];
+  const write = socket.write;
+  const cork = socket.cork;
+  socket.write = function (/** @type {Uint8Array} */ b, /** @type {any[]} */ ...rest) {
+    calls.push(['write', b.length]);
+    return write.call(this, b, ...rest);
+  };
+  socket.cork = function () {
+    calls.push(['cork', 0]);
+    return cork.call(this);
+  };
+  return calls;
+}
+
+for (const kind of /** @type {const} */ (['tcp', 'ws'])) {
+  test(`${kind}: one message under a hold waits for the release, then leaves in one plain write, uncorked`, async () => {
+    const { conn, close } = await link(kind);
+    try {
+      const socket = socketOf(conn);
+      const calls = recordWrites(socket);
+      const echo = firstBytes(conn, 1);
+      holdWrites();
+      conn.send(new Uint8Array(100).fill(5));
+      assert.deepEqual(calls, [], 'nothing written before the release');
+      assert.equal(socket.writableCorked, 0, 'one held message needs no cork');
+      assert.ok(conn.bufferedAmount >= 100, `the kept message counts as buffered: ${conn.bufferedAmount}`);
+      releaseWrites();
+      // framed: TCP's 4-byte head; a dialled WebSocket's 2-byte head and 4-byte mask
+      assert.deepEqual(calls, [['write', kind === 'tcp' ? 104 : 106]]);
+      assert.deepEqual(await echo, [5]);
+    } finally {
+      await close();
+    }
+  });
+}
+
+test('ws: a connection closed under a hold sends its kept message before the close frame', async () => {
+  const transport = webSocketTransport({})({ logger: createMemoryLogger() });
+  /** @type {number[]} */
+  const got = [];
+  /** @type {(reason: string) => void} */
+  let closed = () => {};
+  const farClosed = new Promise((resolve) => { closed = resolve; });
+  const listener = transport.createListener({
+    onConnection: (/** @type {any} */ c) => {
+      c.onmessage = (/** @type {Uint8Array} */ d) => got.push(d[0]);
+      c.onclose = closed;
+    },
+  });
+  await listener.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const conn = await transport.dial(listener.addresses()[0]);
+    holdWrites();
+    try {
+      conn.send(new Uint8Array([42, 1, 2]));
+      conn.close('bye');
+    } finally {
+      releaseWrites();
+    }
+    const reason = await within(farClosed, 10_000, 'the far end closed');
+    assert.deepEqual(got, [42], `the message arrived before the close (${reason})`);
+    assert.match(String(reason), /bye/);
+  } finally {
+    await listener.close();
+  }
+});
 
 test('a hold released after its connection closed leaves no hold in force', async () => {
   const { conn, close } = await link('tcp');

@@ -3,7 +3,8 @@
  * The binary frames the Node WebSocket transport reads and writes itself
  * (transports/ws-frames.js): the codec on byte streams cut every way, the hand-over
  * to ws at every frame kind it does not carry, and real sockets against plain `ws`
- * peers that frame every message with ws's own Sender and Receiver.
+ * peers that frame every message with ws's own Sender and Receiver; a reply kept under
+ * a hold leaves before what ws writes once the reader handed it the stream.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -284,5 +285,31 @@ test('a frame above the hard limit closes the connection with 1009, and a peer\'
   } finally {
     polite.client.terminate();
     await polite.listener.close();
+  }
+});
+
+test('a reply kept under a hold leaves before the pong ws writes for a ping that follows it in the same chunk', async () => {
+  const { server, client, listener } = await listenerAndPlainClient();
+  try {
+    // the server answers each message from the chunk's handler, under its hold (kept)
+    server.onmessage = (/** @type {Uint8Array} */ d) => server.send(Buffer.from(d));
+    /** @type {string[]} */
+    const order = [];
+    const done = within(new Promise((resolve) => {
+      client.on('message', (d) => { order.push(`message ${[.../** @type {Buffer} */ (d)]}`); if (order.length === 2) resolve(undefined); });
+      client.on('pong', () => { order.push('pong'); if (order.length === 2) resolve(undefined); });
+    }), 5000, 'the reply and the pong');
+    // one write, so the server reads the message and the ping in one chunk
+    const socket = /** @type {any} */ (client)._socket;
+    socket.cork();
+    client.send(Buffer.from([7]));
+    client.ping();
+    socket.uncork();
+    await done;
+    assert.deepEqual(order, ['message 7', 'pong']);
+    assert.deepEqual(server.framing, { reads: 'ws', writes: 'here' }, 'the ping handed the reading to ws');
+  } finally {
+    client.terminate();
+    await listener.close();
   }
 });

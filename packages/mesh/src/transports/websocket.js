@@ -18,7 +18,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { BaseConnection, holdWrites, releaseWrites } from '../connection.js';
 import { DialError, throwIfAborted } from '../errors.js';
 import { DEFAULT_WS_MAX_MESSAGE_BYTES, checkWsUrl, closeReasonBytes, describeClose, guardedDial } from './ws-common.js';
-import { FrameReader, writeBinaryFrame } from './ws-frames.js';
+import { FrameReader, frameBinary, writeBinaryFrame } from './ws-frames.js';
 import { checkOrigin, originPolicy } from './origin-policy.js';
 
 /** @typedef {import('../interfaces.js').Transport} TransportContract */
@@ -40,6 +40,11 @@ class WsConnection extends BaseConnection {
   #reader = null;
   /** Whether this end masks its frames (it dialled: it is the WebSocket client). */
   #masks;
+  /** Writes held (connection.js holdWrites), and whether the socket is corked for them. */
+  #held = false;
+  #corked = false;
+  /** The first message of a hold, framed, not yet written (release writes it). @type {Buffer | null} */
+  #kept = null;
 
   /**
    * @param {WebSocket} ws @param {'outbound' | 'inbound'} direction @param {string} address
@@ -90,7 +95,9 @@ class WsConnection extends BaseConnection {
     const reader = new FrameReader(!this.#masks, hardLimit,
       (payload) => this._receive(payload, false),
       (rest) => {
-        // From here on ws reads the socket, starting at this frame.
+        // From here on ws reads the socket, starting at this frame; what ws writes in
+        // answer (a pong, a close) must follow what this node already sent
+        this.#spill();
         socket.removeListener('data', onData);
         socket.on('data', wsOnData);
         wsOnData.call(socket, rest);
@@ -102,12 +109,38 @@ class WsConnection extends BaseConnection {
     this._corkable = true;
   }
 
+  // A hold's first message is kept framed and written by one plain write at release;
+  // a second one (or anything ws writes itself) corks the socket behind it (#spill).
+  // The usual hold carries one reply, and a corked write costs more on the round trip
+  // (Node's cork bookkeeping and a writev request). Either way, what is sent under a
+  // hold leaves in one write at release, in order.
   _cork() {
-    this.#socket?.cork();
+    this.#held = true;
   }
 
   _uncork() {
-    this.#socket?.uncork();
+    this.#held = false;
+    const k = this.#kept;
+    const socket = this.#socket;
+    if (k !== null) {
+      this.#kept = null;
+      if (socket !== null && !socket.destroyed) socket.write(k);
+    }
+    if (this.#corked) {
+      this.#corked = false;
+      socket?.uncork();
+    }
+  }
+
+  /** Under a hold: cork the socket, the kept message in it first. */
+  #spill() {
+    if (!this.#held || this.#corked || this.#socket === null) return;
+    this.#socket.cork();
+    this.#corked = true;
+    const k = this.#kept;
+    if (k === null) return;
+    this.#kept = null;
+    this.#socket.write(k);
   }
 
   /** Who frames this connection's binary messages: here (ws-frames.js) or ws; reads go to ws for good at the first frame of another kind. */
@@ -116,19 +149,28 @@ class WsConnection extends BaseConnection {
   }
 
   get bufferedAmount() {
-    return this.ws.bufferedAmount;
+    return this.ws.bufferedAmount + (this.#kept === null ? 0 : this.#kept.length);
   }
 
   /** @param {Uint8Array} data */
   _send(data) {
     // After a close frame (either side's) ws refuses data frames; so do we.
-    if (this.#socket !== null && this.ws.readyState === WebSocket.OPEN) writeBinaryFrame(this.#socket, data, this.#masks);
-    else this.ws.send(data);
+    if (this.#socket !== null && this.ws.readyState === WebSocket.OPEN) {
+      if (this.#held && !this.#corked) {
+        if (this.#kept === null && (this.#kept = frameBinary(data, this.#masks)) !== null) return;
+        this.#spill();
+      }
+      writeBinaryFrame(this.#socket, data, this.#masks);
+    } else {
+      this.#spill();
+      this.ws.send(data);
+    }
   }
 
   /** @param {string} reason */
   _close(reason) {
     this.#localReason = `closed: ${reason}`;
+    this.#spill(); // the close frame follows what was sent before it
     if (this.ws.readyState === WebSocket.CONNECTING) {
       this.ws.terminate();
       return;

@@ -97,24 +97,37 @@ function keyByte(i, k0, k1, k2, k3) {
  * @param {import('node:net').Socket} socket @param {Uint8Array} payload @param {boolean} masked
  */
 export function writeBinaryFrame(socket, payload, masked) {
-  const n = payload.length;
-  const lenBytes = n < 126 ? 0 : n < 65536 ? 2 : 8;
-  const head = 2 + lenBytes + (masked ? 4 : 0);
-  if (!masked && n > COPY_LIMIT) {
-    const h = Buffer.allocUnsafe(head);
-    putHead(h, n, lenBytes, false);
-    socket.cork();
-    socket.write(h);
-    socket.write(payload);
-    socket.uncork();
+  const whole = frameBinary(payload, masked);
+  if (whole !== null) {
+    socket.write(whole);
     return;
   }
+  const n = payload.length;
+  const lenBytes = n < 65536 ? 2 : 8;
+  const h = Buffer.allocUnsafe(2 + lenBytes);
+  putHead(h, n, lenBytes, false);
+  socket.cork();
+  socket.write(h);
+  socket.write(payload);
+  socket.uncork();
+}
+
+/**
+ * `payload` as one final binary frame in one buffer of its own (head, mask key, masked
+ * payload), ready for one `socket.write`; null for an unmasked payload above
+ * COPY_LIMIT, which is written after its head uncopied (writeBinaryFrame).
+ * @param {Uint8Array} payload @param {boolean} masked @returns {Buffer | null}
+ */
+export function frameBinary(payload, masked) {
+  const n = payload.length;
+  if (!masked && n > COPY_LIMIT) return null;
+  const lenBytes = n < 126 ? 0 : n < 65536 ? 2 : 8;
+  const head = 2 + lenBytes + (masked ? 4 : 0);
   const out = Buffer.allocUnsafe(head + n);
   putHead(out, n, lenBytes, masked);
   if (!masked) {
     out.set(payload, head);
-    socket.write(out);
-    return;
+    return out;
   }
   const k = nextMask();
   const k0 = maskPool[k], k1 = maskPool[k + 1], k2 = maskPool[k + 2], k3 = maskPool[k + 3];
@@ -136,7 +149,7 @@ export function writeBinaryFrame(socket, payload, masked) {
     out.set(payload, head);
     applyMask(out, head, n, k0, k1, k2, k3);
   }
-  socket.write(out);
+  return out;
 }
 
 /** @param {Buffer} b @param {number} n @param {number} lenBytes @param {boolean} masked */
