@@ -356,6 +356,7 @@ export class Distribution {
 
   // restricted peers (distribution/capabilities.js)
   give = capabilities.give;
+  giveToProcessOf = capabilities.giveToProcessOf;
   giveEnvs = capabilities.giveEnvs;
   mayReach = capabilities.mayReach;
   noteCarried = capabilities.noteCarried;
@@ -382,6 +383,7 @@ export class Distribution {
   forgetVouches = vouching.forgetVouches;
   acceptVouch = vouching.acceptVouch;
   holdUngiven = vouching.holdUngiven;
+  holdSpaceOp = vouching.holdSpaceOp;
   behindHeld = vouching.behindHeld;
   replayHeld = vouching.replayHeld;
   answerAfterVouch = vouching.answerAfterVouch;

@@ -287,7 +287,10 @@ export function handleFrame(from, f, bytes) {
   }
   const [type, pnode, pn] = f;
   if (type === F_ERROR) return void this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
-  if (type >= F_SPACE_OP && type <= F_DTS) return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
+  if (type >= F_SPACE_OP && type <= F_DTS) {
+    if (this.restricted.size !== 0 && this.restricted.has(from) && this.holdSpaceOp(from, f, bytes)) return; // held for a vouch (vouching.js)
+    return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
+  }
   if (type === F_AS) return void this.onActedFrame(from, f, bytes); // for a restricted peer's process: capabilities.js
   if (type === F_HOP) return this.onHopFrame(from, f); // a process moving here one way: one-way-migration.js
   const shape = FRAMES[type];
