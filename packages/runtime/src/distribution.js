@@ -92,9 +92,9 @@ export { DEFAULT_DENIED };
  *   another; or an AS frame's flag) is a restricted peer too (default false; a daemon sets it
  *   unless `--trust-tabs`)
  * @property {boolean} [restrictRoutedBrowserPeers] whether the last two (a tab that reaches this
- *   node only through another) count too (default: as restrictBrowserPeers; a program's node
- *   sets it false: pids given to a tab are tracked per node, and the tabs its work reaches are
- *   handed its pids by daemons)
+ *   node only through another) count too (default: as restrictBrowserPeers; every node the
+ *   CLI builds, a program's included, keeps the default: the daemons that hand a tab this
+ *   node's pids vouch for them here, vouching.js)
  */
 
 /** @implements {RemoteOps} */
