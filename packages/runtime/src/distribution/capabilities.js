@@ -146,8 +146,8 @@ export function restrictBrowserPeer(id) {
 /**
  * Record the pids of this node's processes and its spaces that `value` holds as given
  * to `to`, when `to` is a restricted peer; and vouch to each third node for the pids of
- * its processes and the names of its local spaces `value` holds (vouching.js), those not
- * told it before. `own` false: only the vouching (a value given to a process of `to`
+ * its processes and the names of its spaces `value` holds (vouching.js; the third node
+ * records only those of its local spaces), those not told it before. `own` false: only the vouching (a value given to a process of `to`
  * that lives on this node: `giveToProcessOf`).
  * @param {string} to @param {unknown} value @param {boolean} [own]
  * @this {Distribution}
@@ -171,7 +171,7 @@ export function give(to, value, own = true) {
           return;
         }
         item = x.n;
-      } else if (x.kind === 'local') item = x.name; // central and distributed spaces are shared: no vouch
+      } else if (x.kind !== 'distributed') item = x.name; // the holder decides by its own kind (`remote-space` names any space 'central'): it records only its local ones
       else return;
       if (x.node === to || (told?.get(x.node)?.has(item) ?? false)) return;
       thirds ??= new Map();

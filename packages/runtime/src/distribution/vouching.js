@@ -12,7 +12,8 @@
  * first). The same holds for a message a process of A delivers locally to a process of T
  * that lives on A (`giveToProcessOf`): that process acts on B as T. B believes a daemon
  * peer about it, as it believes its browser marks and AS owners, and records the serials
- * and names as given to T (`acceptVouch`). Central and distributed spaces need no vouch.
+ * and names as given to T (`acceptVouch`); central and distributed spaces need no vouch,
+ * and B leaves them out.
  *
  * The order problem: T's first frame to such a pid may reach B over a direct link to B
  * before A's request does (a frame routed through A follows the request on the link A–B,
@@ -30,7 +31,8 @@
  *  - A tells B each pid and space once per T (`told`, at most MAX_GIVEN per T and B, the
  *    oldest forgotten first), in one request per frame and third node, and only while T
  *    is restricted here; pids and spaces of T's own node, of restricted nodes and of
- *    this node are never vouched for, nor central and distributed spaces;
+ *    this node are never vouched for, nor distributed spaces (a reference's kind is the
+ *    giver's guess — `remote-space` says central — so B keeps only its local ones);
  *  - B refuses VOUCH from a restricted peer; it records only serials of its live
  *    processes and names of its existing local spaces; what one vouching node has made
  *    it record is at most MAX_GIVEN (T, serial or space) entries (`vouchedBy`: when
