@@ -12,7 +12,8 @@
  *  - A pid and a space of B that a process of A sends, in a local message on A, to a
  *    process the tab spawned on A: that process's `!` to the pid and its `rdp` on the
  *    space are taken by B (A vouched before the message was delivered); a pid of B no
- *    node gave is still refused.
+ *    node gave (the tab wrote it itself) is still refused. A pid of B that a process of
+ *    B sends to that process (a SEND frame B → A) is vouched for by A the same way.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -154,6 +155,13 @@ test('a pid of B that reaches the tab\'s process on A in a local message is vouc
   routed.send([F.SEND, forger.node, forger.n, ['given', other], []]); // the tab writes it itself
   await waitFor(() => b.log().includes(`SEND to process ${other.n} from a process of ${routed.id.slice(0, 12)} refused`), 10_000, 'B refusing the forged pid');
   assert.ok(!peerB.frames.some((f) => f[0] === F.SEND && f[2] === 41));
+});
+
+test('a pid of B that a process of B sends to the tab\'s process on A is vouched for by A: that process\'s `!` is taken by B', async () => {
+  const server = await spawnOn(peerB, ECHO, new Pid(peerB.id, 5002));
+  const asker = await spawnOn(routed, ASKER, [new Pid(peerB.id, 42), 'told by B']);
+  await spawnOn(peerB, PASS, [asker, server]); // a process of B hands it the pid: a SEND frame from B to A
+  await peerB.frame((f) => f[0] === F.SEND && f[2] === 42 && writeString(f[3]) === '(echo "told by B")', 'the echo of the asker\'s `!`');
 });
 
 test('a local space of B that reaches the tab\'s process on A in a local message is vouched for', async () => {

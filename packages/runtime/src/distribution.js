@@ -375,6 +375,8 @@ export class Distribution {
   onActedFrame = capabilities.onActedFrame;
   answerActed = capabilities.answerActed;
   whyNotTaken = capabilities.whyNotTaken;
+  /** @type {string | null} the owner of the AS frame being handled (capabilities.js onActedFrame) */
+  actedOwner = null;
 
   // vouching to a third node for its pids given to a restricted peer (distribution/vouching.js)
   /** @type {import('./distribution/vouching.js').VouchState | undefined} made on first use */

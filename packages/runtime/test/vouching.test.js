@@ -13,7 +13,8 @@
  * vouched for by name (not a distributed one), recorded by the holder only when they are
  * its local spaces; a Linda operation on one not given is held until the vouch, or
  * answered with its error after the hold. A local `!` to a process a restricted peer
- * spawned here vouches for what it holds, unless its sender is that peer's too. The
+ * spawned here vouches for what it holds, unless its sender is that peer's or another
+ * restricted peer's. The
  * mesh is a stand-in that records what is sent and requested;
  * node-daemon/test/restricted-vouching.test.js runs it between real daemons.
  */
@@ -184,10 +185,10 @@ test('spaces: a held Linda operation whose space is never vouched for is answere
     }
   }));
 
-test('a local ! to a process of a restricted peer vouches for the pids of third nodes in it, unless the sender is that peer\'s too', () =>
+test('a local ! to a process of a restricted peer vouches for the pids of third nodes in it, unless the sender is that peer\'s or another restricted peer\'s', () =>
   withNode(async ({ node, run }) => {
     const mesh = standInMesh(async () => [true, 1, []]);
-    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab', 'tab2'] });
     try {
       const sinkThunk = await run("(lambda () (recv (('never-sent) #t)))"); // keeps what it gets: its pattern takes nothing
       const relayThunk = await run('(lambda () (let ((m (?))) (! (car m) (cdr m))))');
@@ -195,10 +196,12 @@ test('a local ! to a process of a restricted peer vouches for the pids of third 
       const sink = node.spawn(sinkThunk.value, { peer: 'tab' }); // a process the tab spawned here
       const ofNode = node.spawn(relayThunk.value); // a process of this node
       const ofTab = node.spawn(relayThunk.value, { peer: 'tab' }); // another of the tab's
+      const ofTab2 = node.spawn(relayThunk.value, { peer: 'tab2' }); // one of another restricted peer
       node.deliver(ofNode, arrayToList([sink.pid, new Pid('b', 7)]));
       node.deliver(ofTab, arrayToList([sink.pid, new Pid('b', 8)]));
-      for (let i = 0; i < 200 && node.core.mailboxSize(sink.cpid) < 2; i++) await new Promise((r) => setTimeout(r, 10));
-      assert.equal(node.core.mailboxSize(sink.cpid), 2, 'both delivered');
+      node.deliver(ofTab2, arrayToList([sink.pid, new Pid('b', 9)]));
+      for (let i = 0; i < 200 && node.core.mailboxSize(sink.cpid) < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(node.core.mailboxSize(sink.cpid), 3, 'all three delivered');
       assert.deepEqual(mesh.log.map(([kind, to, v]) => [kind, to, v.slice(0, 4)]), [['request', 'b', [36, 'tab', false, [7]]]], 'only what a process not the tab\'s wrote');
     } finally {
       node.remote = null;

@@ -188,16 +188,20 @@ export function give(to, value, own = true) {
 }
 
 /**
- * A message delivered on this node by a process that is not `peer`'s to a process of the
- * restricted peer `peer` (`proc.peer`: one it spawned here, or a descendant). That
- * process acts on other nodes as `peer` (AS, below), so the pids and local spaces of
- * third nodes the message holds are vouched for to those nodes as given to `peer`, as if
- * this node had written the message to the peer itself. Called by the local `!`.
- * @param {string} peer @param {unknown} value
+ * A message delivered on this node to a process of the restricted peer `peer`
+ * (`proc.peer`: one it spawned here, or a descendant) by `sender`: a process of this
+ * node or of an unrestricted peer (null, or that peer's id), or a frame from such a
+ * node. That process acts on other nodes as `peer` (AS, below), so the pids and spaces
+ * of third nodes the message holds are vouched for to those nodes as given to `peer`, as
+ * if this node had written the message to the peer itself. Nothing is vouched for what
+ * a restricted peer (or a process of one) writes: what it may reach elsewhere it must
+ * have been given, not have a deputy vouch for. Called by the local `!`, and for a SEND
+ * frame from another node (one-way-frames.js).
+ * @param {string} peer @param {unknown} value @param {string | null} sender
  * @this {Distribution}
  */
-export function giveToProcessOf(peer, value) {
-  if (this.restricted.has(peer)) this.give(peer, value, false);
+export function giveToProcessOf(peer, value, sender) {
+  if (sender !== peer && this.restricted.has(peer) && (sender === null || !this.restricted.has(sender))) this.give(peer, value, false);
 }
 
 /**
@@ -511,7 +515,12 @@ export function onActedFrame(from, f, bytes) {
   const { owner, inner } = acted;
   const why = acted.restricted ? actedFrameRefusal(this, owner, inner) : null;
   if (why === null) {
-    this.handleFrame(from, inner, bytes);
+    this.actedOwner = owner; // what it delivers to a restricted peer's process was written by `owner` (giveToProcessOf)
+    try {
+      this.handleFrame(from, inner, bytes);
+    } finally {
+      this.actedOwner = null;
+    }
     return;
   }
   if (inner[0] === F_SPACE_OP && Number.isSafeInteger(inner[1]) && inner[1] > 0) this.emit(from, [F_SPACE_REPLY, inner[1], S_ERROR, why]);

@@ -251,6 +251,7 @@ export function deliverLocalSend(bytes) {
   at += size;
   const proc = this.node.bySerialNumber(n);
   if (proc === null) return false; // gone, or moved on: the general path forwards or drops
+  if (proc.peer !== null && this.restricted.size !== 0) return false; // a restricted peer's process, maybe: the general path vouches (capabilities.js giveToProcessOf)
   let msg;
   try {
     msg = this.decodeReady(bytes, at, len - 1);
@@ -334,6 +335,7 @@ export function handleFrame(from, f, bytes) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy
       this.node.stats.messages++;
+      if (proc.peer !== null && this.restricted.size !== 0) this.giveToProcessOf(proc.peer, f[3], this.actedOwner ?? from); // capabilities.js
       try {
         this.node.deliver(proc, f[3]);
       } catch (e) {
