@@ -251,7 +251,7 @@ export function deliverLocalSend(bytes) {
   at += size;
   const proc = this.node.bySerialNumber(n);
   if (proc === null) return false; // gone, or moved on: the general path forwards or drops
-  if (proc.peer !== null && this.restricted.size !== 0) return false; // a restricted peer's process, maybe: the general path vouches (capabilities.js giveToProcessOf)
+  if (proc.peer !== null && this.restricted.size !== 0 && this.restricted.has(proc.peer)) return false; // a restricted peer's process: the general path vouches (capabilities.js giveToProcessOf)
   let msg;
   try {
     msg = this.decodeReady(bytes, at, len - 1);

@@ -9,8 +9,9 @@
  * local spaces, A tells B with request VOUCH, `[36, T, browser?, serials(, names)]`: "I
  * gave these pids and spaces of yours to T" (`vouchFor`, called by capabilities.js
  * `give` before the frame to T is written, so the request leaves on the link to B
- * first). The same holds for a message a process of A delivers locally to a process of T
- * that lives on A (`giveToProcessOf`): that process acts on B as T. B believes a daemon
+ * first). The same holds for a message delivered on A to a process of T that lives on A
+ * (a local `!`, or a SEND frame from another node; capabilities.js `giveToProcessOf`):
+ * that process acts on B as T. B believes a daemon
  * peer about it, as it believes its browser marks and AS owners, and records the serials
  * and names as given to T (`acceptVouch`); central and distributed spaces need no vouch,
  * and B leaves them out.
@@ -104,7 +105,7 @@ function remember(set, item) {
 // ------------------------------------------------------------ the giving node
 
 /**
- * Tell each third node which of its pids (serials) and local spaces (names) this node
+ * Tell each third node which of its pids (serials) and spaces (names) this node
  * just gave the restricted peer `to` (collected by capabilities.js `give`: node →
  * items), those not told before. One VOUCH request per node, `[36, to, browser?,
  * serials]`, with the names as a fifth item when there are any; a failure is logged
