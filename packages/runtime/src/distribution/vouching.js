@@ -34,6 +34,8 @@
  *    is restricted here; pids and spaces of T's own node, of restricted nodes and of
  *    this node are never vouched for, nor distributed spaces (a reference's kind is the
  *    giver's guess — `remote-space` says central — so B keeps only its local ones);
+ *    nothing is vouched for what a restricted peer or a process of one wrote (a message
+ *    from one to T's process here: capabilities.js `giveToProcessOf`);
  *  - B refuses VOUCH from a restricted peer; it records only serials of its live
  *    processes and names of its existing local spaces; what one vouching node has made
  *    it record is at most MAX_GIVEN (T, serial or space) entries (`vouchedBy`: when
