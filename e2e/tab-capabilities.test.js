@@ -10,7 +10,9 @@
  * takes the same forged SEND. Across daemons (B joined the tab's daemon A): the tab's
  * forged SEND routed through A to a process of B is refused by B; a pid of B that A hands
  * the tab (in a thunk it spawns there) is vouched for by A to B, so the `!` of a process
- * the tab spawned on A (acting there as the tab) and the tab's own routed SEND reach it.
+ * the tab spawned on A (acting there as the tab) and the tab's own routed SEND reach it;
+ * a local space of B that A hands the tab the same way is vouched for too: the tab's `rdp`
+ * on it is served by B, and one on a space of B it was only told the name of is refused.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -173,4 +175,25 @@ test('a pid of the second daemon that its own daemon hands the tab is vouched fo
   // A's own process reaches it too
   await apiEval(a, "(! v 'from-a)");
   await waitFor(async () => (await countOn(b)) === '3', 10000, 'the message from A\'s own process');
+});
+
+test('a local space of the second daemon that its own daemon hands the tab is vouched for: the tab\'s Linda operations on it are served', async () => {
+  const { a, b, tab } = await twoDaemonsWithTab();
+  await apiEval(b, '(define handed (make-space "handed-to-tab")) (out handed "key" 7) (make-space "never-handed")');
+  // A hands the tab a thunk holding a reference to B's space (A vouches for it to B); the
+  // tab reads it there and reports to a process of A
+  await apiEval(a, `${FIND_NODE}
+(define tab (find-node "${tab.id}"))
+(define bnode (find-node "${b.id}"))
+(define box (spawn (lambda () (let loop ((got '())) (recv (('get from) (! from got) (loop got)) (x (loop (cons x got))))))))
+(define (try thunk) (lambda () (! box (guard (e (#t (list 'refused (error-object-message e)))) (thunk)))))
+(define handed (remote-space "handed-to-tab" bnode))
+(remote-spawn tab (try (lambda () (list 'read (rdp handed "key" ?integer)))))`);
+  const got = () => apiEval(a, "(begin (! box (list 'get (self))) (recv (x x) (after 5 'timeout)))");
+  await waitFor(async () => (await got()) !== '()', 15000, 'the tab\'s report');
+  assert.equal(await got(), '((read ("key" 7)))');
+  // a space of B it was not handed (named by A's thunk, not written to the tab: a name is no reference)
+  await apiEval(a, '(remote-spawn tab (try (lambda () (rdp (remote-space "never-handed" bnode) "key" ?integer))))');
+  await waitFor(async () => (await got()).startsWith('((refused'), 15000, 'the refusal of the space never handed');
+  assert.match(await got(), /never-handed was not given to it/);
 });

@@ -206,7 +206,7 @@ test('a node vouching past the bound is refused, and B keeps serving', async () 
   assert.ok(recorded <= MAX_GIVEN, `recorded ${recorded}`);
   assert.ok(recorded >= MAX_GIVEN - serials.length, `recorded ${recorded}`);
   assert.ok(refused.length >= 1);
-  assert.match(refused[0], new RegExp(`^Error: VOUCH refused: ${peerB.id.slice(0, 12)} has vouched for \\d+ pids of live processes of this node, and 20 more would pass the ${MAX_GIVEN} one node may vouch for$`));
+  assert.match(refused[0], new RegExp(`^Error: VOUCH refused: ${peerB.id.slice(0, 12)} has vouched for \\d+ pids of live processes or spaces of this node, and 20 more would pass the ${MAX_GIVEN} one node may vouch for$`));
   await waitFor(() => b.log().includes(`request from ${peerB.id.slice(0, 12)} refused: Error: VOUCH refused`), 5000, 'B logging the refusal');
   assert.equal((await health(b.url)).ok, true);
   // an ordinary request still answered

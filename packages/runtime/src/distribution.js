@@ -92,9 +92,9 @@ export { DEFAULT_DENIED };
  *   another; or an AS frame's flag) is a restricted peer too (default false; a daemon sets it
  *   unless `--trust-tabs`)
  * @property {boolean} [restrictRoutedBrowserPeers] whether the last two (a tab that reaches this
- *   node only through another) count too (default: as restrictBrowserPeers; a program's node
- *   sets it false: pids given to a tab are tracked per node, and the tabs its work reaches are
- *   handed its pids by daemons)
+ *   node only through another) count too (default: as restrictBrowserPeers; every node the
+ *   CLI builds, a program's included, keeps the default: the daemons that hand a tab this
+ *   node's pids vouch for them here, vouching.js)
  */
 
 /** @implements {RemoteOps} */
@@ -356,6 +356,7 @@ export class Distribution {
 
   // restricted peers (distribution/capabilities.js)
   give = capabilities.give;
+  giveToProcessOf = capabilities.giveToProcessOf;
   giveEnvs = capabilities.giveEnvs;
   mayReach = capabilities.mayReach;
   noteCarried = capabilities.noteCarried;
@@ -374,6 +375,8 @@ export class Distribution {
   onActedFrame = capabilities.onActedFrame;
   answerActed = capabilities.answerActed;
   whyNotTaken = capabilities.whyNotTaken;
+  /** @type {string | null} the owner of the AS frame being handled (capabilities.js onActedFrame) */
+  actedOwner = null;
 
   // vouching to a third node for its pids given to a restricted peer (distribution/vouching.js)
   /** @type {import('./distribution/vouching.js').VouchState | undefined} made on first use */
@@ -382,6 +385,7 @@ export class Distribution {
   forgetVouches = vouching.forgetVouches;
   acceptVouch = vouching.acceptVouch;
   holdUngiven = vouching.holdUngiven;
+  holdSpaceOp = vouching.holdSpaceOp;
   behindHeld = vouching.behindHeld;
   replayHeld = vouching.replayHeld;
   answerAfterVouch = vouching.answerAfterVouch;

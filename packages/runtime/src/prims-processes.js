@@ -98,6 +98,7 @@ function send(proc, pid, msg) {
   const node = proc.node;
   const to = node.local(pid);
   if (to === null) return sendAway(proc, pid, msg);
+  if (to.peer !== proc.peer && to.peer !== null) node.remote?.giveToProcessOf(to.peer, msg, proc.peer); // acts as that peer elsewhere (capabilities.js)
   const copy = beginCopy(msg);
   if (copy instanceof CopyJob) {
     copy.key = ++jobKeys;

@@ -57,6 +57,10 @@
  *   peer's process finds on this node only services it may reach)
  * @property {(peer: string, name: string) => boolean} mayPublish whether a process descending
  *   from `peer` may publish a service under `name` (not over one a restricted peer may not reach)
+ * @property {(peer: string, msg: any, sender: string | null) => void} giveToProcessOf a local `!`
+ *   to a process of `peer` (`proc.peer`) from a process that is not (of `sender`): third
+ *   nodes' pids and spaces in it are vouched for as given to that peer, when it is
+ *   restricted and the sender is no restricted peer's
  */
 
 export {};

@@ -9,16 +9,23 @@
  * restricted peer's frame for a pid not given is held, and taken once a daemon vouches
  * for it (only live processes are recorded); beyond 256 held frames one is refused at
  * once; a restricted peer's VOUCH and a malformed one are refused; a request refused
- * for a pid not given is asked again when a vouch comes (64 waiting per peer). The
+ * for a pid not given is asked again when a vouch comes (64 waiting per peer). Spaces:
+ * vouched for by name (not a distributed one), recorded by the holder only when they are
+ * its local spaces; a Linda operation on one not given is held until the vouch, or
+ * answered with its error after the hold. A local `!` to a process a restricted peer
+ * spawned here vouches for what it holds, unless its sender is that peer's or another
+ * restricted peer's. The
  * mesh is a stand-in that records what is sent and requested;
  * node-daemon/test/restricted-vouching.test.js runs it between real daemons.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeValue, encodeValue } from '@termite/scheme/internal';
+import { arrayToList } from '@termite/scheme';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
-import { Pid } from '../src/termite-values.js';
+import { Pid, SpaceRef } from '../src/termite-values.js';
+import { declareSpace } from '../src/linda/space-table.js';
 import { NotGiven } from '../src/distribution/capabilities.js';
 
 /** A stand-in mesh: records sends and requests in one log, answers requests with `answer()`. @param {() => Promise<any>} answer */
@@ -124,6 +131,78 @@ test('the holder: requests refused for a pid not given are asked again when a vo
       const outcomes = await Promise.all(waits.slice(0, 64));
       assert.deepEqual(new Set(outcomes), new Set(['no service named absent on this node']), 'each of the 64 asked again once the vouch came');
       assert.equal(dist.vouchState?.waiting, 0);
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+test('spaces: a frame to a restricted peer naming spaces of another node vouches for them by name; the holder records its local ones, and holds a Linda operation until then', () =>
+  withNode(async ({ node }) => {
+    const mesh = standInMesh(async () => [true, 1, []]);
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    try {
+      // the giver: every space reference but a distributed one, once per peer
+      dist.send(new Pid('tab', 1), [new SpaceRef('b', 'jobs', 'local'), new SpaceRef('b', 'named', 'central'), new SpaceRef('b', 'dts', 'distributed'), new Pid('b', 7)]);
+      assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, [...v.slice(0, 4), [...v[4]].sort()]]), [['b', [36, 'tab', false, [7], ['jobs', 'named']]]]);
+      mesh.log.length = 0;
+      dist.send(new Pid('tab', 1), [new SpaceRef('b', 'jobs', 'local'), new SpaceRef(node.id, 'mine', 'local')]);
+      assert.deepEqual(mesh.log.map(([kind]) => kind), ['send'], 'a space told before, and one of this node, are not vouched for');
+      // the holder: a Linda operation of the peer on a local space not given is held
+      declareSpace(node, 'held', 'local');
+      declareSpace(node, 'shared', 'central');
+      mesh.log.length = 0;
+      dist.handleFrame('tab', [30, 1, 3, 'held', 'local', encodeValue(['key']), false, []], new Uint8Array(16));
+      assert.equal(dist.vouchState?.held.get('tab')?.length, 1, 'held');
+      assert.deepEqual(mesh.log, [], 'not answered yet');
+      assert.throws(() => dist.acceptVouch('daemon', [36, 'tab', false, [], [7], []]), /malformed VOUCH request/);
+      assert.throws(() => dist.acceptVouch('daemon', [36, 'tab', false, [], ['x'.repeat(257)], []]), /malformed VOUCH request/);
+      assert.equal(dist.acceptVouch('daemon', [36, 'tab', false, [], ['held', 'shared', 'absent'], []]), 1, 'only existing local spaces are recorded');
+      assert.equal(dist.maySpace('tab', 'held'), true);
+      assert.equal(dist.vouchState?.held.size, 0, 'the held operation was served');
+      assert.deepEqual(mesh.log.map(([kind, to, v]) => [kind, to, v.slice(0, 4)]), [['send', 'tab', [31, 1, 0, false]]], 'answered: nothing there');
+    } finally {
+      for (const t of dist.vouchState?.timers.values() ?? []) clearTimeout(t);
+      node.remote = null;
+    }
+  }));
+
+test('spaces: a held Linda operation whose space is never vouched for is answered with its error after the hold', () =>
+  withNode(async ({ node }) => {
+    const mesh = standInMesh(async () => [true, 1, []]);
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'], log: () => {} });
+    try {
+      declareSpace(node, 'secret', 'local');
+      dist.handleFrame('tab', [30, 2, 3, 'secret', 'local', encodeValue(['key']), false, []], new Uint8Array(16));
+      assert.deepEqual(mesh.log, []);
+      await new Promise((r) => setTimeout(r, 1100));
+      const replies = mesh.log.filter(([kind, to, v]) => kind === 'send' && to === 'tab' && v[0] === 31);
+      assert.equal(replies.length, 1);
+      assert.deepEqual(replies[0][2].slice(0, 3), [31, 2, 4]);
+      assert.match(String(replies[0][2][3]), /^rdp: tab is a restricted peer and the space secret was not given to it$/);
+    } finally {
+      for (const t of dist.vouchState?.timers.values() ?? []) clearTimeout(t);
+      node.remote = null;
+    }
+  }));
+
+test('a local ! to a process of a restricted peer vouches for the pids of third nodes in it, unless the sender is that peer\'s or another restricted peer\'s', () =>
+  withNode(async ({ node, run }) => {
+    const mesh = standInMesh(async () => [true, 1, []]);
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab', 'tab2'] });
+    try {
+      const sinkThunk = await run("(lambda () (recv (('never-sent) #t)))"); // keeps what it gets: its pattern takes nothing
+      const relayThunk = await run('(lambda () (let ((m (?))) (! (car m) (cdr m))))');
+      assert.ok(sinkThunk.ok && relayThunk.ok, `${sinkThunk.message} ${relayThunk.message}`);
+      const sink = node.spawn(sinkThunk.value, { peer: 'tab' }); // a process the tab spawned here
+      const ofNode = node.spawn(relayThunk.value); // a process of this node
+      const ofTab = node.spawn(relayThunk.value, { peer: 'tab' }); // another of the tab's
+      const ofTab2 = node.spawn(relayThunk.value, { peer: 'tab2' }); // one of another restricted peer
+      node.deliver(ofNode, arrayToList([sink.pid, new Pid('b', 7)]));
+      node.deliver(ofTab, arrayToList([sink.pid, new Pid('b', 8)]));
+      node.deliver(ofTab2, arrayToList([sink.pid, new Pid('b', 9)]));
+      for (let i = 0; i < 200 && node.core.mailboxSize(sink.cpid) < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(node.core.mailboxSize(sink.cpid), 3, 'all three delivered');
+      assert.deepEqual(mesh.log.map(([kind, to, v]) => [kind, to, v.slice(0, 4)]), [['request', 'b', [36, 'tab', false, [7]]]], 'only what a process not the tab\'s wrote');
     } finally {
       node.remote = null;
     }

@@ -145,35 +145,63 @@ export function restrictBrowserPeer(id) {
 
 /**
  * Record the pids of this node's processes and its spaces that `value` holds as given
- * to `to`, when `to` is a restricted peer.
- * @param {string} to @param {unknown} value
+ * to `to`, when `to` is a restricted peer; and vouch to each third node for the pids of
+ * its processes and the names of its spaces `value` holds (vouching.js; the third node
+ * records only those of its local spaces), those not told it before. `own` false: only the vouching (a value given to a process of `to`
+ * that lives on this node: `giveToProcessOf`).
+ * @param {string} to @param {unknown} value @param {boolean} [own]
  * @this {Distribution}
  */
-export function give(to, value) {
+export function give(to, value, own = true) {
   const given = this.restricted.get(to);
   if (given === undefined) return;
   const self = this.node.id, guests = this.node.guests;
-  /** @type {Map<string, number[]> | null} pids of third nodes not yet vouched for to them (vouching.js) */
+  /** @type {Map<string, (number | string)[]> | null} pids (serials) and local spaces (names) of third nodes not yet vouched for to them */
   let thirds = null;
   const told = this.vouchState?.told.get(to);
   eachReference(value, WALK_LIMIT, (x) => {
     if (x.node !== self) {
-      if (!(x instanceof Pid)) return;
-      // a process that migrated here is given as this node's own are (by node/serial): a
-      // messenger that asks a tab something (`on`) is answered here, where it lives
-      if (guests.size !== 0 && guests.has(key(x.node, x.n))) remember(given, key(x.node, x.n));
-      else if (x.node !== to && !(told?.get(x.node)?.has(x.n) ?? false)) {
-        thirds ??= new Map();
-        const list = thirds.get(x.node);
-        if (list === undefined) thirds.set(x.node, [x.n]);
-        else list.push(x.n);
-      }
+      /** @type {number | string} */
+      let item;
+      if (x instanceof Pid) {
+        // a process that migrated here is given as this node's own are (by node/serial): a
+        // messenger that asks a tab something (`on`) is answered here, where it lives
+        if (guests.size !== 0 && guests.has(key(x.node, x.n))) {
+          if (own) remember(given, key(x.node, x.n));
+          return;
+        }
+        item = x.n;
+      } else if (x.kind !== 'distributed') item = x.name; // the holder decides by its own kind (`remote-space` names any space 'central'): it records only its local ones
+      else return;
+      if (x.node === to || (told?.get(x.node)?.has(item) ?? false)) return;
+      thirds ??= new Map();
+      const list = thirds.get(x.node);
+      if (list === undefined) thirds.set(x.node, [item]);
+      else list.push(item);
       return;
     }
+    if (!own) return;
     if (x instanceof Pid) remember(given, x.n);
     else remember(spacesOf(this, to), x.name);
   });
   if (thirds !== null) this.vouchFor(to, thirds);
+}
+
+/**
+ * A message delivered on this node to a process of the restricted peer `peer`
+ * (`proc.peer`: one it spawned here, or a descendant) by `sender`: a process of this
+ * node or of an unrestricted peer (null, or that peer's id), or a frame from such a
+ * node. That process acts on other nodes as `peer` (AS, below), so the pids and spaces
+ * of third nodes the message holds are vouched for to those nodes as given to `peer`, as
+ * if this node had written the message to the peer itself. Nothing is vouched for what
+ * a restricted peer (or a process of one) writes: what it may reach elsewhere it must
+ * have been given, not have a deputy vouch for. Called by the local `!`, and for a SEND
+ * frame from another node (one-way-frames.js).
+ * @param {string} peer @param {unknown} value @param {string | null} sender
+ * @this {Distribution}
+ */
+export function giveToProcessOf(peer, value, sender) {
+  if (sender !== peer && this.restricted.has(peer) && (sender === null || !this.restricted.has(sender))) this.give(peer, value, false);
 }
 
 /**
@@ -487,7 +515,12 @@ export function onActedFrame(from, f, bytes) {
   const { owner, inner } = acted;
   const why = acted.restricted ? actedFrameRefusal(this, owner, inner) : null;
   if (why === null) {
-    this.handleFrame(from, inner, bytes);
+    this.actedOwner = owner; // what it delivers to a restricted peer's process was written by `owner` (giveToProcessOf)
+    try {
+      this.handleFrame(from, inner, bytes);
+    } finally {
+      this.actedOwner = null;
+    }
     return;
   }
   if (inner[0] === F_SPACE_OP && Number.isSafeInteger(inner[1]) && inner[1] > 0) this.emit(from, [F_SPACE_REPLY, inner[1], S_ERROR, why]);

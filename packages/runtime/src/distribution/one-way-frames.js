@@ -251,6 +251,7 @@ export function deliverLocalSend(bytes) {
   at += size;
   const proc = this.node.bySerialNumber(n);
   if (proc === null) return false; // gone, or moved on: the general path forwards or drops
+  if (proc.peer !== null && this.restricted.size !== 0 && this.restricted.has(proc.peer)) return false; // a restricted peer's process: the general path vouches (capabilities.js giveToProcessOf)
   let msg;
   try {
     msg = this.decodeReady(bytes, at, len - 1);
@@ -287,7 +288,10 @@ export function handleFrame(from, f, bytes) {
   }
   const [type, pnode, pn] = f;
   if (type === F_ERROR) return void this.log(`${from.slice(0, 12)} refused a frame from this node: ${String(f[1]).slice(0, 1000)}`);
-  if (type >= F_SPACE_OP && type <= F_DTS) return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
+  if (type >= F_SPACE_OP && type <= F_DTS) {
+    if (this.restricted.size !== 0 && this.restricted.has(from) && this.holdSpaceOp(from, f, bytes)) return; // held for a vouch (vouching.js)
+    return this.onSpaceFrame(from, f); // linda/remote-spaces.js (34: dts-protocol.js)
+  }
   if (type === F_AS) return void this.onActedFrame(from, f, bytes); // for a restricted peer's process: capabilities.js
   if (type === F_HOP) return this.onHopFrame(from, f); // a process moving here one way: one-way-migration.js
   const shape = FRAMES[type];
@@ -331,6 +335,7 @@ export function handleFrame(from, f, bytes) {
     case F_SEND:
       // just decoded: no one else holds this value, so it is delivered without a copy
       this.node.stats.messages++;
+      if (proc.peer !== null && this.restricted.size !== 0) this.giveToProcessOf(proc.peer, f[3], this.actedOwner ?? from); // capabilities.js
       try {
         this.node.deliver(proc, f[3]);
       } catch (e) {
