@@ -263,3 +263,93 @@ test('out + in round trips from another daemon: the acknowledgement rides in the
   // joining costs; three frames a round (the ACK alone) would be 900
   assert.ok(frames >= 2 * rounds && frames <= 2 * rounds + 60, `${frames} frames for ${rounds} round trips`);
 });
+
+/** The daemon's own process counters from /api/state: live processes and processes spawned so far. @param {{port: number, id: string}} d */
+async function processCounts(d) {
+  const res = await fetch(`http://127.0.0.1:${d.port}/api/state`);
+  const st = /** @type {any} */ (await res.json());
+  const self = st.nodes.find((/** @type {any} */ n) => n.id === d.id);
+  return { live: /** @type {number} */ (self.processes.live), spawned: /** @type {number} */ (self.counters.spawned) };
+}
+
+test('in-async and rd-async on another daemon\'s space wait as requests of the caller\'s node: no helper process, every tuple collected', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const q = await daemon({ token, join: [h.url] });
+  const go = path.join(dir, 'async-go');
+  /** @type {{live: number, spawned: number}[]} */
+  const counts = [await processCounts(q)];
+  let stage = 0;
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define q (make-node "127.0.0.1" ${q.port}))
+(define s (make-space 'async-remote 'central h))
+${AWAIT_FILE}
+(define me (self))
+;; one process on q starts 50 in-async and 2 rd-async on the holder's space, then collects them
+(remote-spawn q (lambda ()
+  (let* ((hs (let loop ((i 0) (acc '())) (if (= i 50) (reverse acc) (loop (+ i 1) (cons (in-async s 'task i) acc)))))
+         (rs (list (rd-async s 'note ?any) (rd-async s 'note ?any))))
+    (! me (list 'polled (async-poll (car hs)) (async-poll (car rs))))
+    (! me (list 'got (apply + (map (lambda (h) (cadr (async-collect h 20))) hs)) (map async-collect rs))))))
+(write (?)) (newline)
+(write '(count-now)) (newline)
+(await-file "${go}")
+(on h (lambda () (do ((i 0 (+ i 1))) ((= i 50)) (out s 'task i)) (out s 'note 'n)))
+(write (? 30)) (newline)
+(write (list 'left (space-count s 'task ?integer) (space-count s 'note ?any))) (newline)
+`, {
+    token,
+    join: [h.url, q.url],
+    timeoutMs: 60000,
+    onStdout: (out) => {
+      if (stage === 0 && out.includes('(count-now)')) {
+        stage = 1;
+        void processCounts(q).then((c) => {
+          counts.push(c);
+          writeFileSync(go, '');
+        });
+      }
+    },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(polled #f #f\)/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(got 1225 \(\(note n\) \(note n\)\)\)/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(left 0 1\)/, r.stdout + r.stderr);
+  assert.equal(counts.length, 2, 'counted while the operations waited');
+  assert.equal(counts[1].spawned - counts[0].spawned, 1, '52 operations waiting on another node spawned no process beside their owner');
+  assert.equal(counts[1].live - counts[0].live, 1, 'only the owner is alive on the caller');
+});
+
+test('processes killed while their in-async on another daemon\'s space is pending: each tuple stays in the space exactly once', async () => {
+  const token = newToken();
+  const h = await daemon({ token });
+  const q = await daemon({ token, join: [h.url] });
+  const r = await runProgram(`
+(define h (make-node "127.0.0.1" ${h.port}))
+(define q (make-node "127.0.0.1" ${q.port}))
+(define s (make-space 'async-killed 'central h))
+${AWAIT_FILE}
+(define me (self))
+(define N 20)
+;; N processes on q, each with an in-async pending on the holder's space, never collected
+(define owners
+  (on q (lambda ()
+          (let loop ((i 0) (acc '()))
+            (if (= i N) acc
+                (loop (+ i 1) (cons (spawn (lambda () (in-async s 'x ?integer) (! me 'pending) (?))) acc)))))))
+(do ((i 0 (+ i 1))) ((= i N)) (?))
+;; killed while the tuples are being put in: a request cancelled in time leaves its tuple alone,
+;; a tuple already on its way to a dead owner is refused there and goes back
+(on q (lambda () (for-each terminate! owners) 'killed))
+(on h (lambda () (do ((i 0 (+ i 1))) ((= i N)) (out s 'x i))))
+(write (list 'count (await-count s N 'x ?integer))) (newline)
+(sleep 0.3)
+(write (list 'still (space-count s 'x ?integer))) (newline)
+(write (list 'each-once (let loop ((i 0) (ok #t)) (if (= i N) ok (loop (+ i 1) (and ok (inp s 'x i) (not (inp s 'x i)))))))) (newline)
+`, { token, join: [h.url, q.url], timeoutMs: 60000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\(count 20\)/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(still 20\)/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(each-once #t\)/, r.stdout + r.stderr);
+});

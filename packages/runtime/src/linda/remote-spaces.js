@@ -133,6 +133,42 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
 }
 
 /**
+ * An asynchronous `in`/`rd` (`in-async`/`rd-async`) on a space held by another node: a
+ * pending request with no process blocked in it and no helper process; the holder keeps
+ * it as a waiter record, like a blocking one. Its answer goes to `deliver`, which puts
+ * it in the owner's mailbox, or returns false if the owner has ended: an `in`'s tuple
+ * then goes back (ACK #f). Returns the request's number (abandonRemoteAsync).
+ * @param {any} proc @param {string} who @param {SpaceRef} ref @param {boolean} remove
+ * @param {Uint8Array} bytes @param {(answer: {value?: any, raise?: any}) => boolean} deliver
+ */
+export function requestRemoteAsync(proc, who, ref, remove, bytes, deliver) {
+  const d = proc.node.remote;
+  if (d === null) schemeErrorOf('linda', who, `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
+  if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', who, `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
+  const st = state(d);
+  const n = ++st.serial;
+  const op = remove ? OP.in : OP.rd;
+  st.requests.set(n, { proc, info: null, to: ref.node, ref, op, dflt: false, who, byDeadline: false, deliver });
+  const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes, false];
+  if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority);
+  d.emit(ref.node, withAck(st, ref.node, frame));
+  return n;
+}
+
+/**
+ * Abandon an asynchronous request (cancelled, or its owner ended): the holder drops its
+ * record; a tuple already on its way is refused on arrival (ACK #f) and goes back.
+ * @param {any} d a Distribution (or null: no mesh, nothing pending) @param {number} n
+ */
+export function abandonRemoteAsync(d, n) {
+  const st = d?.spaceState;
+  const req = st?.requests.get(n);
+  if (req === undefined || req.deliver === undefined) return;
+  st.requests.delete(n);
+  d.emit(req.to, [F_SPACE_CANCEL, n]);
+}
+
+/**
  * `out` on a space held by another node: sent, not answered (request number 0). Frames
  * from one node are handled in the order they were sent, so the tuple is in the space
  * before any later operation of this node on it is served. When the mesh's queue to
@@ -180,7 +216,7 @@ function onReply(from, f) {
   }
   st.requests.delete(n);
   const proc = req.proc;
-  const waiting = proc.alive && proc.waiting !== null && proc.waiting.info === req.info;
+  const waiting = req.deliver === undefined && proc.alive && proc.waiting !== null && proc.waiting.info === req.info;
   /** @type {{value?: any, raise?: any}} */
   let answer;
   if (status === S_TAKEN || status === S_READ) {
@@ -190,7 +226,9 @@ function onReply(from, f) {
       if (tuple === NOT_READY || !Array.isArray(tuple)) throw new Error('it names code this node does not have');
     } catch (e) {
       if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, false]);
-      if (waiting) this.node.resumeExternal(proc, { raise: new ErrorObject(`a tuple of the space ${req.ref.name} could not be decoded here (left in the space): ${e instanceof Error ? e.message : e}`, arrayToList([req.ref]), 'linda', req.who) });
+      const raise = new ErrorObject(`a tuple of the space ${req.ref.name} could not be decoded here (left in the space): ${e instanceof Error ? e.message : e}`, arrayToList([req.ref]), 'linda', req.who);
+      if (req.deliver !== undefined) req.deliver({ raise });
+      else if (waiting) this.node.resumeExternal(proc, { raise });
       return;
     }
     answer = { value: arrayToList(tuple) };
@@ -205,7 +243,7 @@ function onReply(from, f) {
   } else {
     answer = { raise: new ErrorObject(String(payload), arrayToList([req.ref]), 'linda', req.who) };
   }
-  const delivered = waiting && this.node.resumeExternal(proc, answer);
+  const delivered = req.deliver !== undefined ? req.deliver(answer) : waiting && this.node.resumeExternal(proc, answer);
   if (status !== S_TAKEN) return;
   if (!delivered || st.ack !== null) {
     this.emit(from, [F_SPACE_ACK, n, delivered]);
@@ -251,9 +289,9 @@ export function spacesPeerDown(id, reason) {
   for (const [n, req] of st.requests) {
     if (req.to !== id) continue;
     st.requests.delete(n);
-    if (req.proc.alive && req.proc.waiting !== null && req.proc.waiting.info === req.info) {
-      this.node.resumeExternal(req.proc, { raise: new ErrorObject(`the node holding the space ${req.ref.name} is unreachable (${reason})`, arrayToList([req.ref]), 'node-down', req.who) });
-    }
+    const raise = new ErrorObject(`the node holding the space ${req.ref.name} is unreachable (${reason})`, arrayToList([req.ref]), 'node-down', req.who);
+    if (req.deliver !== undefined) req.deliver({ raise }); // an asynchronous operation: its owner's handle fails
+    else if (req.proc.alive && req.proc.waiting !== null && req.proc.waiting.info === req.info) this.node.resumeExternal(req.proc, { raise });
   }
   for (const [k, job] of st.jobs) if (job.from === id) stopJob(this, st, k, job);
   for (const [k, u] of st.unacked) {
