@@ -329,7 +329,7 @@ test('a distributed in whose ownership request is lost asks again, and one whose
     }
   }));
 
-test('an acknowledgement carrying the next SPACE_OP: the ACK first, then the operation; a carrier of anything else is refused with its reason', () =>
+test('an acknowledgement carrying the next SPACE_OP (and an out held back before it): the ACK first, then the operations in order; a carrier of anything else is refused with its reason', () =>
   withNode(async ({ node, log }) => {
     const { sent, mesh } = recordingMesh();
     const dist = new Distribution(node, /** @type {any} */ (mesh), { log: (s) => log.push(s) });
@@ -357,6 +357,21 @@ test('an acknowledgement carrying the next SPACE_OP: the ACK first, then the ope
       assert.equal(q.size, 0, 'no operation they carried ran');
       dist.onSpaceFrame('peer', [30, 13, 1, 'q', 'central', tpl, false, []]);
       assert.equal(q.size, 1, 'still serving');
+      // no acknowledgement (0), an out held back and the request after it: the out first
+      dist.onSpaceFrame('peer', [32, 0, true, [30, 0, 1, 'q', 'central', tpl, false], [30, 14, 3, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 3), [14, 2], 'the carried rdp read the carried out');
+      assert.equal(q.size, 2);
+      // with an acknowledgement: ACK, then out, then inp
+      dist.onSpaceFrame('peer', [30, 15, 2, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 1);
+      dist.onSpaceFrame('peer', [32, 15, false, [30, 0, 1, 'q', 'central', tpl, false], [30, 16, 6, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 4), [16, 0, 3], 'the tuple given back, the out, then the count');
+      const before = dist.stats.dropped;
+      dist.onSpaceFrame('peer', [32, 0, true, []]); // nothing to acknowledge, nothing carried
+      dist.onSpaceFrame('peer', [32, 0, true, [30, 0, 1, 'q', 'central', tpl, false], [30, 0, 1, 'q', 'central', tpl, false], [30, 0, 1, 'q', 'central', tpl, false], []]);
+      dist.onSpaceFrame('peer', [32, 0, true, [30, 0, 1, 'q', 'central', tpl, false], 'inp', []]);
+      assert.ok(dist.stats.dropped - before >= 3, 'refused: empty, three carried, a carried non-operation');
+      assert.equal(q.size, 3, 'none of what they carried ran');
     } finally {
       node.remote = null;
     }
