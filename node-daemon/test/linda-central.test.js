@@ -290,10 +290,18 @@ test('an out held back to ride in the next request is never overtaken: a message
   assert.match(r.stdout, /\(got 1\)/, r.stdout + r.stderr);
 });
 
-/** The daemon's own process counters from /api/state: live processes and processes spawned so far. @param {{port: number, id: string}} d */
-async function processCounts(d) {
-  const res = await fetch(`http://127.0.0.1:${d.port}/api/state`);
-  const st = /** @type {any} */ (await res.json());
+/**
+ * The daemon's own process counters from /api/state, sampled after `since` (ms; the
+ * dashboard keeps a sample for a moment): live processes and processes spawned so far.
+ * @param {{port: number, id: string}} d @param {number} [since]
+ */
+async function processCounts(d, since = Date.now()) {
+  /** @type {any} */
+  let st;
+  await waitFor(async () => {
+    st = await (await fetch(`http://127.0.0.1:${d.port}/api/state`)).json();
+    return st.t >= since;
+  }, 10000, 'a fresh sample of /api/state');
   const self = st.nodes.find((/** @type {any} */ n) => n.id === d.id);
   return { live: /** @type {number} */ (self.processes.live), spawned: /** @type {number} */ (self.counters.spawned) };
 }

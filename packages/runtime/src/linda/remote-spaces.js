@@ -134,7 +134,7 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
   proc.node.blockExternal(proc, info);
   const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs];
   if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority); // QoS travels
-  d.emit(ref.node, withAck(st, ref.node, frame));
+  d.emit(ref.node, withAck(d, st, ref.node, frame));
   return unwind(PEND_SUSPEND, proc.waiting);
 }
 
@@ -157,7 +157,7 @@ export function requestRemoteAsync(proc, who, ref, remove, bytes, deliver) {
   st.requests.set(n, { proc, info: null, to: ref.node, ref, op, dflt: false, who, byDeadline: false, deliver });
   const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes, false];
   if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority);
-  d.emit(ref.node, withAck(st, ref.node, frame));
+  d.emit(ref.node, withAck(d, st, ref.node, frame));
   return n;
 }
 
@@ -191,12 +191,14 @@ export function sendRemoteOut(proc, ref, bytes) {
   const op = [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false];
   // held until the next frame this node sends (it then rides in front of it, or leaves
   // just before it) or the end of the run loop; not while the link to the holder is
-  // backed up, where the process must wait for room as for a `!`
-  if (node.looping && !d.outboxes.has(ref.node)) {
+  // backed up, where the process must wait for room as for a `!`, nor while some peer is
+  // restricted (a frame of a restricted peer's process is wrapped as it is sent, by the
+  // process it is sent for: capabilities.js)
+  if (node.looping && d.restricted.size === 0 && !d.outboxes.has(ref.node)) {
     st.held = { to: ref.node, op };
     return VOID;
   }
-  if (d.emit(ref.node, withAck(st, ref.node, op)) === false) {
+  if (d.emit(ref.node, withAck(d, st, ref.node, op)) === false) {
     proc.sendBlocked = true; // see `!` in prims-processes.js
     R.fuel = 0;
   }
@@ -214,16 +216,19 @@ export function flushHeldOut() {
   const held = st?.held;
   if (held == null) return;
   st.held = null;
-  this.emit(held.to, withAck(st, held.to, held.op));
+  this.emit(held.to, withAck(this, st, held.to, held.op));
 }
 
 /**
  * A SPACE_OP to `to`, carrying what waits for that node: the acknowledgement, if any,
  * and the `out` held back before it (one frame, one message on the link, instead of up
- * to three): [32, n | 0, taken?, held-out?, op] (n = 0: no acknowledgement).
- * @param {any} st @param {string} to @param {any[]} frame
+ * to three): [32, n | 0, taken?, held-out?, op] (n = 0: no acknowledgement). Not while
+ * some peer is restricted: a carrier is not wrapped for the process it is sent for
+ * (capabilities.js wraps SPACE_OPs), so the acknowledgement then goes alone.
+ * @param {Distribution} d @param {any} st @param {string} to @param {any[]} frame
  */
-function withAck(st, to, frame) {
+function withAck(d, st, to, frame) {
+  if (d.restricted.size !== 0) return frame;
   const ack = st.ack !== null && st.ack[0] === to ? st.ack : null;
   const held = st.held !== null && st.held.to === to ? st.held : null;
   if (ack === null && held === null) return frame;
@@ -332,7 +337,7 @@ export function spacesPeerDown(id, reason) {
   for (const [k, u] of st.unacked) {
     if (u.from !== id) continue;
     st.unacked.delete(k);
-    putBack(this.node, u.name, u.bytes);
+    putBackTuple(this.node, u.name, u.bytes);
   }
   st.perPeer.delete(id);
 }
@@ -512,12 +517,7 @@ function onAck(d, from, n, taken) {
   const c = st.perPeer.get(from);
   if (c !== undefined) c.unacked--;
   if (taken) noteWithdrawn(d.node, u.name, u.bytes);
-  else putBack(d.node, u.name, u.bytes);
-}
-
-/** A withdrawn tuple goes back (it is still in the log of a durable space). @param {any} node @param {string} name @param {Uint8Array} bytes */
-function putBack(node, name, bytes) {
-  putBackTuple(node, name, bytes);
+  else putBackTuple(d.node, u.name, u.bytes) // it is still in the log of a durable space;
 }
 
 /** the longest a timer may be armed for at once (setTimeout's limit): a longer wait re-arms */
