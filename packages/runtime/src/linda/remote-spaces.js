@@ -392,6 +392,9 @@ export function onSpaceFrame(from, f) {
     for (let i = 3; i < f.length - 1; i++) {
       const op = f[i];
       op.push(env); // its environment list is the carrier's
+      // what the previous one woke runs first, as between two frames: an RPC server's
+      // response is then in the space when the request after its `out` looks
+      if (i > 3) this.node.runArrivedNow();
       onSpaceFrame.call(this, from, op);
     }
     return;
