@@ -168,17 +168,20 @@ ${AWAIT_FILE}
   assert.match(r.stdout, /\(each-once #t\)/, r.stdout + r.stderr);
 });
 
-test('a process waiting on a space whose holder is killed with SIGKILL gets an error, not a wait for ever', async () => {
+test('a process waiting on a space whose holder is killed with SIGKILL gets an error, not a wait for ever; so does its in-async', async () => {
   const token = newToken();
   const h = await daemon({ token });
   const r = await runProgram(`
 (define h (make-node "127.0.0.1" ${h.port}))
 (define s (make-space 'doomed 'central h))
+(define a (in-async s 'never-async ?integer))
 (write '(waiting)) (newline)
 (write (list 'raised (catch (lambda (e) (error-object-message e)) (in s 'never ?integer)))) (newline)
+(write (list 'async (async-poll a) (catch (lambda (e) (error-object-message e)) (async-collect a 10)))) (newline)
 `, { token, join: [h.url], timeoutMs: 30000, onStdout: (out) => { if (out.includes('(waiting)')) setTimeout(() => void h.stop('SIGKILL'), 300); } });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\(raised "the node holding the space doomed.* is unreachable/, r.stdout + r.stderr);
+  assert.match(r.stdout, /\(async #t "the node holding the space doomed.* is unreachable/, r.stdout + r.stderr);
 });
 
 test('the dashboard API shows each space with its kind, home, size and counts of tuples in and out', async () => {
