@@ -53,7 +53,7 @@ const STAGES = {
   requester: [
     ['Scheme loop (the process: the program, its calls)', ['runLoop']],
     ['tuple/template encode (encodeFields)', ['encodeFields']],
-    ['request frame built and queued (sendRemoteOut, requestRemote; message: send)', ['sendRemoteOut', 'requestRemote', 'send']],
+    ['request frame built and queued (sendRemoteOut, flushHeldOut, requestRemote; message: send)', ['sendRemoteOut', 'flushHeldOut', 'requestRemote', 'send']],
     ['frame encode (Distribution.encode, encodeSmallBetween)', ['encode', 'encodeSmallBetween']],
     ['socket writes (writev, writeBuffer, writeUtf8String)', ['writev', 'writeBuffer', 'writeUtf8String']],
     ['frame received (onFrame: read, decode, dispatch)', ['onFrame']],
@@ -68,7 +68,7 @@ const STAGES = {
     ['SPACE request served (onSpaceFrame)', ['onSpaceFrame']],
     ['core store (putTuple → outBytes)', ['outBytes']],
     ['core match and withdraw (inpBytes)', ['inpBytes']],
-    ['waiter records served (serveRecords)', ['serveRecords']],
+    ['waiter records served (answerServedRecords)', ['answerServedRecords']],
     ['answer sent (handOver; message: send)', ['handOver', 'send']],
     ['ACK handled (onAck)', ['onAck']],
     ['server process (runLoop: in, decode, out)', ['runLoop']],

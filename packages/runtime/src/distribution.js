@@ -402,6 +402,7 @@ export class Distribution {
   spacesPeerDown = remoteSpaces.spacesPeerDown;
   spacesRoutesChanged = remoteSpaces.spacesRoutesChanged;
   spaceRequestAbandoned = remoteSpaces.spaceRequestAbandoned;
+  flushHeldOut = remoteSpaces.flushHeldOut;
 
   // node addresses (distribution/node-addresses.js)
   notePeer = addresses.notePeer;

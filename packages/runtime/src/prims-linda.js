@@ -24,7 +24,7 @@ import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
 import { coreSpace, declareSpace, putTuple, noteWithdrawn, spaceTable } from './linda/space-table.js';
-import { requestRemote, sendRemoteOut, OP } from './linda/remote-spaces.js';
+import { requestRemote, requestRemoteAsync, abandonRemoteAsync, sendRemoteOut, OP } from './linda/remote-spaces.js';
 import { qosWait, deadlineError } from './linda/qos.js';
 import { readyReplica, dtsOut, dtsTake, dtsRead } from './linda/dts-operations.js';
 import { ensureReplica } from './linda/dts-protocol.js';
@@ -332,8 +332,8 @@ blocking('rd-timeout', false, true);
  * `(%async-wait remove? tag fields)`: an asynchronous `in`/`rd` on a space of this node
  * waits as a record of the core (linda/core-records.js), served in one order with the
  * waiting processes; the tuple reaches the calling process as `(%async tag tuple)`.
- * Returns the record's id, or #f for a space of another node or a distributed one
- * (termite.scm then starts a helper process).
+ * Returns the record's id; on another node's space, a pending request's number, negated
+ * (remoteAsync); #f for a distributed space (termite.scm then starts a helper process).
  */
 definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any} */ tag, /** @type {any} */ list) => {
   const who = remove === false ? 'rd-async' : 'in-async';
@@ -341,7 +341,8 @@ definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any}
   const node = proc.node;
   const args = [];
   for (let p = list; p instanceof Pair && args.length <= 4096; p = p.cdr) args.push(p.car);
-  if (args[0] instanceof SpaceRef && (args[0].kind === 'distributed' || args[0].node !== node.id)) return false;
+  if (args[0] instanceof SpaceRef && args[0].kind === 'distributed') return false;
+  if (args[0] instanceof SpaceRef && args[0].node !== node.id) return remoteAsync(proc, who, remove !== false, tag, args);
   const { space, fields, name } = spaceAndFields(proc, args, who);
   const bytes = encodeFields(fields, who, true);
   const pid = proc.pid;
@@ -367,6 +368,38 @@ definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any}
 });
 
 /**
+ * An asynchronous `in`/`rd` on a space of another node: a pending request of this node
+ * (linda/remote-spaces.js), no process. Its tuple reaches the owner as `(%async tag
+ * tuple)`, an error (the holder gone, a tuple that cannot be decoded here) as `(%async
+ * tag #f error)`; if the owner has ended, an `in`'s tuple goes back. Returns the
+ * request's number, negated (a local record's id is positive).
+ * @param {any} proc @param {string} who @param {boolean} remove @param {any} tag @param {any[]} args
+ */
+function remoteAsync(proc, who, remove, tag, args) {
+  const node = proc.node;
+  const fields = args.slice(1);
+  if (fields.length === 0) schemeErrorOf('arity', who, 'a tuple needs at least one field');
+  const pid = proc.pid;
+  let n = 0;
+  const deliver = (/** @type {{value?: any, raise?: any}} */ answer) => {
+    const owner = node.local(pid);
+    if (owner === null || !owner.alive) return false; // ended: an in's tuple goes back
+    owner.asyncRecords?.delete(-n);
+    const msg = 'raise' in answer ? [Sym.intern('%async'), tag, false, answer.raise] : [Sym.intern('%async'), tag, answer.value];
+    try {
+      node.deliver(owner, arrayToList(msg));
+    } catch {
+      return false; // its mailbox is full: the tuple goes back
+    }
+    node.pokeAfterTask(); // it runs at the end of this frame's task (remote-spaces.js, onReply)
+    return true;
+  };
+  n = requestRemoteAsync(proc, who, args[0], remove, encodeFields(fields, who, true), deliver);
+  (proc.asyncRecords ??= new Set()).add(-n);
+  return -n;
+}
+
+/**
  * `(%async-abandon pid)`: end an asynchronous operation's helper process (see
  * scheme-sources/termite.scm). If the core had already handed it its tuple (it is ready but has
  * not run), the tuple is taken back and returned as `(tuple)`; otherwise #f (the helper
@@ -375,9 +408,10 @@ definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any}
 definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
   const proc = current('async-cancel');
   const node = proc.node;
-  if (typeof pid === 'number') { // a core record: gone, or its answer is in the mailbox
+  if (typeof pid === 'number') { // a core record, or a request on another node's space: gone, or its answer is in the mailbox
     proc.asyncRecords?.delete(pid);
-    if (pid !== 0) cancelRecord(node, pid);
+    if (pid < 0) abandonRemoteAsync(node.remote, -pid);
+    else if (pid !== 0) cancelRecord(node, pid);
     return false;
   }
   const helper = pid instanceof Pid ? node.local(pid) : null;

@@ -329,7 +329,7 @@ test('a distributed in whose ownership request is lost asks again, and one whose
     }
   }));
 
-test('an acknowledgement carrying the next SPACE_OP: the ACK first, then the operation; a carrier of anything else is refused with its reason', () =>
+test('an acknowledgement carrying the next SPACE_OP (and an out held back before it): the ACK first, then the operations in order; a carrier of anything else is refused with its reason', () =>
   withNode(async ({ node, log }) => {
     const { sent, mesh } = recordingMesh();
     const dist = new Distribution(node, /** @type {any} */ (mesh), { log: (s) => log.push(s) });
@@ -357,6 +357,68 @@ test('an acknowledgement carrying the next SPACE_OP: the ACK first, then the ope
       assert.equal(q.size, 0, 'no operation they carried ran');
       dist.onSpaceFrame('peer', [30, 13, 1, 'q', 'central', tpl, false, []]);
       assert.equal(q.size, 1, 'still serving');
+      // no acknowledgement (0), an out held back and the request after it: the out first
+      dist.onSpaceFrame('peer', [32, 0, true, [30, 0, 1, 'q', 'central', tpl, false], [30, 14, 3, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 3), [14, 2], 'the carried rdp read the carried out');
+      assert.equal(q.size, 2);
+      // with an acknowledgement: ACK, then out, then inp
+      dist.onSpaceFrame('peer', [30, 15, 2, 'q', 'central', tpl, false, []]);
+      assert.equal(q.size, 1);
+      dist.onSpaceFrame('peer', [32, 15, false, [30, 0, 1, 'q', 'central', tpl, false], [30, 16, 6, 'q', 'central', tpl, false], []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(1, 4), [16, 0, 3], 'the tuple given back, the out, then the count');
+      const before = dist.stats.dropped;
+      dist.onSpaceFrame('peer', [32, 0, true, []]); // nothing to acknowledge, nothing carried
+      dist.onSpaceFrame('peer', [32, 0, true, [30, 0, 1, 'q', 'central', tpl, false], [30, 0, 1, 'q', 'central', tpl, false], [30, 0, 1, 'q', 'central', tpl, false], []]);
+      dist.onSpaceFrame('peer', [32, 0, true, [30, 0, 1, 'q', 'central', tpl, false], 'inp', []]);
+      assert.ok(dist.stats.dropped - before >= 3, 'refused: empty, three carried, a carried non-operation');
+      assert.equal(q.size, 3, 'none of what they carried ran');
+    } finally {
+      node.remote = null;
+    }
+  }));
+
+test('in-async on another node\'s space is a pending request (no process); its owner ends: the request is cancelled, and a tuple that arrives anyway is refused, so the home puts it back', () =>
+  withNode(async ({ node, run }) => {
+    const { sent, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      /** @param {(f: any[]) => boolean} pred */
+      const frameSent = async (pred) => {
+        for (let i = 0; i < 500; i++) {
+          const hit = sent.find((s) => pred(s.frame));
+          if (hit !== undefined) return hit.frame;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        throw new Error(`the frame was not sent: ${JSON.stringify(sent.map((s) => s.frame.slice(0, 3)))}`);
+      };
+      const x = (await run(`'x`)).value;
+      const live = node.core.processStats().live;
+      const done = run(`(define me (self))
+(define s (?))
+(define w (spawn (lambda () (in-async s 'x ?integer) (! me 'pending) (?))))
+(?)
+w`);
+      // the reference of a space on 'peer' is handed to the program in a message
+      let main = null;
+      for (let i = 0; i < 500 && main === null; i++) {
+        main = [...node.bySlot].filter((p) => p !== undefined && p.alive && p !== node.stdoutProcess).sort((a, b) => b.pid.n - a.pid.n)[0] ?? null;
+        if (main === null) await new Promise((r) => setTimeout(r, 10));
+      }
+      node.deliver(main, new SpaceRef('peer', 'jobs', 'central'));
+      node.poke();
+      const probe = await frameSent((f) => f[0] === 30 && f[2] === 2); // the inp it tries first
+      dist.onSpaceFrame('peer', [31, probe[1], 0, false, []]);
+      const req = await frameSent((f) => f[0] === 30 && f[2] === 4); // then the in, left waiting
+      const r = await done;
+      assert.ok(r.ok, r.message);
+      assert.equal(node.core.processStats().live, live + 1, 'only its owner: no helper process');
+      assert.equal(dist.spaceState.requests.get(req[1])?.deliver !== undefined, true, 'a pending request of this node');
+      node.terminate(r.value);
+      await frameSent((f) => f[0] === 33 && f[1] === req[1]); // CANCEL: the home drops its record
+      assert.equal(dist.spaceState.requests.has(req[1]), false);
+      // the home had withdrawn a tuple for it before the CANCEL arrived: refused, it goes back
+      dist.onSpaceFrame('peer', [31, req[1], 1, encodeValue([x, 5]), []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(0, 3), [32, req[1], false]);
     } finally {
       node.remote = null;
     }

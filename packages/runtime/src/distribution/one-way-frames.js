@@ -82,6 +82,7 @@ export function encode(frame) {
  * @this {Distribution}
  */
 export function emit(to, frame, pid = null) {
+  if (this.spaceState !== undefined && this.spaceState.held !== null) this.flushHeldOut(); // an out held back leaves first (linda/remote-spaces.js)
   let bytes;
   if (this.restricted.size !== 0) {
     this.give(to, frame);
@@ -109,6 +110,7 @@ export function emit(to, frame, pid = null) {
  * @this {Distribution}
  */
 export function send(pid, msg) {
+  if (this.spaceState !== undefined && this.spaceState.held !== null) this.flushHeldOut(); // an out held back leaves first (linda/remote-spaces.js)
   const to = this.whereIs(pid);
   if (this.restricted.size !== 0) {
     this.give(to, msg);

@@ -158,6 +158,7 @@ export function answerNow(from, req) {
  * @this {Distribution}
  */
 export function call(to, req, wait = true, owner = null, timeoutMs = undefined) {
+  if (this.spaceState !== undefined && this.spaceState.held !== null) this.flushHeldOut(); // an out held back leaves first (linda/remote-spaces.js)
   let bytes;
   if (this.restricted.size !== 0) {
     this.give(to, req);

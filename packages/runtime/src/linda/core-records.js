@@ -23,6 +23,7 @@
  * @property {boolean} remove an `in` (else an `rd`)
  * @property {(bytes: Uint8Array) => boolean} answer hands the tuple over; false: nobody took it
  */
+import { abandonRemoteAsync } from './remote-spaces.js'; // (it imports this file too: only functions cross, at call time)
 
 let lastId = 0;
 
@@ -95,14 +96,19 @@ export function answerServedRecords(node, space, bytes, putBack) {
 
 /**
  * Cancel the records a process left waiting when it ends (asynchronous operations it
- * never collected), so they hold no room in the space.
+ * never collected), so they hold no room in the space. A negative id is a pending
+ * request on another node's space (its number, negated: linda/remote-spaces.js), which
+ * that node is told to drop.
  * @param {any} node @param {any} proc
  */
 export function cancelRecordsOf(node, proc) {
   const ids = proc.asyncRecords;
   if (ids === undefined || ids === null) return;
   proc.asyncRecords = null;
-  for (const id of ids) cancelRecord(node, id);
+  for (const id of ids) {
+    if (id < 0) abandonRemoteAsync(node.remote, -id);
+    else cancelRecord(node, id);
+  }
 }
 
 /**

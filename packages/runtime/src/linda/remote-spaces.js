@@ -9,9 +9,11 @@
  *                                          priority of the requester's with-qos, if any)
  *   SPACE_REPLY [31, n, status, payload]   status: 0 value, 1 withdrawn tuple (ACK it),
  *                                          2 read tuple, 3 timed out, 4 error text
- *   SPACE_ACK   [32, n, taken?(, op)]      the requester kept the tuple, or gives it back;
+ *   SPACE_ACK   [32, n, taken?(, out)(, op)] the requester kept the tuple, or gives it back
+ *                                          (n = 0: no acknowledgement, only what it carries);
  *                                          op: the next SPACE_OP its process sent to the holder
- *                                          in the same task, carried in the same frame
+ *                                          in the same task, carried in the same frame; out: an
+ *                                          `out` held back until then (flushHeldOut), before it
  *   SPACE_CANCEL [33, n]                   the requesting process ended: stop waiting for it
  *
  * Invariants (the exactly-once withdrawal):
@@ -32,6 +34,10 @@
  *  - an acknowledgement leaves in the task its reply arrived in: the woken process runs
  *    first (runArrivedNow), and the acknowledgement rides in the first SPACE_OP it sends
  *    to that holder, or goes alone once it has run — in the same held write either way;
+ *  - an `out` to another node's space is held back (not encoded) until the next frame
+ *    this node sends anywhere, which it then goes in front of — inside it when that is a
+ *    SPACE_OP to the same holder — or until the run loop ends: no frame sent after the
+ *    `out` overtakes it, and it never waits past the loop that ran it;
  *  - when the holder goes away, every process waiting on it gets an error raised;
  *  - what a peer can make a holder keep is bounded: MAX_WAITING waiting records and
  *    MAX_UNACKED withdrawn tuples per peer; a malformed frame is refused with its reason.
@@ -66,12 +72,12 @@ const PRIORITY_DEFAULT = 2;
 /**
  * The requester's and the holder's state, on the Distribution (made on first use).
  * @param {any} d a Distribution
- * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, ack: any[] | null, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
+ * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, ack: any[] | null, held: {to: string, op: any[]} | null, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
  */
 function state(d) {
   if (d.spaceState === undefined) {
     d.spaceState = {
-      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(), ack: null,
+      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(), ack: null, held: null,
       refusals: { since: -Infinity, count: 0 }, answered: { since: -Infinity, count: 0 },
     };
   }
@@ -128,8 +134,44 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
   proc.node.blockExternal(proc, info);
   const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes ?? false, timeoutMs];
   if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority); // QoS travels
-  d.emit(ref.node, withAck(st, ref.node, frame));
+  d.emit(ref.node, withAck(d, st, ref.node, frame));
   return unwind(PEND_SUSPEND, proc.waiting);
+}
+
+/**
+ * An asynchronous `in`/`rd` (`in-async`/`rd-async`) on a space held by another node: a
+ * pending request with no process blocked in it and no helper process; the holder keeps
+ * it as a waiter record, like a blocking one. Its answer goes to `deliver`, which puts
+ * it in the owner's mailbox, or returns false if the owner has ended: an `in`'s tuple
+ * then goes back (ACK #f). Returns the request's number (abandonRemoteAsync).
+ * @param {any} proc @param {string} who @param {SpaceRef} ref @param {boolean} remove
+ * @param {Uint8Array} bytes @param {(answer: {value?: any, raise?: any}) => boolean} deliver
+ */
+export function requestRemoteAsync(proc, who, ref, remove, bytes, deliver) {
+  const d = proc.node.remote;
+  if (d === null) schemeErrorOf('linda', who, `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
+  if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', who, `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
+  const st = state(d);
+  const n = ++st.serial;
+  const op = remove ? OP.in : OP.rd;
+  st.requests.set(n, { proc, info: null, to: ref.node, ref, op, dflt: false, who, byDeadline: false, deliver });
+  const frame = [F_SPACE_OP, n, op, ref.name, ref.kind, bytes, false];
+  if (proc.qos !== null && proc.qos !== undefined) frame.push(proc.qos.priority);
+  d.emit(ref.node, withAck(d, st, ref.node, frame));
+  return n;
+}
+
+/**
+ * Abandon an asynchronous request (cancelled, or its owner ended): the holder drops its
+ * record; a tuple already on its way is refused on arrival (ACK #f) and goes back.
+ * @param {any} d a Distribution (or null: no mesh, nothing pending) @param {number} n
+ */
+export function abandonRemoteAsync(d, n) {
+  const st = d?.spaceState;
+  const req = st?.requests.get(n);
+  if (req === undefined || req.deliver === undefined) return;
+  st.requests.delete(n);
+  d.emit(req.to, [F_SPACE_CANCEL, n]);
 }
 
 /**
@@ -140,10 +182,23 @@ export function requestRemote(proc, who, ref, op, bytes, timeoutMs, dflt, byDead
  * @param {any} proc @param {SpaceRef} ref @param {Uint8Array} bytes
  */
 export function sendRemoteOut(proc, ref, bytes) {
-  const d = proc.node.remote;
+  const node = proc.node;
+  const d = node.remote;
   if (d === null) schemeErrorOf('linda', 'out', `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
   if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', 'out', `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
-  if (d.emit(ref.node, withAck(state(d), ref.node, [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false])) === false) {
+  const st = state(d);
+  if (st.held !== null) flushHeldOut.call(d);
+  const op = [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false];
+  // held until the next frame this node sends (it then rides in front of it, or leaves
+  // just before it) or the end of the run loop; not while the link to the holder is
+  // backed up, where the process must wait for room as for a `!`, nor while some peer is
+  // restricted (a frame of a restricted peer's process is wrapped as it is sent, by the
+  // process it is sent for: capabilities.js)
+  if (node.looping && d.restricted.size === 0 && !d.outboxes.has(ref.node)) {
+    st.held = { to: ref.node, op };
+    return VOID;
+  }
+  if (d.emit(ref.node, withAck(d, st, ref.node, op)) === false) {
     proc.sendBlocked = true; // see `!` in prims-processes.js
     R.fuel = 0;
   }
@@ -151,15 +206,36 @@ export function sendRemoteOut(proc, ref, bytes) {
 }
 
 /**
- * A SPACE_OP to `to`, carrying the acknowledgement waiting for that node, if any (one
- * frame, one message on the link, instead of two).
- * @param {any} st @param {string} to @param {any[]} frame
+ * Send the `out` held back by sendRemoteOut, if any: before any other frame this node
+ * sends (one-way-frames.js emit and send, remote-requests.js call), and when the run
+ * loop ends (scheduler.js), so it is never overtaken and never waits past the loop.
+ * @this {Distribution}
  */
-function withAck(st, to, frame) {
-  const ack = st.ack;
-  if (ack === null || ack[0] !== to) return frame;
-  st.ack = null;
-  return [F_SPACE_ACK, ack[1], ack[2], frame];
+export function flushHeldOut() {
+  const st = /** @type {any} */ (this).spaceState;
+  const held = st?.held;
+  if (held == null) return;
+  st.held = null;
+  this.emit(held.to, withAck(this, st, held.to, held.op));
+}
+
+/**
+ * A SPACE_OP to `to`, carrying what waits for that node: the acknowledgement, if any,
+ * and the `out` held back before it (one frame, one message on the link, instead of up
+ * to three): [32, n | 0, taken?, held-out?, op] (n = 0: no acknowledgement). Not while
+ * some peer is restricted: a carrier is not wrapped for the process it is sent for
+ * (capabilities.js wraps SPACE_OPs), so the acknowledgement then goes alone.
+ * @param {Distribution} d @param {any} st @param {string} to @param {any[]} frame
+ */
+function withAck(d, st, to, frame) {
+  if (d.restricted.size !== 0) return frame;
+  const ack = st.ack !== null && st.ack[0] === to ? st.ack : null;
+  const held = st.held !== null && st.held.to === to ? st.held : null;
+  if (ack === null && held === null) return frame;
+  if (ack !== null) st.ack = null;
+  if (held === null) return [F_SPACE_ACK, ack[1], ack[2], frame];
+  st.held = null;
+  return [F_SPACE_ACK, ack === null ? 0 : ack[1], ack === null ? true : ack[2], held.op, frame];
 }
 
 /**
@@ -180,7 +256,7 @@ function onReply(from, f) {
   }
   st.requests.delete(n);
   const proc = req.proc;
-  const waiting = proc.alive && proc.waiting !== null && proc.waiting.info === req.info;
+  const waiting = req.deliver === undefined && proc.alive && proc.waiting !== null && proc.waiting.info === req.info;
   /** @type {{value?: any, raise?: any}} */
   let answer;
   if (status === S_TAKEN || status === S_READ) {
@@ -190,7 +266,9 @@ function onReply(from, f) {
       if (tuple === NOT_READY || !Array.isArray(tuple)) throw new Error('it names code this node does not have');
     } catch (e) {
       if (status === S_TAKEN) this.emit(from, [F_SPACE_ACK, n, false]);
-      if (waiting) this.node.resumeExternal(proc, { raise: new ErrorObject(`a tuple of the space ${req.ref.name} could not be decoded here (left in the space): ${e instanceof Error ? e.message : e}`, arrayToList([req.ref]), 'linda', req.who) });
+      const raise = new ErrorObject(`a tuple of the space ${req.ref.name} could not be decoded here (left in the space): ${e instanceof Error ? e.message : e}`, arrayToList([req.ref]), 'linda', req.who);
+      if (req.deliver !== undefined) req.deliver({ raise });
+      else if (waiting) this.node.resumeExternal(proc, { raise });
       return;
     }
     answer = { value: arrayToList(tuple) };
@@ -205,7 +283,7 @@ function onReply(from, f) {
   } else {
     answer = { raise: new ErrorObject(String(payload), arrayToList([req.ref]), 'linda', req.who) };
   }
-  const delivered = waiting && this.node.resumeExternal(proc, answer);
+  const delivered = req.deliver !== undefined ? req.deliver(answer) : waiting && this.node.resumeExternal(proc, answer);
   if (status !== S_TAKEN) return;
   if (!delivered || st.ack !== null) {
     this.emit(from, [F_SPACE_ACK, n, delivered]);
@@ -251,15 +329,15 @@ export function spacesPeerDown(id, reason) {
   for (const [n, req] of st.requests) {
     if (req.to !== id) continue;
     st.requests.delete(n);
-    if (req.proc.alive && req.proc.waiting !== null && req.proc.waiting.info === req.info) {
-      this.node.resumeExternal(req.proc, { raise: new ErrorObject(`the node holding the space ${req.ref.name} is unreachable (${reason})`, arrayToList([req.ref]), 'node-down', req.who) });
-    }
+    const raise = new ErrorObject(`the node holding the space ${req.ref.name} is unreachable (${reason})`, arrayToList([req.ref]), 'node-down', req.who);
+    if (req.deliver !== undefined) req.deliver({ raise }); // an asynchronous operation: its owner's handle fails
+    else if (req.proc.alive && req.proc.waiting !== null && req.proc.waiting.info === req.info) this.node.resumeExternal(req.proc, { raise });
   }
   for (const [k, job] of st.jobs) if (job.from === id) stopJob(this, st, k, job);
   for (const [k, u] of st.unacked) {
     if (u.from !== id) continue;
     st.unacked.delete(k);
-    putBack(this.node, u.name, u.bytes);
+    putBackTuple(this.node, u.name, u.bytes);
   }
   st.perPeer.delete(id);
 }
@@ -303,13 +381,22 @@ export function onSpaceFrame(from, f) {
     return onReply.call(this, from, f);
   }
   if (type === F_SPACE_ACK) {
-    if ((f.length !== 4 && f.length !== 5) || typeof f[2] !== 'boolean') return refuseSpace(this, from, 'malformed SPACE_ACK frame');
-    onAck(this, from, f[1], f[2]);
-    if (f.length === 4) return;
-    const op = f[3]; // the SPACE_OP that came with it, handled as the frame after it
-    if (!Array.isArray(op) || op[0] !== F_SPACE_OP) return refuseSpace(this, from, 'malformed SPACE_ACK frame: what it carries is not a SPACE_OP');
-    op.push(f[4]); // its environment list is the carrier's
-    onSpaceFrame.call(this, from, op);
+    if (f.length < 4 || f.length > 6 || typeof f[2] !== 'boolean' || (f[1] === 0 && f.length === 4)) return refuseSpace(this, from, 'malformed SPACE_ACK frame');
+    // the SPACE_OPs that came with it (an out held back, then a request), handled in order as the frames after it
+    const env = f[f.length - 1];
+    for (let i = 3; i < f.length - 1; i++) {
+      const op = f[i];
+      if (!Array.isArray(op) || op[0] !== F_SPACE_OP) return refuseSpace(this, from, 'malformed SPACE_ACK frame: what it carries is not a SPACE_OP');
+    }
+    if (f[1] !== 0) onAck(this, from, f[1], f[2]); // 0: no acknowledgement, only operations
+    for (let i = 3; i < f.length - 1; i++) {
+      const op = f[i];
+      op.push(env); // its environment list is the carrier's
+      // what the previous one woke runs first, as between two frames: an RPC server's
+      // response is then in the space when the request after its `out` looks
+      if (i > 3) this.node.runArrivedNow();
+      onSpaceFrame.call(this, from, op);
+    }
     return;
   }
   if (type === F_SPACE_CANCEL) {
@@ -433,12 +520,7 @@ function onAck(d, from, n, taken) {
   const c = st.perPeer.get(from);
   if (c !== undefined) c.unacked--;
   if (taken) noteWithdrawn(d.node, u.name, u.bytes);
-  else putBack(d.node, u.name, u.bytes);
-}
-
-/** A withdrawn tuple goes back (it is still in the log of a durable space). @param {any} node @param {string} name @param {Uint8Array} bytes */
-function putBack(node, name, bytes) {
-  putBackTuple(node, name, bytes);
+  else putBackTuple(d.node, u.name, u.bytes) // it is still in the log of a durable space;
 }
 
 /** the longest a timer may be armed for at once (setTimeout's limit): a longer wait re-arms */

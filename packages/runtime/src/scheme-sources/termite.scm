@@ -185,9 +185,12 @@
 ;; process that started the operation (owner). On a space of this node the operation
 ;; waits in the core as a record with no process (helper is its number, %async-wait):
 ;; the out that serves it, in one order with the waiting processes, sends (%async tag
-;; tuple) to the owner. On another node's space or a distributed one, helper is a
+;; tuple) to the owner. On another node's space it is a pending request of this node
+;; (helper is its number, negated), which the holder keeps as a record and answers with
+;; the same message, or (%async tag #f error) if it fails (the holder gone); if the owner
+;; has ended by then, an in's tuple goes back. On a distributed space helper is a
 ;; process blocked in the in/rd that sends the same message. state: waiting, done (the
-;; tuple is in the handle), collected, or cancelled. Starting first tries inp/rdp, so a
+;; tuple is in the handle), failed (the error is), collected, or cancelled. Starting first tries inp/rdp, so a
 ;; tuple already there completes the operation at once and a malformed template raises
 ;; in the caller. Stopping a helper (a timeout in async-collect, or async-cancel) never
 ;; loses a tuple an in had already removed: %async-abandon takes it back from a helper
@@ -217,7 +220,10 @@
          (r (%scan (lambda (m) (if (and (pair? m) (eq? (car m) '%async) (pair? (cdr m)) (equal? (cadr m) tag)) (cddr m) #f))
                    (%deadline timeout)
                    (lambda () #f))))
-    (and r (begin (vector-set! h 3 'done) (vector-set! h 4 (car r)) #t))))
+    (and r (begin (if (pair? (cdr r))
+                      (begin (vector-set! h 3 'failed) (vector-set! h 4 (cadr r)))
+                      (begin (vector-set! h 3 'done) (vector-set! h 4 (car r))))
+                  #t))))
 
 ;; Stop the helper. #t if the operation completed anyway (the tuple is in the handle).
 (define (%async-stop! h)
@@ -235,20 +241,21 @@
 (define (async-poll h)
   (%async-check h "async-poll")
   (case (vector-ref h 3)
-    ((done collected) #t)
+    ((done collected failed) #t)
     ((waiting) (%async-arrived! h 0))
     (else #f)))
 
 (define (async-collect h . opts)
   (%async-check h "async-collect")
   (let ((timeout (if (pair? opts) (car opts) #f)))
-    (if (or (memq (vector-ref h 3) '(done collected))
-            (and (eq? (vector-ref h 3) 'waiting)
-                 (or (%async-arrived! h timeout) (%async-give-up! h))))
-        (begin (vector-set! h 3 'collected) (vector-ref h 4))
-        (if (and (pair? opts) (pair? (cdr opts)))
-            (cadr opts)
-            (raise 'timeout)))))
+    (if (eq? (vector-ref h 3) 'waiting)
+        (or (%async-arrived! h timeout) (%async-give-up! h)))
+    (case (vector-ref h 3)
+      ((done collected) (vector-set! h 3 'collected) (vector-ref h 4))
+      ((failed) (raise (vector-ref h 4)))
+      (else (if (and (pair? opts) (pair? (cdr opts)))
+                (cadr opts)
+                (raise 'timeout))))))
 
 ;; Abandon the operation. An in's tuple that was taken but not collected goes back
 ;; into the space. #t if the operation was still outstanding, #f if it had completed.

@@ -207,6 +207,8 @@ export function runLoop() {
     this.runReady(start);
   } finally {
     this.looping = false;
+    const remote = /** @type {any} */ (this.remote); // an out to another node's space held back leaves (linda/remote-spaces.js)
+    if (remote !== null && remote.spaceState !== undefined && remote.spaceState.held !== null) remote.flushHeldOut();
   }
   if (this.stopped) return;
   const end = this.now();
