@@ -302,6 +302,7 @@ function acquire(proc, rep, id, t) {
     asked: tu.owner,
     hops: 0,
     retries: 0,
+    template: t.bytes,
     /** @type {any} */
     timer: null,
     settle: (/** @type {boolean} */ granted) => {
@@ -322,7 +323,7 @@ function acquire(proc, rep, id, t) {
     },
   };
   rep.acquiring.set(id, a);
-  node.remote.emit(tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+  node.remote.emit(tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id, t.bytes]);
   armChownRetry(node.remote, rep, id, a);
   return unwind(PEND_SUSPEND, w);
 }
@@ -358,6 +359,7 @@ function askAhead(node, rep, template, owner) {
       hops: 0,
       retries: 0,
       ahead: true,
+      template,
       /** @type {any} */
       timer: null,
       /** @type {(() => void) | null} a process that waits for this answer rather than ask for another match */
@@ -376,7 +378,7 @@ function askAhead(node, rep, template, owner) {
       },
     };
     rep.acquiring.set(id, a);
-    node.remote.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+    node.remote.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id, template]);
     armChownRetry(node.remote, rep, id, a);
   }
 }
@@ -437,7 +439,7 @@ function armChownRetry(d, rep, id, a) {
     a.timer = null;
     if (rep.acquiring.get(id) !== a) return;
     if (!d.mesh.isReachable(a.asked)) dtsPeerDown(d, a.asked);
-    else if (a.retries++ < CHOWN_RETRIES) d.emit(a.asked, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+    else if (a.retries++ < CHOWN_RETRIES) d.emit(a.asked, [F_DTS, D_CHOWN_REQ, rep.name, id, a.template ?? false]);
     else {
       rep.acquiring.delete(id);
       rep.release(id);

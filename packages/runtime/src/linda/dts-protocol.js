@@ -9,7 +9,10 @@
  *   [34, 2, space, req, template]            IN: a process of the sender waits for a match
  *                                            (also sent to a joiner after its REPAIR_ACK)
  *   [34, 3, space, template]                 RD: send me a tuple that matches (a REPAIR_ACK)
- *   [34, 4, space, id]                       CHOWN_REQ: give me the ownership of id
+ *   [34, 4, space, id, template | #f]        CHOWN_REQ: give me the ownership of id (the
+ *                                            template it was asked for: if id is gone or
+ *                                            another's, a match the owner holds instead;
+ *                                            the four-item form of earlier nodes is taken)
  *   [34, 5, space, id, owner | #f]           CHOWN_ACK: its owner now (you, or who I think
  *                                            owns it; #f: the owner has no such tuple)
  *   [34, 6, space, id | #f, req | #f]        DELETE: id was withdrawn (by the IN req)
@@ -46,7 +49,7 @@ import { coreSpace, declareSpace, kindOf } from './space-table.js';
 export const F_DTS = 34;
 export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_DELETE = 6, D_ACCESS = 7, D_REPAIR_REQ = 8, D_REPAIR_ACK = 9, D_REFUSED = 10;
 /** each message's length on the wire (the environment list included) */
-const LENGTHS = [0, 7, 6, 5, 5, 6, 6, 6, 5, 8, 5];
+const LENGTHS = [0, 7, 6, 5, 6, 6, 6, 6, 5, 8, 5];
 const NAMES = ['', 'OUT', 'IN', 'RD', 'CHOWN_REQ', 'CHOWN_ACK', 'DELETE', 'ACCESS', 'REPAIR_REQ', 'REPAIR_ACK', 'REFUSED'];
 const MAX_ID = 400;
 /** how long a join waits for the home's answer before it fails */
@@ -145,7 +148,7 @@ export function onDtsFrame(from, f) {
   const d = /** @type {any} */ (this);
   const refuse = (/** @type {string} */ why) => d.refuseOncePerSecond(dtsRefusals(d), 'DTS frames refused', from, why);
   if (!Number.isInteger(sub) || sub < D_OUT || sub > D_REFUSED) return refuse(`malformed DTS frame: unknown message ${String(sub).slice(0, 20)}`);
-  if (f.length !== LENGTHS[sub]) return refuse(`malformed DTS ${NAMES[sub]} frame: ${f.length - 1} items, expected ${LENGTHS[sub] - 1}`);
+  if (f.length !== LENGTHS[sub] && !(sub === D_CHOWN_REQ && f.length === LENGTHS[sub] - 1)) return refuse(`malformed DTS ${NAMES[sub]} frame: ${f.length - 1} items, expected ${LENGTHS[sub] - 1}`);
   if (typeof name !== 'string' || name.length === 0 || name.length > 256) return refuse(`malformed DTS ${NAMES[sub]} frame: the space name must be a string of 1 to 256 characters`);
   const rep = replicas(d.node).get(name);
   if (rep === undefined) {
@@ -186,7 +189,7 @@ function checkShape(sub, f) {
     case D_OUT: return !isId(f[3]) ? 'a tuple id is a string' : !isNode(f[4]) ? 'an owner is a node id' : !isTuple(f[5]) ? 'a tuple is a CBOR array' : null;
     case D_IN: return !Number.isSafeInteger(f[3]) || f[3] <= 0 ? 'a request number is a positive integer' : !isTuple(f[4]) ? 'a template is a CBOR array' : null;
     case D_RD: return !isTuple(f[3]) ? 'a template is a CBOR array' : null;
-    case D_CHOWN_REQ: return !isId(f[3]) ? 'a tuple id is a string' : null;
+    case D_CHOWN_REQ: return !isId(f[3]) ? 'a tuple id is a string' : f.length === LENGTHS[sub] && f[4] !== false && !isTuple(f[4]) ? 'a template is a CBOR array or #f' : null;
     case D_CHOWN_ACK: return !isId(f[3]) ? 'a tuple id is a string' : f[4] !== false && !isNode(f[4]) ? 'an owner is a node id or #f' : null;
     case D_DELETE: return f[3] !== false && !isId(f[3]) ? 'a tuple id is a string or #f' : f[4] !== false && !(Number.isSafeInteger(f[4]) && f[4] > 0) ? 'a request number is a positive integer or #f' : null;
     case D_ACCESS: return !Array.isArray(f[3]) || !f[3].every(isId) ? 'ACCESS carries a vector of tuple ids' : typeof f[4] !== 'boolean' ? 'reply? is a boolean' : null;
@@ -231,7 +234,7 @@ function handle(d, rep, from, sub, f, refuse) {
       return;
     }
     case D_CHOWN_REQ:
-      return chownRequested(d, rep, from, f[3]);
+      return chownRequested(d, rep, from, f[3], f.length === LENGTHS[sub] && f[4] !== false ? f[4] : null);
     case D_CHOWN_ACK:
       return chownAnswered(d, rep, from, f[3], f[4]);
     case D_DELETE: {
@@ -307,12 +310,19 @@ function deleted(rep, id) {
 /**
  * A member asks for the ownership of `id`: granted if this node owns it (and has not
  * withdrawn it), else answered with the owner this node knows; an id not known yet is
- * asked for (REPAIR_REQ) and the request answered when it comes.
+ * asked for (REPAIR_REQ) and the request answered when it comes. When this node cannot
+ * grant `id` (withdrawn, or handed on) and the request names its
+ * template, another match this node owns is granted instead (substitute): workers that
+ * ask for the same oldest tasks each get one, rather than a redirection each.
  * @param {any} d @param {Replica} rep @param {string} from @param {string} id
+ * @param {Uint8Array | null} [template]
  */
-function chownRequested(d, rep, from, id) {
+function chownRequested(d, rep, from, id, template = null) {
   const self = d.node.id;
-  if (rep.deleted.has(id)) return d.emit(from, [F_DTS, D_DELETE, rep.name, id, false]);
+  if (rep.deleted.has(id)) {
+    if (template !== null) substitute(d, rep, from, template); // first: it arrives before the answer
+    return d.emit(from, [F_DTS, D_DELETE, rep.name, id, false]);
+  }
   const t = rep.tuples.get(id);
   if (t === undefined) {
     const q = rep.pendingChown.get(id) ?? [];
@@ -321,11 +331,39 @@ function chownRequested(d, rep, from, id) {
     rep.pendingChown.set(id, q);
     return;
   }
-  if (t.owner !== self || t.state !== LIVE) return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
+  if (t.owner !== self || t.state !== LIVE) {
+    if (template !== null) substitute(d, rep, from, template);
+    return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
+  }
   rep.setOwner(t, from);
   t.adoptedFrom = undefined;
   rep.noteTaker(from, t.bytes); // it takes tuples of this kind: the next ones made here go to it
   d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
+}
+
+/**
+ * Grant `from` a live match of `template` that this node owns, in place of a tuple it
+ * asked for and this node cannot give: a REPAIR_ACK naming it the owner (it carries the
+ * tuple, so a member whose OUT has not arrived yet learns it too). Sent before the
+ * answer about the tuple asked for, on the same link, so the requester that looks again
+ * finds the match its own. A restricted peer is handed nothing it did not ask for.
+ * @param {any} d @param {Replica} rep @param {string} from @param {Uint8Array} template
+ */
+function substitute(d, rep, from, template) {
+  if (rep.restricted(from)) return;
+  let r;
+  try {
+    r = rep.ownedMatch(template);
+  } catch {
+    return; // a template the core refuses matches nothing
+  }
+  const id = r === undefined ? null : rep.pick(r);
+  const t = id === null ? undefined : rep.tuples.get(id);
+  if (id === null || t === undefined || t.owner !== d.node.id || t.state !== LIVE) return;
+  rep.setOwner(t, from);
+  t.adoptedFrom = undefined;
+  rep.noteTaker(from, t.bytes);
+  d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, from, t.bytes]], [], [], false]);
 }
 
 /**
@@ -349,9 +387,24 @@ function chownAnswered(d, rep, from, id, owner) {
     else rep.release(id);
     return a.settle(false);
   }
+  if (a.template !== undefined && ownsMatch(rep, a.template)) {
+    // a substitute arrived (or another grant): the waiting process takes it, no hop
+    rep.acquiring.delete(id);
+    rep.release(id);
+    return a.settle(false);
+  }
   a.hops++;
   a.asked = owner;
-  d.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+  d.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id, a.template ?? false]);
+}
+
+/** Whether this node owns a live match of the template. @param {Replica} rep @param {Uint8Array} template */
+function ownsMatch(rep, template) {
+  try {
+    return rep.ownedMatch(template) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -362,7 +415,7 @@ function chownAnswered(d, rep, from, id, owner) {
  */
 function repaired(d, rep, from, f, restricted, refuse) {
   for (const [id, owner, bytes] of f[3]) {
-    if (restricted && (creatorOf(id) !== from || owner !== from)) {
+    if (restricted && !(creatorOf(id) === from && owner === from) && !(owner === d.node.id && rep.tuples.get(id)?.owner === from)) {
       refuse(`REPAIR_ACK of ${refuseWhy(rep, id)}: a restricted peer repairs only its own tuples`);
       continue;
     }
@@ -423,7 +476,7 @@ export function dtsPeerDown(d, id) {
         a.settle(true);
       } else {
         a.asked = heir;
-        d.emit(heir, [F_DTS, D_CHOWN_REQ, rep.name, tid]);
+        d.emit(heir, [F_DTS, D_CHOWN_REQ, rep.name, tid, a.template ?? false]);
       }
     }
     if (id === rep.home && !rep.ready) {
