@@ -21,6 +21,8 @@
  *   [34, 9, space, [[id owner tuple] ...], [deleted-id ...], [member ...], join?]
  *                                            REPAIR_ACK: tuples, withdrawals and members
  *   [34, 10, space, reason]                  REFUSED: the join of a space that is not here
+ *   [34, 11, "", [[sub, space, ...] ...]]    BATCH: the messages of one task, in order
+ *                                            (dts-batch.js; handled one by one)
  *
  * Invariants:
  *  - a tuple is withdrawn only by its owner (ownership moves by CHOWN_REQ/ACK, which the
@@ -45,6 +47,7 @@
  */
 import { Replica, LIVE, MAX_MEMBERS } from './dts-replica.js';
 import { coreSpace, declareSpace, kindOf } from './space-table.js';
+import { dtsSend, D_BATCH, MAX_BATCH } from './dts-batch.js';
 
 export const F_DTS = 34;
 export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_DELETE = 6, D_ACCESS = 7, D_REPAIR_REQ = 8, D_REPAIR_ACK = 9, D_REFUSED = 10;
@@ -89,7 +92,7 @@ export function ensureReplica(node, name, home) {
   all.set(name, rep);
   if (!mine) {
     rep.members.add(home);
-    node.remote.emit(home, [F_DTS, D_REPAIR_REQ, name, true]);
+    dtsSend(node.remote, home, [F_DTS, D_REPAIR_REQ, name, true]);
     const ms = JOIN_TIMEOUT_MS;
     rep.joinTimer = setTimeout(() => joinTimedOut(node, rep, ms), ms);
     if (typeof rep.joinTimer === 'object' && rep.joinTimer !== null && 'unref' in rep.joinTimer) rep.joinTimer.unref();
@@ -117,7 +120,7 @@ function joinTimedOut(node, rep, ms) {
 /** Send a DTS frame to every member. @param {any} d a Distribution @param {Replica} rep @param {any[]} frame */
 export function toMembers(d, rep, frame) {
   if (d == null) return;
-  for (const m of rep.members) d.emit(m, frame.slice()); // emit appends the environment list to the array it is given
+  for (const m of rep.members) dtsSend(d, m, frame.slice()); // a frame sent alone gets the environment list appended
 }
 
 /** @param {Replica} rep @param {string} id */
@@ -147,12 +150,13 @@ export function onDtsFrame(from, f) {
   const name = f[2];
   const d = /** @type {any} */ (this);
   const refuse = (/** @type {string} */ why) => d.refuseOncePerSecond(dtsRefusals(d), 'DTS frames refused', from, why);
+  if (sub === D_BATCH) return onBatch(d, from, f, refuse);
   if (!Number.isInteger(sub) || sub < D_OUT || sub > D_REFUSED) return refuse(`malformed DTS frame: unknown message ${String(sub).slice(0, 20)}`);
   if (f.length !== LENGTHS[sub] && !(sub === D_CHOWN_REQ && f.length === LENGTHS[sub] - 1)) return refuse(`malformed DTS ${NAMES[sub]} frame: ${f.length - 1} items, expected ${LENGTHS[sub] - 1}`);
   if (typeof name !== 'string' || name.length === 0 || name.length > 256) return refuse(`malformed DTS ${NAMES[sub]} frame: the space name must be a string of 1 to 256 characters`);
   const rep = replicas(d.node).get(name);
   if (rep === undefined) {
-    if (sub === D_REPAIR_REQ && f[3] === true) d.emit(from, [F_DTS, D_REFUSED, name, `this node holds no distributed space named ${name}`]);
+    if (sub === D_REPAIR_REQ && f[3] === true) dtsSend(d, from, [F_DTS, D_REFUSED, name, `this node holds no distributed space named ${name}`]);
     return refuse(`DTS ${NAMES[sub]} for ${name}, which is not a distributed space of this node`);
   }
   if (d.restricted.size > 0 && d.restricted.has(from) && !d.maySpace(from, name)) return refuse(`${from.slice(0, 12)} is a restricted peer and the space ${name} was not given to it`);
@@ -167,6 +171,20 @@ export function onDtsFrame(from, f) {
     handle(d, rep, from, sub, f, refuse);
   } catch (e) {
     refuse(`DTS ${NAMES[sub]} on ${name} refused: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * A BATCH: each message handled in order, as if it had come alone (a malformed one is
+ * refused with its reason and the others still handled).
+ * @param {any} d @param {string} from @param {any[]} f @param {(why: string) => void} refuse
+ */
+function onBatch(d, from, f, refuse) {
+  if (f.length !== 5 || !Array.isArray(f[3])) return refuse('malformed DTS BATCH frame: [34, 11, "", [message ...]] expected');
+  if (f[3].length > MAX_BATCH) return refuse(`malformed DTS BATCH frame: ${f[3].length} messages, at most ${MAX_BATCH}`);
+  for (const m of f[3]) {
+    if (!Array.isArray(m) || m.length < 2 || m[0] === D_BATCH) refuse('malformed DTS BATCH frame: a message is [sub, space, ...], not a batch');
+    else onDtsFrame.call(d, from, [F_DTS, ...m, f[4]]);
   }
 }
 
@@ -230,7 +248,7 @@ function handle(d, rep, from, sub, f, refuse) {
     case D_RD: {
       const r = rep.space.rdpBytes(f[3]);
       const id = r === undefined ? null : rep.pick(r);
-      if (id !== null) d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, rep.tuples.get(id)?.owner, r]], [], [], false]);
+      if (id !== null) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, rep.tuples.get(id)?.owner, r]], [], [], false]);
       return;
     }
     case D_CHOWN_REQ:
@@ -251,15 +269,15 @@ function handle(d, rep, from, sub, f, refuse) {
       claimAdopted(d, rep, from); // first: what follows on this link finds the owners agreed
       const unknown = f[3].filter((/** @type {string} */ id) => !rep.tuples.has(id) && !rep.deleted.has(id));
       const gone = f[3].filter((/** @type {string} */ id) => rep.deleted.has(id));
-      if (unknown.length > 0) d.emit(from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
-      if (gone.length > 0) d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, [], gone, [], false]);
-      if (f[4]) d.emit(from, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], false]);
+      if (unknown.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
+      if (gone.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [], gone, [], false]);
+      if (f[4]) dtsSend(d, from, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], false]);
       return;
     }
     case D_REPAIR_REQ: {
       if (f[3] === true) {
-        d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, rep.liveTuples(), [...rep.deleted], [...rep.members].filter((m) => m !== from), true]);
-        for (const [req, template] of rep.myIns) d.emit(from, [F_DTS, D_IN, rep.name, req, template]); // the joiner learns who waits here (the RPC optimisation)
+        dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, rep.liveTuples(), [...rep.deleted], [...rep.members].filter((m) => m !== from), true]);
+        for (const [req, template] of rep.myIns) dtsSend(d, from, [F_DTS, D_IN, rep.name, req, template]); // the joiner learns who waits here (the RPC optimisation)
         return;
       }
       /** @type {any[]} */
@@ -269,7 +287,7 @@ function handle(d, rep, from, sub, f, refuse) {
         if (t !== undefined) have.push([id, t.owner, t.bytes]);
       }
       const gone = f[3].filter((/** @type {string} */ id) => rep.deleted.has(id));
-      if (have.length > 0 || gone.length > 0) d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, have, gone, [], false]);
+      if (have.length > 0 || gone.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, have, gone, [], false]);
       return;
     }
     case D_REPAIR_ACK:
@@ -321,24 +339,24 @@ function chownRequested(d, rep, from, id, template = null) {
   const self = d.node.id;
   if (rep.deleted.has(id)) {
     if (template !== null) substitute(d, rep, from, template); // first: it arrives before the answer
-    return d.emit(from, [F_DTS, D_DELETE, rep.name, id, false]);
+    return dtsSend(d, from, [F_DTS, D_DELETE, rep.name, id, false]);
   }
   const t = rep.tuples.get(id);
   if (t === undefined) {
     const q = rep.pendingChown.get(id) ?? [];
-    if (q.length === 0) d.emit(from, [F_DTS, D_REPAIR_REQ, rep.name, [id]]);
+    if (q.length === 0) dtsSend(d, from, [F_DTS, D_REPAIR_REQ, rep.name, [id]]);
     if (q.length < 64 && rep.pendingChown.size < 10000) q.push(from);
     rep.pendingChown.set(id, q);
     return;
   }
   if (t.owner !== self || t.state !== LIVE) {
     if (template !== null) substitute(d, rep, from, template);
-    return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
+    return dtsSend(d, from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
   }
   rep.setOwner(t, from);
   t.adoptedFrom = undefined;
   rep.noteTaker(from, t.bytes); // it takes tuples of this kind: the next ones made here go to it
-  d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
+  dtsSend(d, from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
 }
 
 /**
@@ -363,7 +381,7 @@ function substitute(d, rep, from, template) {
   rep.setOwner(t, from);
   t.adoptedFrom = undefined;
   rep.noteTaker(from, t.bytes);
-  d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, from, t.bytes]], [], [], false]);
+  dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, from, t.bytes]], [], [], false]);
 }
 
 /**
@@ -395,7 +413,7 @@ function chownAnswered(d, rep, from, id, owner) {
   }
   a.hops++;
   a.asked = owner;
-  d.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id, a.template ?? false]);
+  dtsSend(d, owner, [F_DTS, D_CHOWN_REQ, rep.name, id, a.template ?? false]);
 }
 
 /** Whether this node owns a live match of the template. @param {Replica} rep @param {Uint8Array} template */
@@ -425,7 +443,7 @@ function repaired(d, rep, from, f, restricted, refuse) {
   for (const m of f[5]) {
     if (m === d.node.id || rep.members.has(m) || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
     rep.members.add(m);
-    d.emit(m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
+    dtsSend(d, m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
   }
   if (f[6] && from === rep.home && !rep.ready) {
     rep.ready = true;
@@ -476,7 +494,7 @@ export function dtsPeerDown(d, id) {
         a.settle(true);
       } else {
         a.asked = heir;
-        d.emit(heir, [F_DTS, D_CHOWN_REQ, rep.name, tid, a.template ?? false]);
+        dtsSend(d, heir, [F_DTS, D_CHOWN_REQ, rep.name, tid, a.template ?? false]);
       }
     }
     if (id === rep.home && !rep.ready) {
@@ -515,7 +533,7 @@ function welcomeBack(d, rep, id) {
   rep.departed.delete(id);
   rep.members.add(id);
   claimAdopted(d, rep, id);
-  d.emit(id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
+  dtsSend(d, id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
 }
 
 /**
@@ -530,5 +548,5 @@ function claimAdopted(d, rep, id) {
   /** @type {any[]} */
   const claims = [];
   for (const [tid, t] of rep.tuples) if (t.adoptedFrom === id && t.owner === self) claims.push([tid, self, t.bytes]);
-  if (claims.length > 0) d.emit(id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
+  if (claims.length > 0) dtsSend(d, id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
 }
