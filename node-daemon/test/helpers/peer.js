@@ -72,6 +72,17 @@ function answerRequest(units, libs, asked, bytes) {
 }
 
 /**
+ * Record a received frame; a DTS batch (34, 11) as the messages it carries, in order (the
+ * batch itself kept in dtsBatches).
+ * @param {any[]} frames @param {any[]} dtsBatches @param {any} f
+ */
+function record(frames, dtsBatches, f) {
+  if (!(Array.isArray(f) && f[0] === 34 && f[1] === 11 && Array.isArray(f[3]))) return void frames.push(f);
+  dtsBatches.push(f);
+  for (const m of f[3]) frames.push([34, ...m, f[4]]);
+}
+
+/**
  * @param {{url: string, id: string}} daemon @param {string} token
  * @param {Record<string, any>} [init] more createMeshNode options (limits)
  */
@@ -99,11 +110,7 @@ export async function hostilePeer(daemon, token, init = {}) {
     } catch (e) {
       f = ['undecodable', String(e)];
     }
-    // a DTS batch (34, 11) is recorded as the messages it carries, in order, and kept in dtsBatches
-    if (Array.isArray(f) && f[0] === 34 && f[1] === 11 && Array.isArray(f[3])) {
-      dtsBatches.push(f);
-      for (const m of f[3]) frames.push([34, ...m, f[4]]);
-    } else frames.push(f);
+    record(frames, dtsBatches, f);
     notify();
   });
   mesh.on('peer:error', (e) => {
