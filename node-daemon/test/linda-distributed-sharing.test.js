@@ -9,6 +9,9 @@
  *    requester its owner, sent before the answer about the tuple asked for): two
  *    workers that ask for the same oldest task each get one;
  *  - a request in the earlier form (no template) gets the answer alone.
+ *  - a burst of tasks made while two members have announced their `in`s is owned by
+ *    them in turn (each a share within 2 of the other's), and reaches each in a few
+ *    frames (batching).
  * The daemon is an OS process on a free loopback port, stopped by PID; every wait is
  * bounded.
  */
@@ -105,4 +108,27 @@ test('a request for a withdrawn or handed-on task is answered with another task 
   const m4 = w1.frames.length;
   assert.match(await onDaemon(`(show (on d (lambda () (let ((s (make-space 'share 'distributed))) (list (inp s "task" 4) (inp s "task" 5))))))`), /\(\(\("task" 4\) \("task" 5\)\)\)/);
   assert.equal(sent(w1, m4, D.CHOWN_REQ, 'share').length, 0);
+});
+
+test('a burst of tasks made while two members wait is shared between them, and reaches each in a few frames', async () => {
+  await onDaemon(`(on d (lambda () (make-space 'fair 'distributed) #t))`);
+  const { p: w1 } = await member('fair');
+  const { p: w2 } = await member('fair');
+  const m1 = w1.frames.length, m2 = w2.frames.length, b1 = w1.dtsBatches.length;
+  w1.send([DTS, D.IN, 'fair', 1, taskTemplate(), []]);
+  w2.send([DTS, D.IN, 'fair', 1, taskTemplate(), []]);
+  // both INs are in before the burst: the program first waits for a tuple w2 sends after its IN
+  w2.send([DTS, D.OUT, 'fair', `${w2.id}/b/1`, w2.id, encodeValue(['mark', 1], { stringsAsText: true }), []]);
+  await onDaemon(`(on d (lambda ()
+  (define s (make-space 'fair 'distributed))
+  (let loop ((i 0)) (if (and (< i 500) (< (space-count s "mark" 1) 1)) (begin (sleep 0.01) (loop (+ i 1)))))
+  (do ((k 1 (+ k 1))) ((> k 20)) (out s "task" k))))`);
+  await w1.frame(() => sent(w1, m1, D.OUT, 'fair').length === 20, 'the 20 OUTs at the first worker');
+  await w2.frame(() => sent(w2, m2, D.OUT, 'fair').length === 20, 'the 20 OUTs at the second worker');
+  const owners = sent(w1, m1, D.OUT, 'fair').map((f) => f[4]);
+  const share1 = owners.filter((o) => o === w1.id).length, share2 = owners.filter((o) => o === w2.id).length;
+  assert.equal(share1 + share2, 20, 'every task owned by a waiting worker');
+  assert.ok(Math.abs(share1 - share2) <= 2, `shared evenly: ${share1} and ${share2}`);
+  const frames1 = w1.frames.length - m1 - w1.dtsBatches.slice(b1).reduce((n, b) => n + b[3].length - 1, 0);
+  assert.ok(frames1 <= 4, `the burst in at most 4 frames at the first worker (${frames1})`);
 });
