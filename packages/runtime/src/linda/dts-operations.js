@@ -11,8 +11,9 @@
  *    that finds nothing asks the members once with RD, then waits in the core);
  *  - `in`, `inp`, `in-timeout`: the oldest match in the replica is withdrawn at once if
  *    this node owns it (a DELETE to each member), else the oldest match it owns (the
- *    replica's owned space); otherwise its owner is asked (CHOWN_REQ, with up to
- *    ASK_AHEAD more of its matches asked ahead) and the process waits for the answer, or
+ *    replica's owned space); otherwise its owner is asked (CHOWN_REQ with the template,
+ *    and up to ASK_AHEAD more of its matches, then of its tuples of the same kind, asked
+ *    ahead) and the process waits for the answer, or
  *    for an answer already asked ahead for a match; with no match an `in` announces
  *    itself to the members (IN; a member that joins later is told) and waits in the core
  *    as a reader of the replica, looking again when a matching tuple arrives.

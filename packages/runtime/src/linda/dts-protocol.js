@@ -40,6 +40,10 @@
  *  - a join is bounded: a home that stays reachable but does not answer the join within
  *    JOIN_TIMEOUT_MS fails it (the waiting processes raise a clear error, the half-made
  *    replica is dropped, and the next operation asks again);
+ *  - every message leaves through dts-batch.js (dtsSend): one task's messages to one
+ *    member go as one BATCH, in order, and no later frame to that member overtakes them;
+ *  - an owner that cannot grant a tuple asked for with its template grants another
+ *    match it owns instead (substitute), never a tuple it does not own;
  *  - malformed frames are refused with their reason (a log line and an ERROR frame, at
  *    most once a second), and the node keeps serving.
  *
