@@ -72,6 +72,17 @@ function answerRequest(units, libs, asked, bytes) {
 }
 
 /**
+ * Record a received frame; a DTS batch (34, 11) as the messages it carries, in order (the
+ * batch itself kept in dtsBatches).
+ * @param {any[]} frames @param {any[]} dtsBatches @param {any} f
+ */
+function record(frames, dtsBatches, f) {
+  if (!(Array.isArray(f) && f[0] === 34 && f[1] === 11 && Array.isArray(f[3]))) return void frames.push(f);
+  dtsBatches.push(f);
+  for (const m of f[3]) frames.push([34, ...m, f[4]]);
+}
+
+/**
  * @param {{url: string, id: string}} daemon @param {string} token
  * @param {Record<string, any>} [init] more createMeshNode options (limits)
  */
@@ -84,6 +95,8 @@ export async function hostilePeer(daemon, token, init = {}) {
   const asked = [];
   /** @type {any[]} frames the daemon sent, decoded */
   const frames = [];
+  /** @type {any[]} DTS batch frames the daemon sent (their messages are in frames too) */
+  const dtsBatches = [];
   /** @type {Array<{id: string, name: string, message: string}>} mesh ERROR frames */
   const meshErrors = [];
   /** @type {Array<() => void>} */
@@ -97,7 +110,7 @@ export async function hostilePeer(daemon, token, init = {}) {
     } catch (e) {
       f = ['undecodable', String(e)];
     }
-    frames.push(f);
+    record(frames, dtsBatches, f);
     notify();
   });
   mesh.on('peer:error', (e) => {
@@ -123,7 +136,7 @@ export async function hostilePeer(daemon, token, init = {}) {
   }
 
   return {
-    mesh, id: mesh.id, units, libs, asked, frames, meshErrors, logs: logger.entries,
+    mesh, id: mesh.id, units, libs, asked, frames, dtsBatches, meshErrors, logs: logger.entries,
     /** Send bytes, or a value to encode, as a one-way Termite frame. @param {any} v */
     send(v) {
       if (!mesh.send(daemon.id, v instanceof Uint8Array ? v : encodeValue(v))) throw new Error('the mesh refused to send');

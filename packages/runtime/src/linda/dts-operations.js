@@ -11,8 +11,9 @@
  *    that finds nothing asks the members once with RD, then waits in the core);
  *  - `in`, `inp`, `in-timeout`: the oldest match in the replica is withdrawn at once if
  *    this node owns it (a DELETE to each member), else the oldest match it owns (the
- *    replica's owned space); otherwise its owner is asked (CHOWN_REQ, with up to
- *    ASK_AHEAD more of its matches asked ahead) and the process waits for the answer, or
+ *    replica's owned space); otherwise its owner is asked (CHOWN_REQ with the template,
+ *    and up to ASK_AHEAD more of its matches, then of its tuples of the same kind, asked
+ *    ahead) and the process waits for the answer, or
  *    for an answer already asked ahead for a match; with no match an `in` announces
  *    itself to the members (IN; a member that joins later is told) and waits in the core
  *    as a reader of the replica, looking again when a matching tuple arrives.
@@ -34,8 +35,9 @@ import { current } from '../prims-processes.js';
 import { W_TUPLE } from '../termite-node/process.js';
 import { noteWithdrawn, spaceTable } from './space-table.js';
 import { deadlineError } from './qos.js';
-import { Replica, HELD } from './dts-replica.js';
+import { Replica, HELD, LIVE, kindKey } from './dts-replica.js';
 import { scratchSpace, clearScratch } from './scratch-space.js';
+import { dtsSend } from './dts-batch.js';
 import { ensureReplica, toMembers, dtsPeerDown, F_DTS, D_OUT, D_IN, D_RD, D_CHOWN_REQ, D_DELETE } from './dts-protocol.js';
 
 const CLOCK_NEVER = 3;
@@ -210,8 +212,9 @@ export function dtsTake(proc, rep, t) {
     if (!d.mesh.isReachable(owner)) throw new SchemeError(new ErrorObject(`${t.who}: the owner of a matching tuple of ${rep.name} (${String(owner).slice(0, 12)}) is unreachable`, arrayToList([t.ref]), 'node-down', t.who));
     const ahead = pendingAhead(node, rep, t.bytes);
     if (ahead !== null) return awaitAhead(proc, rep, t, ahead);
+    const kind = t.probe ? null : kindKey(/** @type {any} */ (rep.tuples.get(id)).bytes);
     const suspended = acquire(proc, rep, id, t);
-    if (!t.probe) askAhead(node, rep, t.bytes, /** @type {string} */ (owner)); // an inp asks for one only
+    if (!t.probe) askAhead(node, rep, t.bytes, /** @type {string} */ (owner), kind); // an inp asks for one only
     return suspended;
   }
   if (t.probe) return cancelIn(node, rep, t, false);
@@ -302,6 +305,7 @@ function acquire(proc, rep, id, t) {
     asked: tu.owner,
     hops: 0,
     retries: 0,
+    template: t.bytes,
     /** @type {any} */
     timer: null,
     settle: (/** @type {boolean} */ granted) => {
@@ -322,7 +326,7 @@ function acquire(proc, rep, id, t) {
     },
   };
   rep.acquiring.set(id, a);
-  node.remote.emit(tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+  dtsSend(node.remote, tu.owner, [F_DTS, D_CHOWN_REQ, rep.name, id, t.bytes]);
   armChownRetry(node.remote, rep, id, a);
   return unwind(PEND_SUSPEND, w);
 }
@@ -330,55 +334,81 @@ function acquire(proc, rep, id, t) {
 /** matches of the same owner asked for beside the one a process waits for */
 export const ASK_AHEAD = 3;
 
+/** tuples of the asked one's kind looked at for asking ahead (the oldest first) */
+const KIND_SCAN = 512;
+
 /**
  * Ownership asked ahead: beside the match a process waits for, up to ASK_AHEAD more
- * matches of the template owned by the same node are asked for in the same turn, with
- * no process behind them. Each granted one stays in the replica, owned by this node, so
- * the next `in`s here withdraw it without a round trip (a worker that joined after the
- * tasks were made takes its share of them a few at a time); a refused one goes back, or
- * goes, as for any acquisition. Only a node that owns several matches is asked, and
- * only for those: the grant is its CHOWN_ACK, so ownership stays unique.
+ * tuples owned by the same node are asked for in the same turn, with no process behind
+ * them — matches of the template first, then (filling up) tuples of the asked one's kind
+ * (same length, same first field: a collector taking ("c" 0 ?any), then ("c" 1 ?any),
+ * gets the next results in the same round trip). Each granted one stays in the replica,
+ * owned by this node, so the next `in`s here withdraw it without a round trip (a worker
+ * that joined after the tasks were made takes its share of them a few at a time); a
+ * refused one goes back, or goes, as for any acquisition. Only a node that owns such
+ * tuples is asked, and only for those: the grant is its CHOWN_ACK, so ownership stays
+ * unique.
  * @param {any} node @param {Replica} rep @param {Uint8Array} template @param {string} owner
+ * @param {string | null} kind the kindKey of the tuple asked for
  */
-function askAhead(node, rep, template, owner) {
-  for (let k = 0; k < ASK_AHEAD; k++) {
+function askAhead(node, rep, template, owner, kind) {
+  let asked = 0;
+  for (; asked < ASK_AHEAD; asked++) {
     let r;
     try {
       r = rep.space.rdpBytes(template);
     } catch {
-      return;
+      break;
     }
-    if (r === undefined) return;
+    if (r === undefined) break;
     const id = rep.pick(r);
     const tu = id === null ? undefined : rep.tuples.get(id);
-    if (id === null || tu === undefined || tu.owner !== owner || rep.acquiring.has(id)) return;
-    rep.hold(id);
-    const a = {
-      asked: owner,
-      hops: 0,
-      retries: 0,
-      ahead: true,
-      /** @type {any} */
-      timer: null,
-      /** @type {(() => void) | null} a process that waits for this answer rather than ask for another match */
-      waiter: null,
-      settle: (/** @type {boolean} */ granted) => {
-        if (a.timer !== null) clearTimeout(a.timer);
-        a.timer = null;
-        const t2 = rep.tuples.get(id);
-        if (t2 !== undefined && t2.state === HELD) {
-          if (granted) rep.setOwner(t2, node.id);
-          rep.release(id);
-        }
-        const wake = a.waiter;
-        a.waiter = null;
-        wake?.(); // it looks again: the tuple is its node's now, or gone
-      },
-    };
-    rep.acquiring.set(id, a);
-    node.remote.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
-    armChownRetry(node.remote, rep, id, a);
+    if (id === null || tu === undefined || tu.owner !== owner || rep.acquiring.has(id)) break;
+    requestAhead(node, rep, id, owner, template);
   }
+  if (asked >= ASK_AHEAD || kind === null) return;
+  let seen = 0;
+  for (const [id, tu] of rep.tuples) {
+    if (asked >= ASK_AHEAD || ++seen > KIND_SCAN) return;
+    if (tu.state !== LIVE || tu.owner !== owner || rep.acquiring.has(id) || kindKey(tu.bytes) !== kind) continue;
+    requestAhead(node, rep, id, owner, null);
+    asked++;
+  }
+}
+
+/**
+ * Ask `owner` for tuple `id` with no process behind the request (askAhead).
+ * @param {any} node @param {Replica} rep @param {string} id @param {string} owner
+ * @param {Uint8Array | null} template the template it matched (sent, for a substitute), or null
+ */
+function requestAhead(node, rep, id, owner, template) {
+  rep.hold(id);
+  const a = {
+    asked: owner,
+    hops: 0,
+    retries: 0,
+    ahead: true,
+    template: template ?? undefined,
+    /** @type {any} */
+    timer: null,
+    /** @type {(() => void) | null} a process that waits for this answer rather than ask for another match */
+    waiter: null,
+    settle: (/** @type {boolean} */ granted) => {
+      if (a.timer !== null) clearTimeout(a.timer);
+      a.timer = null;
+      const t2 = rep.tuples.get(id);
+      if (t2 !== undefined && t2.state === HELD) {
+        if (granted) rep.setOwner(t2, node.id);
+        rep.release(id);
+      }
+      const wake = a.waiter;
+      a.waiter = null;
+      wake?.(); // it looks again: the tuple is its node's now, or gone
+    },
+  };
+  rep.acquiring.set(id, a);
+  dtsSend(node.remote, owner, [F_DTS, D_CHOWN_REQ, rep.name, id, template ?? false]);
+  armChownRetry(node.remote, rep, id, a);
 }
 
 /**
@@ -437,7 +467,7 @@ function armChownRetry(d, rep, id, a) {
     a.timer = null;
     if (rep.acquiring.get(id) !== a) return;
     if (!d.mesh.isReachable(a.asked)) dtsPeerDown(d, a.asked);
-    else if (a.retries++ < CHOWN_RETRIES) d.emit(a.asked, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+    else if (a.retries++ < CHOWN_RETRIES) dtsSend(d, a.asked, [F_DTS, D_CHOWN_REQ, rep.name, id, a.template ?? false]);
     else {
       rep.acquiring.delete(id);
       rep.release(id);

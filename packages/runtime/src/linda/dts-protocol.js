@@ -9,7 +9,10 @@
  *   [34, 2, space, req, template]            IN: a process of the sender waits for a match
  *                                            (also sent to a joiner after its REPAIR_ACK)
  *   [34, 3, space, template]                 RD: send me a tuple that matches (a REPAIR_ACK)
- *   [34, 4, space, id]                       CHOWN_REQ: give me the ownership of id
+ *   [34, 4, space, id, template | #f]        CHOWN_REQ: give me the ownership of id (the
+ *                                            template it was asked for: if id is gone or
+ *                                            another's, a match the owner holds instead;
+ *                                            the four-item form of earlier nodes is taken)
  *   [34, 5, space, id, owner | #f]           CHOWN_ACK: its owner now (you, or who I think
  *                                            owns it; #f: the owner has no such tuple)
  *   [34, 6, space, id | #f, req | #f]        DELETE: id was withdrawn (by the IN req)
@@ -18,6 +21,8 @@
  *   [34, 9, space, [[id owner tuple] ...], [deleted-id ...], [member ...], join?]
  *                                            REPAIR_ACK: tuples, withdrawals and members
  *   [34, 10, space, reason]                  REFUSED: the join of a space that is not here
+ *   [34, 11, "", [[sub, space, ...] ...]]    BATCH: the messages of one task, in order
+ *                                            (dts-batch.js; handled one by one)
  *
  * Invariants:
  *  - a tuple is withdrawn only by its owner (ownership moves by CHOWN_REQ/ACK, which the
@@ -35,6 +40,10 @@
  *  - a join is bounded: a home that stays reachable but does not answer the join within
  *    JOIN_TIMEOUT_MS fails it (the waiting processes raise a clear error, the half-made
  *    replica is dropped, and the next operation asks again);
+ *  - every message leaves through dts-batch.js (dtsSend): one task's messages to one
+ *    member go as one BATCH, in order, and no later frame to that member overtakes them;
+ *  - an owner that cannot grant a tuple asked for with its template grants another
+ *    match it owns instead (substitute), never a tuple it does not own;
  *  - malformed frames are refused with their reason (a log line and an ERROR frame, at
  *    most once a second), and the node keeps serving.
  *
@@ -42,11 +51,12 @@
  */
 import { Replica, LIVE, MAX_MEMBERS } from './dts-replica.js';
 import { coreSpace, declareSpace, kindOf } from './space-table.js';
+import { dtsSend, D_BATCH, MAX_BATCH } from './dts-batch.js';
 
 export const F_DTS = 34;
 export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_DELETE = 6, D_ACCESS = 7, D_REPAIR_REQ = 8, D_REPAIR_ACK = 9, D_REFUSED = 10;
 /** each message's length on the wire (the environment list included) */
-const LENGTHS = [0, 7, 6, 5, 5, 6, 6, 6, 5, 8, 5];
+const LENGTHS = [0, 7, 6, 5, 6, 6, 6, 6, 5, 8, 5];
 const NAMES = ['', 'OUT', 'IN', 'RD', 'CHOWN_REQ', 'CHOWN_ACK', 'DELETE', 'ACCESS', 'REPAIR_REQ', 'REPAIR_ACK', 'REFUSED'];
 const MAX_ID = 400;
 /** how long a join waits for the home's answer before it fails */
@@ -86,7 +96,7 @@ export function ensureReplica(node, name, home) {
   all.set(name, rep);
   if (!mine) {
     rep.members.add(home);
-    node.remote.emit(home, [F_DTS, D_REPAIR_REQ, name, true]);
+    dtsSend(node.remote, home, [F_DTS, D_REPAIR_REQ, name, true]);
     const ms = JOIN_TIMEOUT_MS;
     rep.joinTimer = setTimeout(() => joinTimedOut(node, rep, ms), ms);
     if (typeof rep.joinTimer === 'object' && rep.joinTimer !== null && 'unref' in rep.joinTimer) rep.joinTimer.unref();
@@ -114,7 +124,7 @@ function joinTimedOut(node, rep, ms) {
 /** Send a DTS frame to every member. @param {any} d a Distribution @param {Replica} rep @param {any[]} frame */
 export function toMembers(d, rep, frame) {
   if (d == null) return;
-  for (const m of rep.members) d.emit(m, frame.slice()); // emit appends the environment list to the array it is given
+  for (const m of rep.members) dtsSend(d, m, frame.slice()); // a frame sent alone gets the environment list appended
 }
 
 /** @param {Replica} rep @param {string} id */
@@ -144,12 +154,13 @@ export function onDtsFrame(from, f) {
   const name = f[2];
   const d = /** @type {any} */ (this);
   const refuse = (/** @type {string} */ why) => d.refuseOncePerSecond(dtsRefusals(d), 'DTS frames refused', from, why);
+  if (sub === D_BATCH) return onBatch(d, from, f, refuse);
   if (!Number.isInteger(sub) || sub < D_OUT || sub > D_REFUSED) return refuse(`malformed DTS frame: unknown message ${String(sub).slice(0, 20)}`);
-  if (f.length !== LENGTHS[sub]) return refuse(`malformed DTS ${NAMES[sub]} frame: ${f.length - 1} items, expected ${LENGTHS[sub] - 1}`);
+  if (f.length !== LENGTHS[sub] && !(sub === D_CHOWN_REQ && f.length === LENGTHS[sub] - 1)) return refuse(`malformed DTS ${NAMES[sub]} frame: ${f.length - 1} items, expected ${LENGTHS[sub] - 1}`);
   if (typeof name !== 'string' || name.length === 0 || name.length > 256) return refuse(`malformed DTS ${NAMES[sub]} frame: the space name must be a string of 1 to 256 characters`);
   const rep = replicas(d.node).get(name);
   if (rep === undefined) {
-    if (sub === D_REPAIR_REQ && f[3] === true) d.emit(from, [F_DTS, D_REFUSED, name, `this node holds no distributed space named ${name}`]);
+    if (sub === D_REPAIR_REQ && f[3] === true) dtsSend(d, from, [F_DTS, D_REFUSED, name, `this node holds no distributed space named ${name}`]);
     return refuse(`DTS ${NAMES[sub]} for ${name}, which is not a distributed space of this node`);
   }
   if (d.restricted.size > 0 && d.restricted.has(from) && !d.maySpace(from, name)) return refuse(`${from.slice(0, 12)} is a restricted peer and the space ${name} was not given to it`);
@@ -164,6 +175,20 @@ export function onDtsFrame(from, f) {
     handle(d, rep, from, sub, f, refuse);
   } catch (e) {
     refuse(`DTS ${NAMES[sub]} on ${name} refused: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * A BATCH: each message handled in order, as if it had come alone (a malformed one is
+ * refused with its reason and the others still handled).
+ * @param {any} d @param {string} from @param {any[]} f @param {(why: string) => void} refuse
+ */
+function onBatch(d, from, f, refuse) {
+  if (f.length !== 5 || !Array.isArray(f[3])) return refuse('malformed DTS BATCH frame: [34, 11, "", [message ...]] expected');
+  if (f[3].length > MAX_BATCH) return refuse(`malformed DTS BATCH frame: ${f[3].length} messages, at most ${MAX_BATCH}`);
+  for (const m of f[3]) {
+    if (!Array.isArray(m) || m.length < 2 || m[0] === D_BATCH) refuse('malformed DTS BATCH frame: a message is [sub, space, ...], not a batch');
+    else onDtsFrame.call(d, from, [F_DTS, ...m, f[4]]);
   }
 }
 
@@ -186,7 +211,7 @@ function checkShape(sub, f) {
     case D_OUT: return !isId(f[3]) ? 'a tuple id is a string' : !isNode(f[4]) ? 'an owner is a node id' : !isTuple(f[5]) ? 'a tuple is a CBOR array' : null;
     case D_IN: return !Number.isSafeInteger(f[3]) || f[3] <= 0 ? 'a request number is a positive integer' : !isTuple(f[4]) ? 'a template is a CBOR array' : null;
     case D_RD: return !isTuple(f[3]) ? 'a template is a CBOR array' : null;
-    case D_CHOWN_REQ: return !isId(f[3]) ? 'a tuple id is a string' : null;
+    case D_CHOWN_REQ: return !isId(f[3]) ? 'a tuple id is a string' : f.length === LENGTHS[sub] && f[4] !== false && !isTuple(f[4]) ? 'a template is a CBOR array or #f' : null;
     case D_CHOWN_ACK: return !isId(f[3]) ? 'a tuple id is a string' : f[4] !== false && !isNode(f[4]) ? 'an owner is a node id or #f' : null;
     case D_DELETE: return f[3] !== false && !isId(f[3]) ? 'a tuple id is a string or #f' : f[4] !== false && !(Number.isSafeInteger(f[4]) && f[4] > 0) ? 'a request number is a positive integer or #f' : null;
     case D_ACCESS: return !Array.isArray(f[3]) || !f[3].every(isId) ? 'ACCESS carries a vector of tuple ids' : typeof f[4] !== 'boolean' ? 'reply? is a boolean' : null;
@@ -227,11 +252,11 @@ function handle(d, rep, from, sub, f, refuse) {
     case D_RD: {
       const r = rep.space.rdpBytes(f[3]);
       const id = r === undefined ? null : rep.pick(r);
-      if (id !== null) d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, rep.tuples.get(id)?.owner, r]], [], [], false]);
+      if (id !== null) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, rep.tuples.get(id)?.owner, r]], [], [], false]);
       return;
     }
     case D_CHOWN_REQ:
-      return chownRequested(d, rep, from, f[3]);
+      return chownRequested(d, rep, from, f[3], f.length === LENGTHS[sub] && f[4] !== false ? f[4] : null);
     case D_CHOWN_ACK:
       return chownAnswered(d, rep, from, f[3], f[4]);
     case D_DELETE: {
@@ -248,15 +273,15 @@ function handle(d, rep, from, sub, f, refuse) {
       claimAdopted(d, rep, from); // first: what follows on this link finds the owners agreed
       const unknown = f[3].filter((/** @type {string} */ id) => !rep.tuples.has(id) && !rep.deleted.has(id));
       const gone = f[3].filter((/** @type {string} */ id) => rep.deleted.has(id));
-      if (unknown.length > 0) d.emit(from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
-      if (gone.length > 0) d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, [], gone, [], false]);
-      if (f[4]) d.emit(from, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], false]);
+      if (unknown.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
+      if (gone.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [], gone, [], false]);
+      if (f[4]) dtsSend(d, from, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], false]);
       return;
     }
     case D_REPAIR_REQ: {
       if (f[3] === true) {
-        d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, rep.liveTuples(), [...rep.deleted], [...rep.members].filter((m) => m !== from), true]);
-        for (const [req, template] of rep.myIns) d.emit(from, [F_DTS, D_IN, rep.name, req, template]); // the joiner learns who waits here (the RPC optimisation)
+        dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, rep.liveTuples(), [...rep.deleted], [...rep.members].filter((m) => m !== from), true]);
+        for (const [req, template] of rep.myIns) dtsSend(d, from, [F_DTS, D_IN, rep.name, req, template]); // the joiner learns who waits here (the RPC optimisation)
         return;
       }
       /** @type {any[]} */
@@ -266,7 +291,7 @@ function handle(d, rep, from, sub, f, refuse) {
         if (t !== undefined) have.push([id, t.owner, t.bytes]);
       }
       const gone = f[3].filter((/** @type {string} */ id) => rep.deleted.has(id));
-      if (have.length > 0 || gone.length > 0) d.emit(from, [F_DTS, D_REPAIR_ACK, rep.name, have, gone, [], false]);
+      if (have.length > 0 || gone.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, have, gone, [], false]);
       return;
     }
     case D_REPAIR_ACK:
@@ -307,25 +332,60 @@ function deleted(rep, id) {
 /**
  * A member asks for the ownership of `id`: granted if this node owns it (and has not
  * withdrawn it), else answered with the owner this node knows; an id not known yet is
- * asked for (REPAIR_REQ) and the request answered when it comes.
+ * asked for (REPAIR_REQ) and the request answered when it comes. When this node cannot
+ * grant `id` (withdrawn, or handed on) and the request names its
+ * template, another match this node owns is granted instead (substitute): workers that
+ * ask for the same oldest tasks each get one, rather than a redirection each.
  * @param {any} d @param {Replica} rep @param {string} from @param {string} id
+ * @param {Uint8Array | null} [template]
  */
-function chownRequested(d, rep, from, id) {
+function chownRequested(d, rep, from, id, template = null) {
   const self = d.node.id;
-  if (rep.deleted.has(id)) return d.emit(from, [F_DTS, D_DELETE, rep.name, id, false]);
+  if (rep.deleted.has(id)) {
+    if (template !== null) substitute(d, rep, from, template); // first: it arrives before the answer
+    return dtsSend(d, from, [F_DTS, D_DELETE, rep.name, id, false]);
+  }
   const t = rep.tuples.get(id);
   if (t === undefined) {
     const q = rep.pendingChown.get(id) ?? [];
-    if (q.length === 0) d.emit(from, [F_DTS, D_REPAIR_REQ, rep.name, [id]]);
+    if (q.length === 0) dtsSend(d, from, [F_DTS, D_REPAIR_REQ, rep.name, [id]]);
     if (q.length < 64 && rep.pendingChown.size < 10000) q.push(from);
     rep.pendingChown.set(id, q);
     return;
   }
-  if (t.owner !== self || t.state !== LIVE) return d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
+  if (t.owner !== self || t.state !== LIVE) {
+    if (template !== null) substitute(d, rep, from, template);
+    return dtsSend(d, from, [F_DTS, D_CHOWN_ACK, rep.name, id, t.owner]);
+  }
   rep.setOwner(t, from);
   t.adoptedFrom = undefined;
   rep.noteTaker(from, t.bytes); // it takes tuples of this kind: the next ones made here go to it
-  d.emit(from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
+  dtsSend(d, from, [F_DTS, D_CHOWN_ACK, rep.name, id, from]);
+}
+
+/**
+ * Grant `from` a live match of `template` that this node owns, in place of a tuple it
+ * asked for and this node cannot give: a REPAIR_ACK naming it the owner (it carries the
+ * tuple, so a member whose OUT has not arrived yet learns it too). Sent before the
+ * answer about the tuple asked for, on the same link, so the requester that looks again
+ * finds the match its own. A restricted peer is handed nothing it did not ask for.
+ * @param {any} d @param {Replica} rep @param {string} from @param {Uint8Array} template
+ */
+function substitute(d, rep, from, template) {
+  if (rep.restricted(from)) return;
+  let r;
+  try {
+    r = rep.ownedMatch(template);
+  } catch {
+    return; // a template the core refuses matches nothing
+  }
+  const id = r === undefined ? null : rep.pick(r);
+  const t = id === null ? undefined : rep.tuples.get(id);
+  if (id === null || t === undefined || t.owner !== d.node.id || t.state !== LIVE) return;
+  rep.setOwner(t, from);
+  t.adoptedFrom = undefined;
+  rep.noteTaker(from, t.bytes);
+  dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [[id, from, t.bytes]], [], [], false]);
 }
 
 /**
@@ -349,9 +409,24 @@ function chownAnswered(d, rep, from, id, owner) {
     else rep.release(id);
     return a.settle(false);
   }
+  if (a.template !== undefined && ownsMatch(rep, a.template)) {
+    // a substitute arrived (or another grant): the waiting process takes it, no hop
+    rep.acquiring.delete(id);
+    rep.release(id);
+    return a.settle(false);
+  }
   a.hops++;
   a.asked = owner;
-  d.emit(owner, [F_DTS, D_CHOWN_REQ, rep.name, id]);
+  dtsSend(d, owner, [F_DTS, D_CHOWN_REQ, rep.name, id, a.template ?? false]);
+}
+
+/** Whether this node owns a live match of the template. @param {Replica} rep @param {Uint8Array} template */
+function ownsMatch(rep, template) {
+  try {
+    return rep.ownedMatch(template) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -362,7 +437,7 @@ function chownAnswered(d, rep, from, id, owner) {
  */
 function repaired(d, rep, from, f, restricted, refuse) {
   for (const [id, owner, bytes] of f[3]) {
-    if (restricted && (creatorOf(id) !== from || owner !== from)) {
+    if (restricted && !(creatorOf(id) === from && owner === from) && !(owner === d.node.id && rep.tuples.get(id)?.owner === from)) {
       refuse(`REPAIR_ACK of ${refuseWhy(rep, id)}: a restricted peer repairs only its own tuples`);
       continue;
     }
@@ -372,7 +447,7 @@ function repaired(d, rep, from, f, restricted, refuse) {
   for (const m of f[5]) {
     if (m === d.node.id || rep.members.has(m) || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
     rep.members.add(m);
-    d.emit(m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
+    dtsSend(d, m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
   }
   if (f[6] && from === rep.home && !rep.ready) {
     rep.ready = true;
@@ -423,7 +498,7 @@ export function dtsPeerDown(d, id) {
         a.settle(true);
       } else {
         a.asked = heir;
-        d.emit(heir, [F_DTS, D_CHOWN_REQ, rep.name, tid]);
+        dtsSend(d, heir, [F_DTS, D_CHOWN_REQ, rep.name, tid, a.template ?? false]);
       }
     }
     if (id === rep.home && !rep.ready) {
@@ -462,7 +537,7 @@ function welcomeBack(d, rep, id) {
   rep.departed.delete(id);
   rep.members.add(id);
   claimAdopted(d, rep, id);
-  d.emit(id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
+  dtsSend(d, id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
 }
 
 /**
@@ -477,5 +552,5 @@ function claimAdopted(d, rep, id) {
   /** @type {any[]} */
   const claims = [];
   for (const [tid, t] of rep.tuples) if (t.adoptedFrom === id && t.owner === self) claims.push([tid, self, t.bytes]);
-  if (claims.length > 0) d.emit(id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
+  if (claims.length > 0) dtsSend(d, id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
 }

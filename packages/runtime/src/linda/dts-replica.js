@@ -331,7 +331,7 @@ export class Replica {
  * @param {Uint8Array} b
  * @returns {string | null}
  */
-function kindKey(b) {
+export function kindKey(b) {
   const head = itemEnd(b, 0, 0);
   if (head < 0) return null;
   const first = arrayStart(b);
