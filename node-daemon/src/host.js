@@ -52,6 +52,8 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {string[]} [allowOrigins] origins whose pages may open the mesh WebSocket besides this daemon's own
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
+ * @property {boolean} [trustRoutedTabs] tabs that reach this node only through another node are not
+ *   restricted here (a program's node: `run`, `repl`; default false)
  * @property {boolean} [tcp] false: links to daemons over WebSocket only, as before TCP links
  *   (benchmarks compare the two); default true
  * @property {boolean} [insecure] links to daemons in plain TCP (default false: TLS, and plain links refused)
@@ -170,6 +172,7 @@ async function startParts(host, server) {
     evaluate: (text) => evaluator.evalText(text, { timeoutMs: 10000 }),
     restrictedPeers: opts.restrictedPeers,
     restrictBrowserPeers: opts.trustTabs !== true,
+    restrictRoutedBrowserPeers: opts.trustTabs !== true && opts.trustRoutedTabs !== true,
     libraries: await libraryOptions({ identity, data: opts.data, trust: opts.trust, publisher: opts.publisher, approvalWaitMs: opts.approvalWaitMs }),
   });
   host.distribution.libraries.onWaiting = (/** @type {string} */ pub, /** @type {string} */ key) => opts.log(`library ${key} of publisher ${pub}, whom this node does not trust, waits for an operator's approval (termite-node trust add ${pub}, or the dashboard)`);
