@@ -19,9 +19,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeString, encodeValue, decodeValue } from '@termite/scheme';
+import { writeString, encodeValue } from '@termite/scheme';
 import { Pid, SpaceRef, NodeRef } from '@termite/runtime';
-import { startDaemon, health, newToken, waitFor } from './helpers/daemons.js';
+import { health, newToken, waitFor } from './helpers/daemons.js';
+import { startDaemonPair, framesFrom, frameIn } from './helpers/daemon-pair.js';
 import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
 
 const SPACE_OP = 30, SPACE_REPLY = 31, OP_OUT = 1, OP_RDP = 3, S_VALUE = 0, S_ERROR = 4;
@@ -38,30 +39,18 @@ let peerA;
 /** @type {Awaited<ReturnType<typeof hostilePeer>>} an unrestricted peer of B */
 let peerB;
 /** @type {any[]} frames B sent to the tab (they come routed through A) */
-const tabFromB = [];
+let tabFromB = [];
 /** @type {any[]} frames B sent to peerA */
-const peerAFromB = [];
-
-/** Record the frames `who` gets from B. @param {typeof tab} who @param {any[]} into */
-function recordFromB(who, into) {
-  who.mesh.onMessage((from, payload) => {
-    if (from !== b.id) return;
-    try {
-      into.push(decodeValue(payload, { resolveCode: () => ({ lams: [], lamsByName: new Map() }) }));
-    } catch (e) {
-      into.push(['undecodable', String(e)]);
-    }
-  });
-}
+let peerAFromB = [];
 
 before(async () => {
-  a = await startDaemon({ token });
-  b = await startDaemon({ token, join: [a.url] });
-  tab = await hostilePeer(a, token, { websocket: { origin: `http://127.0.0.1:${a.port}` } });
+  let tabOfA;
+  ({ a, b, tabOfA } = await startDaemonPair(token, { allowOriginOfA: false }));
+  tab = await tabOfA();
   peerA = await hostilePeer(a, token);
   peerB = await hostilePeer(b, token);
-  recordFromB(tab, tabFromB);
-  recordFromB(peerA, peerAFromB);
+  tabFromB = framesFrom(tab, b.id);
+  peerAFromB = framesFrom(peerA, b.id);
   await waitFor(() => tab.mesh.isReachable(b.id) && peerA.mesh.isReachable(b.id), 10_000, 'the tab reaching B through A');
   assert.equal(tab.mesh.peers().length, 1, 'the tab is linked to A only');
 });
@@ -70,12 +59,6 @@ after(async () => {
   await Promise.all([tab?.stop(), peerA?.stop(), peerB?.stop()]);
   await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
 });
-
-/** Wait for a frame in `list` (bounded). @param {any[]} list @param {(f: any) => boolean} pred @param {string} what */
-async function frameIn(list, pred, what) {
-  await waitFor(() => list.some(pred), 10_000, what);
-  return list.find(pred);
-}
 
 // an echo server: it sends its pid to `to`, then answers each #(reply-to text) with (echo text)
 const ECHO = unitOf('(lambda (to) (lambda () (! to (self)) (let loop () (let ((m (?))) (! (vector-ref m 0) (list \'echo (vector-ref m 1))) (loop)))))');

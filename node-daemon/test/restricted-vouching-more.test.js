@@ -19,7 +19,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeString, encodeValue, decodeValue } from '@termite/scheme';
 import { Pid, SpaceRef } from '@termite/runtime';
-import { startDaemon, newToken, waitFor } from './helpers/daemons.js';
+import { newToken, waitFor } from './helpers/daemons.js';
+import { startDaemonPair, framesFrom } from './helpers/daemon-pair.js';
 import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
 
 const SPACE_OP = 30, SPACE_REPLY = 31;
@@ -41,29 +42,13 @@ let peerB;
 /** @type {Map<Peer, any[]>} frames each tab got from B */
 const fromB = new Map();
 
-/** Record the frames `who` gets from B. @param {Peer} who */
-function recordFromB(who) {
-  /** @type {any[]} */
-  const into = [];
-  fromB.set(who, into);
-  who.mesh.onMessage((from, payload) => {
-    if (from !== b.id) return;
-    try {
-      into.push(decodeValue(payload, { resolveCode: () => ({ lams: [], lamsByName: new Map() }) }));
-    } catch (e) {
-      into.push(['undecodable', String(e)]);
-    }
-  });
-}
-
 before(async () => {
-  a = await startDaemon({ token });
-  const origin = `http://127.0.0.1:${a.port}`;
-  b = await startDaemon({ token, join: [a.url], args: ['--allow-origin', origin] });
-  routed = await hostilePeer(a, token, { websocket: { origin } });
+  let tabOfA;
+  ({ a, b, tabOfA } = await startDaemonPair(token));
+  routed = await tabOfA();
   peerA = await hostilePeer(a, token);
   peerB = await hostilePeer(b, token);
-  recordFromB(routed);
+  fromB.set(routed, framesFrom(routed, b.id));
   await waitFor(() => routed.mesh.isReachable(b.id) && peerA.mesh.isReachable(b.id), 10_000, 'the tab reaching B');
   assert.equal(routed.mesh.peers().length, 1, 'the routed tab is linked to A only');
 });
@@ -178,7 +163,7 @@ test('a Linda operation over the direct link that comes before A\'s vouch is hel
   const direct = await hostilePeer(a, token, { websocket: { origin: `http://127.0.0.1:${a.port}` } });
   try {
     await direct.mesh.connect(b.url);
-    recordFromB(direct);
+    fromB.set(direct, framesFrom(direct, b.id));
     await waitFor(() => direct.mesh.isReachable(b.id), 10_000, 'the direct tab reaching B');
     assert.equal(direct.mesh.peers().length, 2, 'the direct tab is linked to A and B');
     await heldUntilVouched(direct);

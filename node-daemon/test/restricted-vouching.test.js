@@ -20,7 +20,8 @@ import assert from 'node:assert/strict';
 import { writeString, encodeValue, decodeValue } from '@termite/scheme';
 import { Pid } from '@termite/runtime';
 import { createIdentity } from '@termite/mesh';
-import { startDaemon, health, newToken, waitFor } from './helpers/daemons.js';
+import { health, newToken, waitFor } from './helpers/daemons.js';
+import { startDaemonPair, framesFrom, frameIn } from './helpers/daemon-pair.js';
 import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
 
 const MAX_GIVEN = 65536;
@@ -42,32 +43,16 @@ let peerB;
 /** @type {Map<Peer, any[]>} frames each tab got from B */
 const fromB = new Map();
 
-/** Record the frames `who` gets from B. @param {Peer} who */
-function recordFromB(who) {
-  /** @type {any[]} */
-  const into = [];
-  fromB.set(who, into);
-  who.mesh.onMessage((from, payload) => {
-    if (from !== b.id) return;
-    try {
-      into.push(decodeValue(payload, { resolveCode: () => ({ lams: [], lamsByName: new Map() }) }));
-    } catch (e) {
-      into.push(['undecodable', String(e)]);
-    }
-  });
-}
-
 before(async () => {
-  a = await startDaemon({ token });
-  const origin = `http://127.0.0.1:${a.port}`;
-  b = await startDaemon({ token, join: [a.url], args: ['--allow-origin', origin] });
-  routed = await hostilePeer(a, token, { websocket: { origin } });
-  direct = await hostilePeer(a, token, { websocket: { origin } });
+  let tabOfA;
+  ({ a, b, tabOfA } = await startDaemonPair(token));
+  routed = await tabOfA();
+  direct = await tabOfA();
   peerA = await hostilePeer(a, token);
   peerB = await hostilePeer(b, token);
   await direct.mesh.connect(b.url);
-  recordFromB(routed);
-  recordFromB(direct);
+  fromB.set(routed, framesFrom(routed, b.id));
+  fromB.set(direct, framesFrom(direct, b.id));
   await waitFor(() => routed.mesh.isReachable(b.id) && peerA.mesh.isReachable(b.id), 10_000, 'the tabs reaching B');
   assert.equal(routed.mesh.peers().length, 1, 'the routed tab is linked to A only');
   assert.equal(direct.mesh.peers().length, 2, 'the direct tab is linked to A and B');
@@ -77,12 +62,6 @@ after(async () => {
   await Promise.all([routed?.stop(), direct?.stop(), peerA?.stop(), peerB?.stop()]);
   await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
 });
-
-/** Wait for a frame in `list` (bounded). @param {any[]} list @param {(f: any) => boolean} pred @param {string} what */
-async function frameIn(list, pred, what, ms = 10_000) {
-  await waitFor(() => list.some(pred), ms, what);
-  return list.find(pred);
-}
 
 // an echo server: it sends its pid to `to`, then answers each #(reply-to text) with (echo text)
 const ECHO = unitOf('(lambda (to) (lambda () (! to (self)) (let loop () (let ((m (?))) (! (vector-ref m 0) (list \'echo (vector-ref m 1))) (loop)))))');
