@@ -18,11 +18,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeValue, decodeValue, writeString } from '@termite/scheme';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { startDaemon, newToken } from './helpers/daemons.js';
+import { DTS, D, joinMember, onDaemon as runOnDaemon, taskTemplate, dtsFramesSince as sent } from './helpers/dts-members.js';
 import { hostilePeer } from './helpers/peer.js';
 
-const DTS = 34;
-const D = { OUT: 1, IN: 2, CHOWN_REQ: 4, CHOWN_ACK: 5, DELETE: 6, REPAIR_REQ: 8, REPAIR_ACK: 9 };
 const token = newToken();
 /** @type {import('./helpers/daemons.js').Daemon} */
 let d;
@@ -39,32 +38,10 @@ after(async () => {
 });
 
 /** A raw peer joined to the daemon's distributed space `name`; its join's REPAIR_ACK. @param {string} name */
-async function member(name) {
-  const p = await hostilePeer(d, token);
-  peers.push(p);
-  const mark = p.frames.length;
-  p.send([DTS, D.REPAIR_REQ, name, true, []]);
-  const ack = await p.frame((f) => p.frames.indexOf(f) >= mark && f[0] === DTS && f[1] === D.REPAIR_ACK && f[2] === name && f[6] === true, `the join of ${name}`);
-  return { p, ack };
-}
+const member = (name) => joinMember(d, token, name, peers);
 
 /** Run Scheme on the daemon (through a node joined to it); its printed lines. @param {string} body */
-async function onDaemon(body) {
-  const r = await runProgram(`(define d (make-node "127.0.0.1" ${d.port}))
-(define (show . xs) (write xs) (newline))
-${body}`, { token, join: [d.url], timeoutMs: 30000 });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  return r.stdout;
-}
-
-/** The bytes of the template ("task" ?integer): an actual string, then the formal of type code 1 (tag 40992). */
-function taskTemplate() {
-  const actual = encodeValue(['task', 0], { stringsAsText: true });
-  return Uint8Array.from([...actual.subarray(0, actual.length - 1), 0xd9, 0xa0, 0x20, 0x01]);
-}
-
-/** The DTS frames of `kind` for space `name` that `p` received since `mark`. @param {any} p @param {number} mark @param {number} kind @param {string} name */
-const sent = (p, mark, kind, name) => p.frames.slice(mark).filter((/** @type {any} */ f) => f[0] === DTS && f[1] === kind && f[2] === name);
+const onDaemon = (body) => runOnDaemon(d, token, body);
 
 /** The id of the tuple ("task" k) in a join's REPAIR_ACK. @param {any[]} ack @param {number} k */
 function taskId(ack, k) {
