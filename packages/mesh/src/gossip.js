@@ -144,7 +144,10 @@ export class Gossip {
    */
   onGossip(link, f) {
     if (!this.#isBrowserPeer(link.peerId)) for (const e of f.entries) if (e[4] === true) this.#onBrowserOrigin(e[0], link.peerId);
-    const changed = this.#router.update(link.peerId, f.seq, f.entries);
+    // a browser is never a relay: every tab is linked to a daemon, which reaches it and
+    // what lies behind it, and a frame a browser forwards from a daemon is refused by the
+    // next daemon (forwarding.js): a route through one would lose frames
+    const changed = this.#router.update(link.peerId, f.seq, this.#isBrowserPeer(link.peerId) ? [] : f.entries);
     if (changed === CHANGED.NOTHING) return;
     this.#paths.topologyChanged();
     if (changed === CHANGED.COSTS) {

@@ -122,3 +122,17 @@ test('the mark is a sixth field of ROUTE, true when present; anything else there
   bad[bad.length - 1] = 0x01; // an integer where the flag goes
   assert.throws(() => decodeFrame(bad), /ROUTE browser flag/);
 });
+
+test('a tab is never a relay: routes a browser peer announces are not taken, a daemon\'s are', async () => {
+  const { a, b, t, d } = await setup();
+  const behind = (/** @type {number} */ n) => String.fromCharCode(97 + n).repeat(32); // well-formed ids no node has
+  t.conn.send(encodeGossip(1, /** @type {any} */ ([[behind(0), null, 0, []], [b.id, null, 0, []]])));
+  // a frame T sends after its gossip: once B has it, A has handled the gossip (one link, in order)
+  const got = nextMessage(b, (from) => from === t.id);
+  t.conn.send(encodeRoute(b.id, t.id, 3, encodeMsg(new Uint8Array([7]))));
+  await got;
+  assert.equal(a.isReachable(behind(0)), false, 'no route through the tab');
+  assert.equal(a.routes().some((r) => r.via.includes(t.id) && r.id !== t.id), false, 'nothing routed through the tab');
+  d.conn.send(encodeGossip(1, /** @type {any} */ ([[behind(1), null, 0, []]])));
+  await within((async () => { for (let i = 0; i < 500 && !a.isReachable(behind(1)); i++) await new Promise((r) => setTimeout(r, 10)); })(), 5000, 'A taking the daemon-like peer\'s route');
+});
