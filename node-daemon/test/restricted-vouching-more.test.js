@@ -158,8 +158,7 @@ test('a local space of B that reaches the tab\'s process on A in a local message
 });
 
 test('a Linda operation over the direct link that comes before A\'s vouch is held, and served when the vouch comes', async () => {
-  // a tab linked to A and B, for this test only: while it is linked to both, the mesh may
-  // route frames between A and the routed tab through it (and A refuses them)
+  // a tab linked to A and B, for this test only
   const direct = await hostilePeer(a, token, { websocket: { origin: `http://127.0.0.1:${a.port}` } });
   try {
     await direct.mesh.connect(b.url);
