@@ -17,6 +17,8 @@
  *                                       dispatch, forwarding, refusal (ERROR)
  *   distribution/send-queue.js          frames the mesh did not take: back-pressure (outboxes),
  *                                       errors to senders, the loss log
+ *   distribution/destination-holds.js   frames held back for a node (a held `out`, a DTS batch)
+ *                                       leave before anything else sent to it
  *   distribution/remote-requests.js     asking another node and answering (answered in the task
  *                                       the request arrived in when nothing must be fetched)
  *   distribution/code-on-demand.js      decoding with MissingCode, fetching and checking IR, caches
@@ -42,6 +44,7 @@ import { CborWriter } from '@termite/scheme/internal';
 import * as oneWay from './distribution/one-way-frames.js';
 import * as requests from './distribution/remote-requests.js';
 import * as sendQueue from './distribution/send-queue.js';
+import * as destinationHolds from './distribution/destination-holds.js';
 import * as codeOnDemand from './distribution/code-on-demand.js';
 import * as received from './distribution/received-code.js';
 import * as environments from './distribution/program-environments.js';
@@ -124,6 +127,13 @@ export class Distribution {
     this.losses = new Map();
     /** refuseDelivery's window: when the last refusal was logged, and how many since */
     this.deliveryRefusals = { since: -Infinity, count: 0 };
+    // frames held back for a node, released before anything else to it (destination-holds.js)
+    /** @type {Map<string, import('./distribution/destination-holds.js').Hold[]>} by destination, in the order made */
+    this.holds = new Map();
+    /** holds in `holds`: the one test every send path makes */
+    this.holdCount = 0;
+    /** @type {import('./distribution/destination-holds.js').Hold | null} the hold that leaves before a frame to any node */
+    this.firstHold = null;
     // one-way frames
     /** @type {Map<string, Promise<void>>} per-sender inbound chain (order of delivery) */
     this.inbound = new Map();
@@ -293,6 +303,13 @@ export class Distribution {
   whenSent = sendQueue.whenSent;
   noteLoss = sendQueue.noteLoss;
 
+  // frames held back for a node (distribution/destination-holds.js)
+  addHold = destinationHolds.addHold;
+  dropHold = destinationHolds.dropHold;
+  releaseHolds = destinationHolds.releaseHolds;
+  releaseHoldsTo = destinationHolds.releaseHoldsTo;
+  releaseFirstHold = destinationHolds.releaseFirstHold;
+
   // requests (distribution/remote-requests.js)
   onRequest = requests.onRequest;
   onRequestAsync = requests.onRequestAsync;
@@ -402,7 +419,6 @@ export class Distribution {
   spacesPeerDown = remoteSpaces.spacesPeerDown;
   spacesRoutesChanged = remoteSpaces.spacesRoutesChanged;
   spaceRequestAbandoned = remoteSpaces.spaceRequestAbandoned;
-  flushHeldOut = remoteSpaces.flushHeldOut;
 
   // node addresses (distribution/node-addresses.js)
   notePeer = addresses.notePeer;

@@ -4,7 +4,8 @@
  *
  * Out: `send` and the other hooks the node calls when a pid is not local (remote-ops.js)
  * encode a frame and hand it to the mesh for the node the pid lives on (`whereIs`: its
- * birth node, or where it was last seen moving to). A SEND's head is encoded once per
+ * birth node, or where it was last seen moving to), after what this node holds for that
+ * node (destination-holds.js). A SEND's head is encoded once per
  * pid (`sendHead`) and the message written between it and the empty environment list in
  * one pass; anything else goes through `encode`, which lists the program environments
  * of the procedures in the frame (program-environments.js).
@@ -82,7 +83,7 @@ export function encode(frame) {
  * @this {Distribution}
  */
 export function emit(to, frame, pid = null) {
-  if (this.spaceState !== undefined && this.spaceState.held !== null) this.flushHeldOut(); // an out held back leaves first (linda/remote-spaces.js)
+  if (this.holdCount !== 0) this.releaseHolds(to); // what is held for `to` leaves first (destination-holds.js)
   let bytes;
   if (this.restricted.size !== 0) {
     this.give(to, frame);
@@ -110,8 +111,8 @@ export function emit(to, frame, pid = null) {
  * @this {Distribution}
  */
 export function send(pid, msg) {
-  if (this.spaceState !== undefined && this.spaceState.held !== null) this.flushHeldOut(); // an out held back leaves first (linda/remote-spaces.js)
   const to = this.whereIs(pid);
+  if (this.holdCount !== 0) this.releaseHolds(to); // what is held for `to` leaves first (destination-holds.js)
   if (this.restricted.size !== 0) {
     this.give(to, msg);
     if (this.actingFor(null) !== null) return this.emit(to, [F_SEND, pid.node, pid.n, msg], pid); // wrapped there
@@ -320,6 +321,7 @@ export function handleFrame(from, f, bytes) {
     const to = this.forwarding.get(key(pid.node, pid.n));
     if (to !== undefined) {
       this.stats.forwarded++;
+      if (this.holdCount !== 0) this.releaseHolds(to);
       if (this.outboxes.size === 0 ? !this.mesh.send(to, bytes) : !this.sendBehind(to, bytes)) this.refused(to, bytes, null);
       if (from !== to) this.emit(from, [F_MOVED, pid.node, pid.n, to]);
       return;

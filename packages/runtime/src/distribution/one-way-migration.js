@@ -71,6 +71,7 @@ export async function hop(proc, ref, notice) {
     links = /** @type {Pid[]} */ (state[3]);
     const bytes = this.encode([F_HOP, notice?.pid ?? false, notice?.msg ?? false, this.encode([state])]);
     this.stats.sent++;
+    if (this.holdCount !== 0) this.releaseHolds(to); // destination-holds.js
     if (!(this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes))) queueOrThrow(this, to, bytes);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);

@@ -13,6 +13,8 @@
  *    `onRequestAsync`, which fetches and refreshes first;
  *  - every failure is an answer with its reason (`refusedRequest`), never a throw into
  *    the mesh; EVAL is answered only for the peers in `evalPeers`;
+ *  - what this node holds for a node (destination-holds.js) leaves before a request to
+ *    it and before an answer to it: `call`, `onRequest` and `onRequestAsync` release it;
  *  - `call` reads an answer that decodes with the code at hand in the request's own
  *    promise reaction (each further await costs the caller a microtask turn).
  *
@@ -43,14 +45,17 @@ export function onRequest(from, bytes) {
     return this.refusedRequest(from, e);
   }
   if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || req[0] === R_LIB || req[0] === R_WHERE || this.stale(req) || this.waitsForVouching(from, req)) return this.onRequestAsync(from, bytes);
+  let answer;
   try {
     const value = this.answerNow(from, req);
-    if (this.restricted.size === 0) return this.encode([true, value]);
-    return this.answerRestricted(from, value);
+    answer = this.restricted.size === 0 ? this.encode([true, value]) : this.answerRestricted(from, value);
   } catch (e) {
     if (e instanceof NotGiven && this.restricted.has(from)) return this.onRequestAsync(from, bytes); // waits for a vouch (vouching.js)
-    return this.refusedRequest(from, e);
+    answer = this.refusedRequest(from, e);
   }
+  // the mesh writes the answer on return: what is held for `from` leaves first
+  if (this.holdCount !== 0) this.releaseHolds(from);
+  return answer;
 }
 
 /**
@@ -60,16 +65,20 @@ export function onRequest(from, bytes) {
  */
 export async function onRequestAsync(from, bytes) {
   const arrived = Date.now(); // a vouching wait counts from here (whereabouts.js)
+  let answer;
   try {
     const req = await this.decodeFetching(from, bytes);
     if (!Array.isArray(req)) throw new CodecError('malformed request');
     if (this.stale(req)) await this.refresh(from, req);
     const value = await this.answer(from, req, arrived);
-    if (this.restricted.size === 0) return this.encode([true, value]);
-    return this.answerRestricted(from, value);
+    answer = this.restricted.size === 0 ? this.encode([true, value]) : this.answerRestricted(from, value);
   } catch (e) {
-    return this.refusedRequest(from, e);
+    answer = this.refusedRequest(from, e);
   }
+  // what is held for `from` now leaves before the answer (the mesh writes it when this
+  // promise settles; anything held after this point was made after the answer)
+  if (this.holdCount !== 0) this.releaseHolds(from);
+  return answer;
 }
 
 /**
@@ -158,7 +167,7 @@ export function answerNow(from, req) {
  * @this {Distribution}
  */
 export function call(to, req, wait = true, owner = null, timeoutMs = undefined) {
-  if (this.spaceState !== undefined && this.spaceState.held !== null) this.flushHeldOut(); // an out held back leaves first (linda/remote-spaces.js)
+  if (this.holdCount !== 0) this.releaseHolds(to); // what is held for `to` leaves first (destination-holds.js)
   let bytes;
   if (this.restricted.size !== 0) {
     this.give(to, req);

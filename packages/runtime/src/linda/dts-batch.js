@@ -8,21 +8,19 @@
  * by one (dts-protocol.js, D_BATCH).
  *
  * Invariants:
- *  - per-link order is kept: every frame this node gives the mesh for a member goes
- *    through `mesh.send` or `mesh.request` unless it waits in that member's outbox
- *    (send-queue.js), and an outbox is made only by a `mesh.send` the mesh refused. While
- *    a batch is pending, both methods of the node's mesh are wrapped so that the
- *    destination's batch leaves first; while any outbox exists, nothing is batched (a DTS
- *    message goes at once, behind the outbox's frames). So a `!`, a request or any other
- *    frame sent after a DTS operation never overtakes its messages;
- *  - a batch leaves at the latest at the end of the task that made it (queued as a
- *    microtask when it is started: before a request's answer that the same task
- *    resolved), or when it holds MAX_BATCH messages or MAX_BATCH_BYTES tuple bytes;
+ *  - per-link order is kept: a pending batch is a hold for its member
+ *    (distribution/destination-holds.js), so every frame this node sends that member
+ *    afterwards — a `!`, a request, a request's answer, a HOP — lets the batch leave
+ *    first; while any outbox exists (send-queue.js), nothing is batched (a DTS message
+ *    goes at once, behind the outbox's frames). So a frame sent after a DTS operation
+ *    never overtakes its messages;
+ *  - a batch leaves at the latest at the end of the task that made it (a microtask
+ *    queued when it is started), or when it holds MAX_BATCH messages or MAX_BATCH_BYTES
+ *    tuple bytes;
  *  - a batch of one message leaves as the plain frame (what earlier nodes expect of a
  *    lone message);
- *  - the wrappers are installed only while a batch is pending (the method's own property
- *    is set back to the mesh's own method when the last batch leaves): no cost on the
- *    send path outside a DTS task.
+ *  - nothing of the mesh is replaced: outside a DTS task the send path pays only the
+ *    holds' count test.
  */
 
 export const F_DTS = 34;
@@ -33,18 +31,19 @@ export const MAX_BATCH = 512;
 const MAX_BATCH_BYTES = 256 * 1024;
 
 /**
+ * @typedef {object} Batch
+ * @property {any[][]} msgs @property {number} bytes tuple bytes in msgs
+ * @property {import('../distribution/destination-holds.js').Hold} hold
+ */
+/**
  * @typedef {object} Batches
- * @property {Map<string, {msgs: any[][], bytes: number}>} pending by destination
+ * @property {Map<string, Batch>} pending by destination
  * @property {boolean} scheduled whether the end-of-task flush is queued
- * @property {any} mesh @property {Function} send @property {Function} request the mesh's own methods
  */
 
 /** @param {any} d a Distribution @returns {Batches} */
 function batches(d) {
-  if (d.dtsBatches === undefined) {
-    const mesh = d.mesh;
-    d.dtsBatches = { pending: new Map(), scheduled: false, mesh, send: mesh.send, request: mesh.request };
-  }
+  if (d.dtsBatches === undefined) d.dtsBatches = { pending: new Map(), scheduled: false };
   return d.dtsBatches;
 }
 
@@ -61,12 +60,14 @@ export function dtsSend(d, to, frame) {
   const b = batches(d);
   let q = b.pending.get(to);
   if (q === undefined) {
-    if (b.pending.size === 0) install(d, b);
-    b.pending.set(to, (q = { msgs: [], bytes: 0 }));
+    /** @type {Batch} */
+    const batch = { msgs: [], bytes: 0, hold: { to, first: false, release: () => sendBatch(d, b, batch) } };
+    b.pending.set(to, (q = batch));
+    d.addHold(batch.hold);
   }
   q.msgs.push(frame);
   for (let i = 3; i < frame.length; i++) if (frame[i] instanceof Uint8Array) q.bytes += frame[i].length;
-  if (q.msgs.length >= MAX_BATCH || q.bytes >= MAX_BATCH_BYTES) flushTo(d, b, to);
+  if (q.msgs.length >= MAX_BATCH || q.bytes >= MAX_BATCH_BYTES) d.releaseHoldsTo(to);
   if (!b.scheduled) {
     b.scheduled = true;
     queueMicrotask(() => {
@@ -76,38 +77,20 @@ export function dtsSend(d, to, frame) {
   }
 }
 
-/** While batches are pending, a frame to a member lets that member's batch leave first. @param {any} d @param {Batches} b */
-function install(d, b) {
-  const mesh = b.mesh;
-  mesh.send = function (/** @type {string} */ to, /** @type {Uint8Array} */ payload, /** @type {number} */ spare) {
-    if (b.pending.has(to)) flushTo(d, b, to);
-    return b.send.call(mesh, to, payload, spare);
-  };
-  mesh.request = function (/** @type {string} */ to, /** @type {Uint8Array} */ payload, /** @type {any} */ options) {
-    if (b.pending.has(to)) flushTo(d, b, to);
-    return b.request.call(mesh, to, payload, options);
-  };
-}
-
-/** @param {Batches} b */
-function uninstall(b) {
-  b.mesh.send = b.send;
-  b.mesh.request = b.request;
-}
-
-/** Every pending batch leaves. @param {any} d */
+/** Every pending batch leaves (with what was held for its member before it). @param {any} d */
 export function flushAll(d) {
   const b = /** @type {Batches | undefined} */ (d.dtsBatches);
   if (b === undefined) return;
-  for (const to of [...b.pending.keys()]) flushTo(d, b, to);
+  for (const to of [...b.pending.keys()]) d.releaseHoldsTo(to);
 }
 
-/** The batch for `to` leaves (before anything else is sent to it). @param {any} d @param {Batches} b @param {string} to */
-function flushTo(d, b, to) {
-  const q = b.pending.get(to);
-  if (q === undefined) return;
-  b.pending.delete(to);
-  if (b.pending.size === 0) uninstall(b);
+/**
+ * A batch's release: it leaves as one frame (the hold is already removed, so this
+ * emit goes straight to the mesh). @param {any} d @param {Batches} b @param {Batch} q
+ */
+function sendBatch(d, b, q) {
+  const to = q.hold.to;
+  if (b.pending.get(to) === q) b.pending.delete(to);
   if (q.msgs.length === 1) {
     d.emit(to, q.msgs[0]);
     return;

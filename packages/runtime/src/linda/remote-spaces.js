@@ -187,15 +187,18 @@ export function sendRemoteOut(proc, ref, bytes) {
   if (d === null) schemeErrorOf('linda', 'out', `the space ${ref.name} is held by another node, and this node is in no mesh`, ref);
   if (!d.mesh.isReachable(ref.node)) schemeErrorOf('linda', 'out', `the node holding the space ${ref.name} (${ref.node.slice(0, 12)}) is unreachable`, ref);
   const st = state(d);
-  if (st.held !== null) flushHeldOut.call(d);
+  if (st.held !== null) d.releaseFirstHold();
   const op = [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false];
   // held until the next frame this node sends (it then rides in front of it, or leaves
-  // just before it) or the end of the run loop; not while the link to the holder is
-  // backed up, where the process must wait for room as for a `!`, nor while some peer is
-  // restricted (a frame of a restricted peer's process is wrapped as it is sent, by the
-  // process it is sent for: capabilities.js)
+  // just before it) or the end of the run loop: a `first` hold (destination-holds.js);
+  // not while the link to the holder is backed up, where the process must wait for room
+  // as for a `!`, nor while some peer is restricted (a frame of a restricted peer's
+  // process is wrapped as it is sent, by the process it is sent for: capabilities.js)
   if (node.looping && d.restricted.size === 0 && !d.outboxes.has(ref.node)) {
-    st.held = { to: ref.node, op };
+    /** @type {import('../distribution/destination-holds.js').Hold & {op: any[]}} */
+    const hold = { to: ref.node, first: true, op, release: () => flushHeldOut.call(d) };
+    st.held = hold;
+    d.addHold(hold);
     return VOID;
   }
   if (d.emit(ref.node, withAck(d, st, ref.node, op)) === false) {
@@ -206,9 +209,10 @@ export function sendRemoteOut(proc, ref, bytes) {
 }
 
 /**
- * Send the `out` held back by sendRemoteOut, if any: before any other frame this node
- * sends (one-way-frames.js emit and send, remote-requests.js call), and when the run
- * loop ends (scheduler.js), so it is never overtaken and never waits past the loop.
+ * Send the `out` held back by sendRemoteOut, if any: the release of its hold, which
+ * leaves before any other frame this node sends and when the run loop ends
+ * (distribution/destination-holds.js), so it is never overtaken and never waits past
+ * the loop.
  * @this {Distribution}
  */
 export function flushHeldOut() {
@@ -230,11 +234,14 @@ export function flushHeldOut() {
 function withAck(d, st, to, frame) {
   if (d.restricted.size !== 0) return frame;
   const ack = st.ack !== null && st.ack[0] === to ? st.ack : null;
-  const held = st.held !== null && st.held.to === to ? st.held : null;
+  // the held out rides inside only if nothing held for `to` was made before it (which
+  // leaves first: destination-holds.js)
+  const held = st.held !== null && st.held.to === to && d.holds.get(to)?.[0] === st.held ? st.held : null;
   if (ack === null && held === null) return frame;
   if (ack !== null) st.ack = null;
   if (held === null) return [F_SPACE_ACK, ack[1], ack[2], frame];
   st.held = null;
+  d.dropHold(held); // it leaves inside this frame
   return [F_SPACE_ACK, ack === null ? 0 : ack[1], ack === null ? true : ack[2], held.op, frame];
 }
 

@@ -207,8 +207,8 @@ export function runLoop() {
     this.runReady(start);
   } finally {
     this.looping = false;
-    const remote = /** @type {any} */ (this.remote); // an out to another node's space held back leaves (linda/remote-spaces.js)
-    if (remote !== null && remote.spaceState !== undefined && remote.spaceState.held !== null) remote.flushHeldOut();
+    const remote = /** @type {any} */ (this.remote); // an out to another node's space held back leaves (distribution/destination-holds.js)
+    if (remote !== null && remote.holdCount !== 0) remote.releaseFirstHold();
   }
   if (this.stopped) return;
   const end = this.now();
