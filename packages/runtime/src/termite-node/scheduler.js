@@ -208,7 +208,7 @@ export function runLoop() {
   } finally {
     this.looping = false;
     const remote = /** @type {any} */ (this.remote); // an out to another node's space held back leaves (distribution/destination-holds.js)
-    if (remote !== null && remote.holdCount !== 0) remote.releaseFirstHold();
+    if (remote !== null && remote.holdCount > 0) remote.releaseFirstHold(); // (a stand-in RemoteOps has no holds)
   }
   if (this.stopped) return;
   const end = this.now();
