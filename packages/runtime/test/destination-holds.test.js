@@ -162,3 +162,21 @@ test("an `out` to another node's space held by a process leaves before its next 
     await p.stop();
   }
 });
+
+test('a DTS batch held for a node leaves before a frame this node forwards to it (for a process that moved there)', async () => {
+  const p = await pair();
+  try {
+    // a process of A's moved to B: A forwards its frames there; a batch for B is made in the task that forwards one
+    p.distA.forwarding.set(`${p.distA.mesh.id}/99`, p.b);
+    const handleFrame = p.distA.handleFrame;
+    p.distA.handleFrame = function (/** @type {string} */ from, /** @type {any} */ f, /** @type {Uint8Array} */ bytes) {
+      if (f[0] === F_SEND && f[2] === 99) holdBatch(this, p.b);
+      return handleFrame.call(this, from, f, bytes);
+    };
+    assert.equal(p.meshB.send(p.distA.mesh.id, encodeValue([F_SEND, p.distA.mesh.id, 99, 'forwarded', []])), true);
+    assert.deepEqual(await p.arrivals(2), ['dts batch of 2', `frame ${F_SEND}`]);
+    assert.equal(p.distA.stats.forwarded, 1);
+  } finally {
+    await p.stop();
+  }
+});

@@ -2,7 +2,7 @@
 /**
  * Frames this node holds back for a destination node, and the one rule that keeps
  * per-link order with them: what is held for a node leaves before anything else sent
- * to it (docs/architecture.md, "The send path").
+ * to it (docs/architecture.md, "A message's journey", step 3).
  *
  * Two things hold frames back: an `out` to another node's space, held until the next
  * frame this node sends so that it can ride inside it (linda/remote-spaces.js), and a
@@ -92,8 +92,8 @@ export function releaseHoldsTo(to) {
 }
 
 /**
- * The run loop ended: the `first` hold (a held `out`) leaves, with whatever was held
- * before it for the same node, so it never waits past the loop that made it.
+ * The run loop ended: the `first` hold (a held `out`) leaves, with the other holds for
+ * the same node in their order, so it never waits past the loop that made it.
  * @this {Distribution}
  */
 export function releaseFirstHold() {
