@@ -189,16 +189,13 @@ export function sendRemoteOut(proc, ref, bytes) {
   const st = state(d);
   if (st.held !== null) d.releaseFirstHold();
   const op = [F_SPACE_OP, 0, OP.out, ref.name, ref.kind, bytes, false];
-  // held until the next frame this node sends (it then rides in front of it, or leaves
-  // just before it) or the end of the run loop: a `first` hold (destination-holds.js);
-  // not while the link to the holder is backed up, where the process must wait for room
-  // as for a `!`, nor while some peer is restricted (a frame of a restricted peer's
-  // process is wrapped as it is sent, by the process it is sent for: capabilities.js)
+  // held until the next frame this node sends (a `first` hold, destination-holds.js) or
+  // the end of the run loop; not while the link to the holder is backed up, where the
+  // process must wait for room as for a `!`, nor while some peer is restricted (a frame
+  // of a restricted peer's process is wrapped as it is sent: capabilities.js)
   if (node.looping && d.restricted.size === 0 && !d.outboxes.has(ref.node)) {
-    /** @type {import('../distribution/destination-holds.js').Hold & {op: any[]}} */
     const hold = { to: ref.node, first: true, op, release: () => flushHeldOut.call(d) };
-    st.held = hold;
-    d.addHold(hold);
+    d.addHold((st.held = hold));
     return VOID;
   }
   if (d.emit(ref.node, withAck(d, st, ref.node, op)) === false) {
@@ -209,10 +206,8 @@ export function sendRemoteOut(proc, ref, bytes) {
 }
 
 /**
- * Send the `out` held back by sendRemoteOut, if any: the release of its hold, which
- * leaves before any other frame this node sends and when the run loop ends
- * (distribution/destination-holds.js), so it is never overtaken and never waits past
- * the loop.
+ * Send the `out` held back by sendRemoteOut, if any: its hold's release, before any
+ * other frame this node sends and when the run loop ends (destination-holds.js).
  * @this {Distribution}
  */
 export function flushHeldOut() {
@@ -234,8 +229,7 @@ export function flushHeldOut() {
 function withAck(d, st, to, frame) {
   if (d.restricted.size !== 0) return frame;
   const ack = st.ack !== null && st.ack[0] === to ? st.ack : null;
-  // the held out rides inside only if nothing held for `to` was made before it (which
-  // leaves first: destination-holds.js)
+  // the held out rides inside unless something held for `to` before it must leave first
   const held = st.held !== null && st.held.to === to && d.holds.get(to)?.[0] === st.held ? st.held : null;
   if (ack === null && held === null) return frame;
   if (ack !== null) st.ack = null;
