@@ -72,9 +72,7 @@ const PRIORITY_DEFAULT = 2;
 /**
  * The requester's and the holder's state, on the Distribution (made on first use).
  * @param {any} d a Distribution
- * `perPeer` holds, by requesting peer, its count of waiting records and the tuples
- * withdrawn for it and not yet acknowledged (`unacked`, by request number: an ACK finds
- * its tuple with a number, not a string key built per request); `nunacked` counts them all.
+ * `perPeer`: each requesting peer's PeerCount; `nunacked`: all the peers' unacked tuples.
  * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, nunacked: number, perPeer: Map<string, PeerCount>, ack: any[] | null, held: {to: string, op: any[]} | null, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
  */
 function state(d) {
@@ -110,12 +108,7 @@ function logRefusal(d, line) {
   d.log(line);
 }
 
-/**
- * What one requesting peer holds here: its waiting records, and the tuples withdrawn for
- * it not yet acknowledged, by request number.
- * @typedef {{waiting: number, unacked: Map<number, {name: string, bytes: Uint8Array}>}} PeerCount
- */
-
+/** A requesting peer's waiting records, and its withdrawn tuples not yet acknowledged by request number (an ACK finds its tuple by number, no key string built per request). @typedef {{waiting: number, unacked: Map<number, {name: string, bytes: Uint8Array}>}} PeerCount */
 /** @param {any} st @param {string} peer @returns {PeerCount} */
 function peerCount(st, peer) {
   let c = st.perPeer.get(peer);
