@@ -7,7 +7,7 @@
  * links them; bench/programs/linda-stages.scm runs one workload; each side's profile is
  * read back and every stage's CPU is printed in µs per iteration.
  *
- *   node bench/linda-stages.js [rtt|rpc|msg ...]     (default: all three)
+ *   node bench/linda-stages.js [rtt|rpc|msg|rpc-local|msg-local ...]   (default: rtt rpc msg)
  *
  *   rtt  (out s 'x i) (in s 'x i) on the daemon's central space
  *   rpc  RPC by tuples, 256 payload bytes (request tuple, server on the daemon, response tuple)
