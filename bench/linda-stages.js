@@ -7,11 +7,13 @@
  * links them; bench/programs/linda-stages.scm runs one workload; each side's profile is
  * read back and every stage's CPU is printed in µs per iteration.
  *
- *   node bench/linda-stages.js [rtt|rpc|msg ...]     (default: all three)
+ *   node bench/linda-stages.js [rtt|rpc|msg|rpc-local|msg-local ...]   (default: rtt rpc msg)
  *
  *   rtt  (out s 'x i) (in s 'x i) on the daemon's central space
  *   rpc  RPC by tuples, 256 payload bytes (request tuple, server on the daemon, response tuple)
  *   msg  the same 256 bytes to an echo process on the daemon and back (the reference)
+ *   rpc-local, msg-local  rpc and msg with the server (the echo process) on the requester's
+ *        own node, a local space: the processes' share, without frames (not in the default set)
  *
  * A stage is the inclusive CPU of the functions named for it (each counted once per
  * stack, however deep it recurses), over the samples between the first and the last
@@ -23,7 +25,8 @@
  * when the program starts and ends its timed loop) and the wall time left over: the
  * wake-ups, the loopback, and — on a loaded machine — waiting for a core.
  * Env: STAGES_N (iterations, default 20000), STAGES_SIZE (payload bytes, default 256),
- * STAGES_PROFILE=0 (the CPU and wall figures without the profiler).
+ * STAGES_PROFILE=0 (the CPU and wall figures without the profiler), STAGES_KEEP=1 (keep the
+ * .cpuprofile files, for a closer look: the directory is printed).
  * Every OS process started here is stopped by its PID.
  */
 import path from 'node:path';
@@ -203,11 +206,12 @@ async function profileOne(workload, dir) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const want = process.argv.slice(2).filter((a) => ['rtt', 'rpc', 'msg'].includes(a));
+  const want = process.argv.slice(2).filter((a) => ['rtt', 'rpc', 'msg', 'rpc-local', 'msg-local'].includes(a));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'linda-stages-'));
   try {
     for (const w of want.length > 0 ? want : ['rtt', 'rpc', 'msg']) await profileOne(w, dir);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.STAGES_KEEP === '1') console.log(`# profiles kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -200,6 +200,44 @@ static void an_out_that_cannot_list_its_records_changes_nothing(tm_core *c) {
   CHECK_CORE();
 }
 
+/* The hand-over: an out that a waiting in (record or process) takes is not
+ * stored: the space holds no tuple and no more bytes than before its
+ * waiters came (the copy a process is handed is charged to the process),
+ * where the same out with nobody waiting stores it; an rd record beside
+ * the in sees it too. */
+static void an_out_taken_by_a_waiting_in_is_handed_over_not_stored(tm_core *c) {
+  uint32_t s = t_space(c), ids[4], w, pid, waiters;
+  size_t live0, live1, live2;
+  tm_bytes o;
+  cb_build(&p, "[sF]", "job", TM_FORMAL_INTEGER);
+  cb_build(&t, "[si]", "job", 3LL);
+  CHECK_EQ(wait_rec(c, s, 1, 1, 0, INFINITY), TM_BLOCKED); /* warm-up: */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL)); /* the chains, the list */
+  CHECK_EQ(woken(c, ids, 4), 1);
+  CHECK_OK(tm_space_stats(c, s, NULL, NULL, &live0));
+  CHECK_EQ(wait_rec(c, s, 2, 2, 0, INFINITY), TM_BLOCKED); /* an rd */
+  CHECK_EQ(wait_rec(c, s, 3, 1, 0, INFINITY), TM_BLOCKED); /* an in */
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &w));
+  CHECK(woken(c, ids, 4) == 2 && ids[0] == 2 && ids[1] == 3);
+  CHECK_EQ(t_count(c, s), 0);
+  CHECK_OK(tm_space_stats(c, s, NULL, &waiters, &live1));
+  CHECK_EQ(waiters, 0);
+  CHECK_EQ(live1, live0);
+  pid = t_run(c); /* a process's in */
+  CHECK_EQ(tm_space_in(c, s, p.b, p.n, pid, 0, INFINITY, &o), TM_BLOCKED);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, &w));
+  CHECK_EQ(w, 1);
+  CHECK_EQ(t_state(c, pid), TM_PROC_READY);
+  CHECK_EQ(t_count(c, s), 0);
+  CHECK_OK(tm_space_stats(c, s, NULL, NULL, &live1));
+  CHECK_EQ(live1, live0);
+  CHECK_OK(tm_space_out(c, s, t.b, t.n, NULL)); /* the control: stored */
+  CHECK_EQ(t_count(c, s), 1);
+  CHECK_OK(tm_space_stats(c, s, NULL, NULL, &live2));
+  CHECK(live2 > live0);
+  CHECK_CORE();
+}
+
 const test_case record_tests[] = {
     {"a waiter record waits and an out serves it", a_record_waits_and_an_out_serves_it},
     {"a tuple present answers a record at once", a_tuple_present_answers_a_record_at_once},
@@ -210,4 +248,5 @@ const test_case record_tests[] = {
     {"a tuple with a formal serves a record", a_tuple_with_a_formal_serves_a_record},
     {"bad record arguments are refused", bad_record_arguments_are_refused},
     {"an out that cannot list its records changes nothing", an_out_that_cannot_list_its_records_changes_nothing},
+    {"an out taken by a waiting in is handed over, not stored", an_out_taken_by_a_waiting_in_is_handed_over_not_stored},
     {NULL, NULL}};

@@ -202,7 +202,9 @@ lindaProcedure('out', OP.out, false, (args) => {
   const { space, fields, name } = spaceAndFields(proc, args, 'out');
   const bytes = encodeFields(fields, 'out', false);
   coreCall('out', () => putTuple(node, name, space, bytes));
-  node.poke();
+  // a process it woke is ready in the core: the running loop takes it (or, out of time,
+  // reschedules); a poke from inside the loop would only queue a second, empty run
+  if (!node.looping) node.poke();
   return VOID;
 });
 

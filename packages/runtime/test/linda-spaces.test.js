@@ -423,3 +423,49 @@ w`);
       node.remote = null;
     }
   }));
+
+test('the hand-over of an arriving out to a waiting in keeps each tuple exactly once when the waiter died just before: a remote requester that gives it back, a local process killed while waiting', () =>
+  withNode(async ({ node, run }) => {
+    const { sent, mesh } = recordingMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { log: () => {} });
+    try {
+      const sym = (await run(`'resp`)).value;
+      const any = encodeValue([sym, new Formal(1)]);
+      const h = coreSpace(node, 'h');
+      // the RPC client's in waits at the home as a record; the server's out is handed to it, not stored
+      dist.onSpaceFrame('peer', [30, 1, 4, 'h', 'central', any, false, []]);
+      assert.equal(dist.spaceState.jobs.size, 1);
+      const r = await run(`(out (make-space 'h 'central) 'resp 7) 'done`);
+      assert.ok(r.ok, r.message);
+      assert.deepEqual(sent.at(-1)?.frame.slice(0, 3), [31, 1, 1], 'handed to the waiting requester');
+      assert.equal(writeString(decodeValue(sent.at(-1)?.frame[3])), '#(resp 7)');
+      assert.equal(h.size, 0, 'not stored while it waits for its acknowledgement');
+      // the requester's process died just before the reply came: its node gives the tuple back
+      dist.onSpaceFrame('peer', [32, 1, false, []]);
+      assert.equal(h.size, 1, 'back in the space, once');
+      const dropped = dist.stats.dropped;
+      dist.onSpaceFrame('peer', [32, 1, true, []]); // a second acknowledgement of the same hand-over
+      assert.equal(dist.stats.dropped, dropped + 1, 'refused');
+      assert.equal(h.size, 1, 'neither withdrawn nor added by it');
+      dist.onSpaceFrame('peer', [30, 2, 2, 'h', 'central', any, false, []]);
+      assert.deepEqual(sent.at(-1)?.frame.slice(0, 3), [31, 2, 1], 'the next in takes it');
+      dist.onSpaceFrame('peer', [32, 2, true, []]);
+      assert.equal(h.size, 0, 'withdrawn for good, once');
+      // a local process waiting in `in` is killed just before the out: the out stores the tuple, once
+      const w = await run(`(define me (self))
+(define w (spawn (lambda () (! me 'waiting) (in (make-space 'h 'central) 'resp ?integer) (! me 'took))))
+(?)
+w`);
+      assert.ok(w.ok, w.message);
+      for (let i = 0; i < 200 && h.waiters === 0; i++) await new Promise((res) => setTimeout(res, 5));
+      assert.equal(h.waiters, 1, 'it waits in the core');
+      node.terminate(w.value);
+      assert.equal(h.waiters, 0, 'its wait ended with it');
+      const o = await run(`(out (make-space 'h 'central) 'resp 8) (space-count (make-space 'h 'central) 'resp ?integer)`);
+      assert.ok(o.ok, o.message);
+      assert.equal(o.value, 1, 'the dead waiter took nothing');
+      assert.equal(h.size, 1);
+    } finally {
+      node.remote = null;
+    }
+  }));

@@ -72,12 +72,13 @@ const PRIORITY_DEFAULT = 2;
 /**
  * The requester's and the holder's state, on the Distribution (made on first use).
  * @param {any} d a Distribution
- * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, unacked: Map<string, any>, perPeer: Map<string, {waiting: number, unacked: number}>, ack: any[] | null, held: {to: string, op: any[]} | null, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
+ * `perPeer`: each requesting peer's PeerCount; `nunacked`: all the peers' unacked tuples.
+ * @returns {{serial: number, requests: Map<number, any>, jobs: Map<string, any>, nunacked: number, perPeer: Map<string, PeerCount>, ack: any[] | null, held: {to: string, op: any[]} | null, refusals: {since: number, count: number}, answered: {since: number, count: number}}}
  */
 function state(d) {
   if (d.spaceState === undefined) {
     d.spaceState = {
-      serial: 0, requests: new Map(), jobs: new Map(), unacked: new Map(), perPeer: new Map(), ack: null, held: null,
+      serial: 0, requests: new Map(), jobs: new Map(), nunacked: 0, perPeer: new Map(), ack: null, held: null,
       refusals: { since: -Infinity, count: 0 }, answered: { since: -Infinity, count: 0 },
     };
   }
@@ -107,10 +108,11 @@ function logRefusal(d, line) {
   d.log(line);
 }
 
-/** @param {any} st @param {string} peer */
+/** A requesting peer's waiting records, and its withdrawn tuples not yet acknowledged by request number (an ACK finds its tuple by number, no key string built per request). @typedef {{waiting: number, unacked: Map<number, {name: string, bytes: Uint8Array}>}} PeerCount */
+/** @param {any} st @param {string} peer @returns {PeerCount} */
 function peerCount(st, peer) {
   let c = st.perPeer.get(peer);
-  if (c === undefined) st.perPeer.set(peer, (c = { waiting: 0, unacked: 0 }));
+  if (c === undefined) st.perPeer.set(peer, (c = { waiting: 0, unacked: new Map() }));
   return c;
 }
 
@@ -335,12 +337,12 @@ export function spacesPeerDown(id, reason) {
     else if (req.proc.alive && req.proc.waiting !== null && req.proc.waiting.info === req.info) this.node.resumeExternal(req.proc, { raise });
   }
   for (const [k, job] of st.jobs) if (job.from === id) stopJob(this, st, k, job);
-  for (const [k, u] of st.unacked) {
-    if (u.from !== id) continue;
-    st.unacked.delete(k);
-    putBackTuple(this.node, u.name, u.bytes);
-  }
+  const c = st.perPeer.get(id);
   st.perPeer.delete(id);
+  if (c !== undefined) {
+    st.nunacked -= c.unacked.size;
+    for (const u of c.unacked.values()) putBackTuple(this.node, u.name, u.bytes);
+  }
 }
 
 /**
@@ -359,7 +361,7 @@ export function spacesRoutesChanged() {
   const peers = new Set();
   for (const req of st.requests.values()) peers.add(req.to);
   for (const job of st.jobs.values()) peers.add(job.from);
-  for (const u of st.unacked.values()) peers.add(u.from);
+  for (const [id, c] of st.perPeer) if (c.unacked.size > 0) peers.add(id);
   for (const id of peers) if (!this.mesh.isReachable(id)) this.spacesPeerDown(id, 'no route to it any more');
 }
 
@@ -477,7 +479,7 @@ function serve(d, from, n, op, name, kind, bytes, timeoutMs, priority) {
       return;
     }
     default: { // inp, in
-      if (c.unacked >= MAX_UNACKED) throw new Error(`this peer has ${MAX_UNACKED} withdrawn tuples not yet acknowledged`);
+      if (c.unacked.size >= MAX_UNACKED) throw new Error(`this peer has ${MAX_UNACKED} withdrawn tuples not yet acknowledged`);
       const r = coreCall(() => space.inpBytes(bytes));
       if (r !== undefined) handOver(d, st, from, n, name, r);
       else if (op === OP.inp) d.emit(from, [F_SPACE_REPLY, n, S_VALUE, false]);
@@ -506,20 +508,19 @@ function coreCall(f) {
  * @param {Distribution} d @param {any} st @param {string} from @param {number} n @param {string} name @param {Uint8Array} bytes
  */
 function handOver(d, st, from, n, name, bytes) {
-  st.unacked.set(`${from}/${n}`, { from, name, bytes });
-  peerCount(st, from).unacked++;
+  peerCount(st, from).unacked.set(n, { name, bytes });
+  st.nunacked++;
   d.emit(from, [F_SPACE_REPLY, n, S_TAKEN, bytes]);
 }
 
 /** @param {Distribution} d @param {string} from @param {number} n @param {boolean} taken */
 function onAck(d, from, n, taken) {
   const st = state(d);
-  const k = `${from}/${n}`;
-  const u = st.unacked.get(k);
-  if (u === undefined) return refuseSpace(d, from, `SPACE_ACK for request ${n}, which has no tuple waiting for it`);
-  st.unacked.delete(k);
   const c = st.perPeer.get(from);
-  if (c !== undefined) c.unacked--;
+  const u = c?.unacked.get(n);
+  if (c === undefined || u === undefined) return refuseSpace(d, from, `SPACE_ACK for request ${n}, which has no tuple waiting for it`);
+  c.unacked.delete(n);
+  st.nunacked--;
   if (taken) noteWithdrawn(d.node, u.name, u.bytes);
   else putBackTuple(d.node, u.name, u.bytes) // it is still in the log of a durable space;
 }
@@ -595,5 +596,5 @@ function stopJob(d, st, k, job) {
 /** The spaces' counters for the node's snapshot. @param {any} d a Distribution */
 export function spaceRequestStats(d) {
   const st = d.spaceState;
-  return st === undefined ? { waiting: 0, unacked: 0, requests: 0 } : { waiting: st.jobs.size, unacked: st.unacked.size, requests: st.requests.size };
+  return st === undefined ? { waiting: 0, unacked: 0, requests: 0 } : { waiting: st.jobs.size, unacked: st.nunacked, requests: st.requests.size };
 }
