@@ -19,7 +19,7 @@
  * - control frames (PING, PONG, link ERROR, BYE) bypass the queue: they are
  *   small, and a heartbeat must not wait behind megabytes of data.
  */
-import { T, decodeFrame, encodeBye, encodeError, encodePing, encodePong, msgPayload, peekType, typeName } from './frames.js';
+import { T, decodeFrame, encodeBye, encodeError, encodePing, encodePong, msgPayload, idPayloadFrame, peekType, typeName } from './frames.js';
 import { ChunkCursor, Reassembler } from './chunking.js';
 import { FrameTooLargeError, MalformedFrameError, TooManyErrorsError, UnexpectedFrameError } from './errors.js';
 
@@ -238,6 +238,12 @@ export class Link {
     const payload = msgPayload(data);
     if (payload !== null && data.length <= this.maxIn) {
       this.owner._deliver(this.peerId, payload);
+      return;
+    }
+    // a request or its answer, read directly too (what receiveFrame would pass on)
+    const rq = payload === null && data.length <= this.maxIn ? idPayloadFrame(data) : null;
+    if (rq !== null) {
+      this.owner._onFrame(this, rq, data);
       return;
     }
     this.receiveFrame(data, false);
