@@ -61,6 +61,11 @@ function dtsState(node) {
   return node.dtsSerial;
 }
 
+/** A fresh number for an announced IN of this node. @param {any} node */
+export function nextRequest(node) {
+  return ++dtsState(node).req;
+}
+
 /** A core error as a Scheme error naming the operation. @template T @param {string} who @param {() => T} f @returns {T} */
 function coreCall(who, f) {
   try {
@@ -220,7 +225,7 @@ export function dtsTake(proc, rep, t) {
   if (t.probe) return cancelIn(node, rep, t, false);
   if (t.timeoutAt <= node.now()) return expire(node, rep, t);
   if (t.req === 0) { // announced even with no member yet: a member that joins is told (myIns)
-    t.req = ++dtsState(node).req;
+    t.req = nextRequest(node);
     rep.myIns.set(t.req, t.bytes);
     toMembers(d, rep, [F_DTS, D_IN, rep.name, t.req, t.bytes]);
   }
@@ -462,7 +467,7 @@ const CHOWN_RETRIES = 5;
  * CHOWN_RETRIES times, and then the process looks again.
  * @param {any} d @param {Replica} rep @param {string} id @param {any} a the acquisition
  */
-function armChownRetry(d, rep, id, a) {
+export function armChownRetry(d, rep, id, a) {
   a.timer = setTimeout(() => {
     a.timer = null;
     if (rep.acquiring.get(id) !== a) return;

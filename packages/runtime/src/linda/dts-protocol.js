@@ -113,6 +113,11 @@ export function ensureReplica(node, name, home) {
 function joinTimedOut(node, rep, ms) {
   rep.joinTimer = undefined;
   if (rep.ready || rep.failed !== undefined || replicas(node).get(rep.name) !== rep) return;
+  if (rep.homeAnswered) { // the home answered; a member stayed silent: go on with what came
+    rep.ready = true;
+    node.remote?.log(`the join of the distributed space ${rep.name}: ${rep.joinPending.size} member(s) did not answer within ${ms / 1000} s`);
+    return wakeJoiners(rep);
+  }
   replicas(node).delete(rep.name);
   for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.removeExactBytes(t.bytes);
   rep.dispose();
@@ -297,6 +302,7 @@ function handle(d, rep, from, sub, f, refuse) {
     case D_REPAIR_ACK:
       return repaired(d, rep, from, f, restricted, refuse);
     default: // D_REFUSED: the join of a space its home does not hold
+      if (from !== rep.home && !rep.ready) return joinAnswered(rep, from); // a member that left it: not waited for
       if (from !== rep.home || rep.ready) return;
       replicas(d.node).delete(rep.name);
       rep.dispose();
@@ -445,11 +451,31 @@ function repaired(d, rep, from, f, restricted, refuse) {
   }
   if (!restricted) for (const id of f[4]) deleted(rep, id);
   for (const m of f[5]) {
-    if (m === d.node.id || rep.members.has(m) || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
+    if (m === d.node.id || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
+    const known = rep.members.has(m);
     rep.members.add(m);
+    if (!rep.ready && !rep.joinAsked.has(m)) { // joining: each member's answer is awaited
+      rep.joinAsked.add(m);
+      rep.joinPending.add(m);
+    } else if (known) continue;
     dtsSend(d, m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
   }
-  if (f[6] && from === rep.home && !rep.ready) {
+  if (f[6]) joinAnswered(rep, from);
+}
+
+/**
+ * A join answer (or a refusal, or a departure) from `from`. The joiner is ready once the
+ * home and every member the home named have answered: a member's answer carries the
+ * tuples it withdrew (its tombstones), which the home's answer may predate — a process
+ * that learned of a withdrawal (from the member that made it) and then joins never
+ * finds the tuple in its fresh replica.
+ * @param {Replica} rep @param {string} from
+ */
+function joinAnswered(rep, from) {
+  if (rep.ready) return;
+  rep.joinPending.delete(from);
+  if (from === rep.home) rep.homeAnswered = true;
+  if (rep.homeAnswered && rep.joinPending.size === 0) {
     rep.ready = true;
     wakeJoiners(rep);
   }
@@ -504,7 +530,7 @@ export function dtsPeerDown(d, id) {
     if (id === rep.home && !rep.ready) {
       rep.ready = true;
       wakeJoiners(rep);
-    }
+    } else joinAnswered(rep, id); // a member gone while this replica joined is not waited for
   }
 }
 
