@@ -281,6 +281,7 @@ function handle(d, rep, from, sub, f, refuse) {
       if (unknown.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
       if (gone.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [], gone, [], false]);
       if (f[4]) dtsSend(d, from, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], false]);
+      else if (rep.joinPending.has(from)) joinAnswered(rep, from); // its withdrawals came before it (same link)
       return;
     }
     case D_REPAIR_REQ: {
@@ -454,10 +455,16 @@ function repaired(d, rep, from, f, restricted, refuse) {
     if (m === d.node.id || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
     const known = rep.members.has(m);
     rep.members.add(m);
-    if (!rep.ready && !rep.joinAsked.has(m)) { // joining: each member's answer is awaited
+    if (!rep.ready && !rep.joinAsked.has(m)) {
+      // joining: the member is told which tuples came from the home (ACCESS), and answers
+      // with the ones of those it knows withdrawn, then with its own ids (the ones the
+      // joiner lacks are asked for): not every tuple again from every member
       rep.joinAsked.add(m);
       rep.joinPending.add(m);
-    } else if (known) continue;
+      dtsSend(d, m, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
+      continue;
+    }
+    if (known) continue;
     dtsSend(d, m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
   }
   if (f[6]) joinAnswered(rep, from);
