@@ -52,6 +52,7 @@
 import { Replica, LIVE, MAX_MEMBERS } from './dts-replica.js';
 import { coreSpace, declareSpace, kindOf } from './space-table.js';
 import { dtsSend, D_BATCH, MAX_BATCH } from './dts-batch.js';
+import { countDts } from './dts-counters.js';
 
 export const F_DTS = 34;
 export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_DELETE = 6, D_ACCESS = 7, D_REPAIR_REQ = 8, D_REPAIR_ACK = 9, D_REFUSED = 10;
@@ -156,6 +157,7 @@ function adopter(rep, gone) {
  */
 export function onDtsFrame(from, f) {
   const sub = f[1];
+  if (sub !== D_BATCH) countDts(sub, f);
   const name = f[2];
   const d = /** @type {any} */ (this);
   const refuse = (/** @type {string} */ why) => d.refuseOncePerSecond(dtsRefusals(d), 'DTS frames refused', from, why);
