@@ -58,7 +58,8 @@ async function measure(grain, n) {
     const workers = [];
     for (let k = 0; k < n; k++) workers.push(await daemon(['--token', token, '--join', `ws://127.0.0.1:${holder.port}`], env));
     started.push(...workers);
-    const ports = Object.fromEntries(workers.map((w, k) => [`W${k + 1}`, w.port]));
+    // W1..W4: the first n are the workers; the program names four nodes but uses n of them
+    const ports = Object.fromEntries([1, 2, 3, 4].map((k) => [`W${k}`, workers[k - 1]?.port ?? holder.port]));
     const r = await runChild(process.execPath, [path.join(here, 'mesh-node.js'), matmul, '--join', `ws://127.0.0.1:${holder.port}`, '--token', token], {
       timeoutMs: 200000,
       env: { ...env, ...ports, KIND: 'distributed', HOLDER_PORT: holder.port, ROUNDS: '3', N: String(n), GRAIN: grain, DIM_ELEMENT: '10', DIM_ROW: '48' },
