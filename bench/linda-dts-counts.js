@@ -51,10 +51,12 @@ async function measure(grain, n) {
   const file = path.join(dir, `${grain}-${n}.jsonl`);
   const token = `bench-${randomBytes(9).toString('hex')}`;
   const env = { ...process.env, TERMITE_DTS_COUNTS: file };
+  /** @type {Array<{h: any, port: string}>} */
   const started = [];
   try {
     const holder = await daemon(['--token', token], env);
     started.push(holder);
+    /** @type {Array<{h: any, port: string}>} */
     const workers = [];
     for (let k = 0; k < n; k++) workers.push(await daemon(['--token', token, '--join', `ws://127.0.0.1:${holder.port}`], env));
     started.push(...workers);
