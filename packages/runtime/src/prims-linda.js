@@ -189,7 +189,7 @@ function distributedOp(proc, who, op, args) {
     dtsOut(proc, rep, bytes);
     return VOID;
   }
-  const rep = readyReplica(proc, ref, who, args);
+  const rep = readyReplica(proc, ref, who, args, op === OP.inp);
   if ('suspended' in rep) return rep.suspended;
   const bytes = encodeFields(fields, who, true);
   if (op === OP.count) return coreCall(who, () => rep.space.countBytes(bytes));
@@ -318,7 +318,7 @@ function distributedBlocking(proc, who, remove, timed, args) {
   confine(proc, ref.name, who);
   const bytes = encodeFields(fields, who, true);
   const q = qosWait(proc, timed ? proc.node.now() + seconds(args[0], who) : Infinity);
-  const rep = readyReplica(proc, ref, who, args);
+  const rep = readyReplica(proc, ref, who, args, remove);
   if ('suspended' in rep) return rep.suspended;
   const t = { who, ref, bytes, probe: false, timeoutAt: q.timeoutAt, dflt: timed ? args[1] : false, byDeadline: q.byDeadline, req: 0, decode: decodeTuple };
   return remove ? dtsTake(proc, rep, t) : dtsRead(proc, rep, t);

@@ -63,9 +63,23 @@ export function startDtsAsync(proc, who, ref, remove, bytes, decode, deliver) {
   const rec = { id, node, ref, rep, who, remove, bytes, req: 0, rdSent: false, done: false, decode, deliver };
   all.byId.set(id, rec);
   (rep.asyncOps ??= new Set()).add(rec);
-  if (rep.ready) attempt(rec);
-  else rep.joinWaiters.push(() => (rep.failed !== undefined ? fail(rec, `${who}: ${rep.failed}`) : attempt(rec)));
+  if (usable(rec)) attempt(rec);
+  else afterJoin(rec);
   return id;
+}
+
+/** Whether the record may look at the replica: joined, or (an `in`) the home has answered. @param {AsyncRecord} rec */
+function usable(rec) {
+  return rec.rep.ready || (rec.remove && rec.rep.homeAnswered);
+}
+
+/** The record looks once the join allows it (dts-operations.js readyReplica's rule), or fails with the join. @param {AsyncRecord} rec */
+function afterJoin(rec) {
+  rec.rep.joinWaiters.push(() => {
+    if (rec.rep.failed !== undefined) fail(rec, `${rec.who}: ${rec.rep.failed}`);
+    else if (usable(rec)) attempt(rec);
+    else afterJoin(rec);
+  });
 }
 
 /**
@@ -121,7 +135,7 @@ export function wakeDtsAsync(rep) {
  * @param {AsyncRecord} rec
  */
 function attempt(rec) {
-  if (rec.done) return;
+  if (rec.done || !usable(rec)) return; // (a tuple arriving during the join: the join's waiter looks)
   const { rep, node } = rec;
   let r;
   try {

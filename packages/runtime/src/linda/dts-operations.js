@@ -110,17 +110,20 @@ function raiseOnResume(th, value) {
 /**
  * The replica of a distributed space, ready for the calling process: or, while it joins,
  * the process waits and then calls `who` again with `args` (the value to return then).
+ * A withdrawal (`take`) goes on once the home has answered: any tuple it may pick is
+ * withdrawn through its owner, who answers DELETE for one already withdrawn; a read
+ * waits for every member's answer too (dts-protocol.js, joinAnswered).
  * @param {any} proc @param {any} ref @param {string} who @param {any[]} args
  * @returns {Replica | {suspended: any}}
  */
-export function readyReplica(proc, ref, who, args) {
+export function readyReplica(proc, ref, who, args, take = false) {
   let rep;
   try {
     rep = ensureReplica(proc.node, ref.name, ref.node);
   } catch (e) {
     throw new SchemeError(new ErrorObject(`${who}: ${e instanceof Error ? e.message : e}`, arrayToList([ref]), 'linda', who));
   }
-  if (rep.ready) return rep;
+  if (rep.ready || (take && rep.homeAnswered)) return rep; // a withdrawal asks the owner: safe once the home answered
   const { wake } = suspend(proc, (th) => {
     if (rep.failed !== undefined) raiseOnResume(th, new ErrorObject(`${who}: ${rep.failed}`, arrayToList([ref]), 'linda', who));
     else callOnResume(th, who, args);

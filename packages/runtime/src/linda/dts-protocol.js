@@ -473,8 +473,9 @@ function repaired(d, rep, from, f, restricted, refuse) {
 }
 
 /**
- * A join answer (or a refusal, or a departure) from `from`. The joiner is ready once the
- * home and every member the home named have answered: a member's answer carries the
+ * A join answer (or a refusal, or a departure) from `from`. Withdrawals go on once the
+ * home has answered; the joiner is ready once the home and every member the home named
+ * have answered: a member's answer carries the
  * tuples it withdrew (its tombstones), which the home's answer may predate — a process
  * that learned of a withdrawal (from the member that made it) and then joins never
  * finds the tuple in its fresh replica.
@@ -483,10 +484,15 @@ function repaired(d, rep, from, f, restricted, refuse) {
 function joinAnswered(rep, from) {
   if (rep.ready) return;
   rep.joinPending.delete(from);
+  const first = from === rep.home && !rep.homeAnswered;
   if (from === rep.home) rep.homeAnswered = true;
   if (rep.homeAnswered && rep.joinPending.size === 0) {
     rep.ready = true;
     wakeJoiners(rep);
+  } else if (first) { // withdrawals go on now (dts-operations.js readyReplica); reads wait again
+    const w = rep.joinWaiters;
+    rep.joinWaiters = [];
+    for (const wake of w) wake();
   }
 }
 
