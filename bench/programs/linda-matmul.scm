@@ -7,7 +7,7 @@
 ;; columns once); n workers, one on each of the first n worker daemons (W1..W4 ports),
 ;; take tasks and out results. Prints "result linda.matmul[.distributed].<grain>.n<k> <round> <ms>":
 ;; the time from the first out of the input to the last result in, for k = 1, 2, 4,
-;; ROUNDS timed rounds after a warm-up; the product is checked every run (an error
+;; ROUNDS timed rounds after a warm-up (N=k, GRAIN=g: only k workers, only grain g); the product is checked every run (an error
 ;; ends the program). Every loop is bounded by its count.
 (define (env k d) (or (get-environment-variable k) d))
 (define (port k) (string->number (env k "0")))
@@ -19,6 +19,8 @@
 (define dims (list (cons 'element (string->number (env "DIM_ELEMENT" "10")))
                    (cons (quote row) (string->number (env "DIM_ROW" "48")))))
 (define (now) (/ (current-jiffy) (exact->inexact (jiffies-per-second))))
+;; N and GRAIN (bench/linda-dts-counts.js) run one worker count and one grain
+(define worker-counts (let ((n (get-environment-variable "N"))) (if n (list (string->number n)) '(1 2 4))))
 
 (define (iota n) (let loop ((i (- n 1)) (acc '())) (if (< i 0) acc (loop (- i 1) (cons i acc)))))
 (define (take l k) (if (= k 0) '() (cons (car l) (take (cdr l) (- k 1)))))
@@ -74,5 +76,5 @@
           (do ((r 1 (+ r 1))) ((> r rounds))
             (display figure) (display grain) (display ".n") (display n)
             (display " ") (display r) (display " ") (display (* 1000 (multiply grain dim nodes))) (newline))))
-      '(1 2 4))))
- dims)
+      worker-counts)))
+ (let ((g (get-environment-variable "GRAIN"))) (if g (list (assq (string->symbol g) dims)) dims)))

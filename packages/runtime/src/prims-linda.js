@@ -28,6 +28,7 @@ import { requestRemote, requestRemoteAsync, abandonRemoteAsync, sendRemoteOut, O
 import { qosWait, deadlineError } from './linda/qos.js';
 import { readyReplica, dtsOut, dtsTake, dtsRead } from './linda/dts-operations.js';
 import { ensureReplica } from './linda/dts-protocol.js';
+import { startDtsAsync, cancelDtsAsync, DTS_ASYNC_BASE } from './linda/dts-async.js';
 import { waitRecord, cancelRecord } from './linda/core-records.js';
 
 export { coreSpace };
@@ -188,7 +189,7 @@ function distributedOp(proc, who, op, args) {
     dtsOut(proc, rep, bytes);
     return VOID;
   }
-  const rep = readyReplica(proc, ref, who, args);
+  const rep = readyReplica(proc, ref, who, args, op === OP.inp);
   if ('suspended' in rep) return rep.suspended;
   const bytes = encodeFields(fields, who, true);
   if (op === OP.count) return coreCall(who, () => rep.space.countBytes(bytes));
@@ -319,7 +320,7 @@ function distributedBlocking(proc, who, remove, timed, args) {
   confine(proc, ref.name, who);
   const bytes = encodeFields(fields, who, true);
   const q = qosWait(proc, timed ? proc.node.now() + seconds(args[0], who) : Infinity);
-  const rep = readyReplica(proc, ref, who, args);
+  const rep = readyReplica(proc, ref, who, args, remove);
   if ('suspended' in rep) return rep.suspended;
   const t = { who, ref, bytes, probe: false, timeoutAt: q.timeoutAt, dflt: timed ? args[1] : false, byDeadline: q.byDeadline, req: 0, decode: decodeTuple };
   return remove ? dtsTake(proc, rep, t) : dtsRead(proc, rep, t);
@@ -335,7 +336,7 @@ blocking('rd-timeout', false, true);
  * waits as a record of the core (linda/core-records.js), served in one order with the
  * waiting processes; the tuple reaches the calling process as `(%async tag tuple)`.
  * Returns the record's id; on another node's space, a pending request's number, negated
- * (remoteAsync); #f for a distributed space (termite.scm then starts a helper process).
+ * (remoteAsync); on a distributed space, a record beside its replica (remoteAsync).
  */
 definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any} */ tag, /** @type {any} */ list) => {
   const who = remove === false ? 'rd-async' : 'in-async';
@@ -343,8 +344,7 @@ definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any}
   const node = proc.node;
   const args = [];
   for (let p = list; p instanceof Pair && args.length <= 4096; p = p.cdr) args.push(p.car);
-  if (args[0] instanceof SpaceRef && args[0].kind === 'distributed') return false;
-  if (args[0] instanceof SpaceRef && args[0].node !== node.id) return remoteAsync(proc, who, remove !== false, tag, args);
+  if (args[0] instanceof SpaceRef && (args[0].node !== node.id || args[0].kind === 'distributed')) return remoteAsync(proc, who, remove !== false, tag, args);
   const { space, fields, name } = spaceAndFields(proc, args, who);
   const bytes = encodeFields(fields, who, true);
   const pid = proc.pid;
@@ -374,7 +374,8 @@ definePrimitive('%async-wait', 3, 3, (/** @type {any} */ remove, /** @type {any}
  * (linda/remote-spaces.js), no process. Its tuple reaches the owner as `(%async tag
  * tuple)`, an error (the holder gone, a tuple that cannot be decoded here) as `(%async
  * tag #f error)`; if the owner has ended, an `in`'s tuple goes back. Returns the
- * request's number, negated (a local record's id is positive).
+ * request's number, negated (a local record's id is positive); on a distributed space,
+ * the id of a record beside its replica (linda/dts-async.js), above 2^32.
  * @param {any} proc @param {string} who @param {boolean} remove @param {any} tag @param {any[]} args
  */
 function remoteAsync(proc, who, remove, tag, args) {
@@ -396,7 +397,11 @@ function remoteAsync(proc, who, remove, tag, args) {
     node.pokeAfterTask(); // it runs at the end of this frame's task (remote-spaces.js, onReply)
     return true;
   };
-  n = requestRemoteAsync(proc, who, args[0], remove, encodeFields(fields, who, true), deliver);
+  if (args[0].kind === 'distributed') {
+    confine(proc, args[0].name, who);
+    const id = coreCall(who, () => startDtsAsync(proc, who, args[0], remove, encodeFields(fields, who, true), decodeTuple, deliver));
+    n = -id;
+  } else n = requestRemoteAsync(proc, who, args[0], remove, encodeFields(fields, who, true), deliver);
   (proc.asyncRecords ??= new Set()).add(-n);
   return -n;
 }
@@ -413,6 +418,7 @@ definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
   if (typeof pid === 'number') { // a core record, or a request on another node's space: gone, or its answer is in the mailbox
     proc.asyncRecords?.delete(pid);
     if (pid < 0) abandonRemoteAsync(node.remote, -pid);
+    else if (pid >= DTS_ASYNC_BASE) cancelDtsAsync(node, pid);
     else if (pid !== 0) cancelRecord(node, pid);
     return false;
   }

@@ -23,7 +23,8 @@
  * @property {boolean} remove an `in` (else an `rd`)
  * @property {(bytes: Uint8Array) => boolean} answer hands the tuple over; false: nobody took it
  */
-import { abandonRemoteAsync } from './remote-spaces.js'; // (it imports this file too: only functions cross, at call time)
+import { abandonRemoteAsync } from './remote-spaces.js';
+import { cancelDtsAsync, DTS_ASYNC_BASE } from './dts-async.js'; // (it imports this file too: only functions cross, at call time)
 
 let lastId = 0;
 
@@ -107,6 +108,7 @@ export function cancelRecordsOf(node, proc) {
   proc.asyncRecords = null;
   for (const id of ids) {
     if (id < 0) abandonRemoteAsync(node.remote, -id);
+    else if (id >= DTS_ASYNC_BASE) cancelDtsAsync(node, id); // a distributed space's (linda/dts-async.js)
     else cancelRecord(node, id);
   }
 }

@@ -61,6 +61,11 @@ function dtsState(node) {
   return node.dtsSerial;
 }
 
+/** A fresh number for an announced IN of this node. @param {any} node */
+export function nextRequest(node) {
+  return ++dtsState(node).req;
+}
+
 /** A core error as a Scheme error naming the operation. @template T @param {string} who @param {() => T} f @returns {T} */
 function coreCall(who, f) {
   try {
@@ -105,17 +110,20 @@ function raiseOnResume(th, value) {
 /**
  * The replica of a distributed space, ready for the calling process: or, while it joins,
  * the process waits and then calls `who` again with `args` (the value to return then).
+ * A withdrawal (`take`) goes on once the home has answered: any tuple it may pick is
+ * withdrawn through its owner, who answers DELETE for one already withdrawn; a read
+ * waits for every member's answer too (dts-protocol.js, joinAnswered).
  * @param {any} proc @param {any} ref @param {string} who @param {any[]} args
  * @returns {Replica | {suspended: any}}
  */
-export function readyReplica(proc, ref, who, args) {
+export function readyReplica(proc, ref, who, args, take = false) {
   let rep;
   try {
     rep = ensureReplica(proc.node, ref.name, ref.node);
   } catch (e) {
     throw new SchemeError(new ErrorObject(`${who}: ${e instanceof Error ? e.message : e}`, arrayToList([ref]), 'linda', who));
   }
-  if (rep.ready) return rep;
+  if (rep.ready || (take && rep.homeAnswered)) return rep; // a withdrawal asks the owner: safe once the home answered
   const { wake } = suspend(proc, (th) => {
     if (rep.failed !== undefined) raiseOnResume(th, new ErrorObject(`${who}: ${rep.failed}`, arrayToList([ref]), 'linda', who));
     else callOnResume(th, who, args);
@@ -220,7 +228,7 @@ export function dtsTake(proc, rep, t) {
   if (t.probe) return cancelIn(node, rep, t, false);
   if (t.timeoutAt <= node.now()) return expire(node, rep, t);
   if (t.req === 0) { // announced even with no member yet: a member that joins is told (myIns)
-    t.req = ++dtsState(node).req;
+    t.req = nextRequest(node);
     rep.myIns.set(t.req, t.bytes);
     toMembers(d, rep, [F_DTS, D_IN, rep.name, t.req, t.bytes]);
   }
@@ -462,7 +470,7 @@ const CHOWN_RETRIES = 5;
  * CHOWN_RETRIES times, and then the process looks again.
  * @param {any} d @param {Replica} rep @param {string} id @param {any} a the acquisition
  */
-function armChownRetry(d, rep, id, a) {
+export function armChownRetry(d, rep, id, a) {
   a.timer = setTimeout(() => {
     a.timer = null;
     if (rep.acquiring.get(id) !== a) return;

@@ -16,7 +16,8 @@
  *   [34, 5, space, id, owner | #f]           CHOWN_ACK: its owner now (you, or who I think
  *                                            owns it; #f: the owner has no such tuple)
  *   [34, 6, space, id | #f, req | #f]        DELETE: id was withdrawn (by the IN req)
- *   [34, 7, space, [id ...], reply?]         ACCESS: the ids I hold (after a partition)
+ *   [34, 7, space, [id ...], reply?]         ACCESS: the ids I hold (after a partition; and
+ *                                            a joiner's, to each member the home named)
  *   [34, 8, space, [id ...] | #t]            REPAIR_REQ: send me these tuples (#t: all — a join)
  *   [34, 9, space, [[id owner tuple] ...], [deleted-id ...], [member ...], join?]
  *                                            REPAIR_ACK: tuples, withdrawals and members
@@ -37,6 +38,9 @@
  *    use a distributed space like a central one (capabilities.js maySpace), and may
  *    announce only tuples it made (owned by itself, or by the node it tells), repair only
  *    with those, and withdraw only tuples it owns;
+ *  - a joiner reads its replica only once the home and every member the home named
+ *    have answered (a member's answer follows its own DELETEs on one link); it may
+ *    withdraw once the home has answered (the owner decides);
  *  - a join is bounded: a home that stays reachable but does not answer the join within
  *    JOIN_TIMEOUT_MS fails it (the waiting processes raise a clear error, the half-made
  *    replica is dropped, and the next operation asks again);
@@ -52,6 +56,7 @@
 import { Replica, LIVE, MAX_MEMBERS } from './dts-replica.js';
 import { coreSpace, declareSpace, kindOf } from './space-table.js';
 import { dtsSend, D_BATCH, MAX_BATCH } from './dts-batch.js';
+import { countDts } from './dts-counters.js';
 
 export const F_DTS = 34;
 export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_DELETE = 6, D_ACCESS = 7, D_REPAIR_REQ = 8, D_REPAIR_ACK = 9, D_REFUSED = 10;
@@ -113,6 +118,11 @@ export function ensureReplica(node, name, home) {
 function joinTimedOut(node, rep, ms) {
   rep.joinTimer = undefined;
   if (rep.ready || rep.failed !== undefined || replicas(node).get(rep.name) !== rep) return;
+  if (rep.homeAnswered) { // the home answered; a member stayed silent: go on with what came
+    rep.ready = true;
+    node.remote?.log(`the join of the distributed space ${rep.name}: ${rep.joinPending.size} member(s) did not answer within ${ms / 1000} s`);
+    return wakeJoiners(rep);
+  }
   replicas(node).delete(rep.name);
   for (const t of rep.tuples.values()) if (t.state === LIVE) rep.space.removeExactBytes(t.bytes);
   rep.dispose();
@@ -151,6 +161,7 @@ function adopter(rep, gone) {
  */
 export function onDtsFrame(from, f) {
   const sub = f[1];
+  if (sub !== D_BATCH) countDts(sub, f);
   const name = f[2];
   const d = /** @type {any} */ (this);
   const refuse = (/** @type {string} */ why) => d.refuseOncePerSecond(dtsRefusals(d), 'DTS frames refused', from, why);
@@ -276,6 +287,7 @@ function handle(d, rep, from, sub, f, refuse) {
       if (unknown.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_REQ, rep.name, unknown]);
       if (gone.length > 0) dtsSend(d, from, [F_DTS, D_REPAIR_ACK, rep.name, [], gone, [], false]);
       if (f[4]) dtsSend(d, from, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], false]);
+      else if (rep.joinPending.has(from)) joinAnswered(rep, from); // its withdrawals came before it (same link)
       return;
     }
     case D_REPAIR_REQ: {
@@ -297,6 +309,7 @@ function handle(d, rep, from, sub, f, refuse) {
     case D_REPAIR_ACK:
       return repaired(d, rep, from, f, restricted, refuse);
     default: // D_REFUSED: the join of a space its home does not hold
+      if (from !== rep.home && !rep.ready) return joinAnswered(rep, from); // a member that left it: not waited for
       if (from !== rep.home || rep.ready) return;
       replicas(d.node).delete(rep.name);
       rep.dispose();
@@ -445,13 +458,45 @@ function repaired(d, rep, from, f, restricted, refuse) {
   }
   if (!restricted) for (const id of f[4]) deleted(rep, id);
   for (const m of f[5]) {
-    if (m === d.node.id || rep.members.has(m) || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
+    if (m === d.node.id || rep.members.size >= MAX_MEMBERS || !d.mesh.isReachable(m)) continue;
+    const known = rep.members.has(m);
     rep.members.add(m);
+    if (!rep.ready && !rep.joinAsked.has(m)) {
+      // joining: the member is told which tuples came from the home (ACCESS), and answers
+      // with the ones of those it knows withdrawn, then with its own ids (the ones the
+      // joiner lacks are asked for): not every tuple again from every member
+      rep.joinAsked.add(m);
+      rep.joinPending.add(m);
+      dtsSend(d, m, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
+      continue;
+    }
+    if (known) continue;
     dtsSend(d, m, [F_DTS, D_REPAIR_REQ, rep.name, true]);
   }
-  if (f[6] && from === rep.home && !rep.ready) {
+  if (f[6]) joinAnswered(rep, from);
+}
+
+/**
+ * A join answer (or a refusal, or a departure) from `from`. Withdrawals go on once the
+ * home has answered; the joiner is ready once the home and every member the home named
+ * have answered: a member's answer carries the
+ * tuples it withdrew (its tombstones), which the home's answer may predate — a process
+ * that learned of a withdrawal (from the member that made it) and then joins never
+ * finds the tuple in its fresh replica.
+ * @param {Replica} rep @param {string} from
+ */
+function joinAnswered(rep, from) {
+  if (rep.ready) return;
+  rep.joinPending.delete(from);
+  const first = from === rep.home && !rep.homeAnswered;
+  if (from === rep.home) rep.homeAnswered = true;
+  if (rep.homeAnswered && rep.joinPending.size === 0) {
     rep.ready = true;
     wakeJoiners(rep);
+  } else if (first) { // withdrawals go on now (dts-operations.js readyReplica); reads wait again
+    const w = rep.joinWaiters;
+    rep.joinWaiters = [];
+    for (const wake of w) wake();
   }
 }
 
@@ -504,7 +549,7 @@ export function dtsPeerDown(d, id) {
     if (id === rep.home && !rep.ready) {
       rep.ready = true;
       wakeJoiners(rep);
-    }
+    } else joinAnswered(rep, id); // a member gone while this replica joined is not waited for
   }
 }
 

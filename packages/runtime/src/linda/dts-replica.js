@@ -28,6 +28,7 @@
  *    tuples it matches meanwhile go to the announcers in turn (claimRemoteIn).
  */
 import { scratchSpace, clearScratch } from './scratch-space.js';
+import { wakeDtsAsync } from './dts-async.js';
 
 export const LIVE = 1, HELD = 2;
 /** tuples one replica caches (an OUT beyond is refused) */
@@ -82,14 +83,24 @@ export class Replica {
     this.acquiring = new Map();
     /** @type {Map<string, string[]>} ownership requests for ids this node does not know yet */
     this.pendingChown = new Map();
-    /** whether the home's state has arrived (a replica made elsewhere joins first) */
+    /** whether the join is done: the home's state and every member's arrived (a replica made elsewhere joins first) */
     this.ready = home === node.id;
+    /** whether the home has answered the join */
+    this.homeAnswered = home === node.id;
+    /** @type {Set<string>} members asked for their state during the join */
+    this.joinAsked = new Set();
+    /** @type {Set<string>} those whose answer the join still waits for */
+    this.joinPending = new Set();
     /** @type {string | undefined} why the join was refused */
     this.failed = undefined;
     /** @type {Array<() => void>} processes waiting for the join */
     this.joinWaiters = [];
     /** @type {ReturnType<typeof setTimeout> | undefined} the bound on the join (dts-protocol.js JOIN_TIMEOUT_MS) */
     this.joinTimer = undefined;
+    /** @type {Set<any> | null} the asynchronous operations waiting here (dts-async.js) */
+    this.asyncOps = null;
+    /** whether they look again at the end of this task */
+    this.asyncWake = false;
   }
 
   /** The ids known live or held. */
@@ -113,6 +124,7 @@ export class Replica {
     this.space.outBytes(bytes);
     if (owner === this.node.id) this.ownedSpace().outBytes(bytes);
     this.tuples.set(id, { owner, bytes, state: LIVE });
+    if (this.asyncOps !== null && this.asyncOps.size !== 0) wakeDtsAsync(this);
     const k = bytesKey(bytes);
     let ids = this.byBytes.get(k);
     if (ids === undefined) this.byBytes.set(k, (ids = new Set()));
@@ -191,6 +203,7 @@ export class Replica {
     t.state = LIVE;
     this.space.outBytes(t.bytes);
     if (t.owner === this.node.id) this.ownedSpace().outBytes(t.bytes);
+    if (this.asyncOps !== null && this.asyncOps.size !== 0) wakeDtsAsync(this);
     this.node.poke();
   }
 
@@ -241,6 +254,13 @@ export class Replica {
     if (!this.restricted(from)) this.noteTaker(from, template); // a template whose first field is an actual names the kind it waits for
   }
 
+  /** Whether an asynchronous `in` of this node waits here (it is served first, as a waiting process is). */
+  waitingAsyncIn() {
+    if (this.asyncOps === null) return false;
+    for (const r of this.asyncOps) if (r.remove) return true;
+    return false;
+  }
+
   /** Whether `who` is a restricted peer of this node (a tab): it is handed no tuple it did not ask for. @param {string} who */
   restricted(who) {
     const r = this.node.remote?.restricted;
@@ -268,7 +288,7 @@ export class Replica {
    * @param {Uint8Array} bytes
    */
   claimRemoteIn(bytes) {
-    if (this.remoteIns.size === 0 || this.space.waiters > 0) return null;
+    if (this.remoteIns.size === 0 || this.space.waiters > 0 || this.waitingAsyncIn()) return null;
     const scratch = scratchSpace(this.node);
     scratch.outBytes(bytes);
     try {
@@ -302,7 +322,7 @@ export class Replica {
    * @param {Uint8Array} bytes
    */
   likelyTaker(bytes) {
-    if (this.lastTaker.size === 0 || this.space.waiters > 0) return null; // a process of this node waits: it comes first
+    if (this.lastTaker.size === 0 || this.space.waiters > 0 || this.waitingAsyncIn()) return null; // a process of this node waits: it comes first
     const k = kindKey(bytes);
     const who = k === null ? undefined : this.lastTaker.get(k);
     return who !== undefined && who !== this.node.id && this.members.has(who) ? who : null;
