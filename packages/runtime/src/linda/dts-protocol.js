@@ -4,6 +4,7 @@
  * spaces", docs/wire-format.md): the DTS frame, type 34, between the replicas of a
  * distributed space, and what each replica does on each message. The mesh has no
  * multicast: "to the group" means one frame to each member the replica knows.
+ * What a member's going away and coming back does is dts-membership.js.
  *
  *   [34, 1, space, id, owner, tuple]         OUT: a new tuple (owner: who may withdraw it)
  *   [34, 2, space, req, template]            IN: a process of the sender waits for a match
@@ -57,6 +58,9 @@ import { Replica, LIVE, MAX_MEMBERS } from './dts-replica.js';
 import { coreSpace, declareSpace, kindOf } from './space-table.js';
 import { dtsSend, D_BATCH, MAX_BATCH } from './dts-batch.js';
 import { countDts } from './dts-counters.js';
+import { dtsPeerDown, dtsPeerUp, welcomeBack, claimAdopted } from './dts-membership.js'; // (it imports this file too: only functions cross, at call time)
+
+export { dtsPeerDown };
 
 export const F_DTS = 34;
 export const D_OUT = 1, D_IN = 2, D_RD = 3, D_CHOWN_REQ = 4, D_CHOWN_ACK = 5, D_DELETE = 6, D_ACCESS = 7, D_REPAIR_REQ = 8, D_REPAIR_ACK = 9, D_REFUSED = 10;
@@ -140,18 +144,6 @@ export function toMembers(d, rep, frame) {
 /** @param {Replica} rep @param {string} id */
 function refuseWhy(rep, id) {
   return `${rep.name}: ${id.slice(0, 40)}`;
-}
-
-/**
- * The new owner of the tuples of a member that went away: the home, or (the home gone)
- * the member with the smallest id.
- * @param {Replica} rep @param {string} gone
- */
-function adopter(rep, gone) {
-  if (rep.home !== gone) return rep.home;
-  let best = rep.node.id;
-  for (const m of rep.members) if (m < best) best = m;
-  return best;
 }
 
 /**
@@ -485,7 +477,7 @@ function repaired(d, rep, from, f, restricted, refuse) {
  * finds the tuple in its fresh replica.
  * @param {Replica} rep @param {string} from
  */
-function joinAnswered(rep, from) {
+export function joinAnswered(rep, from) {
   if (rep.ready) return;
   rep.joinPending.delete(from);
   const first = from === rep.home && !rep.homeAnswered;
@@ -507,95 +499,4 @@ export function wakeJoiners(rep) {
   const w = rep.joinWaiters;
   rep.joinWaiters = [];
   for (const wake of w) wake();
-}
-
-/**
- * A node went away: it is no longer a member; the tuples it owned pass to the adopter,
- * and an ownership request waiting on it is asked again of the new owner (or, the new
- * owner being this node, served) — also when it was no member here (a tuple learned
- * from a third node may name an owner that left first). A join waiting on a home that
- * left goes on with what this replica has.
- * @param {any} d a Distribution @param {string} id
- */
-export function dtsPeerDown(d, id) {
-  const all = d.node.dtsReplicas;
-  if (all === undefined) return;
-  const self = d.node.id;
-  for (const rep of /** @type {Map<string, Replica>} */ (all).values()) {
-    if (rep.members.has(id)) {
-      rep.members.delete(id);
-      if (rep.departed.size < 4096) rep.departed.add(id);
-    } else if (!ownsOrAsked(rep, id)) {
-      continue; // not a member, and nothing here is its (a tuple may name an owner that left before this replica heard of it)
-    }
-    const heir = adopter(rep, id);
-    for (const t of rep.tuples.values()) {
-      if (t.owner !== id) continue;
-      rep.setOwner(t, heir);
-      if (heir === self) t.adoptedFrom = id;
-    }
-    for (const k of [...rep.remoteIns.keys()]) if (rep.remoteIns.get(k)?.from === id) rep.dropRemoteIn(k);
-    rep.pendingChown.forEach((q, k) => rep.pendingChown.set(k, q.filter((x) => x !== id)));
-    for (const [tid, a] of [...rep.acquiring]) {
-      if (a.asked !== id) continue;
-      if (heir === self) {
-        rep.acquiring.delete(tid);
-        a.settle(true);
-      } else {
-        a.asked = heir;
-        dtsSend(d, heir, [F_DTS, D_CHOWN_REQ, rep.name, tid, a.template ?? false]);
-      }
-    }
-    if (id === rep.home && !rep.ready) {
-      rep.ready = true;
-      wakeJoiners(rep);
-    } else joinAnswered(rep, id); // a member gone while this replica joined is not waited for
-  }
-}
-
-/** Whether a tuple of the replica names `id` its owner, or an ownership request waits on it. @param {Replica} rep @param {string} id */
-function ownsOrAsked(rep, id) {
-  for (const a of rep.acquiring.values()) if (a.asked === id) return true;
-  for (const t of rep.tuples.values()) if (t.owner === id) return true;
-  return false;
-}
-
-/**
- * A node came (back): each replica it had been a member of welcomes it back.
- * @param {any} d a Distribution @param {string} id
- */
-export function dtsPeerUp(d, id) {
-  const all = d.node.dtsReplicas;
-  if (all === undefined) return;
-  for (const rep of /** @type {Map<string, Replica>} */ (all).values()) if (rep.departed.has(id)) welcomeBack(d, rep, id);
-}
-
-/**
- * A member that had gone away is back. First it is told which of its tuples this node
- * adopted meanwhile and still owns (a REPAIR_ACK naming this node their owner, which the
- * newer-word rule makes it believe): adoption wins, so the two sides agree on one owner
- * and no tuple is withdrawable by both from then on. Then it is told which tuples this
- * replica holds (ACCESS, answered with its own), so what either missed is repaired.
- * @param {any} d a Distribution @param {Replica} rep @param {string} id
- */
-function welcomeBack(d, rep, id) {
-  rep.departed.delete(id);
-  rep.members.add(id);
-  claimAdopted(d, rep, id);
-  dtsSend(d, id, [F_DTS, D_ACCESS, rep.name, [...rep.tuples.keys()], true]);
-}
-
-/**
- * Tell `id` which of the tuples this node adopted from it this node still owns (a
- * REPAIR_ACK naming this node their owner). Sent when it comes back and again with the
- * answer to each of its ACCESS frames: a frame sent as a link comes back up can be lost
- * with it, and restating an ownership this node holds is always true.
- * @param {any} d @param {Replica} rep @param {string} id
- */
-function claimAdopted(d, rep, id) {
-  const self = d.node.id;
-  /** @type {any[]} */
-  const claims = [];
-  for (const [tid, t] of rep.tuples) if (t.adoptedFrom === id && t.owner === self) claims.push([tid, self, t.bytes]);
-  if (claims.length > 0) dtsSend(d, id, [F_DTS, D_REPAIR_ACK, rep.name, claims, [], [], false]);
 }
