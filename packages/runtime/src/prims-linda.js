@@ -19,7 +19,7 @@
 import { unwind, PEND_SUSPEND, definePrimitive, defineBuiltin, encodeValue, decodeValue, rtEnv } from '@termite/scheme/internal';
 import { BLOCKED } from '@termite/core';
 import { VOID, Sym, Closure, SchemeError, schemeErrorOf, arrayToList, Pair, CALL, stringText } from './scheme-data.js';
-import { SpaceRef, Formal, FORMAL_NAMES, Pid, NodeRef } from './termite-values.js';
+import { SpaceRef, Formal, FORMAL_NAMES, NodeRef } from './termite-values.js';
 import { current, seconds } from './prims-processes.js';
 import { W_TUPLE } from './termite-node/process.js';
 import { resolveCode } from './code.js';
@@ -407,34 +407,20 @@ function remoteAsync(proc, who, remove, tag, args) {
 }
 
 /**
- * `(%async-abandon pid)`: end an asynchronous operation's helper process (see
- * scheme-sources/termite.scm). If the core had already handed it its tuple (it is ready but has
- * not run), the tuple is taken back and returned as `(tuple)`; otherwise #f (the helper
- * is still waiting — nothing was taken — or it has already sent its answer and ended).
+ * `(%async-abandon id)`: stop an asynchronous operation's wait (scheme-sources/termite.scm):
+ * a core record, a request on another node's space, or a record beside a distributed
+ * space's replica, by the number `%async-wait` returned. Nothing was taken that is not
+ * already in the owner's mailbox as its answer (the record's `out` delivers at once).
  */
-definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ pid) => {
+definePrimitive('%async-abandon', 1, 1, (/** @type {any} */ id) => {
   const proc = current('async-cancel');
   const node = proc.node;
-  if (typeof pid === 'number') { // a core record, or a request on another node's space: gone, or its answer is in the mailbox
-    proc.asyncRecords?.delete(pid);
-    if (pid < 0) abandonRemoteAsync(node.remote, -pid);
-    else if (pid >= DTS_ASYNC_BASE) cancelDtsAsync(node, pid);
-    else if (pid !== 0) cancelRecord(node, pid);
-    return false;
-  }
-  const helper = pid instanceof Pid ? node.local(pid) : null;
-  if (helper === null) return false;
-  /** @type {any} */
-  let taken = false;
-  if (helper.waiting !== null && helper.waiting.kind === W_TUPLE) {
-    const bytes = node.core.takeTupleBytes(helper.cpid);
-    if (bytes !== undefined) {
-      if (typeof helper.waiting.space === 'string') noteWithdrawn(node, helper.waiting.space, bytes);
-      taken = new Pair(decodeTuple(bytes), null);
-    }
-  }
-  node.terminate(pid);
-  return taken;
+  if (typeof id !== 'number') schemeErrorOf('type', 'async-cancel', 'expected the number of an asynchronous operation', id);
+  proc.asyncRecords?.delete(id);
+  if (id < 0) abandonRemoteAsync(node.remote, -id);
+  else if (id >= DTS_ASYNC_BASE) cancelDtsAsync(node, id);
+  else if (id !== 0) cancelRecord(node, id);
+  return false;
 });
 
 // ------------------------------------------------------------------ spaces and formals

@@ -181,30 +181,28 @@
 ;; (async-poll h) says whether its tuple has arrived; (async-collect h [timeout
 ;; [default]]) returns it, waiting if needed; (async-cancel h) abandons it.
 ;;
-;; A handle is #(%async owner tag state tuple helper fields remove?), used only by the
-;; process that started the operation (owner). On a space of this node the operation
-;; waits in the core as a record with no process (helper is its number, %async-wait):
+;; A handle is #(%async owner tag state tuple wait fields remove?), used only by the
+;; process that started the operation (owner). No process waits for it: on a space of
+;; this node the operation is a record of the core (wait is its number, %async-wait);
 ;; the out that serves it, in one order with the waiting processes, sends (%async tag
 ;; tuple) to the owner. On another node's space it is a pending request of this node
-;; (helper is its number, negated), which the holder keeps as a record and answers with
-;; the same message, or (%async tag #f error) if it fails (the holder gone); if the owner
-;; has ended by then, an in's tuple goes back. On a distributed space helper is a
-;; process blocked in the in/rd that sends the same message. state: waiting, done (the
-;; tuple is in the handle), failed (the error is), collected, or cancelled. Starting first tries inp/rdp, so a
-;; tuple already there completes the operation at once and a malformed template raises
-;; in the caller. Stopping a helper (a timeout in async-collect, or async-cancel) never
-;; loses a tuple an in had already removed: %async-abandon takes it back from a helper
-;; that got it but has not run yet, and async-cancel puts it back into the space.
-;; A timed-out async-collect makes a last inp/rdp of its own once the helper is gone.
+;; (wait is its number, negated), which the holder keeps as a record and answers with
+;; the same message, or (%async tag #f error) if it fails (the holder gone); on a
+;; distributed space, a record beside this node's replica. If the owner has ended when
+;; the tuple comes, an in's tuple goes back. state: waiting, done (the tuple is in the
+;; handle), failed (the error is), collected, or cancelled. Starting first tries
+;; inp/rdp, so a tuple already there completes the operation at once and a malformed
+;; template raises in the caller. Stopping the wait (a timeout in async-collect, or
+;; async-cancel) never loses a tuple an in had already removed: its message is in the
+;; owner's mailbox, looked for once more, and async-cancel puts it back into the space.
+;; A timed-out async-collect makes a last inp/rdp of its own once the wait is gone.
 (define (%async remove? fields)
   (let ((found (apply (if remove? inp rdp) fields))
         (me (self)))
     (if found
         (vector '%async me #f 'done found #f fields remove?)
-        (let* ((tag (make-tag))
-               (helper (or (%async-wait remove? tag fields)
-                           (spawn (lambda () (! me (list '%async tag (apply (if remove? in rd) fields))))))))
-          (vector '%async me tag 'waiting #f helper fields remove?)))))
+        (let ((tag (make-tag)))
+          (vector '%async me tag 'waiting #f (%async-wait remove? tag fields) fields remove?)))))
 (define (in-async . fields) (%async #t fields))
 (define (rd-async . fields) (%async #f fields))
 
@@ -214,7 +212,7 @@
   (if (not (equal? (vector-ref h 1) (self)))
       (error (string-append who ": this handle belongs to the process that started the operation") h)))
 
-;; Wait up to timeout seconds (#f: for ever, 0: just look) for the helper's answer.
+;; Wait up to timeout seconds (#f: for ever, 0: just look) for the operation's answer.
 (define (%async-arrived! h timeout)
   (let* ((tag (vector-ref h 2))
          (r (%scan (lambda (m) (if (and (pair? m) (eq? (car m) '%async) (pair? (cdr m)) (equal? (cadr m) tag)) (cddr m) #f))
@@ -225,14 +223,13 @@
                       (begin (vector-set! h 3 'done) (vector-set! h 4 (car r))))
                   #t))))
 
-;; Stop the helper. #t if the operation completed anyway (the tuple is in the handle).
+;; Stop the wait. #t if the operation completed anyway (the tuple is in the handle).
 (define (%async-stop! h)
-  (let ((taken (%async-abandon (vector-ref h 5))))
-    (cond (taken (vector-set! h 3 'done) (vector-set! h 4 (car taken)) #t)
-          ((%async-arrived! h 0) #t)
-          (else (vector-set! h 3 'cancelled) #f))))
+  (%async-abandon (vector-ref h 5))
+  (cond ((%async-arrived! h 0) #t)
+        (else (vector-set! h 3 'cancelled) #f)))
 
-;; After a timeout: stop the helper, then one last look of our own.
+;; After a timeout: stop the wait, then one last look of our own.
 (define (%async-give-up! h)
   (or (%async-stop! h)
       (let ((found (apply (if (vector-ref h 7) inp rdp) (vector-ref h 6))))
