@@ -11,7 +11,7 @@
  * so the longest growth of any segment is the one to SEGMENT (~6 ms quiet), and a new
  * entry then goes to a fresh segment. A lookup walks the segments, newest first: a miss
  * (an object not met before, the commonest lookup) costs one `Map` lookup per segment,
- * so a copy of N objects costs about N²/SEGMENT lookups and a unit of work costs more
+ * so a copy of N objects costs about N²/(2·SEGMENT) lookups and a unit of work costs more
  * as the memo grows; the chunk of the copy is therefore sized by time, not by count
  * (copy-job.js). SEGMENT is the largest power of two whose growth stays well under the
  * event-loop bound (20 ms) on a loaded machine; 2^18 took 14–22 ms quiet.
