@@ -150,7 +150,9 @@ for (const [name, thunk] of STALLS) {
     obs.observe({ entryTypes: ['gc'] });
     /** @type {string[]} */
     const out = [];
-    const node = /** @type {any} */ (await createNode({ stdout: (s) => out.push(s), log: (s) => out.push(`log: ${s}`) }));
+    // the heap limit raised: a 5,000,000-element list is estimated near the default 256 MiB
+    const limits = { maxProcessHeap: 1024 * 1048576 };
+    const node = /** @type {any} */ (await createNode({ stdout: (s) => out.push(s), log: (s) => out.push(`log: ${s}`), limits }));
     /** @type {[number, number, number][]} start, end, this thread's CPU time in it */
     const gaps = [];
     try {
