@@ -22,6 +22,7 @@ import { beginCopy, CopyJob } from '../packages/runtime/src/copy-job.js';
 import { Pair } from '../packages/runtime/src/scheme-data.js';
 import { R } from '@termite/scheme/internal';
 import { readFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 const rep = new Reporter(prefixFromArgv());
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -38,6 +39,15 @@ const cpuMs = () => {
 };
 /** @param {number[]} a */
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+
+/** CPU time of this thread (ms; Linux, else 0): /proc's scheduler statistics. */
+const threadCpuMs = () => {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
+  } catch {
+    return 0;
+  }
+};
 
 /** @type {[string, any, number][]} name, message, copies a round */
 const SMALL = [
@@ -85,28 +95,44 @@ for (const [name, make] of BIG) {
   const total = [];
   const worst = [];
   const med = [];
+  const worstNoGc = [];
+  const worstNoGcCpu = [];
+  /** @type {[number, number][]} */
+  const gcs = [];
+  const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) gcs.push([e.startTime, e.startTime + e.duration]); });
+  obs.observe({ entryTypes: ['gc'] });
   for (let r = 0; r < 3; r++) {
     R.fuel = 1e12;
     let t = performance.now();
     copyMessage(msg);
     one.push(performance.now() - t);
     const job = beginCopy(msg);
+    /** @type {[number, number, number][]} start, end, this thread's CPU time */
     const chunks = [];
     if (job instanceof CopyJob) {
       for (let done = false; !done;) {
+        const cpu = threadCpuMs();
         t = performance.now();
         done = job.run();
-        chunks.push(performance.now() - t);
+        chunks.push([t, performance.now(), threadCpuMs() - cpu]);
       }
     }
-    total.push(chunks.reduce((a, b) => a + b, 0));
-    worst.push(Math.max(0, ...chunks));
-    med.push(chunks.length > 0 ? median(chunks) : 0);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the round's gc entries delivered
+    const times = chunks.map(([a, b]) => b - a);
+    const plain = chunks.filter(([a, b]) => !gcs.some(([s, e]) => s < b && e > a));
+    total.push(times.reduce((a, b) => a + b, 0));
+    worst.push(Math.max(0, ...times));
+    worstNoGc.push(Math.max(0, ...plain.map(([a, b]) => b - a)));
+    worstNoGcCpu.push(Math.max(0, ...plain.map((c) => c[2])));
+    med.push(times.length > 0 ? median(times) : 0);
   }
+  obs.disconnect();
   rep.bench(`copy.${name}.one_call`, median(one), 'ms', { note: 'copyMessage: one call, as a local ! was' });
   rep.bench(`copy.${name}.chunked_total`, median(total), 'ms');
   rep.bench(`copy.${name}.chunk_median`, median(med), 'ms');
   rep.bench(`copy.${name}.chunk_worst`, median(worst), 'ms', { note: 'collections included' });
+  rep.bench(`copy.${name}.chunk_worst_no_gc`, median(worstNoGc), 'ms', { note: 'chunks with no collection in them' });
+  rep.bench(`copy.${name}.chunk_worst_no_gc_cpu`, median(worstNoGcCpu), 'ms', { note: 'the main thread\'s CPU time in those chunks (descheduling left out; Linux)' });
 }
 
 /**
@@ -126,18 +152,9 @@ const STALLS = [
       (? 60 #f)))`],
   ['list5M', `(lambda () (let loop ((i 0) (l '())) (if (= i 5000000) (display (if (= (length l) 5000000) 'done 'short)) (loop (+ i 1) (cons i l)))))`],
 ];
-/** CPU time of this thread (ms; Linux, else 0): /proc's scheduler statistics. */
-const threadCpuMs = () => {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
-  } catch {
-    return 0;
-  }
-};
 for (const [name, thunk] of STALLS) {
   if (!rep.wants(`copy.stall.${name}`)) continue;
   const { createNode } = await import('../packages/runtime/src/index.js');
-  const { PerformanceObserver } = await import('node:perf_hooks');
   const worst = [];
   const worstOwn = [];
   const worstOwnCpu = [];
