@@ -8,7 +8,9 @@
  *    for these) over `copyMessage`, as the median of per-round ratios;
  *  - big messages: the one-call copy's time, the chunked copy's total, and its longest
  *    and median chunk (what the event loop waits for at most, collections included);
- *    `shared1M` is a message whose memo passes 524,288 entries (shared parts, 1M pairs).
+ *    `shared1M` is a message whose memo passes 524,288 entries (shared parts, 1M pairs);
+ *  - stalls (`copy.stall.*`, below): the event loop of a node while one of its
+ *    processes sends shared1M or builds a 5,000,000-element list, collections apart.
  *
  *   node bench/local-send-copy.js [PREFIX]
  *
@@ -19,6 +21,8 @@ import { copyMessage } from '../packages/runtime/src/copy.js';
 import { beginCopy, CopyJob } from '../packages/runtime/src/copy-job.js';
 import { Pair } from '../packages/runtime/src/scheme-data.js';
 import { R } from '@termite/scheme/internal';
+import { readFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 const rep = new Reporter(prefixFromArgv());
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -35,6 +39,15 @@ const cpuMs = () => {
 };
 /** @param {number[]} a */
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+
+/** CPU time of this thread (ms; Linux, else 0): /proc's scheduler statistics. */
+const threadCpuMs = () => {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
+  } catch {
+    return 0;
+  }
+};
 
 /** @type {[string, any, number][]} name, message, copies a round */
 const SMALL = [
@@ -82,26 +95,118 @@ for (const [name, make] of BIG) {
   const total = [];
   const worst = [];
   const med = [];
+  const worstNoGc = [];
+  const worstNoGcCpu = [];
+  /** @type {[number, number][]} */
+  const gcs = [];
+  const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) gcs.push([e.startTime, e.startTime + e.duration]); });
+  obs.observe({ entryTypes: ['gc'] });
   for (let r = 0; r < 3; r++) {
     R.fuel = 1e12;
     let t = performance.now();
     copyMessage(msg);
     one.push(performance.now() - t);
     const job = beginCopy(msg);
+    /** @type {[number, number, number][]} start, end, this thread's CPU time */
     const chunks = [];
     if (job instanceof CopyJob) {
       for (let done = false; !done;) {
+        const cpu = threadCpuMs();
         t = performance.now();
         done = job.run();
-        chunks.push(performance.now() - t);
+        chunks.push([t, performance.now(), threadCpuMs() - cpu]);
       }
     }
-    total.push(chunks.reduce((a, b) => a + b, 0));
-    worst.push(Math.max(0, ...chunks));
-    med.push(chunks.length > 0 ? median(chunks) : 0);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the round's gc entries delivered
+    const times = chunks.map(([a, b]) => b - a);
+    const plain = chunks.filter(([a, b]) => !gcs.some(([s, e]) => s < b && e > a));
+    total.push(times.reduce((a, b) => a + b, 0));
+    worst.push(Math.max(0, ...times));
+    worstNoGc.push(Math.max(0, ...plain.map(([a, b]) => b - a)));
+    worstNoGcCpu.push(Math.max(0, ...plain.map((c) => c[2])));
+    med.push(times.length > 0 ? median(times) : 0);
   }
+  obs.disconnect();
   rep.bench(`copy.${name}.one_call`, median(one), 'ms', { note: 'copyMessage: one call, as a local ! was' });
   rep.bench(`copy.${name}.chunked_total`, median(total), 'ms');
   rep.bench(`copy.${name}.chunk_median`, median(med), 'ms');
   rep.bench(`copy.${name}.chunk_worst`, median(worst), 'ms', { note: 'collections included' });
+  rep.bench(`copy.${name}.chunk_worst_no_gc`, median(worstNoGc), 'ms', { note: 'chunks with no collection in them' });
+  rep.bench(`copy.${name}.chunk_worst_no_gc_cpu`, median(worstNoGcCpu), 'ms', { note: 'the main thread\'s CPU time in those chunks (descheduling left out; Linux)' });
+}
+
+/**
+ * The event loop of a node while one process runs a big case (a 1 ms interval's gaps):
+ *  - shared1M: a process sends the message of copy.shared1M (built in Scheme) to another;
+ *  - list5M: a process builds a list of 5,000,000 numbers (~200 MB live at the end).
+ * Each gap during which V8 reported a collection counts as a collection's; the others
+ * are the runtime's own (slices, copy chunks, and the machine's descheduling).
+ * @type {[string, string][]}
+ */
+const STALLS = [
+  ['shared1M', `(lambda ()
+    (let* ((cars (let fill ((i 0) (v (make-vector 300000 #f))) (if (= i 300000) v (begin (vector-set! v i (cons i i)) (fill (+ i 1) v)))))
+           (msg (let build ((i 699999) (l '())) (if (< i 0) l (build (- i 1) (cons (vector-ref cars (modulo i 300000)) l)))))
+           (sink (spawn (lambda () (let ((m (?))) (display (if (eq? (car m) (list-ref m 300000)) 'done 'not-shared)))))))
+      (! sink msg)
+      (? 60 #f)))`],
+  ['list5M', `(lambda () (let loop ((i 0) (l '())) (if (= i 5000000) (display (if (= (length l) 5000000) 'done 'short)) (loop (+ i 1) (cons i l)))))`],
+];
+for (const [name, thunk] of STALLS) {
+  if (!rep.wants(`copy.stall.${name}`)) continue;
+  const { createNode } = await import('../packages/runtime/src/index.js');
+  const worst = [];
+  const worstOwn = [];
+  const worstOwnCpu = [];
+  const gcMax = [];
+  const medians = [];
+  for (let r = 0; r < 3; r++) {
+    /** @type {[number, number, number][]} start, end, kind */
+    const gcs = [];
+    const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) gcs.push([e.startTime, e.startTime + e.duration, /** @type {any} */ (e).detail?.kind ?? 0]); });
+    obs.observe({ entryTypes: ['gc'] });
+    /** @type {string[]} */
+    const out = [];
+    // the heap limit raised: a 5,000,000-element list is estimated near the default 256 MiB
+    const limits = { maxProcessHeap: 1024 * 1048576 };
+    const node = /** @type {any} */ (await createNode({ stdout: (s) => out.push(s), log: (s) => out.push(`log: ${s}`), limits }));
+    /** @type {[number, number, number][]} start, end, this thread's CPU time in it */
+    const gaps = [];
+    try {
+      node.spawnScheme(thunk);
+      await new Promise((resolve, reject) => {
+        const started = performance.now();
+        let last = started;
+        let lastCpu = threadCpuMs();
+        const timer = setInterval(() => {
+          const now = performance.now();
+          const cpu = threadCpuMs();
+          gaps.push([last, now, cpu - lastCpu]);
+          last = now;
+          lastCpu = cpu;
+          const text = out.join('');
+          if (text.includes('done') || text.includes('not-') || text.includes('short') || text.includes('died') || now - started > 120_000) {
+            clearInterval(timer);
+            if (text.includes('done')) resolve(undefined);
+            else reject(new Error(`copy.stall.${name}: ${text || 'no result within 120 s'}`));
+          }
+        }, 1);
+      });
+    } finally {
+      node.stop();
+      obs.disconnect();
+    }
+    const lengths = gaps.map(([a, b]) => b - a);
+    const own = gaps.filter(([a, b]) => !gcs.some(([s, e]) => s < b && e > a));
+    worst.push(Math.max(...lengths));
+    worstOwn.push(Math.max(0, ...own.map(([a, b]) => b - a)));
+    worstOwnCpu.push(Math.max(0, ...own.map((g) => g[2])));
+    gcMax.push(Math.max(0, ...gcs.map(([s, e]) => e - s)));
+    medians.push(median(lengths));
+  }
+  rep.bench(`copy.stall.${name}.turn_median`, median(medians), 'ms', { note: 'a 1 ms interval\'s gaps while it runs, median of 3 rounds' });
+  rep.bench(`copy.stall.${name}.turn_worst`, median(worst), 'ms', { note: `collections included; rounds ${worst.map((w) => w.toFixed(1)).join(', ')}` });
+  rep.bench(`copy.stall.${name}.turn_worst_no_gc`, median(worstOwn), 'ms', { note: `gaps with no collection in them; rounds ${worstOwn.map((w) => w.toFixed(1)).join(', ')}` });
+  rep.bench(`copy.stall.${name}.turn_worst_no_gc_cpu`, median(worstOwnCpu), 'ms', { note: `the main thread's CPU time in those gaps (a loaded machine's descheduling left out); rounds ${worstOwnCpu.map((w) => w.toFixed(1)).join(', ')}` });
+  rep.bench(`copy.stall.${name}.gc_worst`, median(gcMax), 'ms', { note: `longest collection V8 reported; rounds ${gcMax.map((w) => w.toFixed(1)).join(', ')}` });
 }

@@ -14,16 +14,15 @@
  *     the flat copy and goes on with 3;
  *  3. a walk counting the message's objects as a tree, stopped at COPY_CHUNK: a message
  *     under it is copied by copy.js's graphCopy in one call (the path every message took
- *     before); a bigger one by the graph copy below, with a memo (a Map) so that sharing
- *     and cycles are kept, and a stack of tasks, each of which creates or visits a bounded
+ *     before); a bigger one by the graph copy below, with a memo so that sharing and
+ *     cycles are kept, and a stack of tasks, each of which creates or visits a bounded
  *     number of objects before it yields (a list spine and a vector's elements resume
- *     where they stopped), GRAPH_CHUNK units a call.
+ *     where they stopped); a chunk's units are set from the time the previous chunk took.
  *
- * What is left unbounded: the memo is one Map, and V8 grows a Map by rehashing it whole,
- * in one call: at 524,288 entries that call took 47–78 ms, at 1,048,576 80–265 ms (measured
- * alone, load average 3–4), so a message of more than ~500,000 objects that needs the
- * memo still holds the event loop that long once or twice; a flat list or vector needs
- * no memo.
+ * The memo is a list of bounded `Map` segments (copy-memo.js), not one `Map`: V8 grows a
+ * `Map` by rehashing it whole in one call, which at 1,048,576 entries took 80–265 ms,
+ * so one `Map` held the event loop that long once or twice for a message of more than
+ * ~500,000 objects. A segment's longest growth is a few ms.
  *
  * Invariants: a job's partial copy is reachable only from the job (the process's
  * `copyJob`), so dropping the job frees it; `run` never does more than about COPY_CHUNK
@@ -36,14 +35,22 @@ import { Pair, Box, Record, Closure, Frame, Values, ErrorObject, Port } from './
 import { MString } from '@termite/scheme';
 import { charge } from '@termite/scheme/internal';
 import { copySmall, graphCopy, isShared, copyString, copyPort, GIVE_UP } from './copy.js';
+import { SegmentedMemo } from './copy-memo.js';
 
 /** Units of work (objects created or visited) one chunk does at most: ~0.3–1 ms flat. */
 export const COPY_CHUNK = 16384;
 /**
- * Units of one chunk of the graph copy: a quarter of COPY_CHUNK, since an object copied
- * through the memo and a task costs about four times a flat one (~1 ms a chunk).
+ * Units of the first chunk of the graph copy: a quarter of COPY_CHUNK, since an object
+ * copied through the memo and a task costs about four times a flat one (~1 ms a chunk).
+ * Later chunks are sized from the time the previous one took (GRAPH_CHUNK_MS), between
+ * GRAPH_CHUNK_MIN and GRAPH_CHUNK_MAX units: a unit costs more as the memo grows (one
+ * lookup per segment, copy-memo.js), and a count alone would let chunks grow with it.
  */
 const GRAPH_CHUNK = 4096;
+const GRAPH_CHUNK_MIN = 512;
+const GRAPH_CHUNK_MAX = 8192;
+/** The time a chunk of the graph copy aims at (ms). */
+const GRAPH_CHUNK_MS = 1.5;
 /** Bytes a copied object is counted as in the sender's heap account (a pair: 40). */
 const OBJECT_BYTES = 40;
 /** Reductions a unit of work is charged (docs/processes.md, "Work in primitives"). */
@@ -84,6 +91,8 @@ export class CopyJob {
     /** @type {any} */ this.slow = root;
     this.i = 0;
     /** @type {GraphCopy|null} */ this.graph = null;
+    /** units of the graph copy's next chunk (sized by time: graphChunk) */
+    this.graphUnits = GRAPH_CHUNK;
     /** the key naming it in `!`'s step state, and the receiver (set by prims-processes.js) */
     this.key = 0;
     /** @type {any} */ this.pid = null;
@@ -190,12 +199,17 @@ export class CopyJob {
     this.stage = GRAPH;
   }
 
+  /** One chunk of the graph copy, its size set from the time the previous one took. */
   graphChunk() {
     const g = /** @type {GraphCopy} */ (this.graph);
     const before = g.units;
-    const done = g.run(GRAPH_CHUNK);
+    const started = performance.now();
+    const done = g.run(this.graphUnits);
+    const ms = performance.now() - started;
     this.units += g.units - before;
-    if (done) this.finish();
+    if (done) return this.finish();
+    if (ms > GRAPH_CHUNK_MS) this.graphUnits = Math.max(GRAPH_CHUNK_MIN, this.graphUnits >> 1);
+    else if (ms < GRAPH_CHUNK_MS / 2) this.graphUnits = Math.min(GRAPH_CHUNK_MAX, this.graphUnits * 2);
   }
 
   /** @param {any} [_] */
@@ -258,7 +272,7 @@ function byteUnits(x) {
 class GraphCopy {
   /** @param {any} root */
   constructor(root) {
-    /** @type {Map<any, any>} */ this.memo = new Map();
+    this.memo = new SegmentedMemo();
     /** @type {(() => boolean)[]} */ this.tasks = [];
     this.left = Infinity;
     this.units = 0;
