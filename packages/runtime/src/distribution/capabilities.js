@@ -85,7 +85,7 @@ export const MAX_BROWSER_PEERS = 4096;
  * the limit stopped the search.
  * @param {unknown} value @param {number} limit @param {(x: Pid | SpaceRef) => void} visit
  */
-function eachReference(value, limit, visit) {
+export function eachReference(value, limit, visit) {
   /** @type {unknown[]} */
   const stack = [value];
   const seen = new Set();

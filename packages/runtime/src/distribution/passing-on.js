@@ -1,0 +1,89 @@
+// @ts-check
+/**
+ * Capability delegation: a restricted peer passes on what it was given
+ * (docs/security.md, "A tab passes on what it holds").
+ *
+ * A node B records, for each restricted peer T, the pids of its processes and the names
+ * of its local spaces T holds: given to T by B, or vouched to B for T by a daemon
+ * (vouching.js). A tab T1 that hands one of them to another tab T2 — in a message, a
+ * migrating process's state, a spawned thunk, over a link between the two tabs where no
+ * daemon sees it — tells B first, with the same VOUCH request a daemon sends (`passOn`,
+ * on the tab; `[36, T2, false, serials(, names)]`). B believes a restricted voucher only
+ * for what that voucher holds itself (`holderVouchRefusal`): a VOUCH naming anything T1
+ * does not hold on B is refused whole, with the reason, and nothing of it is recorded.
+ * A restricted voucher's word does not restrict anyone (its `browser` flag is not
+ * believed): B records for T2 only when B restricts T2 already (a tab reaching B
+ * through a daemon is restricted as the first gossip or routed frame marks it).
+ *
+ * Invariants:
+ *  - `passOn` runs only on a node that passes on (option `vouchWhenPassingOn`, the web
+ *    runtime) and that restricts no peer (a daemon gives, capabilities.js `give`); it
+ *    costs one boolean test on the send paths elsewhere;
+ *  - a tab vouches for pids of third nodes only (not its own, not the receiver's, not a
+ *    process that lives here now: a guest), each once per receiver (`told`, vouching.js,
+ *    MAX_GIVEN per receiver and node); a value is searched to CHECK_LIMIT values, as far
+ *    as its receiver's node checks it (a migrating process with a 100,000-element list
+ *    carries its pids past WALK_LIMIT, which bounds what a daemon records)
+ *  - on B, a restricted voucher's entries count against the same MAX_GIVEN per voucher
+ *    as a daemon's, and a refused VOUCH is logged once a second at most.
+ *
+ * These functions are Distribution's methods (`this` is the Distribution).
+ */
+import { eachReference, CHECK_LIMIT } from './capabilities.js';
+import { Pid } from '../termite-values.js';
+import { key } from './frame-vocabulary.js';
+
+/** @typedef {import('../distribution.js').Distribution} Distribution */
+
+/**
+ * A value about to go to `to` from a node that passes on what it holds (a tab): vouch
+ * to each third node for the pids of its processes and the names of its spaces the
+ * value holds, as given to `to` (vouching.js vouchFor sends the requests before the
+ * frame leaves, on the same links).
+ * @param {string} to @param {unknown} value
+ * @this {Distribution}
+ */
+export function passOn(to, value) {
+  const self = this.node.id, guests = this.node.guests;
+  /** @type {Map<string, (number | string)[]> | null} */
+  let thirds = null;
+  const told = this.vouchState?.told.get(to);
+  eachReference(value, CHECK_LIMIT, (x) => {
+    if (x.node === self || x.node === to) return;
+    /** @type {number | string} */
+    let item;
+    if (x instanceof Pid) {
+      if (guests.size !== 0 && guests.has(key(x.node, x.n))) return; // it lives here: this node answers for it
+      item = x.n;
+    } else if (x.kind !== 'distributed') item = x.name;
+    else return;
+    if (told?.get(x.node)?.has(item) ?? false) return;
+    thirds ??= new Map();
+    const list = thirds.get(x.node);
+    if (list === undefined) thirds.set(x.node, [item]);
+    else list.push(item);
+  });
+  if (thirds !== null) this.vouchFor(to, thirds);
+}
+
+/**
+ * Why this node refuses a VOUCH from the restricted peer `from` for `peer`: it names a
+ * pid or a space of this node that `from` does not hold here, or `from` vouches for
+ * itself. Null when every item is one `from` holds.
+ * @param {string} from @param {string} peer @param {number[]} serials @param {string[]} names
+ * @returns {string | null}
+ * @this {Distribution}
+ */
+export function holderVouchRefusal(from, peer, serials, names) {
+  const who = from.slice(0, 12);
+  if (peer === from) return `VOUCH refused: ${who} is a restricted peer and vouches for itself`;
+  const self = this.node.id;
+  for (const n of serials) {
+    const pid = new Pid(self, n);
+    if (!this.mayReach(from, pid, this.node.local(pid))) return `VOUCH refused: ${who} is a restricted peer and does not hold process ${n}, which it vouches for`;
+  }
+  for (const name of names) {
+    if (!this.maySpace(from, name)) return `VOUCH refused: ${who} is a restricted peer and does not hold space ${name.slice(0, 100)}, which it vouches for`;
+  }
+  return null;
+}

@@ -1,0 +1,60 @@
+// @ts-check
+/**
+ * A tab passes on what it holds, seen from the tab (distribution/passing-on.js): with
+ * `vouchWhenPassingOn`, a frame, request or answer to another peer naming pids or spaces
+ * of a third node makes one VOUCH request to that node per frame, before the frame,
+ * each item once per receiver; its own pids, the receiver's and distributed spaces are
+ * not vouched for; without the option, none. The mesh is a stand-in that records what
+ * is sent and requested; node-daemon/test/restricted-passing-on.test.js runs the holder's
+ * side between real daemons, e2e/migration.test.js and e2e/messengers.test.js the tab's
+ * in Chromium.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeValue, encodeValue } from '@termite/scheme/internal';
+import { withNode } from './harness.js';
+import { Distribution } from '../src/distribution.js';
+import { Pid, SpaceRef } from '../src/termite-values.js';
+
+/** A stand-in mesh: records sends and requests in one log. */
+function standInMesh() {
+  /** @type {Array<[string, string, any]>} */
+  const log = [];
+  return {
+    id: 'stand-in', log, onMessage() {}, onRequest() {}, isReachable: () => true, on() { return () => {}; },
+    /** @param {string} to @param {Uint8Array} bytes */
+    send(to, bytes) { log.push(['send', to, decodeValue(bytes)]); return true; },
+    /** @param {string} to @param {Uint8Array} bytes */
+    request(to, bytes) { log.push(['request', to, decodeValue(bytes)]); return Promise.resolve(encodeValue([true, 1, []])); },
+  };
+}
+
+test('a tab vouches to a third node for the pids and spaces of that node it hands another peer, before the frame', () =>
+  withNode(async ({ node }) => {
+    const mesh = standInMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { vouchWhenPassingOn: true });
+    dist.send(new Pid('tab2', 1), [new Pid('p', 7), new SpaceRef('p', 'work', 'local'), new Pid('tab2', 3), new Pid(node.id, 5), new SpaceRef('q', 'd', 'distributed')]);
+    assert.deepEqual(mesh.log.map(([kind, to, v]) => [kind, to, v[0] === 36 ? v.slice(0, 5) : v[0]]), [
+      ['request', 'p', [36, 'tab2', false, [7], ['work']]],
+      ['send', 'tab2', 1],
+    ]);
+    mesh.log.length = 0;
+    dist.send(new Pid('tab2', 1), [new Pid('p', 7), new Pid('p', 8)]);
+    assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, v[3]]), [['p', [8]]], 'a pid told before is not told again');
+    mesh.log.length = 0;
+    dist.send(new Pid('tab3', 1), [new Pid('p', 7)]);
+    assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, v[1], v[3]]), [['p', 'tab3', [7]]], 'told once per receiver');
+    // an answer to a request from another tab (a program environment's definitions) too
+    mesh.log.length = 0;
+    dist.services.set('svc', new Pid('p', 9));
+    await dist.onRequest('tab4', encodeValue([24, 'svc', []]));
+    assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, v[1], v[3]]), [['p', 'tab4', [9]]], 'an answer handing on a pid');
+  }));
+
+test('a node without the option vouches for nothing it passes on', () =>
+  withNode(async ({ node }) => {
+    const mesh = standInMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), {});
+    dist.send(new Pid('tab2', 1), [new Pid('p', 7)]);
+    assert.deepEqual(mesh.log.map(([kind, to]) => [kind, to]), [['send', 'tab2']]);
+  }));
