@@ -58,3 +58,19 @@ test('a node without the option vouches for nothing it passes on', () =>
     dist.send(new Pid('tab2', 1), [new Pid('p', 7)]);
     assert.deepEqual(mesh.log.map(([kind, to]) => [kind, to]), [['send', 'tab2']]);
   }));
+
+test('a SPAWN acted for a restricted peer may name its caller (its link) in its thunk; any other pid not given is refused', () =>
+  withNode(async ({ node, run }) => {
+    const mesh = standInMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    const r = await run('(spawn (lambda () (let loop () (? 60000 #f) (loop))))');
+    assert.ok(r.ok, r.message);
+    const caller = /** @type {Pid} */ (r.value);
+    const r2 = await run('(spawn (lambda () (let loop () (? 60000 #f) (loop))))');
+    const other = /** @type {Pid} */ (r2.value);
+    // the thunk here is a plain vector: a SPAWN whose check passes then fails for want of a procedure
+    const acted = (/** @type {any} */ thunk, /** @type {any} */ link) => () => dist.answerNow('daemon', [27, 'tab', true, [20, thunk, null, link], []]);
+    assert.throws(acted([caller], caller), /SPAWN needs a procedure/, 'its own pid, in the thunk and as the link: checked and taken');
+    assert.throws(acted([other], caller), new RegExp(`^Error: SPAWN refused: tab is a restricted peer and it names process ${other.n}, whose pid it was not given$`));
+    assert.throws(acted([caller], false), new RegExp(`process ${caller.n}, whose pid it was not given`), 'without a link, no caller is known');
+  }));

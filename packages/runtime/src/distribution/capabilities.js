@@ -371,15 +371,15 @@ export function checkMentions(from, value, what, also = null) {
  * asks before answering): a SPAWN or MIGRATE naming what it may not reach, a MIGRATE of
  * a process that is not its to move in, an ENV of an environment it was given nothing
  * from, a SERVICE whose process it may not reach.
- * @param {string} from @param {any[]} req
+ * @param {string} from @param {any[]} req @param {number} [caller] a serial of this node the SPAWN may name besides (its caller's: answerActed)
  * @this {Distribution}
  */
-export function checkRequest(from, req) {
+export function checkRequest(from, req, caller = -1) {
   if (!this.restricted.has(from)) return;
   const who = from.slice(0, 12);
   switch (req[0]) {
     case R_SPAWN: {
-      const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN');
+      const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN', caller === -1 ? null : new Set([caller]));
       if (why !== null) throw why.endsWith(TOO_MANY) ? new Error(why) : new NotGiven(why);
       return;
     }
@@ -556,14 +556,19 @@ function actedFrameRefusal(d, owner, inner) {
  * The answer to an AS request from `from`: a SPAWN, MIGRATE or SERVICE made by a
  * process of `owner` on `from`. When `owner` is restricted here it is checked as if
  * `owner` asked (a MIGRATE: what the process carries, not where it comes from — `from`
- * is where it is); what it spawns or moves in here is `owner`'s (its quota, its
- * rights), and what the answer hands out counts as given to `owner`.
+ * is where it is; a SPAWN: what its thunk and parameters name, not its link, which the
+ * sending node writes as its caller's own pid); what it spawns or moves in here is
+ * `owner`'s (its quota, its rights), and what the answer hands out counts as given to
+ * `owner`.
  * @param {string} from @param {any[]} req
  * @this {Distribution}
  */
 export function answerActed(from, req) {
   const { owner, inner, restricted } = unwrapActed.call(this, from, req, ACTED_REQUESTS);
-  if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner);
+  // a SPAWN's link is its caller (remote-spawn-link), which `from` hosts and writes: a
+  // process may name itself, wherever it was born (a messenger's `(self)` in its thunk)
+  const caller = inner[0] === R_SPAWN && inner[3] instanceof Pid && inner[3].node === this.node.id ? inner[3].n : -1;
+  if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner, caller);
   /** @type {any} */
   let value;
   if (inner[0] === R_SPAWN) value = this.acceptSpawn(owner, inner[1], inner[2], inner[3]);
