@@ -74,3 +74,17 @@ test('a SPAWN acted for a restricted peer may name its caller (its link) in its 
     assert.throws(acted([other], caller), new RegExp(`^Error: SPAWN refused: tab is a restricted peer and it names process ${other.n}, whose pid it was not given$`));
     assert.throws(acted([caller], false), new RegExp(`process ${caller.n}, whose pid it was not given`), 'without a link, no caller is known');
   }));
+
+test('a process a restricted peer owns keeps its pid given to that peer when it leaves the node', () =>
+  withNode(async ({ node, run }) => {
+    const mesh = standInMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    const owned = node.spawn(/** @type {any} */ ((await run('(lambda () (? 60000 #f))')).value), { peer: 'tab' });
+    const r = await run('(spawn (lambda () (? 60000 #f)))');
+    const other = /** @type {Pid} */ (r.value);
+    dist.noteCarried(owned.pid, []);
+    dist.noteCarried(other, []);
+    node.retire(owned); // gone from here, as a process that left
+    assert.equal(dist.mayReach('tab', owned.pid, null), true, 'its own process, away');
+    assert.equal(dist.mayReach('tab', other, null), false, 'a process not its own');
+  }));

@@ -56,6 +56,7 @@
  * These functions are Distribution's methods (`this` is the Distribution).
  */
 import { Closure, Frame } from '@termite/scheme';
+
 import { R } from '@termite/scheme/internal';
 import { Pid, SpaceRef } from '../termite-values.js';
 import {
@@ -235,12 +236,15 @@ export function mayReach(from, pid, proc) {
  * A process of this node leaves it while some peer is restricted: the pids of this
  * node's processes it carries (in its continuation, mailbox and links) are recorded,
  * so that it may bring them back through a restricted peer (checkRequest). Forgotten
- * when it comes back or ends.
+ * when it comes back or ends. A process a restricted peer owns (`proc.peer`) stays its
+ * wherever it goes: its pid counts as given to that peer (who reached it here).
  * @param {Pid} pid @param {unknown} state
  * @this {Distribution}
  */
 export function noteCarried(pid, state) {
   const self = this.node.id;
+  const owner = this.node.local(pid)?.peer, given = typeof owner === 'string' ? this.restricted.get(owner) : undefined;
+  if (given !== undefined) remember(given, pid.n);
   /** @type {Set<number>} */
   const carried = new Set();
   eachReference(state, WALK_LIMIT, (x) => {
@@ -565,8 +569,7 @@ function actedFrameRefusal(d, owner, inner) {
  */
 export function answerActed(from, req) {
   const { owner, inner, restricted } = unwrapActed.call(this, from, req, ACTED_REQUESTS);
-  // a SPAWN's link is its caller (remote-spawn-link), which `from` hosts and writes: a
-  // process may name itself, wherever it was born (a messenger's `(self)` in its thunk)
+  // a SPAWN's link is its caller, which `from` hosts and writes: a process may name itself
   const caller = inner[0] === R_SPAWN && inner[3] instanceof Pid && inner[3].node === this.node.id ? inner[3].n : -1;
   if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner, caller);
   /** @type {any} */
