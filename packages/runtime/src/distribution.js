@@ -151,6 +151,7 @@ export class Distribution {
     this.restrictsBrowsers = (opts.restrictRoutedBrowserPeers ?? opts.restrictBrowserPeers) === true;
     /** whether this node vouches to a third node for its pids and spaces it passes on (a tab: passing-on.js); only while it restricts no peer */
     this.passesOn = opts.vouchWhenPassingOn === true;
+    if (this.passesOn) passingOn.wirePassingOn(this); // its send paths wrapped: no other node's change
     /** refuseUngiven's window: when the last refusal was logged, and how many since */
     this.capabilityRefusals = { since: -Infinity, count: 0 };
     /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */

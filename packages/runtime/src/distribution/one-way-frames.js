@@ -87,7 +87,7 @@ export function emit(to, frame, pid = null) {
   if (this.restricted.size !== 0) {
     this.give(to, frame);
     frame = this.actFrame(to, frame); // a restricted peer's process acts as that peer (capabilities.js)
-  } else if (this.passesOn) this.passOn(to, frame); // a tab vouches for what it hands on (passing-on.js)
+  }
   try {
     bytes = this.encode(frame);
   } catch (e) {
@@ -115,7 +115,7 @@ export function send(pid, msg) {
   if (this.restricted.size !== 0) {
     this.give(to, msg);
     if (this.actingFor(null) !== null) return this.emit(to, [F_SEND, pid.node, pid.n, msg], pid); // wrapped there
-  } else if (this.passesOn) this.passOn(to, msg); // a tab vouches for what it hands on (passing-on.js)
+  }
   // the common case in one pass, the pid's part of the frame encoded once per pid
   let bytes = null;
   const head = this.sendHead(pid);

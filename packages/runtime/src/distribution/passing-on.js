@@ -17,8 +17,9 @@
  *
  * Invariants:
  *  - `passOn` runs only on a node that passes on (option `vouchWhenPassingOn`, the web
- *    runtime) and that restricts no peer (a daemon gives, capabilities.js `give`); it
- *    costs one boolean test on the send paths elsewhere;
+ *    runtime): that node's `send`, `emit`, `call` and `answerNow` are wrapped
+ *    (`wirePassingOn`), and a hop tests `passesOn`; every other node's send paths are
+ *    unchanged (a daemon gives instead, capabilities.js `give`);
  *  - a tab vouches for pids of third nodes only (not its own, not the receiver's, not a
  *    process that lives here now: a guest), each once per receiver (`told`, vouching.js,
  *    MAX_GIVEN per receiver and node); a value is searched to CHECK_LIMIT values, as far
@@ -64,6 +65,25 @@ export function passOn(to, value) {
     else list.push(item);
   });
   if (thirds !== null) this.vouchFor(to, thirds);
+}
+
+/**
+ * Make the node `d` vouch for what it passes on: its one-way frames (`send`, `emit`),
+ * requests (`call`) and answers (`answerNow`: a program environment's definitions, a
+ * service's pid) to another peer go through `passOn` first. The methods are wrapped on
+ * this node alone, so the send paths of a node that does not pass on stay as they are.
+ * @param {Distribution} d
+ */
+export function wirePassingOn(d) {
+  const { send, emit, call, answerNow } = d;
+  d.send = (pid, msg) => (d.passOn(d.whereIs(pid), msg), send.call(d, pid, msg));
+  d.emit = (to, frame, pid = null) => (d.passOn(to, frame), emit.call(d, to, frame, pid));
+  d.call = (to, req, wait, owner, timeoutMs) => (d.passOn(to, req), call.call(d, to, req, wait, owner, timeoutMs));
+  d.answerNow = (from, req) => {
+    const value = answerNow.call(d, from, req);
+    d.passOn(from, value);
+    return value;
+  };
 }
 
 /**

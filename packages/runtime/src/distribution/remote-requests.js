@@ -45,7 +45,6 @@ export function onRequest(from, bytes) {
   if (req === NOT_READY || !Array.isArray(req) || req[0] === R_EVAL || req[0] === R_LIB || req[0] === R_WHERE || this.stale(req) || this.waitsForVouching(from, req)) return this.onRequestAsync(from, bytes);
   try {
     const value = this.answerNow(from, req);
-    if (this.passesOn) this.passOn(from, value); // a tab vouches for what its answer hands on (passing-on.js)
     if (this.restricted.size === 0) return this.encode([true, value]);
     return this.answerRestricted(from, value);
   } catch (e) {
@@ -66,7 +65,6 @@ export async function onRequestAsync(from, bytes) {
     if (!Array.isArray(req)) throw new CodecError('malformed request');
     if (this.stale(req)) await this.refresh(from, req);
     const value = await this.answer(from, req, arrived);
-    if (this.passesOn) this.passOn(from, value); // a tab vouches for what its answer hands on (passing-on.js)
     if (this.restricted.size === 0) return this.encode([true, value]);
     return this.answerRestricted(from, value);
   } catch (e) {
@@ -165,7 +163,7 @@ export function call(to, req, wait = true, owner = null, timeoutMs = undefined) 
   if (this.restricted.size !== 0) {
     this.give(to, req);
     req = this.actRequest(to, req, owner);
-  } else if (this.passesOn) this.passOn(to, req); // a tab vouches for what it hands on (passing-on.js)
+  }
   try {
     bytes = this.encode(req);
   } catch (e) {
