@@ -400,6 +400,7 @@ export class Distribution {
   // a tab vouching for what it passes on to another tab (distribution/passing-on.js)
   passOn = passingOn.passOn;
   holderVouchRefusal = passingOn.holderVouchRefusal;
+  relayedByHolder = passingOn.relayedByHolder;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeValue, encodeValue } from '@termite/scheme/internal';
+import { arrayToList } from '@termite/scheme';
 import { withNode } from './harness.js';
 import { Distribution } from '../src/distribution.js';
 import { Pid, SpaceRef } from '../src/termite-values.js';
@@ -44,6 +45,13 @@ test('a tab vouches to a third node for the pids and spaces of that node it hand
     mesh.log.length = 0;
     dist.send(new Pid('tab3', 1), [new Pid('p', 7)]);
     assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, v[1], v[3]]), [['p', 'tab3', [7]]], 'told once per receiver');
+    // a pid deep in a long list (past the quick scan) and one in a list of pairs
+    mesh.log.length = 0;
+    dist.send(new Pid('tab5', 1), [Array.from({ length: 1000 }, (_, i) => i), arrayToList([1, 'two', new Pid('p', 11)])]);
+    assert.deepEqual(mesh.log.filter(([kind]) => kind === 'request').map(([, to, v]) => [to, v[1], v[3]]), [['p', 'tab5', [11]]], 'found past the quick scan');
+    mesh.log.length = 0;
+    dist.send(new Pid('tab5', 1), arrayToList([1, 'no pid here', [2, 3]]));
+    assert.deepEqual(mesh.log.map(([kind]) => kind), ['send'], 'a message holding no reference: no request');
     // an answer to a request from another tab (a program environment's definitions) too
     mesh.log.length = 0;
     dist.services.set('svc', new Pid('p', 9));
@@ -87,4 +95,20 @@ test('a process a restricted peer owns keeps its pid given to that peer when it 
     node.retire(owned); // gone from here, as a process that left
     assert.equal(dist.mayReach('tab', owned.pid, null), true, 'its own process, away');
     assert.equal(dist.mayReach('tab', other, null), false, 'a process not its own');
+  }));
+
+test('an AS frame a tab relays is handled as its own: taken for a process that passed through it, held for one it was not given', () =>
+  withNode(async ({ node, run }) => {
+    const mesh = standInMesh();
+    const dist = new Distribution(node, /** @type {any} */ (mesh), { restrictedPeers: ['tab'] });
+    const spawnIdle = async () => /** @type {Pid} */ ((await run('(spawn (lambda () (let loop () (? 60000 #f) (loop))))')).value);
+    const visited = await spawnIdle(), other = await spawnIdle();
+    /** @type {any} */ (node.local(visited)).visited = ['tab'];
+    const delivered = node.stats.messages;
+    const relay = (/** @type {Pid} */ pid) => dist.handleFrame('tab', [10, 'some-daemon', false, [1, node.id, pid.n, 'relayed'], []], new Uint8Array(16));
+    relay(visited);
+    assert.equal(node.stats.messages, delivered + 1, 'taken: the process passed through the tab');
+    relay(other);
+    assert.equal(node.stats.messages, delivered + 1, 'not taken for a pid the tab was not given, whatever owner it names');
+    assert.equal(dist.vouchState?.held.get('tab')?.length, 1, 'held for a vouch, as the tab\'s own frame');
   }));

@@ -51,7 +51,7 @@
  *    count refused since then; a refused request is answered with the reason;
  *  - a frame or request acted for a peer is wrapped only when its sender is a process
  *    whose owner is restricted here and it goes to another node than the owner's; AS is
- *    refused from a restricted peer (a peer acts for no other).
+ *    not believed from a restricted peer (its inner frame is handled as its own: passing-on.js).
  *
  * These functions are Distribution's methods (`this` is the Distribution).
  */
@@ -509,6 +509,7 @@ function unwrapActed(from, f, types) {
  * @this {Distribution}
  */
 export function onActedFrame(from, f, bytes) {
+  if (this.restricted.has(from)) return void this.relayedByHolder(from, f, bytes); // a tab relaying: its own rights (passing-on.js)
   let acted;
   try {
     acted = unwrapActed.call(this, from, f, ACTS);
@@ -572,8 +573,7 @@ export function answerActed(from, req) {
   // a SPAWN's link is its caller, which `from` hosts and writes: a process may name itself
   const caller = inner[0] === R_SPAWN && inner[3] instanceof Pid && inner[3].node === this.node.id ? inner[3].n : -1;
   if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner, caller);
-  /** @type {any} */
-  let value;
+  let value = /** @type {any} */ (undefined);
   if (inner[0] === R_SPAWN) value = this.acceptSpawn(owner, inner[1], inner[2], inner[3]);
   else if (inner[0] === R_MIGRATE) {
     if (restricted) checkActedMigration(this, owner, inner[1]);

@@ -22,7 +22,9 @@
  *    unchanged (a daemon gives instead, capabilities.js `give`);
  *  - a tab vouches for pids of third nodes only (not its own, not the receiver's, not a
  *    process that lives here now: a guest), each once per receiver (`told`, vouching.js,
- *    MAX_GIVEN per receiver and node); a value is searched to CHECK_LIMIT values, as far
+ *    MAX_GIVEN per receiver and node); a value is first scanned without allocating (at
+ *    most PLAIN_SCAN values: most messages hold no reference and cost only that), then
+ *    searched to CHECK_LIMIT values, as far
  *    as its receiver's node checks it (a migrating process with a 100,000-element list
  *    carries its pids past WALK_LIMIT, which bounds what a daemon records)
  *  - on B, a restricted voucher's entries count against the same MAX_GIVEN per voucher
@@ -30,9 +32,11 @@
  *
  * These functions are Distribution's methods (`this` is the Distribution).
  */
+import { Closure, Frame } from '@termite/scheme';
 import { eachReference, CHECK_LIMIT } from './capabilities.js';
-import { Pid } from '../termite-values.js';
-import { key } from './frame-vocabulary.js';
+import { Pid, SpaceRef } from '../termite-values.js';
+import { key, F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_EXITED } from './frame-vocabulary.js';
+import { F_SPACE_OP } from '../linda/remote-spaces.js';
 
 /** @typedef {import('../distribution.js').Distribution} Distribution */
 
@@ -45,6 +49,7 @@ import { key } from './frame-vocabulary.js';
  * @this {Distribution}
  */
 export function passOn(to, value) {
+  if (plainWithin(value, PLAIN_SCAN) >= 0) return; // most messages hold no reference: no walk, no allocation
   const self = this.node.id, guests = this.node.guests;
   /** @type {Map<string, (number | string)[]> | null} */
   let thirds = null;
@@ -67,6 +72,27 @@ export function passOn(to, value) {
   if (thirds !== null) this.vouchFor(to, thirds);
 }
 
+/** Values a message is scanned for references before the full walk. */
+const PLAIN_SCAN = 256;
+
+/**
+ * What is left of `n` once `x` is scanned and found to hold no Pid or SpaceRef; -1 when
+ * it holds one, or when `n` values were not enough, or for a value the scan does not
+ * follow (a closure, a continuation frame, a Map or Set: the full walk decides).
+ * @param {unknown} x @param {number} n @returns {number}
+ */
+function plainWithin(x, n) {
+  if (x === null || typeof x !== 'object' || ArrayBuffer.isView(x)) return n;
+  if (--n < 0 || x instanceof Pid || x instanceof SpaceRef || x instanceof Map || x instanceof Set) return -1;
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length && n >= 0; i++) n = plainWithin(x[i], n);
+    return n;
+  }
+  if (x instanceof Closure || x instanceof Frame) return -1; // code's values: the full walk follows them
+  for (const k in x) if ((n = plainWithin(/** @type {any} */ (x)[k], n)) < 0) return -1;
+  return n;
+}
+
 /**
  * Make the node `d` vouch for what it passes on: its one-way frames (`send`, `emit`),
  * requests (`call`) and answers (`answerNow`: a program environment's definitions, a
@@ -84,6 +110,29 @@ export function wirePassingOn(d) {
     d.passOn(from, value);
     return value;
   };
+}
+
+/** The one-way frames an AS frame may carry (capabilities.js ACTS). */
+const RELAYED = new Set([F_SEND, F_SIGNAL, F_LINK, F_UNLINK, F_KILL, F_EXITED, F_SPACE_OP]);
+
+/**
+ * An AS frame from a restricted peer: a tab forwarding, unchanged, a frame a daemon
+ * wrapped for a process that has since moved on from the tab (the frame follows the
+ * process). The owner it names is not believed — a tab acts for no other node, and
+ * naming a tab would have it restricted — so its inner frame is handled as the tab's
+ * own frame, with the tab's rights (a process that passed through the tab is one it may
+ * reach): the tab gets nothing it could not have sent itself.
+ * @param {string} from @param {any[]} f @param {Uint8Array} bytes
+ * @this {Distribution}
+ */
+export function relayedByHolder(from, f, bytes) {
+  const inner = f[3];
+  if (f.length !== 5 || !Array.isArray(inner) || !RELAYED.has(inner[0])) {
+    this.refuse(from, 'malformed AS frame');
+    return;
+  }
+  inner.push(f[4]);
+  this.handleFrame(from, inner, bytes);
 }
 
 /**
