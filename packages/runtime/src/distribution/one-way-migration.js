@@ -69,7 +69,7 @@ export async function hop(proc, ref, notice) {
     if (!this.mesh.isReachable(to)) throw new Error(`node ${to.slice(0, 12)} is not reachable`);
     const { state } = this.processState(proc);
     links = /** @type {Pid[]} */ (state[3]);
-    if (this.passesOn) this.passOn(to, state); // a tab vouches for the pids of others it hands on (passing-on.js)
+    if (this.passesOn) this.passOn(to, [notice?.pid ?? false, notice?.msg ?? false, state]); // a tab vouches for what it hands on (passing-on.js)
     const bytes = this.encode([F_HOP, notice?.pid ?? false, notice?.msg ?? false, this.encode([state])]);
     this.stats.sent++;
     if (!(this.outboxes.size === 0 ? this.mesh.send(to, bytes) : this.sendBehind(to, bytes))) queueOrThrow(this, to, bytes);
