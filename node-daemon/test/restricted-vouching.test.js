@@ -11,7 +11,8 @@
  *  - The order problem: a tab's SEND over its direct link to B that arrives before A's
  *    vouch is held by B and taken once the vouch comes; a SPAWN naming the pid waits for
  *    it too; one naming a pid no node gave is refused.
- *  - A restricted peer's VOUCH is refused with its reason, and logged.
+ *  - A restricted peer's VOUCH for a pid it does not hold is refused with its reason, and
+ *    logged (restricted-passing-on.test.js: one for a pid it holds).
  *  - One vouching node can make B record at most MAX_GIVEN (tab, pid) entries: beyond,
  *    its VOUCH is refused with the reason, and logged; B keeps serving.
  */
@@ -160,10 +161,10 @@ test('a request over the direct link that comes before A\'s vouch waits for it',
   assert.match(String(refused[1]), new RegExp(`^Error: SPAWN refused: ${direct.id.slice(0, 12)} is a restricted peer and it names process ${other.n}, whose pid it was not given$`));
 });
 
-test('a restricted peer\'s VOUCH is refused with its reason', async () => {
+test('a restricted peer\'s VOUCH for a pid it does not hold is refused with its reason', async () => {
   const answer = await routed.request([R.VOUCH, (await createIdentity()).id, true, [1], []]);
   assert.equal(answer[0], false);
-  assert.equal(answer[1], `Error: VOUCH refused: ${routed.id.slice(0, 12)} is a restricted peer and vouches for no one`);
+  assert.equal(answer[1], `Error: VOUCH refused: ${routed.id.slice(0, 12)} is a restricted peer and does not hold process 1, which it vouches for`);
   await waitFor(() => a.log().includes(`request from ${routed.id.slice(0, 12)} refused: Error: VOUCH refused`), 5000, 'A logging the refusal');
 });
 

@@ -32,6 +32,7 @@
  *   distribution/dashboard-sampling.js  snapshots of this node and of the mesh, EVAL on a node
  *   distribution/capabilities.js        restricted peers: the pids given to them, what they may act on
  *   distribution/vouching.js            telling a third node which of its pids were given to a restricted peer
+ *   distribution/passing-on.js          a tab vouching for what it passes on; a restricted voucher held to what it holds
  *   code-libraries/                     versioned libraries: records, install policy, installing on demand
  *
  * The class below holds all of the layer's state (one object per node: the state of
@@ -56,6 +57,7 @@ import * as spawning from './distribution/remote-spawn.js';
 import * as sampling from './distribution/dashboard-sampling.js';
 import * as capabilities from './distribution/capabilities.js';
 import * as vouching from './distribution/vouching.js';
+import * as passingOn from './distribution/passing-on.js';
 import * as whereabouts from './distribution/whereabouts.js';
 import * as remoteSpaces from './linda/remote-spaces.js';
 import * as libraryInstall from './code-libraries/library-install.js';
@@ -98,6 +100,9 @@ export { DEFAULT_DENIED };
  *   node only through another) count too (default: as restrictBrowserPeers; every node the
  *   CLI builds, a program's included, keeps the default: the daemons that hand a tab this
  *   node's pids vouch for them here, vouching.js)
+ * @property {boolean} [vouchWhenPassingOn] a node that restricts no peer (a tab) vouches to a
+ *   third node for that node's pids and spaces it writes to another peer (passing-on.js; the
+ *   web runtime sets it)
  */
 
 /** @implements {RemoteOps} */
@@ -154,6 +159,9 @@ export class Distribution {
     this.browserPeers = new Set();
     /** whether a peer that joined from a browser — directly, or as the mesh or an AS frame says — is restricted */
     this.restrictsBrowsers = (opts.restrictRoutedBrowserPeers ?? opts.restrictBrowserPeers) === true;
+    /** whether this node vouches to a third node for its pids and spaces it passes on (a tab: passing-on.js); only while it restricts no peer */
+    this.passesOn = opts.vouchWhenPassingOn === true;
+    if (this.passesOn) passingOn.wirePassingOn(this); // its send paths wrapped: no other node's change
     /** refuseUngiven's window: when the last refusal was logged, and how many since */
     this.capabilityRefusals = { since: -Infinity, count: 0 };
     /** @type {Map<string, string[]>} processes that migrated here: pid key → the nodes they came here from (where GONE goes) */
@@ -406,6 +414,10 @@ export class Distribution {
   behindHeld = vouching.behindHeld;
   replayHeld = vouching.replayHeld;
   answerAfterVouch = vouching.answerAfterVouch;
+  // a tab vouching for what it passes on to another tab (distribution/passing-on.js)
+  passOn = passingOn.passOn;
+  holderVouchRefusal = passingOn.holderVouchRefusal;
+  relayedByHolder = passingOn.relayedByHolder;
 
   // remote links and failure (distribution/remote-links.js)
   watch = remoteLinks.watch;

@@ -94,8 +94,8 @@ test('the holder: a restricted peer\'s frame for a pid not given waits for a vou
       dist.handleFrame('tab', frame('early'), new Uint8Array(16));
       assert.equal(node.stats.messages, delivered, 'not delivered yet');
       assert.deepEqual(errors(), [], 'held, not refused');
-      // the peer's own VOUCH is refused; a daemon's makes the held frame taken
-      assert.throws(() => dist.acceptVouch('tab', [36, 'tab', false, [pid.n], []]), /^Error: VOUCH refused: tab is a restricted peer and vouches for no one$/);
+      // the peer's VOUCH for itself is refused; a daemon's makes the held frame taken
+      assert.throws(() => dist.acceptVouch('tab', [36, 'tab', false, [pid.n], []]), /^Error: VOUCH refused: tab is a restricted peer and vouches for itself$/);
       assert.throws(() => dist.acceptVouch('daemon', [36, 'tab', 'yes', [pid.n], []]), /malformed VOUCH request/);
       assert.equal(dist.acceptVouch('daemon', [36, 'tab', false, [pid.n, 999_999], []]), 1, 'only live processes are recorded');
       assert.equal(dist.vouchState?.held.size, 0, 'the held frame was taken');

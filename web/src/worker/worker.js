@@ -192,6 +192,8 @@ async function start(cfg) {
     // the dashboard's REPL may evaluate here, on behalf of the daemon that served this page only
     evaluate: (text) => (evaluator ??= new NodeEvaluator(node, {})).evalText(text, { timeoutMs: 10000 }),
     evalPeers: new Set(cfg.daemonId ? [cfg.daemonId] : []),
+    // pids and spaces of other nodes this tab hands another peer are vouched for to their nodes
+    vouchWhenPassingOn: true,
     // versioned libraries: installed from the publishers the daemon trusts, records kept in IndexedDB
     libraries: {
       trusted: cfg.trust ?? [],

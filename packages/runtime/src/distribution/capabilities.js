@@ -51,11 +51,12 @@
  *    count refused since then; a refused request is answered with the reason;
  *  - a frame or request acted for a peer is wrapped only when its sender is a process
  *    whose owner is restricted here and it goes to another node than the owner's; AS is
- *    refused from a restricted peer (a peer acts for no other).
+ *    not believed from a restricted peer (its inner frame is handled as its own: passing-on.js).
  *
  * These functions are Distribution's methods (`this` is the Distribution).
  */
 import { Closure, Frame } from '@termite/scheme';
+
 import { R } from '@termite/scheme/internal';
 import { Pid, SpaceRef } from '../termite-values.js';
 import {
@@ -85,7 +86,7 @@ export const MAX_BROWSER_PEERS = 4096;
  * the limit stopped the search.
  * @param {unknown} value @param {number} limit @param {(x: Pid | SpaceRef) => void} visit
  */
-function eachReference(value, limit, visit) {
+export function eachReference(value, limit, visit) {
   /** @type {unknown[]} */
   const stack = [value];
   const seen = new Set();
@@ -235,12 +236,15 @@ export function mayReach(from, pid, proc) {
  * A process of this node leaves it while some peer is restricted: the pids of this
  * node's processes it carries (in its continuation, mailbox and links) are recorded,
  * so that it may bring them back through a restricted peer (checkRequest). Forgotten
- * when it comes back or ends.
+ * when it comes back or ends. A process a restricted peer owns (`proc.peer`) stays its
+ * wherever it goes: its pid counts as given to that peer (who reached it here).
  * @param {Pid} pid @param {unknown} state
  * @this {Distribution}
  */
 export function noteCarried(pid, state) {
   const self = this.node.id;
+  const owner = this.node.local(pid)?.peer, given = typeof owner === 'string' ? this.restricted.get(owner) : undefined;
+  if (given !== undefined) remember(given, pid.n);
   /** @type {Set<number>} */
   const carried = new Set();
   eachReference(state, WALK_LIMIT, (x) => {
@@ -371,15 +375,15 @@ export function checkMentions(from, value, what, also = null) {
  * asks before answering): a SPAWN or MIGRATE naming what it may not reach, a MIGRATE of
  * a process that is not its to move in, an ENV of an environment it was given nothing
  * from, a SERVICE whose process it may not reach.
- * @param {string} from @param {any[]} req
+ * @param {string} from @param {any[]} req @param {number} [caller] a serial of this node the SPAWN may name besides (its caller's: answerActed)
  * @this {Distribution}
  */
-export function checkRequest(from, req) {
+export function checkRequest(from, req, caller = -1) {
   if (!this.restricted.has(from)) return;
   const who = from.slice(0, 12);
   switch (req[0]) {
     case R_SPAWN: {
-      const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN');
+      const why = this.checkMentions(from, [req[1], req[2], req[3]], 'SPAWN', caller === -1 ? null : new Set([caller]));
       if (why !== null) throw why.endsWith(TOO_MANY) ? new Error(why) : new NotGiven(why);
       return;
     }
@@ -505,6 +509,7 @@ function unwrapActed(from, f, types) {
  * @this {Distribution}
  */
 export function onActedFrame(from, f, bytes) {
+  if (this.restricted.has(from)) return void this.relayedByHolder(from, f, bytes); // a tab relaying: its own rights (passing-on.js)
   let acted;
   try {
     acted = unwrapActed.call(this, from, f, ACTS);
@@ -556,16 +561,19 @@ function actedFrameRefusal(d, owner, inner) {
  * The answer to an AS request from `from`: a SPAWN, MIGRATE or SERVICE made by a
  * process of `owner` on `from`. When `owner` is restricted here it is checked as if
  * `owner` asked (a MIGRATE: what the process carries, not where it comes from — `from`
- * is where it is); what it spawns or moves in here is `owner`'s (its quota, its
- * rights), and what the answer hands out counts as given to `owner`.
+ * is where it is; a SPAWN: what its thunk and parameters name, not its link, which the
+ * sending node writes as its caller's own pid); what it spawns or moves in here is
+ * `owner`'s (its quota, its rights), and what the answer hands out counts as given to
+ * `owner`.
  * @param {string} from @param {any[]} req
  * @this {Distribution}
  */
 export function answerActed(from, req) {
   const { owner, inner, restricted } = unwrapActed.call(this, from, req, ACTED_REQUESTS);
-  if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner);
-  /** @type {any} */
-  let value;
+  // a SPAWN's link is its caller, which `from` hosts and writes: a process may name itself
+  const caller = inner[0] === R_SPAWN && inner[3] instanceof Pid && inner[3].node === this.node.id ? inner[3].n : -1;
+  if (restricted && inner[0] !== R_MIGRATE) this.checkRequest(owner, inner, caller);
+  let value = /** @type {any} */ (undefined);
   if (inner[0] === R_SPAWN) value = this.acceptSpawn(owner, inner[1], inner[2], inner[3]);
   else if (inner[0] === R_MIGRATE) {
     if (restricted) checkActedMigration(this, owner, inner[1]);

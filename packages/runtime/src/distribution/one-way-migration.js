@@ -69,6 +69,7 @@ export async function hop(proc, ref, notice) {
     if (!this.mesh.isReachable(to)) throw new Error(`node ${to.slice(0, 12)} is not reachable`);
     const { state } = this.processState(proc);
     links = /** @type {Pid[]} */ (state[3]);
+    if (this.passesOn) this.passOn(to, [notice?.pid ?? false, notice?.msg ?? false, state]); // a tab vouches for what it hands on (passing-on.js)
     const bytes = this.encode([F_HOP, notice?.pid ?? false, notice?.msg ?? false, this.encode([state])]);
     this.stats.sent++;
     if (this.holdCount !== 0) this.releaseHolds(to); // destination-holds.js

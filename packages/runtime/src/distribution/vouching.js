@@ -36,7 +36,8 @@
  *    giver's guess — `remote-space` says central — so B keeps only its local ones);
  *    nothing is vouched for what a restricted peer or a process of one wrote (a message
  *    from one to T's process here: capabilities.js `giveToProcessOf`);
- *  - B refuses VOUCH from a restricted peer; it records only serials of its live
+ *  - B takes VOUCH from a restricted peer only for what that peer holds itself, whole
+ *    or not at all (passing-on.js); it records only serials of its live
  *    processes and names of its existing local spaces; what one vouching node has made
  *    it record is at most MAX_GIVEN (T, serial or space) entries (`vouchedBy`: when
  *    full, entries of processes that ended, spaces that are gone, or that T no longer
@@ -224,13 +225,19 @@ function vouchArrival(d, peer, ms) {
  * @this {Distribution}
  */
 export function acceptVouch(from, req) {
-  if (this.restricted.has(from)) throw new Error(`VOUCH refused: ${from.slice(0, 12)} is a restricted peer and vouches for no one`);
   const [, peer, browser, serials] = req;
   const names = req.length === 6 ? req[4] : [];
   if ((req.length !== 5 && req.length !== 6) || typeof peer !== 'string' || peer.length === 0 || peer.length > 128 || typeof browser !== 'boolean' ||
       !Array.isArray(serials) || serials.length > WALK_LIMIT || !serials.every((n) => Number.isSafeInteger(n) && n >= 0) ||
       !Array.isArray(names) || names.length > WALK_LIMIT || !names.every((x) => typeof x === 'string' && x.length > 0 && x.length <= MAX_SPACE_NAME)) throw new Error('malformed VOUCH request');
-  if (browser && this.restrictsBrowsers && serials.length + names.length !== 0) this.restrictBrowserPeer(peer);
+  if (this.restricted.has(from)) {
+    // a holder passes on what it holds, nothing else (passing-on.js); its word restricts no one
+    const why = this.holderVouchRefusal(from, peer, serials, names);
+    if (why !== null) {
+      noteFailure(this, state(this), why);
+      throw new Error(why);
+    }
+  } else if (browser && this.restrictsBrowsers && serials.length + names.length !== 0) this.restrictBrowserPeer(peer);
   const given = this.restricted.get(peer);
   if (given === undefined || peer === this.node.id) return 0; // not restricted here: it may reach them anyway
   const st = state(this), self = this.node.id, spaces = spaceTable(this.node).info;
