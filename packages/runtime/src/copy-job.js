@@ -285,6 +285,10 @@ class GraphCopy {
     const tasks = this.tasks;
     while (tasks.length > 0 && this.left > 0) {
       const t = /** @type {() => boolean} */ (tasks.pop());
+      // a task's own step is work too: one that makes nothing new (a pair of numbers,
+      // all its parts met before) would otherwise cost the chunk nothing, and the
+      // hundreds of thousands a list of small pairs leaves would all run in its last chunk
+      this.left--;
       if (!t()) tasks.push(t);
     }
     return tasks.length === 0;
