@@ -132,7 +132,7 @@ for (const [name, make] of BIG) {
   rep.bench(`copy.${name}.chunk_median`, median(med), 'ms');
   rep.bench(`copy.${name}.chunk_worst`, median(worst), 'ms', { note: 'collections included' });
   rep.bench(`copy.${name}.chunk_worst_no_gc`, median(worstNoGc), 'ms', { note: 'chunks with no collection in them' });
-  rep.bench(`copy.${name}.chunk_worst_no_gc_cpu`, median(worstNoGcCpu), 'ms', { note: 'the main thread\'s CPU time in those chunks (descheduling left out; Linux)' });
+  rep.bench(`copy.${name}.chunk_worst_no_gc_cpu`, median(worstNoGcCpu), 'ms', { note: 'the main thread\'s CPU time in those chunks (descheduling left out; Linux; brought up to date at scheduler ticks, so a few ms either way per chunk)' });
 }
 
 /**
@@ -207,6 +207,6 @@ for (const [name, thunk] of STALLS) {
   rep.bench(`copy.stall.${name}.turn_median`, median(medians), 'ms', { note: 'a 1 ms interval\'s gaps while it runs, median of 3 rounds' });
   rep.bench(`copy.stall.${name}.turn_worst`, median(worst), 'ms', { note: `collections included; rounds ${worst.map((w) => w.toFixed(1)).join(', ')}` });
   rep.bench(`copy.stall.${name}.turn_worst_no_gc`, median(worstOwn), 'ms', { note: `gaps with no collection in them; rounds ${worstOwn.map((w) => w.toFixed(1)).join(', ')}` });
-  rep.bench(`copy.stall.${name}.turn_worst_no_gc_cpu`, median(worstOwnCpu), 'ms', { note: `the main thread's CPU time in those gaps (a loaded machine's descheduling left out); rounds ${worstOwnCpu.map((w) => w.toFixed(1)).join(', ')}` });
+  rep.bench(`copy.stall.${name}.turn_worst_no_gc_cpu`, median(worstOwnCpu), 'ms', { note: `the main thread's CPU time in those gaps (a loaded machine's descheduling left out; up to date at scheduler ticks only); rounds ${worstOwnCpu.map((w) => w.toFixed(1)).join(', ')}` });
   rep.bench(`copy.stall.${name}.gc_worst`, median(gcMax), 'ms', { note: `longest collection V8 reported; rounds ${gcMax.map((w) => w.toFixed(1)).join(', ')}` });
 }
