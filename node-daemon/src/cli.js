@@ -64,6 +64,9 @@ Options:
                       (plain http:// and ws:// are still served; daemon links are TLS either way)
   --trust-tabs        treat browser tabs as daemon peers (by default every peer that joins from a
                       browser page is a restricted peer, as --restricted-peer names one)
+  --restrict-routed-tabs
+                      run, repl: restrict the tabs that reach this program's node through a
+                      daemon too (a daemon always does); off by default: see docs/security.md
   --lib DIR           directory to search for libraries (repeatable); a daemon publishes the
                       versioned libraries (define-library (foo bar@1.2) ...) of its .sld files
   --trust ID          install libraries signed by this publisher (a node id or public key;
@@ -102,6 +105,7 @@ Options:
  * @property {string[]} allowOrigin origins whose pages may open the mesh WebSocket (besides the daemon's own)
  * @property {string[]} restrictedPeer node ids of restricted peers (--restricted-peer)
  * @property {boolean} trustTabs peers that join from a browser are not restricted (--trust-tabs)
+ * @property {boolean} restrictRoutedTabs a program's node restricts tabs routed through a daemon too (--restrict-routed-tabs)
  * @property {boolean} insecure daemon links in plain TCP, not TLS (--insecure)
  * @property {string|undefined} [tlsCert] PEM certificate file for https:// and wss:// (--tls-cert)
  * @property {string|undefined} [tlsKey] its key file (--tls-key)
@@ -155,6 +159,7 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true, default: [] },
   'restricted-peer': { type: 'string', multiple: true, default: [] },
   'trust-tabs': { type: 'boolean', default: false },
+  'restrict-routed-tabs': { type: 'boolean', default: false },
   insecure: { type: 'boolean', default: false },
   'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
   lib: { type: 'string', multiple: true, default: [] },
@@ -211,6 +216,7 @@ export function parseCommandLine(argv) {
     allowOrigin: /** @type {string[]} */ (values['allow-origin']),
     restrictedPeer: /** @type {string[]} */ (values['restricted-peer']),
     trustTabs: /** @type {boolean} */ (values['trust-tabs']),
+    restrictRoutedTabs: /** @type {boolean} */ (values['restrict-routed-tabs']),
     insecure: /** @type {boolean} */ (values.insecure),
     ...tlsFiles(/** @type {string|undefined} */ (values['tls-cert']), /** @type {string|undefined} */ (values['tls-key'])),
     lib: /** @type {string[]} */ (values.lib),

@@ -53,7 +53,7 @@ import { NoTokenError, describeJoinFailure, joinFailureKind, peerJoinedLine, pee
  * @property {string[]} [restrictedPeers] node ids that may act only on pids given to them or on processes they spawned
  * @property {boolean} [trustTabs] peers that join from a browser are daemon peers, not restricted ones (default false)
  * @property {boolean} [trustRoutedTabs] tabs that reach this node only through another node are not
- *   restricted here (default false: a program's node, `run` and `repl`, restricts them too)
+ *   restricted here (default false; `run` and `repl` set it unless given --restrict-routed-tabs)
  * @property {boolean} [tcp] false: links to daemons over WebSocket only, as before TCP links
  *   (benchmarks compare the two); default true
  * @property {boolean} [insecure] links to daemons in plain TCP (default false: TLS, and plain links refused)

@@ -34,7 +34,7 @@ export async function startRepl(options, io = {}) {
   let host = null;
   if (options.port !== undefined || options.join.length > 0) {
     try {
-      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, insecure: options.insecure, stdout: (s) => out.write(s), log });
+      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, limits: options.limits, insecure: options.insecure, trustRoutedTabs: options.restrictRoutedTabs !== true, stdout: (s) => out.write(s), log });
     } catch (e) {
       errors.write(`termite-node: cannot start the node: ${e instanceof Error ? e.message : e}\n`);
       return 1;

@@ -63,7 +63,7 @@ export async function runFile(file, options, startup = {}) {
       // the mesh, its transports and the HTTP server are loaded only for a mesh node:
       // a standalone program starts without them
       const { startHost } = await import('./host.js');
-      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, trust: options.trust, publisher: options.publisher, limits: options.limits, insecure: options.insecure, trustTabs: options.trustTabs, stdout: (s) => stdout.write(s), log });
+      host = await startHost({ host: options.host, port: options.port ?? 0, join: options.join, token: options.token, data: options.data, trust: options.trust, publisher: options.publisher, limits: options.limits, insecure: options.insecure, trustTabs: options.trustTabs, trustRoutedTabs: options.restrictRoutedTabs !== true, stdout: (s) => stdout.write(s), log });
     }
   } catch (e) {
     stderr.write(`termite-node: cannot start the node: ${e instanceof Error ? e.message : e}\n`);

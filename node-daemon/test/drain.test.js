@@ -9,22 +9,12 @@
  * to A follow the node to B). Each test starts daemons as OS processes on free ports and
  * runs a program with `termite-node run --join`; every process is stopped by PID.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { runProgram, newToken } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon, started } = daemonScope();
 
 const token = newToken();
 

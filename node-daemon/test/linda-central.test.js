@@ -11,26 +11,12 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import os from 'node:os';
-import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
+import { runProgram, newToken, waitFor } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const dir = mkdtempSync(path.join(os.tmpdir(), 'linda-central-'));
-after(async () => {
-  for (const d of started) d.child.kill('SIGCONT');
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon, dir } = daemonScope('linda-central-');
 
 /** Scheme: wait (at most 20 s) for a file the test writes. */
 const AWAIT_FILE = `

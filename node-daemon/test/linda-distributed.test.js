@@ -9,28 +9,15 @@
  * ports, stopped by PID; a program that must wait for the test polls for a file the
  * test writes (bounded).
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import os from 'node:os';
-import { startDaemon, newToken } from './helpers/daemons.js';
+import { newToken } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 import { runTagged } from './helpers/tagged-lines.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const dir = mkdtempSync(path.join(os.tmpdir(), 'linda-dts-'));
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon, dir } = daemonScope('linda-dts-');
 
 /** Scheme helpers: wait (bounded) for a file the test writes, or for a count on a space. */
 const HELPERS = `

@@ -7,27 +7,13 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { startDaemon, runProgram, newToken } from './helpers/daemons.js';
+import { runProgram, newToken } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 import { openSpaceStore } from '../src/space-store.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-const dir = mkdtempSync(path.join(os.tmpdir(), 'linda-durable-'));
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon, dir } = daemonScope('linda-durable-');
 
 test('out N tuples into a central space of a daemon with --data, kill -9 it, restart it: every tuple is there, oldest first, and the withdrawn ones are not', async () => {
   const token = newToken();

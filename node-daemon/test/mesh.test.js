@@ -5,24 +5,14 @@
  * as OS processes on free ports and runs programs with `termite-node run --join`; every
  * process is stopped by PID.
  */
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemon, runProgram, health, newToken, waitFor } from './helpers/daemons.js';
+import { runProgram, health, newToken, waitFor } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon, started } = daemonScope();
 
 test('the papers\' migration example: a process moves to another daemon and back, keeping its pid and state', async () => {
   const token = newToken();

@@ -17,20 +17,10 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemon, runProgram, newToken, waitFor } from './helpers/daemons.js';
+import { runProgram, newToken, waitFor } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-after(async () => {
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon, started } = daemonScope();
 
 const token = newToken();
 /** @type {Promise<import('./helpers/daemons.js').Daemon>} */

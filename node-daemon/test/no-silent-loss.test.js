@@ -13,21 +13,10 @@ import assert from 'node:assert/strict';
 import { createMeshNode, createIdentity, createMemoryLogger } from '@termite/mesh';
 import { createNode, Distribution } from '@termite/runtime';
 import { ErrorObject } from '@termite/scheme';
-import { startDaemon, runProgram, health, newToken } from './helpers/daemons.js';
+import { runProgram, health, newToken } from './helpers/daemons.js';
+import { daemonScope } from './helpers/daemon-scope.js';
 
-/** @type {import('./helpers/daemons.js').Daemon[]} */
-const started = [];
-after(async () => {
-  for (const d of started) d.child.kill('SIGCONT');
-  await Promise.all(started.map((d) => d.stop('SIGKILL')));
-});
-
-/** @param {Parameters<typeof startDaemon>[0]} opts */
-async function daemon(opts) {
-  const d = await startDaemon(opts);
-  started.push(d);
-  return d;
-}
+const { daemon } = daemonScope();
 
 /**
  * Await `p` for at most `ms`.

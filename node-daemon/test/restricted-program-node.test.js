@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * A program's node (`termite-node run`) restricts tabs as a daemon does, those that reach
- * it through a daemon included (docs/security.md, "Across nodes: routes and deputies"):
+ * A program's node (`termite-node run --restrict-routed-tabs`) restricts tabs as a daemon does,
+ * those that reach it through a daemon included (docs/security.md, "Across nodes: routes and deputies"):
  * a real daemon D, a program run with `--join D`, a tab played by a Node mesh node whose
  * upgrade to D carried D's `Origin`, and an unrestricted peer of D.
  *  - the tab's SEND, routed through D, to a process of the program whose pid no node gave
@@ -43,7 +43,7 @@ test('a tab reaching a program\'s node through a daemon may send only to the pid
     peers.push(peer);
     /** @type {RegExpExecArray | null} */
     let ready = null;
-    const run = runProgram(PROGRAM, { token, join: [d.url], timeoutMs: 60_000, onStdout: (all) => (ready ??= /\(ready (\w+) #<pid (\d+)@\w+> #<pid (\d+)@\w+>\)/.exec(all)) });
+    const run = runProgram(PROGRAM, { token, join: [d.url], timeoutMs: 60_000, args: ['--restrict-routed-tabs'], onStdout: (all) => (ready ??= /\(ready (\w+) #<pid (\d+)@\w+> #<pid (\d+)@\w+>\)/.exec(all)) });
     await waitFor(() => ready !== null, 30_000, 'the program ready');
     const [, id, hiddenN, handedN] = /** @type {RegExpExecArray} */ (ready);
     const hidden = new Pid(id, Number(hiddenN)), handed = new Pid(id, Number(handedN));
