@@ -15,8 +15,8 @@ import assert from 'node:assert/strict';
 import { writeString, encodeValue, decodeValue } from '@termite/scheme';
 import { Pid } from '@termite/runtime';
 import { newToken, waitFor } from './helpers/daemons.js';
-import { startDaemonPair, framesFrom, frameIn } from './helpers/daemon-pair.js';
-import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
+import { startDaemonPair, framesFrom, frameIn, peerSpawner } from './helpers/daemon-pair.js';
+import { hostilePeer, F, R } from './helpers/peer.js';
 
 const token = newToken();
 const tag = `rpo${process.pid}`;
@@ -54,28 +54,14 @@ after(async () => {
   await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
 });
 
-// an echo server: it sends its pid to `to`, then answers each #(reply-to text) with (echo text)
-const ECHO = unitOf('(lambda (to) (lambda () (! to (self)) (let loop () (let ((m (?))) (! (vector-ref m 0) (list \'echo (vector-ref m 1))) (loop)))))');
-// a process that hands `pid` to `to`: #(to pid)
-const PASS = unitOf('(lambda (v) (lambda () (! (vector-ref v 0) (list \'given (vector-ref v 1)))))');
-let envs = 0;
 
-/** `who` spawns `unit` on its daemon with the free value `fv`; resolves with the pid. @param {Peer} who @param {typeof ECHO} unit @param {any} fv */
-async function spawnOn(who, unit, fv) {
-  who.units.set(unit.hash, ['unit', unit.data, false]);
-  const answer = await who.request([R.SPAWN, closureRef(unit.hash, `${tag}-env-${++envs}`, unit.lambdas.findIndex((l) => l.nfree === 1), [fv]), null, false, []]);
-  assert.equal(answer[0], true, String(answer[1]));
-  return /** @type {Pid} */ (answer[1]);
-}
+const { echoOn, give } = peerSpawner(tag);
 
 /** An echo server on B, spawned by peerB. */
-const echoOnB = () => spawnOn(peerB, ECHO, new Pid(peerB.id, 1000 + ++envs));
+const echoOnB = () => echoOn(peerB);
 
-/** A process of A gives the tab `tab` the pid `pid` (in a SEND to its process `n`); resolves once the tab has it. @param {Peer} tab @param {Pid} pid @param {number} n */
-async function giveFromA(tab, pid, n) {
-  await spawnOn(peerA, PASS, [new Pid(tab.id, n), pid]);
-  await tab.frame((f) => f[0] === F.SEND && f[2] === n && writeString(f[3]).startsWith('(given '), 'the pid A passes on');
-}
+/** A process of A gives `tab` the value `x` (in a SEND to its process `n`). @param {Peer} tab @param {any} x @param {number} n */
+const giveFromA = (tab, x, n) => give(peerA, tab, x, n);
 
 /** `tab` asks B (routed through A) to record `serials` of B as given to `peer`; the decoded answer. @param {Peer} tab @param {string} peer @param {number[]} serials */
 async function vouchToB(tab, peer, serials) {

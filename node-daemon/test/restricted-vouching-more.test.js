@@ -20,8 +20,8 @@ import assert from 'node:assert/strict';
 import { writeString, encodeValue, decodeValue } from '@termite/scheme';
 import { Pid, SpaceRef } from '@termite/runtime';
 import { newToken, waitFor } from './helpers/daemons.js';
-import { startDaemonPair, framesFrom } from './helpers/daemon-pair.js';
-import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
+import { startDaemonPair, framesFrom, peerSpawner, ECHO, PASS } from './helpers/daemon-pair.js';
+import { hostilePeer, unitOf, F } from './helpers/peer.js';
 
 const SPACE_OP = 30, SPACE_REPLY = 31;
 const OP = { out: 1, rdp: 3, make: 7 };
@@ -58,24 +58,13 @@ after(async () => {
   await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
 });
 
-// an echo server: it sends its pid to `to`, then answers each #(reply-to text) with (echo text)
-const ECHO = unitOf('(lambda (to) (lambda () (! to (self)) (let loop () (let ((m (?))) (! (vector-ref m 0) (list \'echo (vector-ref m 1))) (loop)))))');
-// a process that hands `pid` (or a space) to `to`: #(to pid)
-const PASS = unitOf('(lambda (v) (lambda () (! (vector-ref v 0) (list \'given (vector-ref v 1)))))');
 // a process a tab spawns on A: it waits for (given pid) or #(given pid) and sends #(reply-to text) to that pid
 const ASKER = unitOf('(lambda (v) (lambda () (let* ((m (?)) (pid (if (vector? m) (vector-ref m 1) (cadr m)))) (! pid (vector (vector-ref v 0) (vector-ref v 1))))))');
 // a process a tab spawns on A: it waits for (given space), reads ("key" ?) there and reports it to `to`
 const READER = unitOf(`(lambda (to) (lambda () (let ((m (?)))
   (! to (guard (e (#t (list 'refused (error-object-message e)))) (list 'read (rdp (cadr m) "key" ?any)))))))`);
-let envs = 0;
 
-/** `who` spawns `unit` on its daemon with the free value `fv`; resolves with the pid. @param {Peer} who @param {typeof ECHO} unit @param {any} fv */
-async function spawnOn(who, unit, fv) {
-  who.units.set(unit.hash, ['unit', unit.data, false]);
-  const answer = await who.request([R.SPAWN, closureRef(unit.hash, `${tag}-env-${++envs}`, unit.lambdas.findIndex((l) => l.nfree === 1), [fv]), null, false, []]);
-  assert.equal(answer[0], true, String(answer[1]));
-  return /** @type {Pid} */ (answer[1]);
-}
+const { spawnOn, give } = peerSpawner(tag);
 
 let requests = 0;
 /**
@@ -106,11 +95,8 @@ async function spaceOnB(name, value) {
   return new SpaceRef(b.id, name, 'local');
 }
 
-/** A process of A gives the tab `tab` the value `x` (in a SEND to its process `n`); resolves once the tab has it. @param {Peer} tab @param {any} x @param {number} n */
-async function giveFromA(tab, x, n) {
-  await spawnOn(peerA, PASS, [new Pid(tab.id, n), x]);
-  await tab.frame((f) => f[0] === F.SEND && f[2] === n && writeString(f[3]).startsWith('(given '), 'what A passes on');
-}
+/** A process of A gives `tab` the value `x` (in a SEND to its process `n`). @param {Peer} tab @param {any} x @param {number} n */
+const giveFromA = (tab, x, n) => give(peerA, tab, x, n);
 
 const notGiven = (/** @type {Peer} */ who, /** @type {string} */ name) => new RegExp(`${who.id.slice(0, 12)} is a restricted peer and the space ${name} was not given to it`);
 

@@ -22,8 +22,8 @@ import { writeString, encodeValue, decodeValue } from '@termite/scheme';
 import { Pid } from '@termite/runtime';
 import { createIdentity } from '@termite/mesh';
 import { health, newToken, waitFor } from './helpers/daemons.js';
-import { startDaemonPair, framesFrom, frameIn } from './helpers/daemon-pair.js';
-import { hostilePeer, closureRef, unitOf, F, R } from './helpers/peer.js';
+import { startDaemonPair, framesFrom, frameIn, peerSpawner, PASS } from './helpers/daemon-pair.js';
+import { hostilePeer, closureRef, F, R } from './helpers/peer.js';
 
 const MAX_GIVEN = 65536;
 const token = newToken();
@@ -64,28 +64,14 @@ after(async () => {
   await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
 });
 
-// an echo server: it sends its pid to `to`, then answers each #(reply-to text) with (echo text)
-const ECHO = unitOf('(lambda (to) (lambda () (! to (self)) (let loop () (let ((m (?))) (! (vector-ref m 0) (list \'echo (vector-ref m 1))) (loop)))))');
-// a process that hands `pid` to `to`: #(to pid)
-const PASS = unitOf('(lambda (v) (lambda () (! (vector-ref v 0) (list \'given (vector-ref v 1)))))');
-let envs = 0;
 
-/** `who` spawns `unit` on its daemon with the free value `fv`; resolves with the pid. @param {Peer} who @param {typeof ECHO} unit @param {any} fv */
-async function spawnOn(who, unit, fv) {
-  who.units.set(unit.hash, ['unit', unit.data, false]);
-  const answer = await who.request([R.SPAWN, closureRef(unit.hash, `${tag}-env-${++envs}`, unit.lambdas.findIndex((l) => l.nfree === 1), [fv]), null, false, []]);
-  assert.equal(answer[0], true, String(answer[1]));
-  return /** @type {Pid} */ (answer[1]);
-}
+const { echoOn, give, nextEnv } = peerSpawner(tag);
 
 /** An echo server on B, spawned by peerB. */
-const echoOnB = () => spawnOn(peerB, ECHO, new Pid(peerB.id, 1000 + ++envs));
+const echoOnB = () => echoOn(peerB);
 
-/** A process of A gives the tab `tab` the pid `pid` (in a SEND to its process `n`); resolves once the tab has it. @param {Peer} tab @param {Pid} pid @param {number} n */
-async function giveFromA(tab, pid, n) {
-  await spawnOn(peerA, PASS, [new Pid(tab.id, n), pid]);
-  await tab.frame((f) => f[0] === F.SEND && f[2] === n && writeString(f[3]).startsWith('(given '), 'the pid A passes on');
-}
+/** A process of A gives `tab` the value `x` (in a SEND to its process `n`). @param {Peer} tab @param {any} x @param {number} n */
+const giveFromA = (tab, x, n) => give(peerA, tab, x, n);
 
 /** Whether `tab` got (echo text) from B at its process `n`. @param {Peer} tab @param {number} n @param {string} text */
 const echoed = (tab, n, text) => /** @type {any[]} */ (fromB.get(tab)).some((f) => f[0] === F.SEND && f[2] === n && writeString(f[3]) === `(echo "${text}")`);
@@ -146,7 +132,7 @@ test('a frame over the direct link that comes before A\'s vouch is held, and tak
 test('a request over the direct link that comes before A\'s vouch waits for it', async () => {
   const server = await echoOnB();
   direct.units.set(PASS.hash, ['unit', PASS.data, false]);
-  const thunk = closureRef(PASS.hash, `${tag}-env-${++envs}`, PASS.lambdas.findIndex((l) => l.nfree === 1), [[new Pid(direct.id, 40), server]]);
+  const thunk = closureRef(PASS.hash, nextEnv(), PASS.lambdas.findIndex((l) => l.nfree === 1), [[new Pid(direct.id, 40), server]]);
   // a SPAWN on B whose thunk names the pid, sent before A gives it
   const asked = direct.mesh.request(b.id, encodeValue([R.SPAWN, thunk, null, false, []]), { timeoutMs: 10_000 });
   await giveFromA(direct, server, 41);
@@ -155,7 +141,7 @@ test('a request over the direct link that comes before A\'s vouch waits for it',
   await frameIn(/** @type {any[]} */ (fromB.get(direct)), (f) => f[0] === F.SEND && f[2] === 40 && writeString(f[3]).startsWith('(given '), 'the spawned process running on B');
   // a SPAWN naming a pid no node gave is refused, after the wait
   const other = await echoOnB();
-  const forged = closureRef(PASS.hash, `${tag}-env-${++envs}`, PASS.lambdas.findIndex((l) => l.nfree === 1), [[new Pid(direct.id, 42), other]]);
+  const forged = closureRef(PASS.hash, nextEnv(), PASS.lambdas.findIndex((l) => l.nfree === 1), [[new Pid(direct.id, 42), other]]);
   const refused = decodeValue(await direct.mesh.request(b.id, encodeValue([R.SPAWN, forged, null, false, []]), { timeoutMs: 10_000 }), { resolveCode: () => ({ lams: [], lamsByName: new Map() }) });
   assert.equal(refused[0], false);
   assert.match(String(refused[1]), new RegExp(`^Error: SPAWN refused: ${direct.id.slice(0, 12)} is a restricted peer and it names process ${other.n}, whose pid it was not given$`));
